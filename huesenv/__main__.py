@@ -1,0 +1,5 @@
+import sys
+
+from huesenv.cli import main
+
+sys.exit(main())

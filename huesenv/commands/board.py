@@ -1,0 +1,46 @@
+"""``huesenv board``: export the board table and draw it on the CIE 1931 diagram."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("board", help="export the 480-cell board table or plot it in CIE xy",
+                       description="Export the board (coord,row,col,R,G,B,X,Y,Z,x,y,L,a,b,category) "
+                                   "as .csv/.json/.parquet, and/or plot it (the paper's Figure 1).")
+    p.add_argument("--export", metavar="PATH", help="write the table; format from the extension (.csv, .json, .parquet)")
+    p.add_argument("--plot", metavar="PATH.png", help="draw the board grid and the cells on the CIE 1931 chromaticity diagram")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from huesenv.board import load_board
+
+    if not args.export and not args.plot:
+        raise ValueError("nothing to do: give --export PATH and/or --plot PATH.png")
+    board = load_board()
+    if args.export:
+        export_board(board, Path(args.export))
+        print(f"wrote {args.export}")
+    if args.plot:
+        from huesenv.plots import plot_board_cie
+
+        plot_board_cie(board, Path(args.plot))
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def export_board(board, path: Path) -> None:
+    table = board.to_frame()
+    suffix = path.suffix.lower()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".csv":
+        table.to_csv(path, index=False)
+    elif suffix == ".json":
+        table.to_json(path, orient="records", indent=1)
+    elif suffix == ".parquet":
+        table.to_parquet(path, index=False)
+    else:
+        raise ValueError(f"--export {path}: unknown extension {suffix!r}; expected .csv, .json or .parquet")
