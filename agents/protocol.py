@@ -59,6 +59,7 @@ class ProbeQuery:
     image: np.ndarray  # (H, W, 3) uint8
     question: str
     options: tuple[str, ...] | None = None
+    subject: str | None = None  # what the question is about ("apple", "text"): lets CLIP build "a red apple"
     task: str | None = None  # "gca" | "interference" | ...
     trial_id: str | None = None
 
