@@ -1,0 +1,197 @@
+"""Word-, agent-, category- and family-level alignment tables (the shape of the paper's Table 3).
+
+:func:`word_level` scores every agent × word that both the agent and the human
+reference answered (nonsense inputs have no human answers: see
+:mod:`huesenv.metrics.nonsense`).  The human reference is any object with the
+``HumanResponses`` interface of :mod:`huesenv.humans` (``words``,
+``xy(word)``, ``mode_cell(word)``); its per-word Human Fail Rate comes from
+``huesenv.humans.consistency_table`` unless a table with ``word, fail_rate``
+columns is passed in.  Words with fewer than :data:`MIN_HUMAN_ANSWERS` human
+answers get no Mahalanobis/Hotelling numbers (NaN), since their covariance
+would be all floor.
+
+Aggregation follows the paper's three steps: per-word fail flags → per agent
+(and category) mean → per group mean ± standard error *across agents*
+(``std(ddof=1)/√n``; NaN for a single agent).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from huesenv.board import cells_to_xy, format_coord
+from huesenv.categories import category_of_cell, is_neutral
+from huesenv.logs.schema import LogRecord
+from huesenv.metrics.collect import answer_sets, as_records
+from huesenv.metrics.distributional import hotelling_cloud
+from huesenv.metrics.families import families_of
+from huesenv.metrics.pointwise import mahalanobis_top1
+from huesenv.metrics.severity import severity
+from huesenv.vocabulary import normalise_word
+
+MIN_HUMAN_ANSWERS = 3
+
+WORD_COLUMNS = [
+    "agent", "word", "category", "top1_coord", "mahalanobis_d2", "mahalanobis_outlier", "hotelling_t2", "hotelling_p",
+    "hotelling_fail", "agent_color", "human_color", "human_fail_rate",
+    "human_mode_coord", "agent_neutral", "severity", "n_cloud", "n_answers", "n_invalid", "n_human",
+    "architecture_family", "data_family",
+]
+
+
+def human_fail_table(humans, alpha: float = 0.05) -> pd.DataFrame:
+    """The humans' per-word consistency table (``huesenv.humans.consistency_table``)."""
+    from huesenv.humans import consistency_table
+
+    return consistency_table(humans, alpha=alpha)
+
+
+def word_level(
+    records_or_frame: Sequence[LogRecord] | pd.DataFrame,
+    humans,
+    alpha: float = 0.05,
+    top_k: int = 5,
+    human_table: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """One row per agent × word with both metrics, macro-colours, severity and the Human Fail Rate."""
+    if top_k < 1:
+        raise ValueError(f"top_k must be at least 1, got {top_k}")
+    table = human_fail_table(humans, alpha) if human_table is None else human_table
+    fail_by_word = {normalise_word(w): float(f) for w, f in zip(table["word"], table["fail_rate"])}
+    human_words = {normalise_word(w) for w in humans.words}
+    human_cache: dict[str, tuple[np.ndarray, int]] = {}
+    rows = []
+    for (agent, word), entry in sorted(answer_sets(as_records(records_or_frame)).items()):
+        if word not in human_words:
+            continue
+        if word not in human_cache:
+            human_cache[word] = (np.asarray(humans.xy(word), dtype=np.float64), int(humans.mode_cell(word)))
+        human_xy, human_mode = human_cache[word]
+        top1 = entry.top1()
+        cloud = entry.cloud(top_k)
+        arch, data = families_of(agent)
+        row = {
+            "agent": agent, "word": word, "category": entry.category,
+            "top1_coord": format_coord(top1) if top1 is not None else None,
+            "mahalanobis_d2": np.nan, "mahalanobis_outlier": np.nan,
+            "hotelling_t2": np.nan, "hotelling_p": np.nan, "hotelling_fail": np.nan,
+            "agent_color": category_of_cell(top1) if top1 is not None else None,
+            "human_color": category_of_cell(human_mode),
+            "human_fail_rate": fail_by_word.get(word, np.nan),
+            "human_mode_coord": format_coord(human_mode),
+            "agent_neutral": bool(is_neutral(top1)) if top1 is not None else None,
+            "severity": severity(top1, human_mode) if top1 is not None else None,
+            "n_cloud": len(cloud), "n_answers": entry.n_answers, "n_invalid": entry.n_invalid, "n_human": len(human_xy),
+            "architecture_family": arch, "data_family": data,
+        }
+        if top1 is not None and len(human_xy) >= MIN_HUMAN_ANSWERS:
+            point = mahalanobis_top1(cells_to_xy([top1]), human_xy, alpha)
+            row.update(mahalanobis_d2=point.d2, mahalanobis_outlier=point.outlier)
+            dist = hotelling_cloud(cells_to_xy(cloud), human_xy, alpha)
+            row.update(hotelling_t2=dist.t2, hotelling_p=dist.p_value, hotelling_fail=dist.fail)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=WORD_COLUMNS)
+    for col in ("mahalanobis_outlier", "hotelling_fail"):
+        frame[col] = frame[col].astype("boolean")
+    return frame
+
+
+def _se(values: pd.Series) -> float:
+    values = values.dropna().astype(float)
+    return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
+
+
+def agent_level(word_df: pd.DataFrame, invalid: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per agent: fail rates (mean ± SE over words), the same words' Human Fail Rate, severity rates, invalid answers."""
+    rows = []
+    for agent, group in word_df.groupby("agent", sort=True):
+        maha = group["mahalanobis_outlier"].astype("Float64")
+        hot = group["hotelling_fail"].astype("Float64")
+        sev = group["severity"]
+        rows.append(
+            {
+                "agent": agent,
+                "architecture_family": group["architecture_family"].iloc[0],
+                "data_family": group["data_family"].iloc[0],
+                "n_words": int(len(group)),
+                "mahalanobis_fail_rate": float(maha.mean()), "mahalanobis_fail_err": _se(maha),
+                "hotelling_fail_rate": float(hot.mean()), "hotelling_fail_err": _se(hot),
+                "human_fail_rate": float(group["human_fail_rate"].mean()),
+                "median_mahalanobis_d2": float(group["mahalanobis_d2"].median()),
+                "colour_match_rate": float((sev == "match").mean()),
+                "semantic_bleeding_rate": float((sev == "semantic_bleeding").mean()),
+                "uncertainty_collapse_rate": float((sev == "uncertainty_collapse").mean()),
+                "n_answers": int(group["n_answers"].sum()),
+                "n_invalid": int(group["n_invalid"].sum()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def category_level(word_df: pd.DataFrame, by: str = "architecture_family") -> pd.DataFrame:
+    """Table 3: per semantic category × group (``by`` = a family column, or ``"agent"``), mean ± SE.
+
+    Per agent and category the word fail flags are averaged; those per-agent
+    rates are then averaged over the group's agents (SE across agents).  With
+    ``by="agent"`` the SE is across the category's words instead.
+    """
+    if by not in word_df.columns:
+        raise ValueError(f"category_level: unknown grouping column {by!r}")
+    human = word_df.drop_duplicates("word").groupby("category")["human_fail_rate"].mean()  # each word once
+    rows = []
+    if by == "agent":
+        for (category, agent), g in word_df.groupby(["category", "agent"], sort=True):
+            m, h = g["mahalanobis_outlier"].astype("Float64"), g["hotelling_fail"].astype("Float64")
+            rows.append({"category": category, by: agent, "n_agents": 1, "n_words": len(g),
+                         "human_fail_rate": float(human[category]),
+                         "mahalanobis_fail_mean": float(m.mean()), "mahalanobis_fail_err": _se(m),
+                         "hotelling_fail_mean": float(h.mean()), "hotelling_fail_err": _se(h)})
+        return pd.DataFrame(rows)
+    per_agent = (
+        word_df.assign(m=word_df["mahalanobis_outlier"].astype("Float64"), h=word_df["hotelling_fail"].astype("Float64"))
+        .groupby(["category", by, "agent"], sort=True)[["m", "h"]].mean().reset_index()
+    )
+    for (category, group), g in per_agent.groupby(["category", by], sort=True):
+        rows.append({"category": category, by: group, "n_agents": int(len(g)), "n_words": int(
+            word_df[(word_df["category"] == category) & (word_df[by] == group)]["word"].nunique()),
+                     "human_fail_rate": float(human[category]),
+                     "mahalanobis_fail_mean": float(g["m"].mean()), "mahalanobis_fail_err": _se(g["m"]),
+                     "hotelling_fail_mean": float(g["h"].mean()), "hotelling_fail_err": _se(g["h"])})
+    return pd.DataFrame(rows)
+
+
+def word_summary(word_df: pd.DataFrame) -> pd.DataFrame:
+    """Per word across agents (the shape of the paper's Table 6): fail rates mean ± SE, modal colours."""
+    rows = []
+    for word, g in word_df.groupby("word", sort=True):
+        m, h = g["mahalanobis_outlier"].astype("Float64"), g["hotelling_fail"].astype("Float64")
+        top = g["top1_coord"].dropna()
+        colours = g["agent_color"].dropna()
+        rows.append({
+            "word": word, "category": g["category"].iloc[0], "n_agents": int(len(g)),
+            "human_fail_rate": float(g["human_fail_rate"].iloc[0]), "human_mode_coord": g["human_mode_coord"].iloc[0],
+            "human_color": g["human_color"].iloc[0],
+            "agent_mode_coord": top.mode().iloc[0] if len(top) else None,
+            "agent_color": colours.mode().iloc[0] if len(colours) else None,
+            "mahalanobis_fail_mean": float(m.mean()), "mahalanobis_fail_err": _se(m),
+            "hotelling_fail_mean": float(h.mean()), "hotelling_fail_err": _se(h),
+            "semantic_bleeding_rate": float((g["severity"] == "semantic_bleeding").mean()),
+            "uncertainty_collapse_rate": float((g["severity"] == "uncertainty_collapse").mean()),
+        })
+    return pd.DataFrame(rows)
+
+
+def family_level(agent_df: pd.DataFrame, by: str = "architecture_family") -> pd.DataFrame:
+    """Per family: the agents' fail rates, mean ± SE across agents."""
+    rows = []
+    for family, g in agent_df.groupby(by, sort=True):
+        rows.append({by: family, "n_agents": int(len(g)),
+                     "mahalanobis_fail_mean": float(g["mahalanobis_fail_rate"].mean()),
+                     "mahalanobis_fail_err": _se(g["mahalanobis_fail_rate"]),
+                     "hotelling_fail_mean": float(g["hotelling_fail_rate"].mean()),
+                     "hotelling_fail_err": _se(g["hotelling_fail_rate"]),
+                     "human_fail_rate": float(g["human_fail_rate"].mean())})
+    return pd.DataFrame(rows)

@@ -1,0 +1,100 @@
+"""From word_query records to one answer set per agent × word: the top-1 cell and the cloud of cells.
+
+**Ranked agents** (``scores`` given, best first): top-1 is ``cells[0]`` and the
+cloud is ``cells[:top_k]``, as in the paper (k = 5).  **Sampled agents**
+(``extra["sampled"]``, e.g. VLM answer tables): the cloud is *every* sampled
+answer and the top-1 is their modal cell (ties → the one sampled first), the
+closest analogue of a ranked agent's best guess.  Sampled records for one
+agent and word are pooled in log order (a sampling agent may log one record per
+sample); for a ranked agent the first ranking in the logs counts.  Answers nobody could parse are counted in ``n_invalid`` — a record
+with ``valid = False`` counts one (or the length of its
+``extra["invalid_answers"]``), a valid record counts its
+``extra["invalid_answers"]``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from huesenv.board import parse_coord
+from huesenv.logs.io import frame_to_records
+from huesenv.logs.schema import LogRecord
+from huesenv.vocabulary import category_of, normalise_word
+
+
+@dataclass
+class AnswerSet:
+    """What one agent answered for one word (flat cell indices)."""
+
+    agent: str
+    word: str
+    category: str
+    ranked: list[int] = field(default_factory=list)
+    sampled: list[int] = field(default_factory=list)
+    n_invalid: int = 0
+    n_records: int = 0
+
+    @property
+    def is_sampled(self) -> bool:
+        return bool(self.sampled) and not self.ranked
+
+    def top1(self) -> int | None:
+        if self.ranked:
+            return self.ranked[0]
+        if self.sampled:
+            counts = Counter(self.sampled)
+            best = max(counts.values())
+            return next(c for c in self.sampled if counts[c] == best)
+        return None
+
+    def cloud(self, top_k: int) -> list[int]:
+        """The cells compared with the humans: top-k of a ranking, or all samples."""
+        return self.ranked[:top_k] if self.ranked else list(self.sampled)
+
+    @property
+    def n_answers(self) -> int:
+        return len(self.ranked) + len(self.sampled)
+
+
+def as_records(records_or_frame: Sequence[LogRecord] | pd.DataFrame) -> list[LogRecord]:
+    if isinstance(records_or_frame, pd.DataFrame):
+        return frame_to_records(records_or_frame)
+    return list(records_or_frame)
+
+
+def _invalid_count(record: LogRecord) -> int:
+    listed = record.extra.get("invalid_answers") or []
+    if not record.valid:
+        return max(len(listed), 1)
+    return len(listed)
+
+
+def answer_sets(records: Iterable[LogRecord]) -> dict[tuple[str, str], AnswerSet]:
+    """Pool ``word_query`` records per (agent id, normalised word), in log order."""
+    out: dict[tuple[str, str], AnswerSet] = {}
+    for record in records:
+        if record.kind != "word_query" or record.word is None:
+            continue
+        word = normalise_word(record.word)
+        key = (record.agent_id, word)
+        if key not in out:
+            try:
+                category = category_of(word)
+            except ValueError:
+                category = record.category or "Custom"
+            out[key] = AnswerSet(agent=record.agent_id, word=word, category=category)
+        entry = out[key]
+        entry.n_records += 1
+        entry.n_invalid += _invalid_count(record)
+        if not record.valid or not record.cells:
+            continue
+        cells = [parse_coord(c) for c in record.cells]
+        if record.extra.get("sampled"):
+            entry.sampled.extend(cells)
+        elif not entry.ranked:  # a ranking is complete in one record; a repeat (another run) is not pooled
+            entry.ranked = cells
+    return out

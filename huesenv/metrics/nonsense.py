@@ -1,0 +1,122 @@
+"""Nonsense baseline: how an agent answers the 16 semantically void inputs (4 rows × 4).
+
+**Cell colours.**  Each input's top-1 cell is named by its macro-colour in lower
+case (``"blue"``), except the neutral cell I18, named ``"achromatic"`` — the
+paper's "neutral collapse" target, kept apart from Blue although I18's
+category is Blue.
+
+**Row collapse** (:func:`row_collapse`).  A row (numbers, stop words,
+pseudowords, random strings) collapses onto a colour when at least
+``k`` = :data:`ROW_K` = 3 of its 4 cells share it (the paper's Section 3.3
+prose); otherwise it is ``"—"``.
+
+**Behaviour class** (:func:`classify_behaviour`).  The prose asks for ≥ 3
+collapsed rows, but the published Table 5 calls models with only two rows on
+one colour collapsed (``blue / blue / — / —`` → specific colour collapse), and
+the table is the published outcome.  The rule that reproduces it:
+
+1. count the collapse colours over the four rows (``"—"`` ignored);
+2. fewer than :data:`MODEL_MIN_ROWS` = 2 rows on any one colour → ``high_entropy``;
+3. otherwise the most frequent colour decides: ``achromatic`` →
+   ``neutral_collapse``, any other colour → ``specific_colour_collapse``;
+   a tie between achromatic and a colour goes to ``neutral_collapse`` (two
+   rows each means no single focal bias dominates, and the neutral fallback is
+   the paper's benign reading).
+
+On the 162 rows of Table 5 this gives the published class for 161; the one
+disagreement is ``PE-Core-T-16-384-meta`` (green / achromatic / green /
+achromatic, published as specific colour collapse, while the identical tie
+achromatic / blue / achromatic / blue of ``convnext_base_w-laion2b_s13b_b82k``
+is published as neutral collapse — no order-free rule gets both).
+The class labels are the paper's spelling in Table 5 (``specific_color_collapse``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from huesenv.board import format_coord
+from huesenv.categories import category_of_cell, is_neutral
+from huesenv.metrics.collect import answer_sets, as_records
+from huesenv.metrics.families import families_of
+from huesenv.vocabulary import nonsense_inputs, normalise_word
+
+NO_COLLAPSE = "—"
+ACHROMATIC = "achromatic"
+ROW_K = 3
+MODEL_MIN_ROWS = 2
+BEHAVIOURS = ("neutral_collapse", "high_entropy", "specific_color_collapse")
+
+
+def cell_colour(cell: int | str) -> str:
+    """Lower-case macro-colour of a cell, ``"achromatic"`` for the neutral cell."""
+    return ACHROMATIC if is_neutral(cell) else category_of_cell(cell).lower()
+
+
+def row_collapse(colours: Sequence[str | None], k: int = ROW_K) -> str:
+    """The colour at least ``k`` of a row's cells share, or ``"—"`` (missing answers are ``None``)."""
+    counts = Counter(c for c in colours if c)
+    if counts:
+        colour, n = counts.most_common(1)[0]
+        if n >= k:
+            return colour
+    return NO_COLLAPSE
+
+
+def classify_behaviour(row_colours: Sequence[str | None]) -> str:
+    """Behaviour class from the four rows' collapse colours (see the module docstring for the rule)."""
+    if len(row_colours) != 4:
+        raise ValueError(f"expected the collapse colours of 4 rows, got {len(row_colours)}")
+    counts = Counter(c.lower() for c in row_colours if c and c != NO_COLLAPSE)
+    if not counts or max(counts.values()) < MODEL_MIN_ROWS:
+        return "high_entropy"
+    best = max(counts.values())
+    leaders = {c for c, n in counts.items() if n == best}
+    return "neutral_collapse" if ACHROMATIC in leaders else "specific_color_collapse"
+
+
+def nonsense_table(records_or_frame, k: int = ROW_K) -> pd.DataFrame:
+    """One row per agent that answered nonsense inputs: its 16 top-1 cells, row collapses and class.
+
+    Columns: ``agent, architecture_family, data_family, cells, colours, row_collapse, behaviour,
+    n_missing`` — ``cells``/``colours`` list the 16 inputs row by row, ``;``-separated (``-`` when
+    the agent gave no valid answer), ``row_collapse`` is in Table 5's form (``blue;—;—;achromatic``).
+    """
+    sets = answer_sets(as_records(records_or_frame))
+    inputs = nonsense_inputs()
+    agents = sorted({agent for agent, word in sets if any(normalise_word(n.text) == word for n in inputs)})
+    rows = []
+    for agent in agents:
+        cells, colours = [], []
+        for item in inputs:
+            entry = sets.get((agent, normalise_word(item.text)))
+            top1 = entry.top1() if entry else None
+            cells.append(format_coord(top1) if top1 is not None else None)
+            colours.append(cell_colour(top1) if top1 is not None else None)
+        per_row = [row_collapse(colours[4 * r: 4 * r + 4], k) for r in range(4)]
+        arch, data = families_of(agent)
+        rows.append(
+            {
+                "agent": agent, "architecture_family": arch, "data_family": data,
+                "cells": ";".join(c or "-" for c in cells), "colours": ";".join(c or "-" for c in colours),
+                "row_collapse": ";".join(per_row), "behaviour": classify_behaviour(per_row),
+                "n_missing": sum(c is None for c in cells),
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["agent", "architecture_family", "data_family", "cells", "colours", "row_collapse", "behaviour", "n_missing"]
+    )
+
+
+def behaviour_counts(table: pd.DataFrame) -> Mapping[str, int]:
+    """How many agents fall in each class (the shape of the paper's Table 4)."""
+    counts = table["behaviour"].value_counts()
+    return {b: int(counts.get(b, 0)) for b in BEHAVIOURS}
+
+
+def classify_published(rows: Iterable[str]) -> list[str]:
+    """Classify Table 5's ``"a;b;c;d"`` row-colour strings (for the agreement test and reports)."""
+    return [classify_behaviour(r.split(";")) for r in rows]

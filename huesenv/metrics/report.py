@@ -1,0 +1,121 @@
+"""``write_metrics``: the whole ``huesenv metrics`` job — tables to CSV, figures to PNG, a terminal summary."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from huesenv.logs.io import load_logs
+from huesenv.logs.schema import LogRecord
+from huesenv.metrics.aggregate import (
+    agent_level, category_level, family_level, human_fail_table, word_level, word_summary,
+)
+from huesenv.metrics.nonsense import nonsense_table
+
+
+@dataclass
+class MetricsReport:
+    """The tables written by :func:`write_metrics` and the paths of everything it wrote."""
+
+    word: pd.DataFrame
+    agent: pd.DataFrame
+    category: pd.DataFrame
+    nonsense: pd.DataFrame
+    human_fail_rate: float
+    paths: dict[str, Path] = field(default_factory=dict)
+
+
+def write_metrics(
+    logs: Sequence[str | os.PathLike] | Sequence[LogRecord],
+    humans,
+    out_dir: str | os.PathLike,
+    alpha: float = 0.05,
+    top_k: int = 5,
+    plots: bool = True,
+    human_table: pd.DataFrame | None = None,
+) -> MetricsReport:
+    """Score logs (paths or records) against a human reference; write CSVs (and plots) into ``out_dir``."""
+    logs = list(logs)
+    records = logs if logs and isinstance(logs[0], LogRecord) else load_logs(logs)
+    table = human_fail_table(humans, alpha) if human_table is None else human_table
+    words = word_level(records, humans, alpha=alpha, top_k=top_k, human_table=table)
+    agents = agent_level(words)
+    categories = pd.DataFrame()
+    if len(words):
+        categories = pd.concat(
+            [category_level(words, by=b).rename(columns={b: "group"}).assign(grouping=b)
+             for b in ("architecture_family", "data_family", "agent")],
+            ignore_index=True,
+        )
+    nonsense = nonsense_table(records)
+    scored = set(words["word"]) if len(words) else set()
+    human_rate = float(table.loc[table["word"].isin(scored), "fail_rate"].mean()) if scored else float("nan")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "word_level": out / "word_level.csv", "agent_level": out / "agent_level.csv",
+        "category_level": out / "category_level.csv", "nonsense": out / "nonsense.csv",
+    }
+    words.to_csv(paths["word_level"], index=False)
+    agents.to_csv(paths["agent_level"], index=False)
+    categories.to_csv(paths["category_level"], index=False)
+    nonsense.to_csv(paths["nonsense"], index=False)
+    if len(words):
+        paths["word_summary"] = out / "word_summary.csv"
+        word_summary(words).to_csv(paths["word_summary"], index=False)
+    if len(agents):
+        for by in ("architecture_family", "data_family"):
+            family_level(agents, by).to_csv(out / f"family_level_{by}.csv", index=False)
+    if plots:
+        from huesenv.metrics import plots as P
+
+        if len(agents):
+            paths["fig_families"] = P.plot_family_violins(agents, out / "fail_rates_by_family.png", human_rate)
+            paths["fig_categories_arch"] = P.plot_category_violins(words, out / "fail_rates_by_category_architecture.png")
+            paths["fig_categories_data"] = P.plot_category_violins(words, out / "fail_rates_by_category_data.png", by="data_family")
+        if len(nonsense):
+            paths["fig_nonsense"] = P.plot_nonsense_mosaics(nonsense, out / "nonsense_mosaics.png")
+    return MetricsReport(words, agents, categories, nonsense, human_rate, paths)
+
+
+def print_report(report: MetricsReport, console=None) -> None:
+    """Rich tables: per agent (with the Human Fail Rate alongside), per category, nonsense classes."""
+    from rich.console import Console
+    from rich.table import Table
+
+    import sys
+
+    console = console or (Console() if sys.stdout.isatty() else Console(width=160))
+    t = Table(title=f"Alignment per agent (Human Fail Rate on the same words: {report.human_fail_rate:.3f})")
+    for col in ("agent", "words", "Mahalanobis fail", "Hotelling fail", "Human fail", "bleeding", "collapse", "invalid"):
+        t.add_column(col, justify="left" if col == "agent" else "right")
+    for r in report.agent.itertuples(index=False):
+        t.add_row(r.agent, str(r.n_words), f"{r.mahalanobis_fail_rate:.3f} ± {r.mahalanobis_fail_err:.3f}",
+                  f"{r.hotelling_fail_rate:.3f} ± {r.hotelling_fail_err:.3f}", f"{r.human_fail_rate:.3f}",
+                  f"{r.semantic_bleeding_rate:.3f}", f"{r.uncertainty_collapse_rate:.3f}", f"{r.n_invalid}/{r.n_answers + r.n_invalid}")
+    console.print(t)
+    if len(report.category):
+        c = Table(title="Per semantic category (grouped by architecture family)")
+        for col in ("category", "family", "agents", "Human fail", "Mahalanobis", "Hotelling"):
+            c.add_column(col)
+        sel = report.category[report.category["grouping"] == "architecture_family"]
+        for r in sel.itertuples(index=False):
+            c.add_row(r.category, str(r.group), str(r.n_agents), f"{r.human_fail_rate:.3f}",
+                      f"{r.mahalanobis_fail_mean:.3f} ± {r.mahalanobis_fail_err:.3f}",
+                      f"{r.hotelling_fail_mean:.3f} ± {r.hotelling_fail_err:.3f}")
+        console.print(c)
+    if len(report.nonsense):
+        n = Table(title="Nonsense baseline")
+        for col in ("agent", "row collapse", "behaviour"):
+            n.add_column(col)
+        for r in report.nonsense.itertuples(index=False):
+            n.add_row(r.agent, r.row_collapse.replace(";", " / "), r.behaviour)
+        console.print(n)
+    for name, path in report.paths.items():
+        console.print(f"[dim]{name}: {path}[/dim]")
+
+

@@ -1,0 +1,184 @@
+"""Word/agent/category tables against a small hand-made human reference, the report writer and the CLI."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from huesenv.board import cells_to_xy, parse_coord
+from huesenv.cli import main
+from huesenv.logs import LogRecord, LogWriter
+from huesenv.metrics import agent_level, category_level, severity, word_level, write_metrics
+from huesenv.metrics.aggregate import WORD_COLUMNS
+from huesenv.stats import chi2_threshold, hotelling_two_sample, mahalanobis_d2, sample_covariance
+
+
+class TinyHumans:
+    """The part of ``huesenv.humans.HumanResponses`` the metrics use, over hand-made answers."""
+
+    def __init__(self, answers: dict[str, list[str]]):
+        self._cells = {w: np.array([parse_coord(c) for c in cs]) for w, cs in answers.items()}
+        self.words = tuple(answers)
+
+    def cells(self, word):
+        return self._cells[word]
+
+    def xy(self, word):
+        return cells_to_xy(self._cells[word])
+
+    def mode_cell(self, word):
+        return Counter(self._cells[word].tolist()).most_common(1)[0][0]
+
+
+HUMANS = TinyHumans({
+    "BANANA": ["I4", "I4", "I5", "J4", "H4", "I3", "I4", "J5"],  # Food, yellow
+    "WINTER": ["L24", "L24", "L25", "M24", "K24", "L23"],        # Environment, blue
+    "APPLE": ["A13", "A13", "B13", "A12", "A14", "B12"],         # Food, red
+})
+HUMAN_TABLE = pd.DataFrame({"word": ["BANANA", "WINTER", "APPLE"], "fail_rate": [0.10, 0.20, 0.30]})
+
+
+def _ranked(agent, word, cells):
+    return LogRecord(kind="word_query", run_id="r", agent_id=agent, word=word, cells=cells,
+                     scores=list(np.linspace(1, 0.5, len(cells))), created=0.0)
+
+
+def _sampled(agent, word, cells, **kw):
+    return LogRecord(kind="word_query", run_id="r", agent_id=agent, word=word, cells=cells, extra={"sampled": True, **kw},
+                     created=0.0)
+
+
+RECORDS = [
+    _ranked("clip:ViT-B-32/openai", "BANANA", ["I4", "I5", "J4", "H4", "I3", "A1"]),
+    _ranked("clip:ViT-B-32/openai", "WINTER", ["I18", "I17", "H18"]),        # fewer than k cells
+    _ranked("clip:ViT-B-32/openai", "APPLE", ["N9", "N10", "M9", "O9", "N8"]),
+    _sampled("vlm:demo", "BANANA", ["J7", "I4", "I4", "K10"]),
+    _sampled("vlm:demo", "BANANA", ["I4"], invalid_answers=[{"column": "Answer6", "text": "yellowish"}]),
+    LogRecord(kind="word_query", run_id="r", agent_id="vlm:demo", word="WINTER", valid=False, raw_text="?", created=0.0),
+    _sampled("vlm:demo", "WINTER", ["L24"] * 5),
+    _ranked("clip:ViT-B-32/openai", "ZIZAX", ["I18"]),                       # nonsense: no human reference
+]
+
+
+@pytest.fixture(scope="module")
+def words():
+    return word_level(RECORDS, HUMANS, alpha=0.05, top_k=5, human_table=HUMAN_TABLE)
+
+
+def test_word_level_columns_and_values(words):
+    assert list(words.columns[:12]) == ["agent", "word", "category", "top1_coord", "mahalanobis_d2", "mahalanobis_outlier",
+                                        "hotelling_t2", "hotelling_p", "hotelling_fail", "agent_color", "human_color",
+                                        "human_fail_rate"]
+    assert list(words.columns) == WORD_COLUMNS
+    assert len(words) == 5 and "ZIZAX" not in set(words["word"])
+    row = words.set_index(["agent", "word"]).loc[("clip:ViT-B-32/openai", "BANANA")]
+    human = HUMANS.xy("BANANA")
+    top1 = cells_to_xy([parse_coord("I4")])
+    d2 = mahalanobis_d2(top1, human.mean(axis=0), sample_covariance(human))[0]
+    assert row["mahalanobis_d2"] == pytest.approx(d2) and bool(row["mahalanobis_outlier"]) == (d2 > chi2_threshold(0.05))
+    cloud = cells_to_xy([parse_coord(c) for c in ["I4", "I5", "J4", "H4", "I3"]])  # top-5, not the 6th cell
+    assert row["hotelling_t2"] == pytest.approx(hotelling_two_sample(cloud, human).t2)
+    assert row["n_cloud"] == 5 and row["human_fail_rate"] == 0.10
+    assert (row["agent_color"], row["human_color"], row["severity"]) == ("Yellow", "Yellow", "match")
+
+
+def test_sampled_agent_pools_samples_and_counts_invalid(words):
+    w = words.set_index(["agent", "word"])
+    banana = w.loc[("vlm:demo", "BANANA")]
+    assert banana["top1_coord"] == "I4" and banana["n_cloud"] == 5 and banana["n_invalid"] == 1
+    winter = w.loc[("vlm:demo", "WINTER")]
+    assert winter["n_invalid"] == 1 and winter["n_cloud"] == 5  # the unparseable record is counted, not dropped
+    human = HUMANS.xy("WINTER")
+    assert winter["hotelling_t2"] == pytest.approx(hotelling_two_sample(cells_to_xy([parse_coord("L24")] * 5), human).t2)
+
+
+def test_severity_classes(words):
+    w = words.set_index(["agent", "word"])
+    assert w.loc[("clip:ViT-B-32/openai", "WINTER"), "severity"] == "uncertainty_collapse"
+    assert bool(w.loc[("clip:ViT-B-32/openai", "WINTER"), "agent_neutral"])
+    assert w.loc[("clip:ViT-B-32/openai", "APPLE"), "severity"] == "semantic_bleeding"
+    assert severity("I18", "I18") == "match"
+    assert severity("I4", "A13") == "semantic_bleeding"
+
+
+def test_agent_and_category_levels(words):
+    agents = agent_level(words).set_index("agent")
+    clip = agents.loc["clip:ViT-B-32/openai"]
+    sub = words[words["agent"] == "clip:ViT-B-32/openai"]
+    flags = sub["mahalanobis_outlier"].astype(float)
+    assert clip["mahalanobis_fail_rate"] == pytest.approx(flags.mean())
+    assert clip["mahalanobis_fail_err"] == pytest.approx(flags.std(ddof=1) / np.sqrt(3))
+    assert clip["human_fail_rate"] == pytest.approx(0.2)
+    assert clip["uncertainty_collapse_rate"] == pytest.approx(1 / 3) and clip["semantic_bleeding_rate"] == pytest.approx(1 / 3)
+    assert agents.loc["vlm:demo", "n_invalid"] == 2
+    cats = category_level(words, by="architecture_family").set_index(["category", "architecture_family"])
+    food = cats.loc[("Food", "OpenAI")]
+    assert food["n_agents"] == 1 and food["human_fail_rate"] == pytest.approx(0.2)
+    per_word = category_level(words, by="agent")
+    assert set(per_word.columns) >= {"category", "agent", "mahalanobis_fail_mean", "mahalanobis_fail_err"}
+
+
+def test_category_level_se_across_agents():
+    frame = pd.DataFrame({
+        "agent": ["a", "a", "b", "b", "c", "c"], "word": ["X", "Y"] * 3, "category": ["Food"] * 6,
+        "mahalanobis_outlier": [True, False, True, True, False, False], "hotelling_fail": [True] * 6,
+        "human_fail_rate": [0.1, 0.3] * 3, "architecture_family": ["F"] * 6,
+    })
+    row = category_level(frame).iloc[0]
+    per_agent = np.array([0.5, 1.0, 0.0])
+    assert row["mahalanobis_fail_mean"] == pytest.approx(per_agent.mean())
+    assert row["mahalanobis_fail_err"] == pytest.approx(per_agent.std(ddof=1) / np.sqrt(3))
+    assert row["hotelling_fail_err"] == pytest.approx(0.0) and row["human_fail_rate"] == pytest.approx(0.2)
+
+
+def test_top_k_changes_the_cloud():
+    k1 = word_level(RECORDS[:1], HUMANS, top_k=1, human_table=HUMAN_TABLE)
+    assert k1["n_cloud"].iloc[0] == 1
+    with pytest.raises(ValueError, match="top_k"):
+        word_level(RECORDS, HUMANS, top_k=0, human_table=HUMAN_TABLE)
+
+
+def test_write_metrics_files(tmp_path):
+    log = tmp_path / "log.jsonl"
+    with LogWriter(log) as w:
+        w.append(RECORDS)
+    report = write_metrics([log], HUMANS, tmp_path / "out", human_table=HUMAN_TABLE)
+    for name in ("word_level.csv", "agent_level.csv", "category_level.csv", "nonsense.csv", "fail_rates_by_family.png",
+                 "fail_rates_by_category_architecture.png", "fail_rates_by_category_data.png", "nonsense_mosaics.png"):
+        assert (tmp_path / "out" / name).stat().st_size > 0, name
+    back = pd.read_csv(tmp_path / "out" / "word_level.csv")
+    assert len(back) == len(report.word) == 5
+    assert report.human_fail_rate == pytest.approx(0.2)
+
+
+def test_cli_end_to_end_with_reconstructed_humans(tmp_path, shared_dir, capsys):
+    pytest.importorskip("huesenv.humans")
+    src = shared_dir / "data" / "vlm_replays" / "results_HC_InternVL3.5-8B.csv"
+    log = tmp_path / "internvl.jsonl"
+    assert main(["logs", "import-answers", str(src), "--agent", "vlm:InternVL3.5-8B", "-o", str(log)]) == 0
+    assert main(["metrics", str(log), "--out", str(tmp_path / "m"), "--no-plots"]) == 0
+    words = pd.read_csv(tmp_path / "m" / "word_level.csv")
+    assert len(words) == 100 and words["mahalanobis_d2"].notna().all()
+    assert words["human_fail_rate"].between(0, 1).all()
+    nonsense = pd.read_csv(tmp_path / "m" / "nonsense.csv")
+    assert len(nonsense) == 1 and nonsense["cells"].iloc[0].count(";") == 15
+    assert "Human Fail Rate" in capsys.readouterr().out
+
+
+def test_word_summary(words):
+    from huesenv.metrics import word_summary
+
+    table = word_summary(words).set_index("word")
+    assert table.loc["BANANA", "n_agents"] == 2 and table.loc["BANANA", "agent_mode_coord"] == "I4"
+    assert table.loc["WINTER", "uncertainty_collapse_rate"] == pytest.approx(0.5)
+    assert table.loc["APPLE", "human_color"] == "Red"
+
+
+def test_frame_input_equals_record_input(words):
+    from huesenv.logs import records_to_frame
+
+    from_frame = word_level(records_to_frame(RECORDS), HUMANS, human_table=HUMAN_TABLE)
+    pd.testing.assert_frame_equal(from_frame, words)

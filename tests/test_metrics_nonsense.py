@@ -1,0 +1,91 @@
+"""Nonsense baseline: row collapse, behaviour classes, and agreement with the paper's Table 5."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pandas as pd
+import pytest
+
+from huesenv.logs import LogRecord
+from huesenv.metrics import behaviour_counts, cell_colour, classify_behaviour, nonsense_table, row_collapse
+from huesenv.metrics.nonsense import classify_published
+from huesenv.vocabulary import nonsense_inputs
+
+
+def _table5() -> pd.DataFrame:
+    ref = resources.files("huesenv") / "data" / "reference" / "paper_table5_models.csv"
+    with ref.open("r", encoding="utf-8") as fh:
+        return pd.read_csv(fh)
+
+
+def test_table5_agreement():
+    table = _table5()
+    assert len(table) == 162
+    predicted = classify_published(table["row_collapse"])
+    disagreements = [(m, r, p, b) for m, r, p, b in zip(table["model"], table["row_collapse"], predicted, table["behaviour"]) if p != b]
+    for model, rows, got, published in disagreements:
+        print(f"Table 5 disagreement: {model}: {rows} -> {got}, published {published}")
+    agree = len(table) - len(disagreements)
+    print(f"Table 5 agreement: {agree}/{len(table)}")
+    assert agree >= 160
+    counts = pd.Series(predicted).value_counts()
+    print("classes:", counts.to_dict(), "published (Table 4): neutral 45 / high entropy 73 / specific 44")
+
+
+@pytest.mark.parametrize(
+    "rows, expected",
+    [
+        (["—", "—", "—", "—"], "high_entropy"),
+        (["blue", "—", "—", "—"], "high_entropy"),
+        (["blue", "achromatic", "—", "—"], "high_entropy"),
+        (["blue", "blue", "—", "—"], "specific_color_collapse"),  # Table 5: two rows suffice
+        (["achromatic", "—", "achromatic", "—"], "neutral_collapse"),
+        (["achromatic", "achromatic", "achromatic", "yellow"], "neutral_collapse"),
+        (["achromatic", "—", "blue", "blue"], "specific_color_collapse"),
+        (["achromatic", "blue", "achromatic", "blue"], "neutral_collapse"),  # tie → neutral
+        (["pink", "achromatic", "achromatic", "—"], "neutral_collapse"),
+        (["red", "red", "blue", "blue"], "specific_color_collapse"),
+    ],
+)
+def test_classify_behaviour(rows, expected):
+    assert classify_behaviour(rows) == expected
+
+
+def test_row_collapse_needs_three_of_four():
+    assert row_collapse(["blue", "blue", "blue", "red"]) == "blue"
+    assert row_collapse(["blue", "blue", "red", "red"]) == "—"
+    assert row_collapse(["blue", "blue", None, None]) == "—"
+    assert row_collapse(["blue", "blue", "red", "green"], k=2) == "blue"
+    with pytest.raises(ValueError):
+        classify_behaviour(["blue"])
+
+
+def test_neutral_cell_is_achromatic():
+    assert cell_colour("I18") == "achromatic"
+    assert cell_colour("I4") == "yellow"
+
+
+def _nonsense_records(agent: str, cells: list[str]) -> list[LogRecord]:
+    return [
+        LogRecord(kind="word_query", run_id="r", agent_id=agent, word=item.text, category="Nonsense", cells=[c, "A1"],
+                  scores=[0.9, 0.1], created=0.0)
+        for item, c in zip(nonsense_inputs(), cells)
+    ]
+
+
+def test_nonsense_table_from_records():
+    neutral = _nonsense_records("clip:ViT-B-16-SigLIP2/webli", ["I18"] * 16)
+    blue = _nonsense_records("clip:RN50/openai", ["M26"] * 8 + ["I4", "C16", "N9", "A1"] * 2)
+    # an agent that answered one input unparseably: the cell is missing, not invented
+    spotty = _nonsense_records("vlm:x", ["I18"] * 16)
+    spotty[0] = LogRecord(kind="word_query", run_id="r", agent_id="vlm:x", word="5", category="Nonsense", valid=False,
+                          raw_text="??", created=0.0)
+    table = nonsense_table(neutral + blue + spotty).set_index("agent")
+    assert table.loc["clip:ViT-B-16-SigLIP2/webli", "behaviour"] == "neutral_collapse"
+    assert table.loc["clip:ViT-B-16-SigLIP2/webli", "row_collapse"] == "achromatic;achromatic;achromatic;achromatic"
+    assert table.loc["clip:RN50/openai", "row_collapse"] == "blue;blue;—;—"
+    assert table.loc["clip:RN50/openai", "behaviour"] == "specific_color_collapse"
+    assert table.loc["clip:ViT-B-16-SigLIP2/webli", "architecture_family"] == "SigLIP"
+    assert table.loc["vlm:x", "n_missing"] == 1 and table.loc["vlm:x", "cells"].startswith("-;I18")
+    assert behaviour_counts(table.reset_index()) == {"neutral_collapse": 2, "high_entropy": 0, "specific_color_collapse": 1}
