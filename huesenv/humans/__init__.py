@@ -1,0 +1,31 @@
+"""Human baseline: load human-response exports, the packaged reconstructed cohort, Human Consistency (LOO).
+
+``load_humans()`` with no path loads the packaged cohort, which is a
+*reconstruction from the paper's published summary statistics, not human data*
+(see ``huesenv/data/humans/README.md``); pass the path of a real export to use
+people's answers.
+"""
+
+from huesenv.humans.consistency import (
+    consistency_by_category,
+    consistency_table,
+    loo_outliers,
+    overall_consistency,
+    word_consistency,
+)
+from huesenv.humans.loader import (
+    EXPORT_COLUMNS,
+    FRAME_COLUMNS,
+    RECONSTRUCTION_PREFIX,
+    HumanResponses,
+    load_humans,
+    packaged_cohort_path,
+)
+from huesenv.humans.reconstruct import DEFAULT_SEED, Reconstruction, reconstruct_cohort, write_export
+
+__all__ = [
+    "DEFAULT_SEED", "EXPORT_COLUMNS", "FRAME_COLUMNS", "RECONSTRUCTION_PREFIX", "HumanResponses",
+    "consistency_by_category", "consistency_table", "load_humans", "loo_outliers", "overall_consistency", "packaged_cohort_path",
+    "Reconstruction", "reconstruct_cohort", "word_consistency", "write_export",
+]
+
