@@ -1,0 +1,42 @@
+"""Rendering: the board renderer behind ``render_mode``, log playback, and a person playing in a window.
+
+``RenderView`` (plain data, no pygame) is importable without the ``render`` extra;
+the pygame-backed names are imported lazily on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep CLI output clean
+
+from huesenv.render.layout import HEIGHT, SHAPE, SIZE, WIDTH, cell_at, cell_center, cell_rect, frame_rect
+from huesenv.render.view import RenderView
+
+_LAZY = {
+    "BoardRenderer": "huesenv.render.renderer",
+    "RENDER_FPS": "huesenv.render.renderer",
+    "cone_colour": "huesenv.render.renderer",
+    "views_from_records": "huesenv.render.playback",
+    "GameViewBuilder": "huesenv.render.playback",
+    "export_frames": "huesenv.render.playback",
+    "run_replay": "huesenv.render.playback",
+    "ReplayController": "huesenv.render.playback",
+    "HumanAgent": "huesenv.render.human_play",
+    "HumanInput": "huesenv.render.human_play",
+    "play_human_game": "huesenv.render.human_play",
+}
+
+__all__ = ["HEIGHT", "RenderView", "SHAPE", "SIZE", "WIDTH", "cell_at", "cell_center", "cell_rect",
+           "frame_rect", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'huesenv.render' has no attribute {name!r}")

@@ -21,3 +21,7 @@ class RenderView:
     round: int = 0
     target: int | None = None  # shown only at reveal (or to the cue giver's own view)
     message: str = ""  # status line, e.g. an illegal-input notice in human play
+    # Additive (render issue): optional extras that default to "not shown".
+    labels: tuple[str, ...] = ()  # display name per seat (e.g. agent ids in a replay); default = players
+    card: tuple[int, ...] = ()  # the cue giver's 4 card cells, shown only to the cue giver (human play)
+    prompt: str = ""  # input line shown under the board (what a person is typing)

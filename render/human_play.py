@@ -1,0 +1,428 @@
+"""A person plays Hues and Cues in a pygame window against agents and replayed humans.
+
+Structure (so that every piece runs headless in tests):
+
+* :class:`HumanInput` — a pure state machine: given the pending query
+  (``GuessQuery`` / ``CueQuery``) it turns pygame events (mouse clicks, typed text,
+  Enter, Backspace, Escape) into an ``Answer`` or an on-screen message.  Illegal
+  input (an occupied cell, an off-board coordinate, a cell outside the card, a
+  forbidden cue, a cue of the wrong length, a word outside the vocabulary in
+  vocabulary mode) only sets :attr:`HumanInput.message`; it never raises.
+* :class:`HumanAgent` — the person as an ``Agent`` (``huesenv.agents.protocol``):
+  ``act(query)`` shows the board, reads events from an injectable source until
+  :class:`HumanInput` yields an answer, and returns it.  Because it is an ordinary
+  agent, the game itself is played by the env's own loop
+  (``huesenv.envs.play_game``); nothing here re-implements the rules.
+* :class:`PlayScreen` — keeps the spectator view up to date from the env's step
+  records (``on_record``) with :class:`~huesenv.render.playback.GameViewBuilder`,
+  and draws it with :class:`~huesenv.render.renderer.BoardRenderer`.
+
+Choosing the target and the first cue: if the env asks with ``CueQuery(target=None)``
+the person first picks one of the four card cells, then types cue 1; both are
+returned together and the cue is remembered, so an env that asks again for cue 1
+with the target set gets the same cue without asking the person twice.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from huesenv.board import format_coord, parse_coord
+from huesenv.render.layout import cell_at
+from huesenv.render.view import RenderView
+from huesenv.vocabulary import normalise_word
+
+
+class HumanQuit(Exception):
+    """The person closed the window or pressed Escape twice: the game stops cleanly."""
+
+
+def check_cue(text: str, *, cue_index: int, forbidden: Iterable[str] = (),
+              vocabulary: Sequence[str] | None = None) -> tuple[str | None, str]:
+    """Validate a typed cue against what the query says; returns ``(cue, "")`` or ``(None, reason)``.
+
+    Checks only what the query carries (word count, forbidden words, vocabulary);
+    the env's own cue rules are applied on top by :func:`_rules_check` when the
+    env module provides them.  ``""`` on cue 2 is a pass and comes back as ``("", "")``.
+    """
+    words = text.split()
+    if not words:
+        if cue_index == 2:
+            return "", ""
+        return None, "Type a one-word cue first (Enter sends it)"
+    limit = 1 if cue_index == 1 else 2
+    if len(words) > limit:
+        return None, f"Cue {cue_index} must be {'one word' if limit == 1 else 'one or two words'}: {text!r}"
+    cue = " ".join(words)
+    key = normalise_word(cue)
+    banned = {normalise_word(f) for f in forbidden if isinstance(f, str) and f.strip()}
+    if key in banned:
+        return None, f"{cue!r} is not allowed (already used or forbidden)"
+    for token in key.split():
+        if token in banned:
+            return None, f"{cue!r} is not allowed: {token!r} is a forbidden word"
+    if vocabulary is not None:
+        by_key = {normalise_word(v): v for v in vocabulary}
+        if key not in by_key:
+            return None, f"{cue!r} is not in the game's vocabulary"
+        return by_key[key], ""
+    return cue, ""
+
+
+def _rules_check(cue: str, cue_index: int, used: Iterable[str], rules: Any = None) -> str:
+    """The env's cue rules (no colour names, coordinates, letters, relative words in cue 2...).
+
+    Uses ``rules.cue_problem`` of the game's ``HuesCuesRules`` (the default rules when
+    none are given); checking here, before answering, matters because the env's game
+    loop replaces an invalid answer by a random legal action.
+    """
+    if rules is None:
+        try:
+            from huesenv.envs.hues_cues.rules import HuesCuesRules
+        except ImportError:  # pragma: no cover - env not installed
+            return ""
+        rules = HuesCuesRules()
+    problem = rules.cue_problem(cue, cue_index, tuple(normalise_word(u) for u in used if u.strip()))
+    return problem or ""
+
+
+class HumanInput:
+    """Turns pygame events into an answer for the pending query (no window needed)."""
+
+    def __init__(self, rules: Any = None) -> None:
+        self.rules = rules  # the game's HuesCuesRules (None: the default rules)
+        self.query: Any = None
+        self.text = ""
+        self.message = ""
+        self.stage = ""  # "guess" | "target" | "cue"
+        self.target: int | None = None
+        self.occupied: Mapping[int, str] = {}
+
+    def begin(self, query: Any, occupied: Mapping[int, str] | None = None) -> None:
+        """Start asking for ``query``; ``occupied`` maps cells to who holds them (for messages)."""
+        from huesenv.agents.protocol import CueQuery, GuessQuery
+
+        self.query, self.text, self.message = query, "", ""
+        self.occupied = dict(occupied or {})
+        if isinstance(query, GuessQuery):
+            self.stage, self.target = "guess", None
+        elif isinstance(query, CueQuery):
+            self.target = query.target
+            self.stage = "target" if query.target is None else "cue"
+        else:
+            raise ValueError(f"a person cannot answer a {type(query).__name__} here")
+
+    def finish(self) -> None:
+        """Nothing pending any more (the answer went to the game); a message stays until the next one."""
+        self.query, self.stage, self.text, self.target = None, "", "", None
+
+    # what the status lines show
+    def prompt(self) -> str:
+        q = self.query
+        if self.stage == "guess":
+            cues = " / ".join(q.cues) if q.cues else "?"
+            what = f"Place a cone for {cues!r}: click a cell or type a coordinate (e.g. I18) + Enter"
+        elif self.stage == "target":
+            what = "Choose your colour: click one of your 4 card cells (outlined) or type its coordinate"
+        elif self.stage == "cue":
+            what = ("Cue 1: type ONE word + Enter" if q.cue_index == 1
+                    else "Cue 2: type one or two words + Enter (empty Enter = pass)")
+        else:
+            what = ""
+        return f"{what}   > {self.text}_" if what else ""
+
+    def handle_event(self, event: Any) -> Any:
+        """Process one event; returns an ``Answer`` when the input is complete and legal, else ``None``."""
+        import pygame
+
+        if event.type == pygame.MOUSEBUTTONDOWN and getattr(event, "button", 1) == 1:
+            cell = cell_at(*event.pos)
+            if cell is None:
+                self.message = "That click is off the board"
+                return None
+            return self._cell_chosen(cell)
+        if event.type == pygame.TEXTINPUT:
+            self.text += event.text
+            return None
+        if event.type == pygame.KEYDOWN:
+            if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+                return self._submit()
+            if event.key == pygame.K_BACKSPACE:
+                self.text = self.text[:-1]
+            elif event.key == pygame.K_ESCAPE:
+                if not self.text:
+                    raise HumanQuit("escape")
+                self.text = ""
+        return None
+
+    def _cell_chosen(self, cell: int) -> Any:
+        from huesenv.agents.protocol import Answer
+
+        coord = format_coord(cell)
+        if self.stage == "guess":
+            legal = self.query.legal_mask()
+            if not legal[cell]:
+                holder = self.occupied.get(cell)
+                self.message = (f"{coord} already holds a cone of {holder}: choose an empty cell" if holder
+                                else f"{coord} is not a legal cell now")
+                self.text = ""
+                return None
+            self.message, self.text = "", ""
+            return Answer(cells=np.array([cell], dtype=np.int64), scores=np.ones(1), raw_text=coord,
+                          info={"input": "human"})
+        if self.stage == "target":
+            card = tuple(int(c) for c in self.query.card)
+            if cell not in card:
+                self.message = f"{coord} is not on your card: choose one of {', '.join(format_coord(c) for c in card)}"
+                self.text = ""
+                return None
+            self.target, self.stage, self.message, self.text = cell, "cue", "", ""
+            return None
+        self.message = "Type your cue, then press Enter"
+        return None
+
+    def _submit(self) -> Any:
+        from huesenv.agents.protocol import Answer
+
+        text, q = self.text.strip(), self.query
+        if self.stage in ("guess", "target"):
+            if not text:
+                self.message = "Type a coordinate such as I18, or click a cell"
+                return None
+            try:
+                cell = parse_coord(text)
+            except ValueError:
+                self.message = f"{text!r} is not a board coordinate (rows A-P, columns 1-30, e.g. I18)"
+                self.text = ""
+                return None
+            return self._cell_chosen(cell)
+        cue, reason = check_cue(text, cue_index=q.cue_index, forbidden=q.forbidden, vocabulary=q.vocabulary)
+        if text:  # the env's rules give the most specific reason ("basic colour names are not allowed...")
+            reason = _rules_check(text, q.cue_index, q.forbidden, self.rules) or reason
+            cue = None if reason else cue
+        if cue is None:
+            self.message = reason
+            self.text = ""
+            return None
+        self.message, self.text = "", ""
+        return Answer(target=self.target if q.target is None else None, cue=cue or None, raw_text=text,
+                      info={"input": "human", "target": self.target})
+
+
+class PlayScreen:
+    """The window of a human game: spectator state from step records + the person's private view."""
+
+    def __init__(self, players: Sequence[str], labels: Sequence[str] | None = None, *, renderer: Any = None,
+                 window: Any = None, events: Callable[[], Iterable[Any]] | None = None,
+                 agent_delay: float = 0.6, fps: float = 30.0, rules: Any = None,
+                 human_seat: int | None = None) -> None:
+        from huesenv.render.playback import GameViewBuilder
+        from huesenv.render.renderer import BoardRenderer
+
+        self.builder = GameViewBuilder(players, labels or players)
+        self.renderer = renderer or BoardRenderer(title="huesenv play")
+        if window is None:
+            from huesenv.render.window import Window
+
+            window = Window(self.renderer.size, "huesenv play", events=events)
+            window.start_text_input()
+        self.window = window
+        self.agent_delay = agent_delay
+        self.fps = fps
+        self.input = HumanInput(rules)
+        self.human_seat = human_seat  # the person's seat: they see their own target while cue giver
+        self.frames_drawn = 0
+
+    def view(self) -> RenderView:
+        b = self.builder
+        extra: dict[str, Any] = {}
+        inp = self.input
+        if inp.stage == "target":  # choosing: show the card
+            extra["card"] = tuple(int(c) for c in inp.query.card)
+        if inp.stage == "cue" and b.phase == "pick_target":
+            extra["phase"] = "cue_1"  # target chosen, cue being typed
+        if b.target is None:
+            if inp.stage == "cue" and inp.target is not None:  # just chosen, cue still to type
+                extra["target"] = inp.target
+            elif self.human_seat is not None and b.cue_giver == self.human_seat and b.secret_target is not None:
+                extra["target"] = b.secret_target  # the person's own secret, from the step records
+        return b.view(message=self.input.message or b.message, prompt=self.input.prompt(), **extra)
+
+    def draw(self) -> None:
+        self.window.present(self.renderer.surface(self.view()))
+        self.frames_drawn += 1
+
+    def on_record(self, record: Any) -> None:
+        """Step records from the env: update the board, then pause briefly so the person sees agents move."""
+        if getattr(record, "kind", None) != "game_step":
+            return
+        self.builder.apply(record, where="live game record")
+        self.draw()
+        deadline = time.monotonic() + self.agent_delay
+        while time.monotonic() < deadline:
+            self._drain_quit()
+            self.window.tick(self.fps)
+
+    def _drain_quit(self) -> None:
+        import pygame
+
+        for event in self.window.events():
+            if event.type == pygame.QUIT:
+                raise HumanQuit("window closed")
+
+    def ask(self, query: Any, player: str | None = None, max_polls: int | None = None) -> Any:
+        """Block until the person gives a legal answer to ``query``."""
+        import pygame
+
+        b = self.builder
+        occupied = {cell: b.labels[seat] for cell, seat in b.cones.items()}
+        self.input.begin(query, occupied)
+        if player is not None and player in b.players:
+            seat = b.players.index(player)
+            if getattr(query, "cue_index", None) is not None and getattr(query, "target", 0) is None:
+                b.new_round(seat)  # a target to choose: the previous round's board is gone
+            b.current = seat
+            if hasattr(query, "cue_index"):
+                b.cue_giver = seat
+        polls = 0
+        while True:
+            for event in self.window.events():
+                if event.type == pygame.QUIT:
+                    raise HumanQuit("window closed")
+                answer = self.input.handle_event(event)
+                if answer is not None:
+                    self.input.finish()
+                    self.draw()
+                    return answer
+            self.draw()
+            self.window.tick(self.fps)
+            polls += 1
+            if max_polls is not None and polls >= max_polls:
+                raise TimeoutError(f"no answer from the person after {polls} polls")
+
+    def wait_for_key(self) -> None:
+        """Keep the final board on screen until a key press, a click or closing the window."""
+        import pygame
+
+        while not self.window.closed:
+            for event in self.window.events():
+                if event.type in (pygame.QUIT, pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN):
+                    return
+            self.window.tick(self.fps)
+
+    def close(self) -> None:
+        self.window.close()
+
+
+class HumanAgent:
+    """The person at the table, as an ``Agent``: each query is answered through the window."""
+
+    name = "human"
+
+    def __init__(self, screen: PlayScreen, *, max_polls: int | None = None) -> None:
+        self.screen = screen
+        self.max_polls = max_polls
+        self._cue_cache: dict[tuple, str] = {}
+
+    @property
+    def agent_id(self) -> str:
+        return "human"
+
+    def reset(self, seed: int | None = None) -> None:
+        self._cue_cache.clear()
+
+    def act(self, query: Any) -> Any:
+        from huesenv.agents.protocol import Answer, CueQuery
+
+        if isinstance(query, CueQuery) and query.target is not None:
+            key = (query.game, query.player, query.cue_index, int(query.target))
+            if key in self._cue_cache:  # the cue was typed together with the target
+                return Answer(cue=self._cue_cache.pop(key), info={"input": "human"})
+        answer = self.screen.ask(query, player=getattr(query, "player", None), max_polls=self.max_polls)
+        if isinstance(query, CueQuery) and query.target is None and answer.target is not None and answer.cue:
+            self._cue_cache[(query.game, query.player, query.cue_index, int(answer.target))] = answer.cue
+        return answer
+
+    def act_batch(self, queries: Sequence[Any]) -> list[Any]:
+        return [self.act(q) for q in queries]
+
+
+def seating(agent_specs: Sequence[str], seat: int | str | None) -> tuple[int, list[str]]:
+    """Where the person sits and the spec of every seat (``"human"`` marks the person).
+
+    ``agent_specs`` are the other seats' agents in order, or the whole table with
+    ``"human"`` in it; ``seat`` is the person's 0-based seat (``"human"``/None: seat 0,
+    or where ``"human"`` appears in the list).
+    """
+    specs = [s.strip() for s in agent_specs if s.strip()]
+    if "human" in specs:
+        if specs.count("human") > 1:
+            raise ValueError("--agents: 'human' may appear only once (one person per window)")
+        index = specs.index("human")
+        if seat not in (None, "human") and int(seat) != index:
+            raise ValueError(f"--seat {seat} contradicts 'human' at position {index} of --agents")
+        return index, specs
+    index = 0 if seat in (None, "human") else (int(str(seat).removeprefix("player_")))
+    if not 0 <= index <= len(specs):
+        raise ValueError(f"--seat: {seat!r}; expected a seat 0-{len(specs)} for {len(specs) + 1} players")
+    return index, specs[:index] + ["human"] + specs[index:]
+
+
+def play_human_game(agent_specs: Sequence[str], *, seat: int | str | None = None, seed: int = 0,
+                    cue_mode: str = "text", agent_delay: float = 0.6, events: Callable[[], Iterable[Any]] | None = None,
+                    max_polls: int | None = None, log_path: str | None = None, screen: PlayScreen | None = None,
+                    wait_at_end: bool = False) -> Any:
+    """Play one game with the person at ``seat``; returns the env's ``GameResult``.
+
+    The game loop and rules are the env's (``huesenv.envs.play_game``); the records
+    it emits update the window and, with ``log_path``, are appended to a log.
+    """
+    from huesenv.agents import make_agent
+    from huesenv.envs import play_game
+
+    index, specs = seating(agent_specs, seat)
+    n = len(specs)
+    if not 3 <= n <= 10:
+        raise ValueError(f"--agents: {n} players with the person; Hues and Cues needs 3-10")
+    players = [f"player_{k}" for k in range(n)]
+    labels = [f"{p} ({'you' if s == 'human' else s})" for p, s in zip(players, specs)]
+    rng = np.random.default_rng(seed)
+    agents: dict[str, Any] = {}
+    for p, s in zip(players, specs):  # agents first: a bad spec fails before a window opens
+        if s == "human":
+            continue
+        seat_seed = int(rng.integers(2**31))  # drawn for every agent seat, so seeds do not shift
+        try:  # a bare kind gets its own seed; "random:7" keeps the seed it names
+            agents[p] = make_agent(s, seed=seat_seed) if ":" not in s else make_agent(s)
+        except TypeError:
+            agents[p] = make_agent(s)
+    own_screen = screen is None
+    screen = screen or PlayScreen(players, labels, events=events, agent_delay=agent_delay, human_seat=index)
+    try:
+        agents[players[index]] = HumanAgent(screen, max_polls=max_polls)
+        agents = {p: agents[p] for p in players}
+        result = play_game(agents, num_players=n, seed=seed, run_id="human-play", cue_mode=cue_mode,
+                           on_record=screen.on_record)
+        if log_path:
+            from huesenv.logs import LogWriter
+
+            with LogWriter(log_path) as writer:
+                writer.append(result.records)
+        best = max(result.scores.values())
+        winners = [lab for p, lab in zip(players, labels) if result.scores[p] == best]
+        final = screen.builder.view(phase="done", current=None,
+                                    message=f"Game over - winner: {', '.join(winners)} with {best} points",
+                                    prompt="Press any key or close the window to finish" if wait_at_end else "")
+        screen.window.present(screen.renderer.surface(final))
+        if wait_at_end:
+            screen.wait_for_key()
+    finally:
+        if own_screen:
+            screen.close()
+    return result
+
+
+__all__ = ["HumanAgent", "HumanInput", "HumanQuit", "PlayScreen", "check_cue", "play_human_game", "seating"]

@@ -1,0 +1,341 @@
+"""Draws a :class:`~huesenv.render.view.RenderView` with pygame: the frame behind ``render_mode``.
+
+``BoardRenderer.frame(view)`` returns an ``(480, 1024, 3)`` uint8 array (the
+geometry is documented in :mod:`huesenv.render.layout`); ``show(view)`` puts the
+same picture in a pygame window.  Drawing happens on an off-screen
+``pygame.Surface``, so ``frame`` never opens a window and works with
+``SDL_VIDEODRIVER=dummy`` (no display is initialised at all).
+
+What is drawn and why it looks that way:
+
+* every cell filled edge to edge with its sRGB (``load_board().rgb``), so the
+  pixel at a cell's centre is exactly the cell's colour unless a cone stands on it;
+* cones: seat ``k`` gets colour :data:`CONE_COLOURS` ``[k]`` (matplotlib's
+  ``tab10``, chosen because its ten hues are mutually distinct) *and* shape
+  :data:`CONE_SHAPES` ``[k]``, with a black outline so a cone stays visible
+  on a cell of a similar colour, and so that colour-blind viewers can tell
+  players apart by shape alone; the legend in the side panel repeats both;
+* the target: a black-and-white double outline on the target cell;
+* the scoring frame: a white line just inside the 3×3 frame's bounding box and a
+  black line just outside it (clipped at the board edges like the frame itself);
+  only in the ``reveal``/``done`` phases;
+* the cue giver's card (human play): a thin dashed-looking white/black outline.
+
+Text uses pygame's bundled default font (``pygame.font.Font(None, size)``), never
+a system font, so frames are identical on every machine.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from huesenv.board import format_coord, load_board, N_CELLS
+from huesenv.render.layout import (
+    BOARD_H, BOARD_W, BOARD_X, BOARD_Y, CELL, HEIGHT, PANEL_X, SHAPE, SIZE, STATUS_Y, WIDTH,
+    cell_at, cell_center, cell_rect, frame_rect,
+)
+from huesenv.render.view import RenderView
+
+RENDER_FPS = 4
+
+# matplotlib tab10, as 0-255 sRGB (written out so the renderer does not import matplotlib)
+CONE_COLOURS: tuple[tuple[int, int, int], ...] = (
+    (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
+    (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207),
+)
+CONE_SHAPES: tuple[str, ...] = (
+    "circle", "square", "triangle", "diamond", "triangle_down",
+    "pentagon", "hexagon", "star", "plus", "octagon",
+)
+BACKGROUND = (30, 30, 34)
+TEXT = (232, 232, 232)
+DIM_TEXT = (160, 160, 168)
+MESSAGE = (255, 140, 120)
+HIGHLIGHT = (70, 70, 84)
+FRAME_INNER = (255, 255, 255)
+FRAME_OUTER = (0, 0, 0)
+OUTLINE = (0, 0, 0)
+
+PHASE_NAMES = {
+    "pick_target": "choosing the target", "cue_1": "cue 1", "guess_1": "first cones",
+    "cue_2": "cue 2", "guess_2": "second cones", "reveal": "reveal", "done": "game over",
+}
+
+
+def cone_colour(seat: int) -> tuple[int, int, int]:
+    """The fill colour of a seat's cones (cycles after 10 seats)."""
+    return CONE_COLOURS[seat % len(CONE_COLOURS)]
+
+
+def cone_shape(seat: int) -> str:
+    return CONE_SHAPES[seat % len(CONE_SHAPES)]
+
+
+def _shape_points(shape: str, cx: float, cy: float, r: float) -> list[tuple[float, float]] | None:
+    """Polygon of a marker centred on (cx, cy) with radius r; None means a circle."""
+
+    def regular(n: int, start: float) -> list[tuple[float, float]]:
+        return [(cx + r * math.cos(start + 2 * math.pi * k / n), cy + r * math.sin(start + 2 * math.pi * k / n))
+                for k in range(n)]
+
+    if shape == "circle":
+        return None
+    if shape == "square":
+        return regular(4, math.pi / 4)
+    if shape == "triangle":
+        return regular(3, -math.pi / 2)
+    if shape == "triangle_down":
+        return regular(3, math.pi / 2)
+    if shape == "diamond":
+        return regular(4, 0.0)
+    if shape == "pentagon":
+        return regular(5, -math.pi / 2)
+    if shape == "hexagon":
+        return regular(6, 0.0)
+    if shape == "octagon":
+        return regular(8, math.pi / 8)
+    if shape == "star":
+        pts = []
+        for k in range(10):
+            rr = r if k % 2 == 0 else r * 0.48
+            a = -math.pi / 2 + math.pi * k / 5
+            pts.append((cx + rr * math.cos(a), cy + rr * math.sin(a)))
+        return pts
+    if shape == "plus":
+        a, b = r * 0.38, r
+        return [(cx - a, cy - b), (cx + a, cy - b), (cx + a, cy - a), (cx + b, cy - a), (cx + b, cy + a),
+                (cx + a, cy + a), (cx + a, cy + b), (cx - a, cy + b), (cx - a, cy + a), (cx - b, cy + a),
+                (cx - b, cy - a), (cx - a, cy - a)]
+    raise ValueError(f"unknown cone shape {shape!r}: expected one of {CONE_SHAPES}")
+
+
+def _ensure_pygame() -> Any:
+    import os
+
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    try:
+        import pygame
+    except ImportError as err:  # pragma: no cover - depends on the install
+        raise ImportError("rendering needs pygame: pip install 'huesenv[render]'") from err
+    if not pygame.font.get_init():
+        pygame.font.init()
+    return pygame
+
+
+class BoardRenderer:
+    """Renders views of the board.  One instance per env; reuse it across frames (the board is cached).
+
+    Geometry helpers (:meth:`cell_rect`, :meth:`cell_center`, :meth:`cell_at`,
+    :meth:`frame_rect`) give the pixel positions documented in
+    :mod:`huesenv.render.layout`.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array"], "render_fps": RENDER_FPS}
+    size: tuple[int, int] = SIZE  # (width, height) in pixels
+    shape: tuple[int, int, int] = SHAPE  # numpy shape of frame()
+
+    cell_rect = staticmethod(cell_rect)
+    cell_center = staticmethod(cell_center)
+    cell_at = staticmethod(cell_at)
+    frame_rect = staticmethod(frame_rect)
+
+    def __init__(self, board=None, *, title: str = "Hues and Cues") -> None:
+        self.board = board if board is not None else load_board()
+        self.title = title
+        self._pg = _ensure_pygame()
+        self._fonts: dict[int, Any] = {}
+        self._base: Any = None
+        self._window: Any = None
+
+    # -- public API -------------------------------------------------------------
+    def surface(self, view: RenderView) -> Any:
+        """Draw ``view`` on a new off-screen ``pygame.Surface`` of :attr:`size`."""
+        pg = self._pg
+        _check_view(view)
+        surf = pg.Surface(SIZE, depth=32)
+        surf.blit(self._board_surface(), (0, 0))
+        if view.card:
+            for cell in view.card:
+                self._outline_cell(surf, cell, thick=False)
+        if view.target is not None:
+            if view.phase in ("reveal", "done"):
+                self._draw_frame(surf, view.target)
+            self._outline_cell(surf, view.target, thick=True)
+        for cell, seat in sorted(view.cones.items()):
+            self._draw_cone(surf, cell_center(cell), seat, radius=CELL * 0.4)
+        self._draw_panel(surf, view)
+        self._draw_status(surf, view)
+        return surf
+
+    def frame(self, view: RenderView) -> np.ndarray:
+        """The rgb_array frame: ``(480, 1024, 3)`` uint8, no window involved."""
+        surf = self.surface(view)
+        data = self._pg.image.tobytes(surf, "RGB")
+        return np.frombuffer(data, dtype=np.uint8).reshape(SHAPE).copy()
+
+    def show(self, view: RenderView) -> None:
+        """Draw ``view`` in a pygame window (opened on first use)."""
+        from huesenv.render.window import Window
+
+        if self._window is None:
+            self._window = Window(SIZE, self.title)
+        self._window.present(self.surface(view))
+        self._window.pump()
+
+    @property
+    def window(self) -> Any:
+        return self._window
+
+    def close(self) -> None:
+        """Close the window if one was opened (frames keep working afterwards)."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    # -- drawing ------------------------------------------------------------------
+    def _font(self, size: int) -> Any:
+        if size not in self._fonts:
+            self._fonts[size] = self._pg.font.Font(None, size)
+        return self._fonts[size]
+
+    def _text(self, surf: Any, text: str, pos: tuple[int, int], *, size: int = 20, colour=TEXT,
+              anchor: str = "topleft", max_width: int | None = None) -> Any:
+        font = self._font(size)
+        if max_width is not None and font.size(text)[0] > max_width:
+            while text and font.size(text + "...")[0] > max_width:
+                text = text[:-1]
+            text += "..."
+        img = font.render(text, True, colour)
+        rect = img.get_rect(**{anchor: pos})
+        surf.blit(img, rect)
+        return rect
+
+    def _board_surface(self) -> Any:
+        """Cells and coordinate labels: identical in every frame, so drawn once."""
+        if self._base is not None:
+            return self._base
+        pg = self._pg
+        base = pg.Surface(SIZE, depth=32)
+        base.fill(BACKGROUND)
+        rgb = self.board.rgb
+        for i in range(N_CELLS):
+            base.fill(tuple(int(v) for v in rgb[i]), pg.Rect(cell_rect(i)))
+        for col in range(BOARD_W // CELL):
+            x, y, w, _ = cell_rect(col)
+            self._text(base, str(col + 1), (x + w // 2, BOARD_Y - 3), size=16, colour=DIM_TEXT, anchor="midbottom")
+        for row in range(BOARD_H // CELL):
+            x, y, _, h = cell_rect(row * (BOARD_W // CELL))
+            self._text(base, format_coord(row * (BOARD_W // CELL))[0], (BOARD_X - 8, y + h // 2), size=18,
+                       colour=DIM_TEXT, anchor="midright")
+        self._base = base
+        return base
+
+    def _draw_cone(self, surf: Any, centre: tuple[float, float], seat: int, radius: float) -> None:
+        pg = self._pg
+        cx, cy = centre
+        pts = _shape_points(cone_shape(seat), cx, cy, radius)
+        if pts is None:
+            pg.draw.circle(surf, OUTLINE, (cx, cy), radius + 1.5)
+            pg.draw.circle(surf, cone_colour(seat), (cx, cy), radius - 0.5)
+        else:
+            pg.draw.polygon(surf, cone_colour(seat), pts)
+            pg.draw.polygon(surf, OUTLINE, pts, width=2)
+            # the outline can cover the very centre of thin shapes: keep the fill visible there
+            pg.draw.rect(surf, cone_colour(seat), pg.Rect(int(cx) - 1, int(cy) - 1, 3, 3))
+
+    def _outline_cell(self, surf: Any, cell: int, *, thick: bool) -> None:
+        pg = self._pg
+        rect = pg.Rect(cell_rect(cell))
+        if thick:
+            pg.draw.rect(surf, FRAME_OUTER, rect, 3)
+            pg.draw.rect(surf, FRAME_INNER, rect.inflate(-6, -6), 2)
+        else:
+            pg.draw.rect(surf, FRAME_INNER, rect, 1)
+            pg.draw.rect(surf, FRAME_OUTER, rect.inflate(-2, -2), 1)
+
+    def _draw_frame(self, surf: Any, target: int) -> None:
+        pg = self._pg
+        rect = pg.Rect(frame_rect(target))
+        pg.draw.rect(surf, FRAME_OUTER, rect.inflate(4, 4), 2)
+        pg.draw.rect(surf, FRAME_INNER, rect, 2)
+
+    def _draw_panel(self, surf: Any, view: RenderView) -> None:
+        pg = self._pg
+        x, y, w = PANEL_X, BOARD_Y - 4, WIDTH - PANEL_X - 8
+        labels = _labels(view)
+        phase = PHASE_NAMES.get(view.phase, view.phase)
+        # RenderView.round is 0-based like the env's state; people count rounds from 1
+        self._text(surf, f"Round {view.round + 1}" + (f"  -  {phase}" if phase else ""), (x, y), size=22, max_width=w)
+        y += 24
+        if view.cue_giver is not None:
+            self._text(surf, "Cue giver: " + labels[view.cue_giver], (x, y), size=18, max_width=w)
+            y += 19
+        if view.current is not None and view.phase not in ("reveal", "done"):
+            self._text(surf, "Turn: " + labels[view.current], (x, y), size=18, max_width=w)
+            y += 19
+        y += 6
+        self._text(surf, "Cues", (x, y), size=20, colour=DIM_TEXT)
+        y += 20
+        if view.cues:
+            for k, cue in enumerate(view.cues, start=1):
+                self._text(surf, f"{k}. {cue}", (x + 6, y), size=22, max_width=w - 6)
+                y += 21
+        else:
+            self._text(surf, "(none yet)", (x + 6, y), size=18, colour=DIM_TEXT)
+            y += 19
+        if view.target is not None:
+            y += 4
+            self._text(surf, f"Target: {format_coord(view.target)}", (x, y), size=20)
+            y += 20
+        y += 8
+        self._text(surf, "Players", (x, y), size=20, colour=DIM_TEXT)
+        self._text(surf, "score", (x + w, y), size=18, colour=DIM_TEXT, anchor="topright")
+        y += 20
+        row_h = 22
+        for seat, label in enumerate(labels):
+            if y + row_h > HEIGHT - 4:
+                break
+            if seat == view.current and view.phase not in ("reveal", "done"):
+                pg.draw.rect(surf, HIGHLIGHT, pg.Rect(x - 4, y - 1, w + 6, row_h))
+            self._draw_cone(surf, (x + 9, y + row_h // 2), seat, radius=8)
+            name = label + ("  (cue)" if seat == view.cue_giver else "")
+            score = str(view.scores[seat]) if seat < len(view.scores) else ""
+            self._text(surf, name, (x + 24, y + 3), size=18, max_width=w - 64)
+            self._text(surf, score, (x + w, y + 3), size=20, anchor="topright")
+            y += row_h
+
+    def _draw_status(self, surf: Any, view: RenderView) -> None:
+        if view.message:
+            self._text(surf, view.message, (BOARD_X, STATUS_Y), size=22, colour=MESSAGE, max_width=BOARD_W)
+        if view.prompt:
+            self._text(surf, view.prompt, (BOARD_X, STATUS_Y + 26), size=22, colour=TEXT, max_width=BOARD_W)
+
+
+def _labels(view: RenderView) -> tuple[str, ...]:
+    if view.labels and len(view.labels) == len(view.players):
+        return tuple(view.labels)
+    return tuple(view.players)
+
+
+def _check_view(view: RenderView) -> None:
+    """Reject views that would draw a wrong picture (the renderer is the last place to notice)."""
+    n = len(view.players)
+    for cell, seat in view.cones.items():
+        if not 0 <= int(cell) < N_CELLS:
+            raise ValueError(f"RenderView.cones: cell {cell!r} is off the board: expected 0-{N_CELLS - 1}")
+        if not 0 <= int(seat) < n:
+            raise ValueError(f"RenderView.cones: seat {seat!r} at cell {cell} is not a seat 0-{n - 1}")
+    for name in ("cue_giver", "current"):
+        seat = getattr(view, name)
+        if seat is not None and not 0 <= seat < n:
+            raise ValueError(f"RenderView.{name}: seat {seat!r} is not a seat 0-{n - 1}")
+    for name in ("target",):
+        cell = getattr(view, name)
+        if cell is not None and not 0 <= cell < N_CELLS:
+            raise ValueError(f"RenderView.{name}: cell {cell!r} is off the board: expected 0-{N_CELLS - 1}")
+    for cell in view.card:
+        if not 0 <= cell < N_CELLS:
+            raise ValueError(f"RenderView.card: cell {cell!r} is off the board: expected 0-{N_CELLS - 1}")

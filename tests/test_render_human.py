@@ -1,0 +1,279 @@
+"""Human play: clicks and typing become answers; illegal input gives an on-screen message, never a crash."""
+
+import os
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"
+os.environ["SDL_AUDIODRIVER"] = "dummy"
+
+import numpy as np
+import pytest
+
+pygame = pytest.importorskip("pygame")
+
+from huesenv.agents.protocol import CueQuery, GuessQuery
+from huesenv.board import N_CELLS, parse_coord
+from huesenv.render import cell_center
+from huesenv.render.human_play import HumanAgent, HumanInput, HumanQuit, PlayScreen, check_cue, seating
+
+
+def click(coord):
+    return pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=cell_center(parse_coord(coord)), button=1)
+
+
+def typed(text):
+    return [pygame.event.Event(pygame.TEXTINPUT, text=ch) for ch in text]
+
+
+def key(k):
+    return pygame.event.Event(pygame.KEYDOWN, key=k, unicode="", mod=0)
+
+
+ENTER = pygame.K_RETURN
+
+
+def feed(inp, events):
+    answer = None
+    for ev in events:
+        answer = inp.handle_event(ev)
+        if answer is not None:
+            return answer
+    return answer
+
+
+def legal_except(*coords):
+    legal = np.ones(N_CELLS, dtype=bool)
+    for c in coords:
+        legal[parse_coord(c)] = False
+    return legal
+
+
+def test_guess_by_click_rejects_occupied_cells():
+    inp = HumanInput()
+    inp.begin(GuessQuery(cues=("OCEAN",), legal=legal_except("I18")), occupied={parse_coord("I18"): "player_2"})
+    assert "OCEAN" in inp.prompt()
+    assert feed(inp, [click("I18")]) is None
+    assert "I18 already holds a cone of player_2" in inp.message
+    assert feed(inp, [pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(3, 3), button=1)]) is None
+    assert "off the board" in inp.message
+    answer = feed(inp, [click("I19")])
+    assert answer.cell == parse_coord("I19") and inp.message == ""
+
+
+def test_guess_by_typing_a_coordinate():
+    inp = HumanInput()
+    inp.begin(GuessQuery(cues=("OCEAN",), legal=legal_except("I18")))
+    assert feed(inp, typed("z99") + [key(ENTER)]) is None
+    assert "not a board coordinate" in inp.message and inp.text == ""
+    assert feed(inp, typed("i18") + [key(ENTER)]) is None
+    assert "not a legal cell" in inp.message
+    feed(inp, typed("J2x") + [key(pygame.K_BACKSPACE)])
+    assert inp.text == "J2"
+    answer = feed(inp, typed("0") + [key(ENTER)])
+    assert answer.cell == parse_coord("J20")
+    inp.begin(GuessQuery(cues=("OCEAN",)))
+    assert feed(inp, [key(ENTER)]) is None and "Type a coordinate" in inp.message
+
+
+def test_cue_giver_picks_from_the_card_then_types_a_cue():
+    card = tuple(parse_coord(c) for c in ("A1", "C5", "H20", "P30"))
+    inp = HumanInput()
+    inp.begin(CueQuery(card=card, target=None, cue_index=1, forbidden=frozenset({"SEA"})))
+    assert feed(inp, [click("B2")]) is None and "not on your card" in inp.message
+    assert feed(inp, [click("H20")]) is None and inp.stage == "cue" and inp.target == parse_coord("H20")
+    assert feed(inp, typed("deep sea") + [key(ENTER)]) is None and "1 word" in inp.message
+    assert feed(inp, typed("sea") + [key(ENTER)]) is None and "already used" in inp.message
+    assert feed(inp, typed("dark blue") + [key(ENTER)]) is None and "1 word" in inp.message
+    assert feed(inp, typed("blue") + [key(ENTER)]) is None and "basic colour names" in inp.message
+    assert feed(inp, typed("K12") + [key(ENTER)]) is None and "not allowed" in inp.message
+    assert feed(inp, [key(ENTER)]) is None and "one-word cue" in inp.message
+    answer = feed(inp, typed("lagoon") + [key(ENTER)])
+    assert answer.target == parse_coord("H20") and answer.cue == "lagoon"
+    # target typed as a coordinate
+    inp.begin(CueQuery(card=card, target=None))
+    feed(inp, typed("c5") + [key(ENTER)])
+    assert inp.target == parse_coord("C5") and inp.stage == "cue"
+
+
+def test_second_cue_pass_and_vocabulary_mode():
+    inp = HumanInput()
+    inp.begin(CueQuery(card=(0, 1, 2, 3), target=2, cue_index=2))
+    answer = feed(inp, [key(ENTER)])
+    assert answer is not None and answer.cue is None  # a pass
+    inp.begin(CueQuery(card=(0, 1, 2, 3), target=2, cue_index=2, vocabulary=("OCEAN", "SHRECK")))
+    assert feed(inp, typed("sky") + [key(ENTER)]) is None and "vocabulary" in inp.message
+    assert feed(inp, typed("a b c") + [key(ENTER)]) is None and "2 word" in inp.message
+    assert feed(inp, typed("darker") + [key(ENTER)]) is None and "relative" in inp.message
+    assert feed(inp, typed("shrek") + [key(ENTER)]).cue == "SHRECK"  # alias → the vocabulary's spelling
+
+
+def test_check_cue_rules_from_the_query():
+    assert check_cue("Ocean", cue_index=1) == ("Ocean", "")
+    assert check_cue("  ", cue_index=2) == ("", "")
+    assert check_cue("ocean", cue_index=1, forbidden={"OCEAN"})[0] is None
+    assert "one word" in check_cue("deep sea", cue_index=1)[1]
+    assert "forbidden word" in check_cue("dark blue", cue_index=2, forbidden={"BLUE"})[1]
+
+
+def test_escape_clears_then_quits():
+    inp = HumanInput()
+    inp.begin(GuessQuery(cues=("X",)))
+    feed(inp, typed("A1") + [key(pygame.K_ESCAPE)])
+    assert inp.text == ""
+    with pytest.raises(HumanQuit):
+        inp.handle_event(key(pygame.K_ESCAPE))
+
+
+def test_seating():
+    assert seating(["random", "human-replay"], "human") == (0, ["human", "random", "human-replay"])
+    assert seating(["random", "human-replay"], "2") == (2, ["random", "human-replay", "human"])
+    assert seating(["random", "human", "random"], None) == (1, ["random", "human", "random"])
+    with pytest.raises(ValueError):
+        seating(["random", "random"], 7)
+    with pytest.raises(ValueError):
+        seating(["human", "human", "random"], None)
+
+
+def test_play_screen_reads_injected_events_and_shows_messages():
+    """The whole window loop headless: events posted into pygame's queue, answers and messages on screen."""
+    from huesenv.logs.schema import LogRecord
+
+    players = ["player_0", "player_1", "player_2"]
+    screen = PlayScreen(players, agent_delay=0.0)
+    rec = LogRecord(kind="game_step", run_id="t", agent_id="random",
+                    extra={"game": 0, "round": 1, "player": "player_1", "role": "guesser", "phase": "guess_1",
+                           "cell": "I18", "points": 0})
+    screen.on_record(rec)
+    query = GuessQuery(cues=("OCEAN",), legal=legal_except("I18"), player="player_0")
+    for ev in [click("I18")] + typed("q9") + [key(ENTER)]:
+        pygame.event.post(ev)
+    with pytest.raises(TimeoutError):  # only illegal input so far: no answer, no crash
+        screen.ask(query, player="player_0", max_polls=3)
+    assert "not a board coordinate" in screen.input.message
+    shot = np.frombuffer(pygame.image.tobytes(pygame.display.get_surface(), "RGB"), dtype=np.uint8)
+    shot = shot.reshape(480, 1024, 3)
+    assert (shot[416:440, 28:400] != shot[470, 1000]).any()  # the message line is drawn
+    pygame.event.post(click("H18"))
+    agent = HumanAgent(screen, max_polls=5)
+    answer = agent.act(query)
+    assert answer.cell == parse_coord("H18")
+    # the card is outlined while choosing, the chosen target shows while the cue is typed
+    card = tuple(parse_coord(c) for c in ("A1", "C5", "H20", "P30"))
+    cue_query = CueQuery(card=card, target=None, cue_index=1, player="player_0", game=0)
+    with pytest.raises(TimeoutError):
+        screen.ask(cue_query, player="player_0", max_polls=2)
+    assert screen.view().card == card and screen.view().target is None
+    pygame.event.post(click("C5"))
+    with pytest.raises(TimeoutError):
+        screen.ask(cue_query, player="player_0", max_polls=2)  # a fresh ask starts with the target again
+    assert screen.input.stage == "cue" and screen.view().target == parse_coord("C5") and screen.view().card == ()
+    # cue typed together with the target is returned again without asking when the env asks for cue 1
+    for ev in [click("C5")] + typed("rust") + [key(ENTER)]:
+        pygame.event.post(ev)
+    a1 = agent.act(cue_query)
+    assert a1.target == parse_coord("C5") and a1.cue == "rust"
+    a2 = agent.act(CueQuery(card=card, target=parse_coord("C5"), cue_index=1, player="player_0", game=0))
+    assert a2.cue == "rust"
+    # once the round's records say the person is the cue giver, they keep seeing their own target
+    screen.human_seat = 0
+    screen.on_record(LogRecord(kind="game_step", run_id="t", agent_id="human",
+                               extra={"game": 0, "round": 1, "player": "player_0", "role": "cue_giver",
+                                      "phase": "pick_target", "cell": "C5", "target": "C5", "points": 0}))
+    assert screen.view().target == parse_coord("C5")
+    screen.human_seat = 1
+    assert screen.view().target is None
+    screen.close()
+
+
+class Bot:
+    """A scripted person: first tries something illegal, then answers legally (events, like a real person)."""
+
+    WORDS = ("blue", "ocean", "forest", "sunset", "lagoon", "rust", "moss", "salmon", "plum", "lemon", "cherry",
+             "slate", "coffee", "mint", "sand", "coral")
+
+    def __init__(self):
+        self.screen = None
+        self.seen = set()
+        self._tried = set()
+
+    def __call__(self):
+        inp = self.screen.input
+        if inp.message:
+            self.seen.add(inp.message.split(":")[0])
+        q, stage = inp.query, inp.stage
+        if q is None:  # nothing asked (agents' turns, or the final "press any key")
+            return [key(pygame.K_SPACE)]
+        key_ = (id(q), stage)
+        first = key_ not in self._tried
+        self._tried.add(key_)
+        if stage == "guess":
+            legal = np.flatnonzero(q.legal_mask())
+            taken = np.flatnonzero(~q.legal_mask())
+            if first and taken.size:
+                return [click_index(int(taken[0]))]
+            return [click_index(int(legal[0]))]
+        if stage == "target":
+            if first:
+                return typed("Q40") + [key(ENTER)]
+            return [click_index(int(q.card[0]))]
+        if stage == "cue":
+            if first:
+                return typed("blue") + [key(ENTER)]  # a basic colour name: refused on screen
+            for w in self.WORDS[1:]:
+                if check_cue(w, cue_index=q.cue_index, forbidden=q.forbidden)[1] == "" and \
+                        w.upper() not in q.forbidden:
+                    return typed(w) + [key(ENTER)]
+        return []
+
+
+def click_index(i):
+    return pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=cell_center(i), button=1)
+
+
+def test_a_whole_game_against_agents_headless():
+    """huesenv play's loop end to end: the env's play_game, random agents, the person as injected events."""
+    pytest.importorskip("pettingzoo")
+    play = pytest.importorskip("huesenv.envs.hues_cues.play")
+    from huesenv.render.human_play import play_human_game
+
+    bot = Bot()
+    players = ["player_0", "player_1", "player_2"]
+    screen = PlayScreen(players, agent_delay=0.0, events=bot)
+    bot.screen = screen
+    result = play_human_game(["random", "random"], seat=1, seed=3, screen=screen, max_polls=20, wait_at_end=True)
+    screen.close()
+    human = [r for r in result.records if r.extra["player"] == "player_1" and r.extra["phase"] != "reveal"]
+    assert human and all(r.agent_id == "human" for r in human)
+    assert all(r.valid and "fallback" not in r.extra for r in human)  # no answer was replaced by a random move
+    phases = {r.extra["phase"] for r in human}
+    assert {"pick_target", "cue_1", "guess_1", "guess_2"} <= phases
+    assert any("already holds a cone" in m for m in bot.seen)
+    assert any("not a board coordinate" in m for m in bot.seen)
+    assert any("not allowed" in m or "basic colour" in m for m in bot.seen)
+    assert result.scores == play.recompute_from_records(result.records, players)
+    assert screen.builder.scores == [result.scores[p] for p in players]
+
+
+def test_cli_play_rejects_bad_tables_before_opening_a_window():
+    from huesenv.cli import main
+
+    assert main(["play", "--agents", "random"]) == 2  # 2 players: too few
+    assert main(["play", "--agents", "nonsense-agent,random"]) == 2  # unknown agent kind
+    assert main(["play", "--agents", "random,random", "--seat", "9"]) == 2
+    assert not pygame.display.get_init()
+
+
+def test_render_package_imports_without_pygame():
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "class B:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] == 'pygame': raise ImportError('blocked')\n"
+            "sys.meta_path.insert(0, B())\n"
+            "from huesenv.render import RenderView, cell_rect\n"
+            "import huesenv.render.cli, huesenv.render.playback\n"
+            "print(cell_rect(0))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(28, 24, 24, 24)"

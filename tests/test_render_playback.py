@@ -1,0 +1,253 @@
+"""Playback: logged game → one view per step, export to GIF/MP4/PNGs, the replay controls, ``huesenv replay``."""
+
+import os
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"
+os.environ["SDL_AUDIODRIVER"] = "dummy"
+
+import numpy as np
+import pytest
+
+pygame = pytest.importorskip("pygame")
+iio = pytest.importorskip("imageio.v3")
+
+from huesenv.board import parse_coord
+from huesenv.logs.schema import LogRecord
+from huesenv.render import BoardRenderer, cell_center, views_from_records
+from huesenv.render.playback import ReplayController, export_frames, run_replay
+from huesenv.render.renderer import FRAME_INNER, cone_colour
+
+
+def step(game, rnd, player, phase, *, cell=None, target=None, points=0, word=None, passed=False, valid=True,
+         agent=None):
+    agent = agent or AGENTS[player]
+    role = "cue_giver" if phase in ("pick_target", "cue_1", "cue_2") else "guesser"
+    extra = {"game": game, "round": rnd, "player": player, "role": role, "phase": phase,
+             "cue_index": 2 if phase in ("cue_2", "guess_2") else 1, "cell": cell, "points": points,
+             "passed": passed}
+    if target is not None:
+        extra["target"] = target
+    return LogRecord(kind="game_step", run_id="t", agent_id=agent, seed=0, episode=game, word=word,
+                     valid=valid, extra=extra)
+
+
+AGENTS = {"player_0": "random", "player_1": "human-replay", "player_2": "clip:ViT-B-32/openai"}
+
+
+def one_game(game=0):
+    """3 players, 2 rounds (0-based, like the env): 18 step records."""
+    p0, p1, p2 = "player_0", "player_1", "player_2"
+    return [
+        step(game, 0, p0, "pick_target", target="I18"),
+        step(game, 0, p0, "cue_1", word="OCEAN", target="I18"),
+        step(game, 0, p1, "guess_1", cell="I17"),
+        step(game, 0, p2, "guess_1", cell="A1"),
+        step(game, 0, p0, "cue_2", word="DEEP SEA", target="I18"),
+        step(game, 0, p2, "guess_2", cell="J19"),
+        step(game, 0, p1, "guess_2", cell="K20"),
+        step(game, 0, p1, "reveal", points=3, target="I18"),
+        step(game, 0, p2, "reveal", points=2, target="I18"),
+        step(game, 0, p0, "reveal", points=2, target="I18"),
+        step(game, 1, p1, "pick_target", target="A1"),
+        step(game, 1, p1, "cue_1", word="BLOOD"),
+        step(game, 1, p2, "guess_1", cell="B2"),
+        step(game, 1, p0, "guess_1", cell="C3"),
+        step(game, 1, p1, "cue_2", passed=True),
+        step(game, 1, p0, "guess_2", cell="P30", valid=False),
+        step(game, 1, p2, "reveal", points=2, target="A1"),
+        step(game, 1, p1, "reveal", points=1, target="A1"),
+    ]
+
+
+def test_one_view_per_step_and_state_follows_the_log():
+    records = one_game()
+    views = views_from_records(records)
+    assert len(views) == len(records) == 18
+    assert views[0].players == ("player_0", "player_1", "player_2")
+    assert views[0].labels[1] == "player_1 (human-replay)"
+    assert views[0].target is None  # a spectator does not see it before the reveal
+    assert views[1].cues == ("OCEAN",) and views[1].cue_giver == 0
+    assert views[6].cones == {parse_coord("I17"): 1, parse_coord("A1"): 2, parse_coord("J19"): 2,
+                              parse_coord("K20"): 1}
+    assert views[6].cues == ("OCEAN", "DEEP SEA") and views[6].target is None
+    assert views[7].target == parse_coord("I18") and views[7].phase == "reveal"
+    assert views[9].scores == (2, 3, 2)
+    # round 2: cones, cues and target cleared, scores kept
+    assert views[10].cones == {} and views[10].cues == () and views[10].target is None
+    assert views[10].scores == (2, 3, 2) and views[10].round == 1
+    assert views[14].cues == ("BLOOD",) and "passes" in views[14].message
+    assert parse_coord("P30") not in views[15].cones and "invalid" in views[15].message
+    assert views[-1].scores == (2, 4, 4)
+    always = views_from_records(records, reveal_target="always")
+    assert always[0].target == parse_coord("I18")
+
+
+def test_games_are_separated_and_selectable():
+    records = one_game(0) + one_game(1)
+    assert len(views_from_records(records)) == 36
+    g1 = views_from_records(records, game=1)
+    assert len(g1) == 18 and g1[0].scores == (0, 0, 0)
+    with pytest.raises(ValueError, match="game 5"):
+        views_from_records(records, game=5)
+    other = LogRecord(kind="word_query", run_id="t", agent_id="random", word="OCEAN")
+    assert len(views_from_records([other] + one_game())) == 18
+
+
+def test_bad_records_name_the_record_and_field():
+    records = one_game()
+    del records[3].extra["player"]
+    with pytest.raises(ValueError, match=r"record 4, field extra\.player"):
+        views_from_records(records)
+    records = one_game()
+    records[5].extra["cell"] = "I17"  # occupied already
+    with pytest.raises(ValueError, match=r"record 6, field extra\.cell: I17 already holds"):
+        views_from_records(records)
+    records = one_game()
+    records[2].extra["cell"] = "Z99"
+    with pytest.raises(ValueError, match=r"record 3, field extra\.cell"):
+        views_from_records(records)
+    records = one_game()
+    records[2].extra["phase"] = "dance"
+    with pytest.raises(ValueError, match=r"extra\.phase"):
+        views_from_records(records)
+
+
+def test_replayed_frames_show_the_logged_cones_and_frame():
+    views = views_from_records(one_game())
+    img = BoardRenderer().frame(views[7])
+    for coord, seat in (("I17", 1), ("A1", 2), ("J19", 2), ("K20", 1)):
+        x, y = cell_center(parse_coord(coord))
+        assert tuple(img[y, x]) == cone_colour(seat)
+    from huesenv.render import frame_rect
+
+    x, y, w, h = frame_rect(parse_coord("I18"))
+    assert tuple(img[y, x + w // 2]) == FRAME_INNER
+
+
+def test_export_gif_png_dir_and_mp4(tmp_path):
+    views = views_from_records(one_game())[:6]
+    r = BoardRenderer()
+    assert export_frames(views, tmp_path / "g.gif", fps=5, renderer=r) == 6
+    gif = iio.imread(tmp_path / "g.gif", index=None)
+    assert gif.shape[0] == 6 and gif.shape[1:3] == (480, 1024)
+    # GIF is palette-quantised: colours close to the lossless frame
+    assert np.abs(gif[3, ..., :3].astype(int) - r.frame(views[3]).astype(int)).mean() < 4
+    assert export_frames(views, tmp_path / "frames", renderer=r) == 6
+    pngs = sorted((tmp_path / "frames").glob("frame_*.png"))
+    assert len(pngs) == 6
+    assert np.array_equal(iio.imread(pngs[2]), r.frame(views[2]))
+    pytest.importorskip("imageio_ffmpeg")
+    assert export_frames(views, tmp_path / "g.mp4", fps=4, renderer=r) == 6
+    mp4 = iio.imread(tmp_path / "g.mp4", index=None, plugin="pyav") if _has_pyav() else None
+    if mp4 is None:
+        import imageio.v2 as iio2
+
+        with iio2.get_reader(tmp_path / "g.mp4", format="FFMPEG") as reader:
+            mp4 = [f for f in reader]
+    assert len(mp4) == 6
+    with pytest.raises(ValueError, match="unsupported export format"):
+        export_frames(views, tmp_path / "g.avi", renderer=r)
+
+
+def _has_pyav():
+    try:
+        import av  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _key(key, char=""):
+    return pygame.event.Event(pygame.KEYDOWN, key=key, unicode=char, mod=0)
+
+
+def test_replay_controls():
+    ctl = ReplayController(10, fps=4)
+    ctl.advance(0.26)
+    assert ctl.index == 1
+    ctl.handle_event(_key(pygame.K_SPACE, " "))
+    assert not ctl.playing
+    ctl.advance(5.0)
+    assert ctl.index == 1
+    ctl.handle_event(_key(pygame.K_RIGHT))
+    ctl.handle_event(_key(pygame.K_RIGHT))
+    assert ctl.index == 3
+    ctl.handle_event(_key(pygame.K_LEFT))
+    assert ctl.index == 2
+    ctl.handle_event(_key(pygame.K_PLUS, "+"))
+    assert ctl.fps == 8
+    ctl.handle_event(_key(pygame.K_MINUS, "-"))
+    ctl.handle_event(_key(pygame.K_MINUS, "-"))
+    assert ctl.fps == 2
+    ctl.handle_event(_key(pygame.K_SPACE, " "))
+    ctl.advance(100.0)
+    assert ctl.index == 9 and not ctl.playing  # stops at the end
+    ctl.handle_event(_key(pygame.K_q, "q"))
+    assert not ctl.running
+
+
+def test_run_replay_reads_events_from_the_window_queue():
+    from huesenv.render.window import Window
+
+    views = views_from_records(one_game())
+    r = BoardRenderer()
+    win = Window(r.size, "test")
+    t = iter(np.arange(0, 100, 0.3))
+    pygame.event.post(_key(pygame.K_RIGHT))
+    pygame.event.post(_key(pygame.K_RIGHT))
+    pygame.event.post(_key(pygame.K_q, "q"))
+    ctl = run_replay(views, renderer=r, window=win, clock=lambda: float(next(t)), max_seconds=30)
+    assert not ctl.running and ctl.index == 2
+    shown = np.frombuffer(pygame.image.tobytes(win.screen, "RGB"), dtype=np.uint8).reshape(480, 1024, 3)
+    assert np.array_equal(shown[:416], r.frame(views[2])[:416])  # board identical; status line has the controls
+    win.close()
+
+
+def test_cli_replay_export(tmp_path):
+    from huesenv.cli import main
+    from huesenv.logs import LogWriter
+
+    log = tmp_path / "game.jsonl"
+    with LogWriter(log) as w:
+        w.append(one_game(0))
+        w.append(one_game(1)[:5])
+    assert main(["replay", str(log), "--export", str(tmp_path / "out.gif")]) == 0
+    assert iio.imread(tmp_path / "out.gif", index=None).shape[0] == 18
+    assert main(["replay", str(log), "--game", "1", "--export", str(tmp_path / "pngs")]) == 0
+    assert len(list((tmp_path / "pngs").glob("*.png"))) == 5
+    assert main(["replay", str(log), "--game", "7", "--export", str(tmp_path / "x.gif")]) == 2
+
+
+def test_replays_a_game_played_by_the_env(tmp_path):
+    """Records written by the env's play_game replay step by step and end on the env's final scores."""
+    pytest.importorskip("pettingzoo")
+    from huesenv.agents import RandomAgent
+    from huesenv.envs import play_game
+
+    seats = [f"player_{k}" for k in range(3)]
+    result = play_game({s: RandomAgent(seed=k) for k, s in enumerate(seats)}, num_players=3, seed=11,
+                       cue_mode="text", game_index=4)
+    views = views_from_records(result.records)
+    assert len(views) == len(result.records)
+    assert views[-1].scores == tuple(result.scores[s] for s in seats)
+    for rec, view in zip(result.records, views):
+        if rec.extra["phase"] in ("guess_1", "guess_2") and rec.valid:
+            assert view.cones[parse_coord(rec.extra["cell"])] == seats.index(rec.extra["player"])
+        if rec.extra["phase"] == "reveal":
+            assert view.target == parse_coord(rec.extra["target"])
+        else:
+            assert view.target is None
+    assert export_frames(views[:12], tmp_path / "env.gif", renderer=BoardRenderer()) == 12
+
+
+def test_export_and_replay_reject_bad_arguments(tmp_path):
+    views = views_from_records(one_game())[:2]
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="not a directory"):
+        export_frames(views, tmp_path / "file")
+    with pytest.raises(ValueError, match="fps"):
+        export_frames(views, tmp_path / "a.gif", fps=0)
+    with pytest.raises(ValueError, match="no game_step"):
+        export_frames([], tmp_path / "a.gif")
+    with pytest.raises(ValueError, match="fps"):
+        ReplayController(3, fps=0)
