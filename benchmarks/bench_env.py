@@ -1,0 +1,125 @@
+"""Speed of the Hues and Cues env next to PettingZoo's classic board games, measured in the same run.
+
+    .venv/bin/python benchmarks/bench_env.py [--seconds 2] [--players 4] [--num-envs 4096]
+
+Prints steps/s of ``hues_cues_v0`` (random legal actions sampled from the action
+mask, the same loop for every env) beside ``tictactoe_v3`` and ``connect_four_v3``
+with their ratios, guesser decisions/s of the AEC loop, of ``play_game`` with
+protocol agents, and of the vectorised numpy path (:class:`GuesserVectorEnv`),
+with its ratio to the AEC loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+warnings.filterwarnings("ignore")
+
+import numpy as np  # noqa: E402
+
+
+def aec_rate(make_env, seconds: float, count_phase=None) -> tuple[float, float]:
+    """(env steps/s, steps/s of the steps ``count_phase(env)`` marks) over whole games for ``seconds``."""
+    env = make_env()
+    env.reset(seed=0)
+    for i, a in enumerate(env.possible_agents):
+        env.action_space(a).seed(i)
+    steps = marked = 0
+    start = time.perf_counter()
+    while True:
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                action = env.action_space(agent).sample(obs["action_mask"])
+                if count_phase is not None and count_phase(env):
+                    marked += 1
+            env.step(action)
+            steps += 1
+        if time.perf_counter() - start >= seconds:
+            break
+        env.reset()
+    elapsed = time.perf_counter() - start
+    return steps / elapsed, marked / elapsed
+
+
+def play_game_rate(players: int, seconds: float) -> tuple[float, float]:
+    from huesenv.agents import RandomAgent
+    from huesenv.envs import play_game
+
+    games = decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        agents = {f"player_{i}": RandomAgent(seed=games * 100 + i) for i in range(players)}
+        result = play_game(agents, num_players=players, seed=games)
+        decisions += sum(r.extra["phase"] in ("guess_1", "guess_2") for r in result.records)
+        games += 1
+    elapsed = time.perf_counter() - start
+    return games / elapsed, decisions / elapsed
+
+
+def vector_rate(num_envs: int, seconds: float) -> float:
+    from huesenv.envs import GuesserVectorEnv
+
+    env = GuesserVectorEnv(num_envs=num_envs)
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        obs, *_ = env.step(GuesserVectorEnv.random_legal_actions(obs["action_mask"], rng))
+        decisions += num_envs
+    return decisions / (time.perf_counter() - start)
+
+
+def scorer_rate(n: int = 1_000_000) -> float:
+    from huesenv.envs import batch_guess_points
+
+    rng = np.random.default_rng(0)
+    t, c = rng.integers(480, size=n), rng.integers(480, size=n)
+    batch_guess_points(t[:10], c[:10])  # build the points matrix outside the timing
+    start = time.perf_counter()
+    batch_guess_points(t, c)
+    return n / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--num-envs", type=int, default=4096)
+    args = parser.parse_args()
+
+    from pettingzoo.classic import connect_four_v3, tictactoe_v3
+
+    from huesenv import hues_cues_v0
+
+    def guessing(env) -> bool:
+        return env.unwrapped.state_obj.phase in ("guess_1", "guess_2")
+
+    hues, hues_guess = aec_rate(lambda: hues_cues_v0.env(num_players=args.players), args.seconds, guessing)
+    ttt, _ = aec_rate(tictactoe_v3.env, args.seconds)
+    c4, _ = aec_rate(connect_four_v3.env, args.seconds)
+    games, play_decisions = play_game_rate(args.players, args.seconds)
+    vec = vector_rate(args.num_envs, args.seconds)
+    scorer = scorer_rate()
+
+    print(f"AEC steps/s, random legal actions from the mask ({args.players} players):")
+    print(f"  hues_cues_v0      {hues:12,.0f}")
+    print(f"  tictactoe_v3      {ttt:12,.0f}   hues/tictactoe    = {hues / ttt:.2f}")
+    print(f"  connect_four_v3   {c4:12,.0f}   hues/connect_four = {hues / c4:.2f}")
+    print("Guesser decisions/s:")
+    print(f"  AEC loop          {hues_guess:12,.0f}")
+    print(f"  play_game+agents  {play_decisions:12,.0f}   ({games:.1f} games/s, records included)")
+    print(f"  GuesserVectorEnv  {vec:12,.0f}   vector/AEC = {vec / hues_guess:.0f}x  (num_envs={args.num_envs})")
+    print(f"  batch scorer      {scorer:12,.0f}   cones scored/s (1e6 batch)")
+
+
+if __name__ == "__main__":
+    main()

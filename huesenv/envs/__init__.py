@@ -1,0 +1,39 @@
+"""Game environments: Hues and Cues as PettingZoo AEC/parallel envs and single-agent Gymnasium wrappers.
+
+Heavy pieces (PettingZoo) load on first attribute access, so ``import huesenv``
+(which registers the Gymnasium ids) does not import PettingZoo.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from huesenv.envs.registration import ENV_IDS, register_envs
+
+_LAZY = {
+    "HuesCuesRules": "huesenv.envs.hues_cues.rules",
+    "GameState": "huesenv.envs.hues_cues.rules",
+    "IllegalActionError": "huesenv.envs.hues_cues.rules",
+    "score_cones": "huesenv.envs.hues_cues.rules",
+    "score_round": "huesenv.envs.hues_cues.rules",
+    "play_game": "huesenv.envs.hues_cues.play",
+    "GameResult": "huesenv.envs.hues_cues.play",
+    "recompute_from_records": "huesenv.envs.hues_cues.play",
+    "observation_to_query": "huesenv.envs.hues_cues.adapters",
+    "answer_to_action": "huesenv.envs.hues_cues.adapters",
+    "GuesserEnv": "huesenv.envs.wrappers",
+    "CueGiverEnv": "huesenv.envs.wrappers",
+    "GuesserVectorEnv": "huesenv.envs.vector",
+    "batch_guess_points": "huesenv.envs.vector",
+}
+
+__all__ = ["ENV_IDS", "register_envs", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'huesenv.envs' has no attribute {name!r}")

@@ -1,0 +1,235 @@
+"""Play whole games with protocol agents and record every step: the tournaments' game loop.
+
+:func:`play_game` drives the AEC env (never a shortcut around it), asks each
+agent through the adapters, and writes one ``LogRecord`` (kind
+``"game_step"``) per decision plus one per seat at each reveal, with the
+``extra`` fields documented in :mod:`huesenv.logs.schema`.
+
+Choices, documented because a tournament's numbers depend on them:
+
+* An unusable answer (occupied or off-board cell, target off the card, invalid
+  cue, ``valid=False`` without a usable cell, an agent that cannot give cues)
+  is replaced by a uniformly random legal action drawn from a generator
+  seeded by ``(seed, game_index)``; cue 2 falls back to a pass.  The record
+  keeps ``valid=False``, the agent's ``raw_text`` and ``extra["fallback"]``
+  (the reason), so invalid answers are counted, never dropped.
+* The cue giver is asked once for target and cue 1 together (a ``CueQuery``
+  with ``target=None``); if its answer carries no usable cue it is asked again
+  with the target set.  This halves model calls for agents that do both.
+* Guess records carry ``word`` = the latest cue given (cue 2 unless passed),
+  ``points`` 0 (points are scored at the reveal); reveal records carry the
+  round's points per seat, its cones in ``cells`` and the revealed ``target``.
+* Agents are not reset here: the caller owns agent state across games
+  (``GuessQuery.game`` / ``CueQuery.game`` tell stateful agents a new game began).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from huesenv.agents.protocol import Agent, Answer
+from huesenv.board import format_coord
+from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, cue_texts, observation_to_query
+from huesenv.envs.hues_cues.env import raw_env
+from huesenv.envs.hues_cues.rules import PHASES, HuesCuesRules, RoundResult
+from huesenv.logs.schema import LogRecord
+from huesenv.vocabulary import category_of, is_known
+
+
+@dataclass
+class GameResult:
+    """One finished game: final scores per seat, its records, and points split by role."""
+
+    scores: dict[str, int]
+    records: list[LogRecord]
+    points_by_role: dict[str, dict[str, int]]
+    rounds: list[RoundResult] = field(default_factory=list)
+    seed: int | None = None
+    game_index: int = 0
+    num_players: int = 0
+
+
+class Driver:
+    """Turns the acting agent's answer into a legal env action (with the documented fallback)."""
+
+    def __init__(self, env: raw_env, rng: np.random.Generator, game: int | None = None) -> None:
+        self.env = env
+        self.rng = rng
+        self.game = game
+        self._pending_cue: Answer | None = None
+
+    def _random_action(self, mask: np.ndarray, phase: str) -> Any:
+        layout = self.env.layout
+        if phase == "cue_2" and mask[layout.pass_action]:
+            return layout.pass_action
+        legal = np.flatnonzero(mask)
+        if layout.cue_mode == "text" and phase == "cue_1":
+            s = self.env.state_obj
+            words = [w for w in layout.vocabulary if self.env.rules.cue_problem(w, 1, s.used_cues) is None]
+            return {"action": layout.text_action, "cue": words[int(self.rng.integers(len(words)))]}
+        return int(legal[int(self.rng.integers(legal.size))])
+
+    def decide(self, agent_name: str, agent: Agent, obs: Mapping[str, Any], info: Mapping[str, Any]):
+        """``(action, decision, answer, query, seconds)`` for the acting agent."""
+        env = self.env
+        phase = PHASES[int(obs["observation"]["phase"])]
+        query = observation_to_query(obs, env.layout, info=info, rules=env.rules, player=agent_name, game=self.game)
+        answer: Answer
+        t0 = time.perf_counter()
+        if phase == "cue_1" and self._pending_cue is not None:
+            answer, self._pending_cue = self._pending_cue, None
+        else:
+            try:
+                answer = agent.act(query)
+            except NotImplementedError as err:
+                answer = Answer(valid=False, raw_text=f"{type(err).__name__}: {err}")
+        seconds = time.perf_counter() - t0
+        used = tuple(info.get("used_cues", ()))
+        decision = answer_to_action(answer, query, obs, env.layout, env.rules, used)
+        if phase == "pick_target" and decision.valid and answer.cue:
+            self._pending_cue = Answer(cue=answer.cue, raw_text=answer.raw_text, valid=answer.valid)
+        elif phase == "pick_target":
+            self._pending_cue = None
+        action = decision.action
+        if action is None:
+            action = self._random_action(np.asarray(obs["action_mask"], dtype=bool), phase)
+        return action, decision, answer, query, seconds
+
+
+def _check_agents(agents: Mapping[str, Agent], seats: list[str]) -> None:
+    missing = [s for s in seats if s not in agents]
+    extra = sorted(set(agents) - set(seats))
+    if missing or extra:
+        raise ValueError(f"agents: expected one agent per seat {seats}; missing {missing}, unknown {extra}")
+
+
+def play_game(
+    agents: Mapping[str, Agent],
+    *,
+    num_players: int,
+    seed: int | None,
+    game_index: int = 0,
+    run_id: str = "",
+    cue_mode: str = "vocabulary",
+    rules: HuesCuesRules | None = None,
+    on_record: Callable[[LogRecord], None] | None = None,
+    vocabulary: tuple[str, ...] | None = None,
+) -> GameResult:
+    """Play one full game of ``hues_cues_v0``; ``agents`` maps seat names (``"player_0"``...) to agents."""
+    env = raw_env(num_players=num_players, cue_mode=cue_mode, rules=rules, vocabulary=vocabulary)
+    seats = list(env.possible_agents)
+    _check_agents(agents, seats)
+    env.reset(seed=seed)
+    entropy = [game_index] if seed is None else [int(seed), game_index]
+    driver = Driver(env, np.random.default_rng(np.random.SeedSequence(entropy)), game=game_index)
+    run = run_id or "play"
+    records: list[LogRecord] = []
+
+    def emit(rec: LogRecord) -> None:
+        records.append(rec)
+        if on_record is not None:
+            on_record(rec)
+
+    step = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        s = env.state_obj
+        phase, rnd, seat = s.phase, s.round, env.seat(name)
+        agent = agents[name]
+        action, decision, answer, query, seconds = driver.decide(name, agent, obs, info)
+        cues = list(cue_texts(obs, env.layout))
+        env.step(action)
+        cell, cue, passed = None, None, False
+        if phase in ("pick_target", "guess_1", "guess_2"):
+            cell = int(action)
+        elif isinstance(action, dict):
+            cue = action["cue"]
+        elif action == env.layout.pass_action:
+            passed = True
+        else:
+            cue = env.layout.vocabulary[int(action) - env.layout.cue_offset]
+        if phase in ("cue_1", "cue_2"):
+            word = cue
+        else:
+            given = [c for c in cues if c is not None]
+            word = given[-1] if given else None
+        is_giver = phase in ("pick_target", "cue_1", "cue_2")
+        target = s.target if is_giver and phase != "pick_target" else (cell if phase == "pick_target" else None)
+        extra: dict[str, Any] = {
+            "game": game_index, "round": rnd, "player": name, "role": "cue_giver" if is_giver else "guesser",
+            "phase": phase, "cue_index": 2 if phase in ("cue_2", "guess_2") else 1,
+            "cell": format_coord(cell) if cell is not None else None,
+            "target": format_coord(target) if target is not None else None,
+            "points": 0, "passed": passed, "cues": cues,
+        }
+        if not decision.valid:
+            extra["fallback"] = decision.reason or "invalid answer"
+        timings = dict(answer.timings)
+        timings.setdefault("act_s", seconds)
+        emit(LogRecord(
+            kind="game_step", run_id=run, agent_id=agent.agent_id, seed=seed, episode=game_index, step=step,
+            word=word, category=category_of(word) if word and is_known(word) else None,
+            cells=[format_coord(cell)] if cell is not None else None,
+            answer=format_coord(cell) if cell is not None else (cue if cue is not None else ("" if passed else None)),
+            raw_text=answer.raw_text, valid=bool(decision.valid), timings=timings, extra=extra,
+        ))
+        step += 1
+        result = env.last_reveal
+        if result is not None:
+            for k, seat_name in enumerate(seats):
+                mine = [c for c in result.cones if c.seat == k]
+                emit(LogRecord(
+                    kind="game_step", run_id=run, agent_id=agents[seat_name].agent_id, seed=seed,
+                    episode=game_index, step=step, cells=[format_coord(c.cell) for c in mine] or None,
+                    extra={
+                        "game": game_index, "round": result.round, "player": seat_name,
+                        "role": "cue_giver" if k == result.cue_giver else "guesser", "phase": "reveal",
+                        "cue_index": None, "cell": None, "target": format_coord(result.target),
+                        "points": int(result.points[k]), "passed": result.cues[-1] is None,
+                        "cues": list(result.cues), "cone_indices": [c.cue_index for c in mine],
+                    },
+                ))
+                step += 1
+    s = env.state_obj
+    env.close()
+    return GameResult(
+        scores={a: int(s.scores[i]) for i, a in enumerate(seats)},
+        records=records,
+        points_by_role={a: dict(s.points_by_role[i]) for i, a in enumerate(seats)},
+        rounds=list(s.history), seed=seed, game_index=game_index, num_players=num_players,
+    )
+
+
+def recompute_from_records(records: list[LogRecord], seats: list[str], rules: HuesCuesRules | None = None) -> dict[str, int]:
+    """Final scores recomputed from the recorded cones and revealed targets alone (a log-level check)."""
+    from huesenv.board import parse_coord
+    from huesenv.envs.hues_cues.rules import score_round
+
+    index = {s: i for i, s in enumerate(seats)}
+    cones: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    reveals: dict[tuple[int, int], tuple[int, int]] = {}
+    givers: dict[tuple[int, int], int] = {}
+    for r in records:
+        e = r.extra
+        key = (e["game"], e["round"])
+        if e["phase"] in ("guess_1", "guess_2"):
+            cones.setdefault(key, []).append((index[e["player"]], parse_coord(e["cell"])))
+        elif e["phase"] == "reveal" and e["role"] == "cue_giver":
+            reveals[key] = (parse_coord(e["target"]), index[e["player"]])
+        elif e["phase"] == "pick_target":
+            givers[key] = index[e["player"]]
+    totals = [0] * len(seats)
+    for key, (target, giver) in reveals.items():
+        pts = score_round(target, cones.get(key, []), giver, len(seats), rules)
+        totals = [a + b for a, b in zip(totals, pts)]
+    return {s: totals[i] for i, s in enumerate(seats)}
+
+
+__all__ = ["Decision", "Driver", "GameResult", "play_game", "recompute_from_records"]

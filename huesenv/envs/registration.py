@@ -1,0 +1,24 @@
+"""Gymnasium ids of huesenv, registered once per process by :func:`register_envs` (called on ``import huesenv``).
+
+Why entry points as strings: registering must not import the envs (PettingZoo,
+the probes' image code), so ``import huesenv`` stays light; ``gymnasium.make``
+imports them on first use.  The probe envs' modules belong to the probes code.
+"""
+
+from __future__ import annotations
+
+ENV_IDS: dict[str, str] = {
+    "huesenv/Guesser-v0": "huesenv.envs.wrappers:GuesserEnv",
+    "huesenv/CueGiver-v0": "huesenv.envs.wrappers:CueGiverEnv",
+    "huesenv/GCA-v0": "huesenv.probes.gca.env:GCAEnv",
+    "huesenv/TextInterference-v0": "huesenv.probes.interference.env:TextInterferenceEnv",
+}
+
+
+def register_envs() -> None:
+    """Register every huesenv Gymnasium id; calling it again is a no-op."""
+    from gymnasium.envs.registration import register, registry
+
+    for env_id, entry_point in ENV_IDS.items():
+        if env_id not in registry:
+            register(id=env_id, entry_point=entry_point)
