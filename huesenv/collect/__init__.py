@@ -1,0 +1,36 @@
+"""Human data collection: a small Flask web app for the word→cell task, GCA trials and board tessellation.
+
+``huesenv collect serve`` runs it (loopback by default, SQLite storage);
+``huesenv collect export`` writes the word answers in the human-baseline
+loader's format (:func:`huesenv.humans.load_humans`) and the other tasks as CSV.
+Flask is an optional extra (``huesenv[collect]``): it is imported only by
+:func:`create_app`, so the export works without it.
+"""
+
+from __future__ import annotations
+
+from huesenv.collect.db import Database
+from huesenv.collect.export import (
+    EXPORT_COLUMNS,
+    export,
+    gca_frame,
+    tessellation_frame,
+    word_answers_frame,
+    write_table,
+)
+from huesenv.collect.tasks.gca import GCAStimulus, StimulusSource
+from huesenv.collect.tasks.tessellation import consensus_table
+
+__all__ = [
+    "EXPORT_COLUMNS", "CollectConfig", "Database", "GCAStimulus", "StimulusSource", "consensus_table",
+    "create_app", "export", "gca_frame", "tessellation_frame", "word_answers_frame", "write_table",
+]
+
+
+def __getattr__(name: str):
+    """``create_app``/``CollectConfig`` load Flask lazily."""
+    if name in ("create_app", "CollectConfig"):
+        from huesenv.collect import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module 'huesenv.collect' has no attribute {name!r}")

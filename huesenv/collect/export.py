@@ -1,0 +1,147 @@
+"""Exports from a collection database.
+
+* :func:`word_answers_frame` / :func:`export_words` — the word→cell answers in
+  exactly the columns :func:`huesenv.humans.load_humans` reads
+  (``userId,timestamp,clueCategory,clueId,word,coordinate,language,gender,ageRange,colorBlind``;
+  ``colorBlind`` as ``true``/``false``, timestamps ISO 8601 UTC), so collected data
+  flows straight into the replay agent and the metrics.
+* :func:`gca_frame` — one row per GCA item and response (trials, attention checks,
+  the introspection answer), with the stimulus ground truth and per-participant
+  exclusion flags as the GCA paper applied them.
+* :func:`tessellation_frame` — the consensus category table (or, raw, one row per
+  participant and cell).
+
+Rows come out in storage order (answer id / participant serial), so the same
+database gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pandas as pd
+
+from huesenv.board import format_coord
+from huesenv.collect.db import Database
+
+EXPORT_COLUMNS: tuple[str, ...] = (
+    "userId", "timestamp", "clueCategory", "clueId", "word", "coordinate", "language", "gender", "ageRange",
+    "colorBlind",
+)
+GCA_COLUMNS: tuple[str, ...] = (
+    "userId", "condition", "item", "kind", "stimulusId", "object", "stimulusCondition", "colour", "tau",
+    "options", "distractor", "expected", "choice", "confidence", "threshold", "answeredAt", "responseMs",
+    "choseDistractor", "attentionPassed", "language", "gender", "ageRange", "colorBlind",
+)
+EXPORT_TASKS = ("words", "gca", "tessellation", "tessellation-raw")
+
+
+def _open(db_path: str | Path) -> Database:
+    path = Path(db_path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such collection database")
+    return Database(path)
+
+
+def word_answers_frame(db_path: str | Path, *, finished_only: bool = False) -> pd.DataFrame:
+    """The word-task answers as the human-baseline export table (one row per answer)."""
+    query = (
+        "SELECT p.id, r.answered_at, a.category, a.clue_id, r.word, r.cell, p.language, p.gender, p.age_range,"
+        " p.color_blind FROM word_answers r"
+        " JOIN participants p ON p.id = r.participant_id"
+        " JOIN word_assignments a ON a.participant_id = r.participant_id AND a.word = r.word"
+        + (" WHERE p.finished_at IS NOT NULL" if finished_only else "")
+        + " ORDER BY r.id"
+    )
+    with _open(db_path).connection() as conn:
+        rows = conn.execute(query).fetchall()
+    return pd.DataFrame(
+        [(r[0], r[1], r[2], int(r[3]), r[4], format_coord(int(r[5])), r[6], r[7], r[8],
+          "true" if r[9] else "false") for r in rows],
+        columns=list(EXPORT_COLUMNS),
+    )
+
+
+def gca_frame(db_path: str | Path) -> pd.DataFrame:
+    """Every GCA item of every participant with its response (empty response fields: not answered yet).
+
+    ``item`` is the 1-based item number (the paper's attention checks are items 5, 25, 45, 65, 85).
+
+    ``choseDistractor`` flags trials where the distractor was chosen (the paper
+    excluded participants choosing it on two or more trials); ``attentionPassed``
+    is set on attention checks only.
+    """
+    query = (
+        "SELECT p.id, p.condition, i.position, i.kind, i.stimulus_id, s.object, s.condition, s.colour, s.tau,"
+        " i.options, i.distractor, i.expected, r.choice, r.confidence, r.threshold, r.answered_at, r.response_ms,"
+        " p.language, p.gender, p.age_range, p.color_blind FROM gca_items i"
+        " JOIN participants p ON p.id = i.participant_id"
+        " LEFT JOIN gca_stimuli s ON s.stimulus_id = i.stimulus_id"
+        " LEFT JOIN gca_responses r ON r.participant_id = i.participant_id AND r.position = i.position"
+        " ORDER BY p.serial, i.position"
+    )
+    with _open(db_path).connection() as conn:
+        rows = [tuple(r) for r in conn.execute(query).fetchall()]
+    out = []
+    for r in rows:
+        (pid, cond, pos, kind, sid, obj, scond, colour, tau, options, distractor, expected, choice, conf, thr,
+         at, ms, lang, gender, age, cvd) = r
+        chose_distractor = None if kind != "trial" or choice is None else choice == distractor
+        passed = None if kind != "attention" or choice is None else choice == expected
+        out.append((pid, cond, int(pos) + 1, kind, sid, obj, scond, colour, tau, options, distractor, expected, choice, conf,
+                    thr, at, ms, chose_distractor, passed, lang, gender, age, "true" if cvd else "false"))
+    frame = pd.DataFrame(out, columns=list(GCA_COLUMNS))
+    for col in ("confidence", "threshold", "responseMs"):
+        frame[col] = frame[col].astype("Int64")
+    return frame
+
+
+def tessellation_frame(db_path: str | Path, *, raw: bool = False) -> pd.DataFrame:
+    """The consensus category table, or with ``raw`` one row per participant and cell."""
+    from huesenv.collect.tasks.tessellation import consensus_table, load_paintings
+
+    with _open(db_path).connection() as conn:
+        paintings = load_paintings(conn)
+    if raw:
+        from huesenv.board import load_board
+
+        coords = load_board().coords
+        return pd.DataFrame([(pid, coords[i], i, cat) for pid, cats in paintings for i, cat in enumerate(cats)],
+                            columns=["userId", "coord", "index", "category"])
+    return consensus_table([cats for _, cats in paintings])
+
+
+def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``.csv``, ``.csv.gz`` (gzip without a timestamp, so reruns give the same bytes) or ``.parquet``."""
+    path = Path(path)
+    name = path.name.lower()
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    if name.endswith(".parquet"):
+        frame.to_parquet(path, index=False)
+    elif name.endswith(".csv.gz"):
+        data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+        with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+            gz.write(data)
+    elif name.endswith(".csv"):
+        path.write_text(frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+    else:
+        raise ValueError(f"{path}: unknown output type; expected .csv, .csv.gz or .parquet")
+    return path
+
+
+def export(db_path: str | Path, out: str | Path, task: str = "words", *, finished_only: bool = False) -> int:
+    """Write one task's table; returns the number of rows written."""
+    if task == "words":
+        frame = word_answers_frame(db_path, finished_only=finished_only)
+    elif task == "gca":
+        frame = gca_frame(db_path)
+    elif task == "tessellation":
+        frame = tessellation_frame(db_path)
+    elif task == "tessellation-raw":
+        frame = tessellation_frame(db_path, raw=True)
+    else:
+        raise ValueError(f"--task {task!r}: expected one of {', '.join(EXPORT_TASKS)}")
+    write_table(frame, out)
+    return len(frame)

@@ -1,0 +1,239 @@
+"""The Graded Color Attribution (GCA) survey: per-participant item plans and response validation.
+
+Structure, after the GCA paper's human trials (Section 3.2, Appendix B):
+
+* each *trial* shows a recoloured outline and asks "What color is the [OBJECT]
+  in the image?" with three buttons — ``white``, the manipulation colour, and a
+  distractor colour absent from the image — in a random order, then a
+  confidence rating on a 10-point scale (1 very uncertain … 10 very certain);
+* *attention checks* sit at fixed item numbers (the paper's 5, 25, 45, 65, 85,
+  1-based, counted over all items including the introspection question); ours
+  show a stimulus with the same three buttons and ask for one named button;
+* the *introspection question* (minimum % of coloured pixels, 0–100 slider,
+  the paper's wording) comes first or last: ``"alternate"`` (default) gives odd
+  participant serials *first* and even ones *last*, balancing the two groups.
+
+Stimuli come from a :data:`StimulusSource`: the probes package's GCA generator
+(:func:`probes_source`) in the app, any callable in tests.  Each participant's
+plan is drawn from ``numpy.random.default_rng((seed, serial))`` and stored
+(items, options, stimulus PNGs) so a restart never changes what a participant
+sees; a response is accepted only for the current item, once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from huesenv.collect.db import utc_now
+
+PAPER_ATTENTION_POSITIONS: tuple[int, ...] = (5, 25, 45, 65, 85)
+PAPER_TRIALS = 90
+INTROSPECTION_QUESTION = (
+    "For any object, x% of its pixels should be colored for it to be considered that color. "
+    "At what point would you personally say that the object in the image is the given color? "
+    "What value should x% be?"
+)
+INTROSPECTION_MODES = ("first", "last", "alternate")
+
+
+@dataclass(frozen=True)
+class GCAStimulus:
+    """One recoloured image and its ground truth, as the survey needs it."""
+
+    stimulus_id: str
+    object: str
+    condition: str
+    colour: str
+    tau: float
+    distractor: str
+    png: bytes | Callable[[], bytes]  # a callable renders on demand (only when the database lacks the image)
+
+    def png_bytes(self) -> bytes:
+        return self.png() if callable(self.png) else bytes(self.png)
+
+
+StimulusSource = Callable[[np.random.Generator, int, int], Sequence[GCAStimulus]]
+"""``source(rng, n_trials, n_attention)`` → ``n_trials`` trial stimuli then ``n_attention`` attention-check
+stimuli, drawn with ``rng``, none repeated within one survey."""
+
+
+class ResponseRefused(ValueError):
+    """A response for an item that is not the participant's current one."""
+
+
+@dataclass(frozen=True)
+class GCAItem:
+    position: int
+    kind: str  # "trial" | "attention" | "introspection"
+    stimulus_id: str | None
+    question: str
+    options: tuple[str, ...]
+    distractor: str | None
+    expected: str | None
+
+
+def introspection_condition(mode: str, serial: int) -> str:
+    """``"first"`` or ``"last"`` for a participant (see the module docstring)."""
+    if mode not in INTROSPECTION_MODES:
+        raise ValueError(f"introspection position {mode!r}: expected one of {', '.join(INTROSPECTION_MODES)}")
+    if mode == "alternate":
+        return "first" if serial % 2 == 1 else "last"
+    return mode
+
+
+def attention_slots(n_trials: int, positions: Sequence[int], condition: str) -> list[int]:
+    """The 1-based item numbers that hold attention checks in a survey of ``n_trials`` trials.
+
+    Numbers beyond the survey's end or on the introspection question's slot are
+    dropped (one at a time, largest first, since each drop shortens the survey).
+    """
+    if condition not in ("first", "last"):
+        raise ValueError(f"introspection condition {condition!r}: expected 'first' or 'last'")
+    slots = sorted({int(p) for p in positions if int(p) >= 1})
+    while True:
+        n_items = n_trials + 1 + len(slots)
+        intro = 1 if condition == "first" else n_items
+        bad = [p for p in slots if p > n_items or p == intro]
+        if not bad:
+            return slots
+        slots.remove(max(bad))
+
+
+def plan_items(stimuli: Sequence[GCAStimulus], attention: Sequence[GCAStimulus], condition: str,
+               attention_positions: Sequence[int], rng: np.random.Generator) -> list[GCAItem]:
+    """Lay out one survey: trials in the given order, attention checks at their 1-based item numbers
+    (see :func:`attention_slots`), the introspection question first or last."""
+    slots = set(attention_slots(len(stimuli), attention_positions, condition))
+    if len(attention) < len(slots):
+        raise ValueError(f"{len(slots)} attention checks need as many stimuli, got {len(attention)}")
+    n_items = len(stimuli) + 1 + len(slots)
+    introspection_at = 0 if condition == "first" else n_items - 1
+    trials, checks = iter(stimuli), iter(attention)
+    items: list[GCAItem] = []
+    for pos in range(n_items):
+        if pos == introspection_at:
+            items.append(GCAItem(pos, "introspection", None, INTROSPECTION_QUESTION, (), None, None))
+            continue
+        kind = "attention" if pos + 1 in slots else "trial"
+        stim = next(checks if kind == "attention" else trials)
+        options = tuple(str(o) for o in rng.permutation(["white", stim.colour, stim.distractor]))
+        if kind == "attention":
+            expected: str | None = options[int(rng.integers(3))]
+            question = f"Attention check: please click the button labelled \u201c{expected}\u201d."
+        else:
+            expected, question = None, f"What color is the {stim.object} in the image?"
+        items.append(GCAItem(pos, kind, stim.stimulus_id, question, options, stim.distractor, expected))
+    return items
+
+
+def create_plan(conn: sqlite3.Connection, participant_id: str, serial: int, source: StimulusSource,
+                n_trials: int, attention_positions: Sequence[int], condition: str, seed: int) -> list[GCAItem]:
+    """Draw and store a participant's survey (inside a write transaction)."""
+    if n_trials < 1:
+        raise ValueError(f"GCA trials per participant: expected at least 1, got {n_trials}")
+    rng = np.random.default_rng((int(seed), int(serial)))
+    n_checks = len(attention_slots(n_trials, attention_positions, condition))
+    drawn = list(source(rng, n_trials, n_checks))
+    if len(drawn) != n_trials + n_checks:
+        raise ValueError(f"GCA stimulus source gave {len(drawn)} stimuli, expected {n_trials + n_checks}")
+    stimuli, attention = drawn[:n_trials], drawn[n_trials:]
+    items = plan_items(stimuli, attention, condition, attention_positions, rng)
+    if len({s.stimulus_id for s in drawn}) != len(drawn):
+        raise ValueError("GCA stimulus source repeated a stimulus within one survey")
+    for stim in drawn:
+        if stim.distractor in ("white", stim.colour):
+            raise ValueError(f"GCA stimulus {stim.stimulus_id}: distractor {stim.distractor!r} must differ from "
+                             f"white and the manipulation colour {stim.colour!r}")
+        if conn.execute("SELECT 1 FROM gca_stimuli WHERE stimulus_id = ?", (stim.stimulus_id,)).fetchone():
+            continue  # rendered for an earlier participant
+        conn.execute(
+            "INSERT INTO gca_stimuli (stimulus_id, object, condition, colour, tau, png) VALUES (?, ?, ?, ?, ?, ?)",
+            (stim.stimulus_id, stim.object, stim.condition, stim.colour, float(stim.tau), stim.png_bytes()),
+        )
+    conn.executemany(
+        "INSERT INTO gca_items (participant_id, position, kind, stimulus_id, question, options, distractor, expected)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(participant_id, it.position, it.kind, it.stimulus_id, it.question, json.dumps(list(it.options)),
+          it.distractor, it.expected) for it in items],
+    )
+    return items
+
+
+def _item(row: sqlite3.Row | tuple) -> GCAItem:
+    pos, kind, sid, question, options, distractor, expected = tuple(row)
+    return GCAItem(int(pos), kind, sid, question, tuple(json.loads(options)), distractor, expected)
+
+
+def current_item(conn: sqlite3.Connection, participant_id: str) -> GCAItem | None:
+    row = conn.execute(
+        "SELECT i.position, i.kind, i.stimulus_id, i.question, i.options, i.distractor, i.expected FROM gca_items i"
+        " LEFT JOIN gca_responses r ON r.participant_id = i.participant_id AND r.position = i.position"
+        " WHERE i.participant_id = ? AND r.position IS NULL ORDER BY i.position LIMIT 1",
+        (participant_id,),
+    ).fetchone()
+    return None if row is None else _item(row)
+
+
+def progress(conn: sqlite3.Connection, participant_id: str) -> tuple[int, int]:
+    total = conn.execute("SELECT COUNT(*) FROM gca_items WHERE participant_id = ?", (participant_id,)).fetchone()[0]
+    done = conn.execute("SELECT COUNT(*) FROM gca_responses WHERE participant_id = ?", (participant_id,)).fetchone()[0]
+    return int(done), int(total)
+
+
+def _int_field(form, name: str, lo: int, hi: int) -> int:
+    raw = form.get(name, "")
+    if not isinstance(raw, str) or len(raw) > 4 or not raw.strip().isdigit():
+        raise ValueError(f"field {name}: expected a whole number {lo}-{hi}")
+    value = int(raw.strip())
+    if not lo <= value <= hi:
+        raise ValueError(f"field {name}: expected a whole number {lo}-{hi}")
+    return value
+
+
+def record_response(conn: sqlite3.Connection, participant_id: str, form, response_ms: int | None = None) -> GCAItem:
+    """Validate and store the response to the current item (inside a write transaction)."""
+    raw_pos = form.get("position", "")
+    item = current_item(conn, participant_id)
+    if item is None:
+        raise ResponseRefused("the survey is already complete")
+    if not isinstance(raw_pos, str) or raw_pos.strip() != str(item.position):
+        raise ResponseRefused("this item was already answered or is not the current one; answers cannot be changed")
+    choice = confidence = threshold = None
+    if item.kind == "introspection":
+        threshold = _int_field(form, "threshold", 0, 100)
+    else:
+        choice = form.get("choice", "")
+        if choice not in item.options:
+            raise ValueError(f"field choice: expected one of {', '.join(item.options)}")
+        confidence = _int_field(form, "confidence", 1, 10)
+    try:
+        conn.execute(
+            "INSERT INTO gca_responses (participant_id, position, choice, confidence, threshold, answered_at, response_ms)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (participant_id, item.position, choice, confidence, threshold, utc_now(), response_ms),
+        )
+    except sqlite3.IntegrityError:
+        raise ResponseRefused("this item was already answered; answers cannot be changed") from None
+    return item
+
+
+def stimulus_png(conn: sqlite3.Connection, participant_id: str, position: int) -> bytes | None:
+    """The PNG of the stimulus at a position of this participant's survey (URLs carry no stimulus ids)."""
+    row = conn.execute(
+        "SELECT s.png FROM gca_items i JOIN gca_stimuli s ON s.stimulus_id = i.stimulus_id"
+        " WHERE i.participant_id = ? AND i.position = ?",
+        (participant_id, int(position)),
+    ).fetchone()
+    return None if row is None else bytes(row[0])
+
+
+def probes_source(**kwargs) -> StimulusSource:
+    """A :data:`StimulusSource` backed by the probes package's GCA generator (``huesenv.probes``)."""
+    from huesenv.collect.gca_probes import make_probes_source
+
+    return make_probes_source(**kwargs)

@@ -1,0 +1,135 @@
+"""``huesenv collect serve|export`` from the command line."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+pytest.importorskip("flask")
+
+from huesenv.cli import main  # noqa: E402
+from huesenv.collect.app import CollectConfig, create_app  # noqa: E402
+from huesenv.collect.testing import ClientParticipant  # noqa: E402
+
+
+def _db_with_answers(tmp_path):
+    app = create_app(CollectConfig(db_path=tmp_path / "c.sqlite3", words_per_participant=2))
+    for coord in ("A5", "K20"):
+        p = ClientParticipant(app.test_client())
+        p.answer_words(p.onboard(), lambda w, c=coord: c)
+    return tmp_path / "c.sqlite3"
+
+
+def test_export_command(tmp_path, capsys):
+    from huesenv.humans import load_humans
+
+    db = _db_with_answers(tmp_path)
+    out = tmp_path / "out" / "answers.csv.gz"
+    assert main(["collect", "export", "--db", str(db), "-o", str(out)]) == 0
+    assert "wrote 4 rows" in capsys.readouterr().out
+    assert len(load_humans(out)) == 4
+    assert main(["collect", "export", "--db", str(db), "-o", str(tmp_path / "x.csv"), "--finished-only"]) == 0
+    assert main(["collect", "export", "--db", str(db), "-o", str(tmp_path / "g.csv"), "--task", "gca"]) == 0
+    assert (tmp_path / "g.csv").read_text().startswith("userId,condition,item")
+
+
+def test_export_errors(tmp_path, capsys):
+    assert main(["collect", "export", "--db", str(tmp_path / "missing.sqlite3"), "-o", str(tmp_path / "a.csv")]) == 2
+    assert "no such collection database" in capsys.readouterr().err
+    db = _db_with_answers(tmp_path)
+    assert main(["collect", "export", "--db", str(db), "-o", str(tmp_path / "a.xlsx")]) == 2
+    assert "expected .csv, .csv.gz or .parquet" in capsys.readouterr().err
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_command_listens_on_loopback(tmp_path):
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "huesenv", "collect", "serve", "--port", str(port),
+                             "--db", str(tmp_path / "s.sqlite3"), "--words-per-participant", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as resp:
+                    assert json.loads(resp.read()) == {"ok": True, "task": "words"}
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"server did not start: {proc.stdout.read() if proc.poll() is not None else ''}")
+                time.sleep(0.2)
+        # bound to the loopback address only
+        conns = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout if _has("ss") else ""
+        if conns:
+            listening = [line for line in conns.splitlines() if f":{port} " in line]
+            assert listening and all("127.0.0.1:" in line for line in listening), listening
+    finally:
+        proc.terminate()
+        proc.wait(15)
+    assert (tmp_path / "s.sqlite3").is_file()
+
+
+def test_killed_server_loses_no_acknowledged_answer(tmp_path):
+    """SIGKILL the server right after answers were acknowledged: every one of them is in the database."""
+    import signal
+
+    from huesenv.collect.export import word_answers_frame
+    from huesenv.collect.testing import HttpParticipant
+
+    port = _free_port()
+    db = tmp_path / "k.sqlite3"
+    proc = subprocess.Popen([sys.executable, "-m", "huesenv", "collect", "serve", "--port", str(port),
+                             "--db", str(db), "--no-feedback"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "server did not start"
+                time.sleep(0.2)
+        p = HttpParticipant(f"http://127.0.0.1:{port}")
+        _, answers = p.answer_words(p.onboard(), lambda w: "C3", limit=4)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(15)
+    frame = word_answers_frame(db)
+    assert list(zip(frame["word"], frame["coordinate"])) == answers and len(answers) == 4
+
+
+def _has(cmd: str) -> bool:
+    import shutil
+
+    return shutil.which(cmd) is not None
+
+
+def test_serve_rejects_bad_options(tmp_path, capsys):
+    assert main(["collect", "serve", "--db", str(tmp_path / "s.sqlite3"), "--words-per-participant", "200"]) == 2
+    assert "fewer than the 200" in capsys.readouterr().err
+    assert not (tmp_path / "s.sqlite3").exists()  # nothing is created for a refused configuration
+    assert main(["collect", "serve", "--db", str(tmp_path / "nofolder" / "s.sqlite3")]) == 2
+
+
+def test_app_from_env(tmp_path, monkeypatch):
+    from huesenv.collect.app import app_from_env
+
+    monkeypatch.delenv("HUESENV_COLLECT_DB", raising=False)
+    with pytest.raises(ValueError, match="HUESENV_COLLECT_DB"):
+        app_from_env()
+    monkeypatch.setenv("HUESENV_COLLECT_DB", str(tmp_path / "e.sqlite3"))
+    monkeypatch.setenv("HUESENV_COLLECT_WORDS", "2")
+    p = ClientParticipant(app_from_env().test_client())
+    page, answers = p.answer_words(p.onboard(), lambda w: "D4")
+    assert page.path == "/done" and len(answers) == 2
