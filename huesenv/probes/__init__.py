@@ -1,0 +1,31 @@
+"""Single-step probes: Graded Color Attribution (GCA) and "What color is it" text interference.
+
+Both are gymnasium envs (``huesenv/GCA-v0``, ``huesenv/TextInterference-v0``)
+with one trial per episode, plus seeded trial lists for batch evaluation
+through :func:`run_probe`; every trial is logged as a ``probe_trial`` record.
+Subpackages import lazily so ``import huesenv.probes`` stays light.
+"""
+
+from huesenv.probes.export import export_stimuli
+from huesenv.probes.frame import probe_frame
+from huesenv.probes.report import write_report
+from huesenv.probes.run import TASKS, build_trials, run_probe
+from huesenv.probes.trials import ParsedAnswer, ProbeTrial, make_record, parse_percent, parse_reply
+
+__all__ = [
+    "ParsedAnswer", "ProbeTrial", "TASKS", "build_trials", "export_stimuli", "make_record", "parse_percent",
+    "parse_reply", "probe_frame", "run_probe", "write_report",
+]
+
+
+def __getattr__(name: str):
+    """``GCAEnv`` / ``TextInterferenceEnv`` on first use (they import gymnasium)."""
+    if name == "GCAEnv":
+        from huesenv.probes.gca.env import GCAEnv
+
+        return GCAEnv
+    if name == "TextInterferenceEnv":
+        from huesenv.probes.interference.env import TextInterferenceEnv
+
+        return TextInterferenceEnv
+    raise AttributeError(name)

@@ -1,0 +1,92 @@
+"""``huesenv probe gca|interference``: run an agent on a probe (logs + report) and/or export the stimuli."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agent", metavar="SPEC", help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)")
+    p.add_argument("--seed", type=int, default=0, help="stimulus-set and subsampling seed (default 0)")
+    p.add_argument("--limit", type=int, default=None, help="evaluate a seeded subsample of N trials")
+    p.add_argument("--batch-size", type=int, default=16, help="queries per act_batch call (default 16)")
+    p.add_argument("--out", default="runs/probes", metavar="DIR", help="logs and report folder (default runs/probes)")
+    p.add_argument("--run-id", default=None, help="run id for the log records (default: generated)")
+    p.add_argument("--export", metavar="DIR", help="write the stimuli as PNG + manifest.csv (ground truth) to DIR")
+    p.add_argument("--progress", action="store_true", help="show a progress bar")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("probe", help="single-step probes: Graded Color Attribution, text interference",
+                       description="Run an agent on a probe (JSONL log + metric report) and/or export its stimuli.")
+    tasks = p.add_subparsers(dest="probe_task", metavar="TASK")
+    tasks.required = True
+    g = tasks.add_parser("gca", help="Graded Color Attribution (colour / introspection / coverage questions)")
+    _common(g)
+    g.add_argument("--conditions", nargs="+", default=None, choices=["prior", "counterfactual", "shape"])
+    g.add_argument("--question-types", nargs="+", default=None, choices=["colour", "introspection", "coverage"])
+    g.add_argument("--orderings", nargs="+", default=None,
+                   choices=["standard", "visual-prior", "post-hoc", "text-prior"])
+    g.add_argument("--objects", nargs="+", default=None, help="catalogue object names (default: all)")
+    g.add_argument("--data-dir", default=None, help="local copy of the published GCA dataset (see load_gca_folder)")
+    g.set_defaults(func=run)
+    t = tasks.add_parser("interference", help='"What color is it" text-interference benchmark')
+    _common(t)
+    t.add_argument("--subsets", nargs="+", default=None, choices=["color", "simple", "mask"])
+    t.add_argument("--types", nargs="+", type=int, default=None, choices=[1, 2, 3, 4])
+    t.add_argument("--per-type", type=int, default=100, help="images per subset × type (default 100)")
+    t.set_defaults(func=run)
+
+
+def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
+    """(trial kwargs, stimulus kwargs) from the parsed arguments."""
+    if args.probe_task == "gca":
+        stim = {k: v for k, v in {"conditions": args.conditions, "objects": args.objects}.items() if v}
+        trial = dict(stim)
+        trial.update({k: v for k, v in {"question_types": args.question_types, "orderings": args.orderings}.items()
+                      if v})
+        if args.data_dir:
+            trial["data_dir"] = args.data_dir
+        return trial, stim
+    stim = {k: v for k, v in {"subsets": args.subsets, "types": args.types}.items() if v}
+    stim["per_type"] = args.per_type
+    return dict(stim), stim
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.agent and not args.export:
+        raise ValueError("nothing to do: give --agent SPEC and/or --export DIR")
+    trial_kwargs, stim_kwargs = _task_kwargs(args)
+    if args.export:
+        from huesenv.probes.export import export_stimuli
+
+        if args.probe_task == "gca" and args.data_dir:
+            raise ValueError("--export with --data-dir: the published images are already on disk")
+        manifest = export_stimuli(args.probe_task, args.export, seed=args.seed, **stim_kwargs)
+        print(f"wrote {manifest}")
+    if args.agent:
+        import uuid
+
+        from huesenv.agents import make_agent
+        from huesenv.logs import LogWriter
+        from huesenv.probes.report import write_report
+        from huesenv.probes.run import run_probe
+
+        agent = make_agent(args.agent)
+        run_id = args.run_id or f"probe-{args.probe_task}-{uuid.uuid4().hex[:8]}"
+        out = Path(args.out)
+        log_path = out / f"{args.probe_task}.jsonl"
+        with LogWriter(log_path) as writer:
+            records = run_probe(agent, args.probe_task, seed=args.seed, limit=args.limit,
+                                batch_size=args.batch_size, run_id=run_id, on_record=writer.append,
+                                progress=args.progress, **trial_kwargs)
+        files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{run_id}")
+        valid = sum(r.valid for r in records)
+        print(f"{len(records)} trials ({valid} valid) by {agent.agent_id}, run {run_id}; log {log_path}")
+        for f in files:
+            print(f"wrote {f}")
+    return 0
+
+
+__all__ = ["register", "run"]

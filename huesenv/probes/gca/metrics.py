@@ -1,0 +1,261 @@
+"""GCA metrics: colour shares per τ, empirical and stated thresholds, faithfulness, hallucination,
+coverage estimation, distractor choices.  All take probe records (or their frame).
+
+Definitions (paper §3.3–4, with our documented choices):
+
+* **Response** of a colour question: ``colour`` (the manipulation colour),
+  ``white``, ``distractor`` or ``invalid``.  Shares are over valid answers;
+  ``invalid`` is its share of all trials.
+* **Empirical threshold** — a logistic ``p(τ) = 1 / (1 + exp(-(τ - t50)/s))``
+  fitted by maximum likelihood to the per-trial colour/not-colour decisions
+  (``scipy.optimize.minimize``, L-BFGS-B, t50 ∈ [-50, 150], s ∈ [0.5, 50]);
+  ``t50`` is the τ where half the answers say colour.  ``fit_ok`` is False when
+  the fit hits a bound or leaves [0, 100] (e.g. every answer says colour, or
+  answers do not depend on τ); ``crossing`` is the
+  smallest τ whose share of colour answers is ≥ 0.5, model-free.
+* **Stated threshold** — the x% parsed from introspection replies, per ordering.
+* **Faithfulness** — a decision is faithful iff (answer = colour) ⇔ (τ ≥ stated
+  threshold), using the nominal τ as the paper does ("an object has Y percent
+  recolored").  Pairs: standard and post-hoc use the threshold and colour of
+  the same reply; visual-prior pairs its threshold with the colour question on
+  the same image; text-prior pairs the (object, colour) threshold with every
+  colour question of that pair.  Answers other than white/colour are left out.
+* **Empirical consistency** — the same test against the agent's fitted t50
+  instead of its stated threshold (the paper's human analysis, Figure 6).
+* **Hallucination** — the share of colour answers at τ = 0.
+* **Coverage error** — estimate − realised coverage (percentage points).
+* **Distractor rate** — the share of colour questions answered with the distractor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from huesenv.probes.frame import probe_frame
+
+_T_BOUNDS = (-50.0, 150.0)
+_S_BOUNDS = (0.5, 50.0)
+
+
+def response_category(answer: Any, valid: bool, colour: str) -> str:
+    """``colour``, ``white``, ``distractor`` or ``invalid`` for one colour-question answer."""
+    if not valid or answer is None or (isinstance(answer, float) and np.isnan(answer)):
+        return "invalid"
+    if answer == colour:
+        return "colour"
+    if answer == "white":
+        return "white"
+    return "distractor"
+
+
+def colour_frame(data: Any) -> pd.DataFrame:
+    """The colour-question trials with a ``response`` column."""
+    df = probe_frame(data, task="gca")
+    if df.empty or "question_type" not in df.columns:
+        return pd.DataFrame(columns=["agent_id", "condition", "tau", "response"])
+    df = df[df["question_type"] == "colour"].copy()
+    df["response"] = [response_category(a, v, c) for a, v, c in zip(df["answer"], df["valid"], df["colour"])]
+    return df
+
+
+def colour_shares(data: Any, by: tuple[str, ...] = ("agent_id", "condition", "tau")) -> pd.DataFrame:
+    """Per group: n, share_colour, share_white, share_distractor (of valid answers), invalid (of all)."""
+    df = colour_frame(data)
+    rows = []
+    for key, g in df.groupby(list(by), sort=True):
+        valid = g[g["response"] != "invalid"]
+        nv = len(valid)
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row.update({
+            "n": len(g),
+            "share_colour": (valid["response"] == "colour").mean() if nv else np.nan,
+            "share_white": (valid["response"] == "white").mean() if nv else np.nan,
+            "share_distractor": (valid["response"] == "distractor").mean() if nv else np.nan,
+            "invalid": (g["response"] == "invalid").mean(),
+        })
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*by, "n", "share_colour", "share_white", "share_distractor", "invalid"])
+
+
+def fit_logistic(tau: np.ndarray, said_colour: np.ndarray) -> tuple[float, float, bool]:
+    """Maximum-likelihood logistic fit; returns (t50, scale, fit_ok)."""
+    from scipy.optimize import minimize
+    from scipy.special import expit
+
+    x = np.asarray(tau, dtype=float)
+    y = np.asarray(said_colour, dtype=float)
+    if x.size == 0:
+        return float("nan"), float("nan"), False
+
+    def nll(p: np.ndarray) -> float:
+        q = np.clip(expit((x - p[0]) / p[1]), 1e-9, 1 - 1e-9)
+        return -float(np.sum(y * np.log(q) + (1 - y) * np.log(1 - q)))
+
+    start = np.array([float(np.clip(np.median(x[y > 0]) if y.any() else 100.0, 0, 100)), 10.0])
+    res = minimize(nll, start, method="L-BFGS-B", bounds=[_T_BOUNDS, _S_BOUNDS])
+    t50, s = float(res.x[0]), float(res.x[1])
+    at_bound = bool(np.isclose(t50, _T_BOUNDS).any() or np.isclose(s, _S_BOUNDS[1]) or t50 < 0 or t50 > 100)
+    return t50, s, bool(res.success and not at_bound)
+
+
+def empirical_thresholds(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
+    """Per group: fitted t50 and scale, fit_ok, model-free crossing, n."""
+    df = colour_frame(data)
+    df = df[df["response"] != "invalid"]
+    rows = []
+    for key, g in df.groupby(list(by), sort=True):
+        said = (g["response"] == "colour").to_numpy()
+        taus = g["tau"].astype(float).to_numpy()
+        t50, s, ok = fit_logistic(taus, said)
+        shares = g.assign(c=said).groupby("tau")["c"].mean()
+        above = shares[shares >= 0.5]
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row.update({"n": len(g), "t50": t50, "scale": s, "fit_ok": ok,
+                    "crossing": float(above.index.min()) if len(above) else np.nan})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*by, "n", "t50", "scale", "fit_ok", "crossing"])
+
+
+def _intro_frame(data: Any) -> pd.DataFrame:
+    df = probe_frame(data, task="gca")
+    if df.empty or "question_type" not in df.columns:
+        return pd.DataFrame(columns=["agent_id", "ordering", "condition", "threshold"])
+    df = df[df["question_type"] == "introspection"].copy()
+    col = "parsed_value" if "parsed_value" in df.columns else None
+    df["threshold"] = pd.to_numeric(df[col], errors="coerce") if col else np.nan
+    return df
+
+
+def stated_thresholds(data: Any, by: tuple[str, ...] = ("agent_id", "ordering", "condition")) -> pd.DataFrame:
+    """Per group: mean, sd, sem and n of the stated thresholds (valid replies only)."""
+    df = _intro_frame(data).dropna(subset=["threshold"])
+    rows = []
+    for key, g in df.groupby(list(by), sort=True):
+        t = g["threshold"].astype(float)
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row.update({"n": len(t), "mean": t.mean(), "sd": t.std(ddof=1) if len(t) > 1 else np.nan,
+                    "sem": t.std(ddof=1) / np.sqrt(len(t)) if len(t) > 1 else np.nan})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*by, "n", "mean", "sd", "sem"])
+
+
+def faithfulness_pairs(data: Any) -> pd.DataFrame:
+    """One row per (decision, stated threshold) pair: agent, ordering, condition, tau, said_colour, faithful."""
+    intro = _intro_frame(data)
+    colour = colour_frame(data)
+    cols = ["agent_id", "ordering", "condition", "base", "colour", "tau", "threshold", "said_colour", "faithful"]
+    parts: list[pd.DataFrame] = []
+    if not intro.empty:
+        same = intro[intro["ordering"].isin(["standard", "post-hoc"])].dropna(subset=["threshold"])
+        if not same.empty and "parsed_colour" in same.columns:
+            same = same[same["parsed_colour"].isin(["white"]) | (same["parsed_colour"] == same["colour"])].copy()
+            same["said_colour"] = same["parsed_colour"] == same["colour"]
+            parts.append(same)
+        vis = intro[intro["ordering"] == "visual-prior"].dropna(subset=["threshold"])
+        dec = colour[colour["response"].isin(["colour", "white"])].copy()
+        dec["said_colour"] = dec["response"] == "colour"
+        if not vis.empty and not dec.empty:
+            m = vis[["agent_id", "stimulus_id", "ordering", "threshold"]].merge(
+                dec[["agent_id", "stimulus_id", "condition", "base", "colour", "tau", "said_colour"]],
+                on=["agent_id", "stimulus_id"])
+            parts.append(m)
+        txt = intro[intro["ordering"] == "text-prior"].dropna(subset=["threshold"])
+        if not txt.empty and not dec.empty:
+            m = txt[["agent_id", "condition", "base", "colour", "ordering", "threshold"]].merge(
+                dec[["agent_id", "condition", "base", "colour", "tau", "said_colour"]],
+                on=["agent_id", "condition", "base", "colour"])
+            parts.append(m)
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat([p.reindex(columns=cols[:-1]) for p in parts], ignore_index=True)
+    out["tau"] = out["tau"].astype(float)
+    out["faithful"] = out["said_colour"].astype(bool) == (out["tau"] >= out["threshold"].astype(float))
+    return out[cols]
+
+
+def faithfulness(data: Any, by: tuple[str, ...] = ("agent_id", "ordering", "condition")) -> pd.DataFrame:
+    """Per group: share of faithful decisions and n."""
+    pairs = faithfulness_pairs(data)
+    if pairs.empty:
+        return pd.DataFrame(columns=[*by, "n", "faithfulness"])
+    g = pairs.groupby(list(by), sort=True)["faithful"]
+    return pd.DataFrame({"n": g.size(), "faithfulness": g.mean()}).reset_index()
+
+
+def empirical_consistency(data: Any) -> pd.DataFrame:
+    """Per (agent, condition): share of colour/white decisions that agree with the agent's own fitted t50.
+
+    The paper's "empirical consistency" (Figure 6, orange): faithfulness measured
+    against the behavioural threshold instead of the stated one.
+    """
+    df = colour_frame(data)
+    df = df[df["response"].isin(["colour", "white"])]
+    emp = empirical_thresholds(data)
+    rows = []
+    for (agent, cond), g in df.groupby(["agent_id", "condition"], sort=True):
+        t50 = float(emp.loc[(emp["agent_id"] == agent) & (emp["condition"] == cond), "t50"].iloc[0])
+        agree = (g["response"] == "colour") == (g["tau"].astype(float) >= t50)
+        rows.append({"agent_id": agent, "condition": cond, "t50": t50, "n": len(g), "consistency": agree.mean()})
+    return pd.DataFrame(rows, columns=["agent_id", "condition", "t50", "n", "consistency"])
+
+
+def hallucination(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
+    """Share of colour answers at τ = 0 (valid answers), per group."""
+    df = colour_frame(data)
+    df = df[(df["tau"].astype(float) == 0) & (df["response"] != "invalid")]
+    if df.empty:
+        return pd.DataFrame(columns=[*by, "n", "hallucination"])
+    g = df.assign(h=df["response"] == "colour").groupby(list(by), sort=True)["h"]
+    return pd.DataFrame({"n": g.size(), "hallucination": g.mean()}).reset_index()
+
+
+def coverage_error(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
+    """Coverage estimates vs realised coverage: n, mean signed error, mean absolute error (pp)."""
+    df = probe_frame(data, task="gca")
+    if df.empty or "question_type" not in df.columns:
+        return pd.DataFrame(columns=[*by, "n", "mean_error", "mean_abs_error"])
+    df = df[(df["question_type"] == "coverage") & df["valid"]].copy()
+    if df.empty:
+        return pd.DataFrame(columns=[*by, "n", "mean_error", "mean_abs_error"])
+    df["error"] = pd.to_numeric(df["answer"], errors="coerce") - df["coverage"].astype(float)
+    g = df.dropna(subset=["error"]).groupby(list(by), sort=True)["error"]
+    return pd.DataFrame({"n": g.size(), "mean_error": g.mean(), "mean_abs_error": g.apply(lambda e: e.abs().mean())}
+                        ).reset_index()
+
+
+def distractor_rate(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
+    """Share of colour questions (valid answers) answered with the distractor."""
+    df = colour_frame(data)
+    df = df[df["response"] != "invalid"]
+    if df.empty:
+        return pd.DataFrame(columns=[*by, "n", "distractor_rate"])
+    g = df.assign(d=df["response"] == "distractor").groupby(list(by), sort=True)["d"]
+    return pd.DataFrame({"n": g.size(), "distractor_rate": g.mean()}).reset_index()
+
+
+def gca_report(data: Any) -> dict[str, pd.DataFrame]:
+    """Every GCA table, keyed by name (the CLI writes one CSV per key)."""
+    df = probe_frame(data, task="gca")
+    return {
+        "colour_shares": colour_shares(df),
+        "empirical_thresholds": empirical_thresholds(df),
+        "stated_thresholds": stated_thresholds(df),
+        "faithfulness": faithfulness(df),
+        "faithfulness_by_tau": faithfulness(df, by=("agent_id", "ordering", "condition", "tau")),
+        "stated_thresholds_by_tau": stated_thresholds(df, by=("agent_id", "ordering", "condition", "tau")),
+        "empirical_consistency": empirical_consistency(df),
+        "hallucination": hallucination(df),
+        "coverage_error": coverage_error(df),
+        "distractor_rate": distractor_rate(df),
+    }
+
+
+__all__ = [
+    "colour_frame", "colour_shares", "coverage_error", "distractor_rate", "empirical_consistency",
+    "empirical_thresholds",
+    "faithfulness", "faithfulness_pairs", "fit_logistic", "gca_report", "hallucination", "response_category",
+    "stated_thresholds",
+]

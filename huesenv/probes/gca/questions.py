@@ -1,0 +1,160 @@
+"""GCA questions: colour attribution, introspective threshold (four orderings), coverage.
+
+* ``colour`` — "What color is the [OBJECT] in the image?" with three options:
+  white, the manipulation colour and a distractor absent from the image, in a
+  seeded random order (the paper's three buttons; shuffling removes position
+  bias from the shares).  There is no correct answer (the task is subjective);
+  ``truth`` records the majority-pixel reading (the colour when realised
+  coverage ≥ 50 %, else white) for reference only.
+* ``introspection`` — the paper's wording of the rule ("For any object, x% of
+  its pixels should be colored for it to be considered that color…"), in the
+  four orderings of the paper's Figure 3.  As a single-step probe each ordering
+  is one query whose text fixes the order in which the agent is asked:
+
+  - ``standard``: image shown; state the rule, then answer the colour question
+    in the same reply (``threshold=x%, color=C``);
+  - ``visual-prior``: image shown first, then only the rule is asked;
+  - ``post-hoc``: image shown; answer the colour question first, then state the
+    rule (``color=C, threshold=x%``);
+  - ``text-prior``: the rule is asked with no stimulus (a blank white image),
+    once per (object, colour) — it then applies to every τ of that pair.
+
+* ``coverage`` — "What percent of pixels in the [OBJECT] are [COLOR]? Reply with
+  the format: estimated_percentage=x%."; ``truth`` is the realised coverage.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from huesenv.probes.gca.objects import MANIPULATION_COLOURS
+from huesenv.probes.gca.stimuli import DEFAULT_SEED, GCAStimulus, gca_stimuli
+from huesenv.probes.trials import IMAGE_SIZE, ProbeTrial
+
+QUESTION_TYPES: tuple[str, ...] = ("colour", "introspection", "coverage")
+ORDERINGS: tuple[str, ...] = ("standard", "visual-prior", "post-hoc", "text-prior")
+INTRO_RULE = (
+    "For any object, x% of its pixels should be colored for it to be considered that color. "
+    "At what point would you say that the {object} in the image is {colour}? What value should x% be?"
+)
+INTRO_RULE_NO_IMAGE = (
+    "For any object, x% of its pixels should be colored for it to be considered that color. "
+    "At what point would you say that a black-and-white drawing of a {object} that is partly colored {colour} "
+    "is {colour}? What value should x% be?"
+)
+COLOUR_Q = "What color is the {object} in the image?"
+COVERAGE_Q = "What percent of pixels in the {object} are {colour}? Reply with the format: estimated_percentage=x%."
+_NO_DISTRACTOR = {"grey"}  # anti-aliased outline edges are grey: never "absent from the image"
+
+
+def _rng(seed: int, key: str) -> np.random.Generator:
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(key.encode("utf-8"))])
+
+
+def colour_options(stim: GCAStimulus, seed: int = DEFAULT_SEED) -> tuple[tuple[str, str, str], str]:
+    """The three shuffled options and the distractor (seeded per stimulus)."""
+    rng = _rng(seed, "options/" + stim.stimulus_id)
+    pool = [c for c in MANIPULATION_COLOURS if c != stim.colour and c not in _NO_DISTRACTOR]
+    distractor = pool[int(rng.integers(len(pool)))]
+    opts = ["white", stim.colour, distractor]
+    order = rng.permutation(3)
+    return tuple(opts[i] for i in order), distractor  # type: ignore[return-value]
+
+
+def _blank() -> np.ndarray:
+    return np.full((IMAGE_SIZE, IMAGE_SIZE, 3), 255, dtype=np.uint8)
+
+
+def _fields(stim, **more) -> dict:
+    d = {"object": stim.subject, "base": stim.base, "condition": stim.condition, "colour": stim.colour,
+         "tau": stim.tau, "coverage": round(float(stim.coverage()), 4), "stimulus_id": stim.stimulus_id,
+         "question_type": None, "ordering": None, "distractor": None}
+    d.update(more)
+    return d
+
+
+def stimulus_trials(
+    stim,
+    *,
+    seed: int = DEFAULT_SEED,
+    question_types: Iterable[str] = QUESTION_TYPES,
+    orderings: Iterable[str] = ORDERINGS,
+) -> list[ProbeTrial]:
+    """The image-bearing trials of one stimulus (text-prior introspection is per pair, see :func:`gca_trials`)."""
+    qtypes = tuple(question_types)
+    obj, col = stim.subject, stim.colour
+    sid = stim.stimulus_id
+    out: list[ProbeTrial] = []
+    opts, distractor = colour_options(stim, seed)
+    majority = col if stim.coverage() >= 50.0 else "white"
+    if "colour" in qtypes:
+        out.append(ProbeTrial("gca", f"gca/{sid}/colour", COLOUR_Q.format(object=obj), opts, majority, obj,
+                              "option", _fields(stim, question_type="colour", distractor=distractor), stim.image))
+    if "introspection" in qtypes:
+        rule = INTRO_RULE.format(object=obj, colour=col)
+        texts = {
+            "standard": f"{rule} Then answer: {COLOUR_Q.format(object=obj)} Choose white or {col}. "
+                        "Reply with the format: threshold=x%, color=<color>.",
+            "visual-prior": f"Look at the image. {rule} Reply with the format: threshold=x%.",
+            "post-hoc": f"{COLOUR_Q.format(object=obj)} Choose white or {col}. After answering, {rule} "
+                        "Reply with the format: color=<color>, threshold=x%.",
+        }
+        for ordering in orderings:
+            if ordering not in texts:
+                continue
+            kind = "threshold" if ordering == "visual-prior" else "threshold+colour"
+            out.append(ProbeTrial("gca", f"gca/{sid}/introspection/{ordering}", texts[ordering], None, None, obj,
+                                  kind, _fields(stim, question_type="introspection", ordering=ordering), stim.image))
+    if "coverage" in qtypes:
+        cov = round(float(stim.coverage()), 2)
+        out.append(ProbeTrial("gca", f"gca/{sid}/coverage", COVERAGE_Q.format(object=obj, colour=col), None,
+                              f"{cov:g}", obj, "percent", _fields(stim, question_type="coverage"), stim.image))
+    return out
+
+
+def text_prior_trial(stim, seed: int = DEFAULT_SEED) -> ProbeTrial:
+    """The no-image introspection trial of a stimulus's (object, colour) pair."""
+    obj, col = stim.subject, stim.colour
+    pid = f"{stim.condition}/{stim.base.replace(' ', '_')}/{col}"
+    fields = {"object": obj, "base": stim.base, "condition": stim.condition, "colour": col, "tau": None,
+              "coverage": None, "stimulus_id": pid, "question_type": "introspection", "ordering": "text-prior",
+              "distractor": None}
+    q = INTRO_RULE_NO_IMAGE.format(object=obj, colour=col) + " Reply with the format: threshold=x%."
+    return ProbeTrial("gca", f"gca/{pid}/introspection/text-prior", q, None, None, obj, "threshold", fields, _blank)
+
+
+def gca_trials(
+    stimuli: Sequence | None = None,
+    *,
+    seed: int = DEFAULT_SEED,
+    question_types: Iterable[str] = QUESTION_TYPES,
+    orderings: Iterable[str] = ORDERINGS,
+    **stimulus_kwargs,
+) -> list[ProbeTrial]:
+    """Every trial of the seeded GCA set (or of the given stimuli), in a fixed order."""
+    qtypes = tuple(question_types)
+    ords = tuple(orderings)
+    for q in qtypes:
+        if q not in QUESTION_TYPES:
+            raise ValueError(f"question type: {q!r} is not one of {QUESTION_TYPES}")
+    for o in ords:
+        if o not in ORDERINGS:
+            raise ValueError(f"ordering: {o!r} is not one of {ORDERINGS}")
+    if stimuli is None:
+        stimuli = gca_stimuli(seed=seed, **stimulus_kwargs)
+    out: list[ProbeTrial] = []
+    seen_pairs: set[tuple[str, str, str]] = set()
+    for stim in stimuli:
+        out += stimulus_trials(stim, seed=seed, question_types=qtypes, orderings=ords)
+        pair = (stim.condition, stim.base, stim.colour)
+        if "introspection" in qtypes and "text-prior" in ords and pair not in seen_pairs:
+            seen_pairs.add(pair)
+            out.append(text_prior_trial(stim, seed))
+    return out
+
+
+__all__ = ["COLOUR_Q", "COVERAGE_Q", "INTRO_RULE", "ORDERINGS", "QUESTION_TYPES", "colour_options", "gca_trials",
+           "stimulus_trials", "text_prior_trial"]

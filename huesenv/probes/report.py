@@ -1,0 +1,63 @@
+"""Probe reports: one CSV per metric table, a plain-text summary, and (GCA) a colour-share plot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
+    """Write ``task``'s metric tables for ``records`` into ``out_dir``; returns the files written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    if task == "gca":
+        from huesenv.probes.gca.metrics import gca_report
+
+        tables = gca_report(records)
+    elif task == "interference":
+        from huesenv.probes.interference.metrics import interference_table, paper_layout
+
+        table = interference_table(records)
+        tables = {"interference": table}
+        for subset in sorted(table["subset"].unique()) if not table.empty else []:
+            tables[f"table_{subset}"] = paper_layout(table, subset).reset_index()
+    else:
+        raise ValueError(f"task: {task!r} is not one of ('gca', 'interference')")
+    lines = [f"# {task} probe report", ""]
+    for name, df in tables.items():
+        path = out / f"{name}.csv"
+        df.to_csv(path, index=False)
+        written.append(path)
+        lines += [f"## {name}", "", df.to_string(index=False, float_format=lambda v: f"{v:.3f}") if len(df) else
+                  "(no rows)", ""]
+    summary = out / "report.txt"
+    summary.write_text("\n".join(lines), encoding="utf-8")
+    written.append(summary)
+    if task == "gca" and len(tables["colour_shares"]):
+        written.append(plot_colour_shares(tables["colour_shares"], out / "colour_shares.png"))
+    return written
+
+
+def plot_colour_shares(shares, path: Path) -> Path:
+    """Share of "colour" answers against τ, one line per (agent, condition) — the paper's Figure 4."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for (agent, cond), g in shares.groupby(["agent_id", "condition"]):
+        g = g.sort_values("tau")
+        ax.plot(g["tau"], g["share_colour"], marker="o", label=f"{agent} · {cond}")
+    ax.set_xlabel("τ (% of eligible pixels coloured)")
+    ax.set_ylabel('share of "colour" answers')
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+__all__ = ["plot_colour_shares", "write_report"]

@@ -1,0 +1,119 @@
+"""Batch evaluation: every trial of a probe through an agent's ``act_batch``, one record each.
+
+Why batches: model agents amortise a forward pass over many images; the env is
+for interactive and RL use, this is for benchmarks.  Same seed, same trials,
+same order, so two runs of a deterministic agent give identical answers.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from huesenv.probes.trials import ProbeTrial, make_record, parse_reply
+
+TASKS = ("gca", "interference")
+
+
+def build_trials(task: str, *, seed: int = 0, **kwargs: Any) -> list[ProbeTrial]:
+    """The seeded trial list of a task (``gca`` kwargs: :func:`~huesenv.probes.gca.questions.gca_trials`,
+    plus ``data_dir``; ``interference`` kwargs: :func:`~huesenv.probes.interference.questions.interference_trials`)."""
+    if task == "gca":
+        from huesenv.probes.gca.questions import gca_trials
+        from huesenv.probes.gca.stimuli import load_gca_folder
+
+        data_dir = kwargs.pop("data_dir", None)
+        if data_dir is not None:
+            conds = set(kwargs.pop("conditions", ("prior", "counterfactual", "shape")))
+            kwargs.pop("objects", None)
+            kwargs.pop("taus", None)
+            stimuli = [s for s in load_gca_folder(data_dir) if s.condition in conds]
+            return gca_trials(stimuli, seed=seed, **kwargs)
+        return gca_trials(seed=seed, **kwargs)
+    if task == "interference":
+        from huesenv.probes.interference.questions import interference_trials
+
+        return interference_trials(seed=seed, **kwargs)
+    raise ValueError(f"task: {task!r} is not one of {TASKS}")
+
+
+def subsample(trials: Sequence[ProbeTrial], limit: int | None, seed: int = 0) -> list[ProbeTrial]:
+    """``limit`` trials drawn without replacement (seeded), kept in their original order."""
+    if limit is None or limit >= len(trials):
+        return list(trials)
+    if limit < 0:
+        raise ValueError(f"limit: {limit} is negative")
+    idx = np.sort(np.random.default_rng([int(seed) & 0xFFFFFFFF, 7]).choice(len(trials), size=limit, replace=False))
+    return [trials[int(i)] for i in idx]
+
+
+def run_probe(
+    agent: Any,
+    task: str | Sequence[ProbeTrial],
+    *,
+    seed: int = 0,
+    limit: int | None = None,
+    batch_size: int = 16,
+    run_id: str | None = None,
+    on_record: Callable[[list], None] | None = None,
+    progress: bool = False,
+    **task_kwargs: Any,
+) -> list:
+    """Ask ``agent`` every trial of ``task`` (a task name or a trial list) through ``act_batch``.
+
+    Returns the ``probe_trial`` records in trial order; ``on_record`` receives
+    each batch's records as soon as they exist (e.g. ``LogWriter.append``).
+    The agent's answer to a trial it cannot handle (``NotImplementedError``) is
+    logged as invalid with the error text, never dropped.  Replies are parsed
+    by the probe (:func:`~huesenv.probes.trials.parse_reply`) from the agent's
+    raw text too, so an agent that only parses colours still gets its numbers
+    read.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size: {batch_size} must be ≥ 1")
+    trials = build_trials(task, seed=seed, **task_kwargs) if isinstance(task, str) else list(task)
+    trials = subsample(trials, limit, seed)
+    run_id = run_id or f"probe-{uuid.uuid4().hex[:8]}"
+    agent_id = getattr(agent, "agent_id", None) or getattr(agent, "name", "agent")
+    if hasattr(agent, "reset"):
+        agent.reset(seed)
+    records: list = []
+    iterator = range(0, len(trials), batch_size)
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(iterator, total=(len(trials) + batch_size - 1) // batch_size, unit="batch")
+    for start in iterator:
+        batch = trials[start:start + batch_size]
+        queries = [t.query() for t in batch]
+        t0 = time.perf_counter()
+        try:
+            answers = list(agent.act_batch(queries))
+        except NotImplementedError as err:
+            answers = [_invalid(str(err)) for _ in batch]
+        elapsed = time.perf_counter() - t0
+        if len(answers) != len(batch):
+            raise ValueError(f"agent {agent_id}: act_batch returned {len(answers)} answers for {len(batch)} queries")
+        out = []
+        for i, (trial, ans) in enumerate(zip(batch, answers)):
+            parsed = parse_reply(trial, ans)
+            timings = dict(getattr(ans, "timings", {}) or {})
+            timings.setdefault("batch_s", elapsed / len(batch))
+            out.append(make_record(trial, parsed, agent_id=str(agent_id), run_id=run_id, seed=seed,
+                                   episode=start + i, timings=timings))
+        records += out
+        if on_record is not None:
+            on_record(out)
+    return records
+
+
+def _invalid(text: str):
+    from huesenv.agents.protocol import Answer
+
+    return Answer(valid=False, raw_text=text)
+
+
+__all__ = ["TASKS", "build_trials", "run_probe", "subsample"]

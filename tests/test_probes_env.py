@@ -1,0 +1,113 @@
+"""The probe gymnasium envs, batch runner, logging and CLI."""
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import huesenv  # noqa: F401  (registers the gymnasium ids)
+from huesenv.agents import RandomAgent
+from huesenv.probes import run_probe
+from huesenv.probes.gca.env import GCAEnv
+from huesenv.probes.interference.env import TextInterferenceEnv
+
+
+def _checked(env):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped if hasattr(env, "unwrapped") else env, skip_render_check=False)
+    return [str(w.message) for w in caught if "spec" not in str(w.message)]
+
+
+def test_gca_env_passes_checker():
+    env = GCAEnv(objects=["apple"], conditions=["prior", "counterfactual"], render_mode="rgb_array")
+    assert _checked(env) == []
+
+
+def test_interference_env_passes_checker():
+    env = TextInterferenceEnv(per_type=3, render_mode="rgb_array")
+    assert _checked(env) == []
+
+
+def test_registered_ids_make_the_envs():
+    env = gym.make("huesenv/GCA-v0", objects=["lemon"], conditions=["prior"], question_types=["colour"])
+    obs, info = env.reset(seed=0)
+    assert obs["image"].shape == (512, 512, 3) and obs["question"] == "What color is the lemon in the image?"
+    assert set(obs["options"].split(" | ")) >= {"white", "yellow"}
+    env2 = gym.make("huesenv/TextInterference-v0", per_type=2)
+    obs2, _ = env2.reset(seed=0)
+    assert obs2["question"] == "Answer the question shown in the image."
+
+
+def test_gca_step_option_index_and_reward():
+    env = GCAEnv(objects=["apple"], conditions=["prior"], question_types=["colour", "coverage"])
+    obs, info = env.reset(options={"trial": "gca/prior/apple/red/050/colour"})
+    opts = obs["options"].split(" | ")
+    _, reward, terminated, truncated, info = env.step(opts.index("red"))
+    assert terminated and not truncated and reward == 0.0 and info["parsed"].answer == "red"
+    rec = env.last_record
+    assert rec.kind == "probe_trial" and rec.extra["tau"] == 50 and rec.extra["question_type"] == "colour"
+    env.reset(options={"trial": "gca/prior/apple/red/050/colour"})
+    distractor = [o for o in opts if o not in ("red", "white")][0]
+    assert env.step(f"I'd say {distractor}")[1] == -1.0
+    env.reset(options={"trial": "gca/prior/apple/red/050/coverage"})
+    _, r, *_ = env.step("estimated_percentage=40%")
+    assert r == pytest.approx(-abs(40 - env.last_record.extra["coverage"]) / 100)
+    with pytest.raises(ValueError, match="field trial"):
+        env.reset(options={"trial": "nope"})
+
+
+def test_interference_reward_and_trials_iterator():
+    env = TextInterferenceEnv(subsets=["color"], types=[1], per_type=4)
+    trials = list(env.trials())
+    assert len(trials) == 4
+    env.reset(options={"trial": 0})
+    assert env.step(f"The word is {trials[0].truth}.")[1] == 1.0
+    env.reset(options={"trial": 0})
+    assert env.step(trials[0].fields["named_colours"][0])[1] == 0.0
+
+
+def test_reset_seed_is_deterministic():
+    env = TextInterferenceEnv(per_type=3)
+    a, ia = env.reset(seed=5)
+    b, ib = env.reset(seed=5)
+    assert ia == ib and np.array_equal(a["image"], b["image"])
+
+
+def test_run_probe_logs_and_reads_back(tmp_path):
+    from huesenv.logs import LogWriter, read_records
+
+    path = tmp_path / "gca.jsonl"
+    with LogWriter(path) as w:
+        recs = run_probe(RandomAgent(seed=1), "gca", objects=["apple"], conditions=["prior"],
+                         question_types=["colour", "coverage"], on_record=w.append, run_id="r1", batch_size=5)
+    back = read_records(path).records
+    assert len(back) == len(recs) == 26
+    assert all(r.kind == "probe_trial" and r.extra["task"] == "gca" for r in back)
+    colour = [r for r in back if r.extra["question_type"] == "colour"]
+    assert all(r.valid and r.answer in r.extra["options"] for r in colour)
+    # the random agent cannot answer free-text questions: kept as invalid, with its raw text
+    coverage = [r for r in back if r.extra["question_type"] == "coverage"]
+    assert all(not r.valid and r.raw_text for r in coverage)
+    again = run_probe(RandomAgent(seed=1), "gca", objects=["apple"], conditions=["prior"],
+                      question_types=["colour", "coverage"], run_id="r1", batch_size=3)
+    assert [r.answer for r in again] == [r.answer for r in recs]
+
+
+def test_cli_runs_and_exports(tmp_path, capsys):
+    from huesenv.cli import main
+
+    out = tmp_path / "runs"
+    code = main(["probe", "gca", "--agent", "random", "--objects", "apple", "--conditions", "prior",
+                 "--question-types", "colour", "--out", str(out), "--run-id", "cli1",
+                 "--export", str(tmp_path / "stim")])
+    assert code == 0
+    assert (tmp_path / "stim" / "manifest.csv").is_file()
+    assert (out / "gca.jsonl").is_file()
+    report = out / "gca_report_cli1"
+    assert (report / "colour_shares.csv").is_file() and (report / "report.txt").is_file()
+    code = main(["probe", "interference", "--export", str(tmp_path / "int"), "--per-type", "1", "--types", "2"])
+    assert code == 0 and len(list((tmp_path / "int").rglob("*.png"))) == 3
+    assert main(["probe", "interference"]) == 2  # nothing to do -> error exit

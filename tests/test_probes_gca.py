@@ -1,0 +1,130 @@
+"""GCA stimuli: guarantees checked from the pixels themselves, the catalogue, trials and the dataset loader."""
+
+import numpy as np
+import pytest
+
+from huesenv.probes.gca.objects import MANIPULATION_COLOURS, MANIPULATION_RGB, OBJECTS, SHAPES, SHAPE_VARIANTS
+from huesenv.probes.gca.outlines import DARK_LEVEL
+from huesenv.probes.gca.questions import ORDERINGS, gca_trials
+from huesenv.probes.gca.stimuli import (
+    PATCH, TAUS, GCAStimulus, base_images, gca_stimuli, load_gca_folder, patch_counts,
+)
+
+BASES = [("apple", "object", "red"), ("carrot", "object", "purple"), ("pentagon-2", "shape", "grey"),
+         ("hexagon-4", "shape", "yellow")]
+
+
+def _changed(img: np.ndarray, grey: np.ndarray) -> np.ndarray:
+    return (img != grey[:, :, None]).any(axis=2)
+
+
+@pytest.mark.parametrize("base,kind,colour", BASES)
+def test_coverage_within_one_patch_and_sequential(base, kind, colour):
+    grey, mask = base_images(base, kind)
+    eligible = mask & (grey >= DARK_LEVEL)
+    n = int(eligible.sum())
+    one_patch = patch_counts(eligible).max() / n * 100.0
+    previous = np.zeros_like(eligible)
+    for tau in TAUS:
+        stim = GCAStimulus(base, kind, "shape" if kind == "shape" else "prior", colour, tau)
+        img = stim.image()
+        changed = _changed(img, grey)
+        # only eligible pixels change: outline and background stay as drawn
+        assert not (changed & ~eligible).any()
+        frac = 100.0 * changed.sum() / n
+        assert tau <= frac + 1e-9 and frac < tau + one_patch + 1e-9, (tau, frac)
+        assert frac == pytest.approx(stim.coverage())
+        # the coloured set at a smaller tau is contained in this one
+        assert not (previous & ~changed).any()
+        previous = changed
+        # white pixels take exactly the manipulation colour
+        white = changed & (grey == 255)
+        assert (img[white] == np.asarray(MANIPULATION_RGB[colour], dtype=np.uint8)).all()
+    assert previous.sum() == n  # tau = 100 colours every eligible pixel
+
+
+def test_patches_are_16px_cells():
+    stim = GCAStimulus("apple", "object", "prior", "red", 30)
+    grey, _ = base_images("apple", "object")
+    changed = _changed(stim.image(), grey)
+    eligible = base_images("apple", "object")[1] & (grey >= DARK_LEVEL)
+    cells = changed.reshape(32, PATCH, 32, PATCH).any(axis=(1, 3))
+    # a touched patch is coloured on all its eligible pixels
+    full = (changed == (eligible & np.kron(cells, np.ones((PATCH, PATCH), dtype=bool)))).all()
+    assert full
+
+
+def test_seed_determinism_and_effect():
+    a = GCAStimulus("leaf", "object", "prior", "green", 40, seed=3).image()
+    b = GCAStimulus("leaf", "object", "prior", "green", 40, seed=3).image()
+    c = GCAStimulus("leaf", "object", "prior", "green", 40, seed=4).image()
+    assert a.tobytes() == b.tobytes()
+    assert a.tobytes() != c.tobytes()
+
+
+def test_catalogue():
+    assert len(OBJECTS) >= 30
+    assert len({o.name for o in OBJECTS}) == len(OBJECTS)
+    for o in OBJECTS:
+        assert o.canonical in MANIPULATION_COLOURS and o.counterfactual in MANIPULATION_COLOURS
+        assert o.canonical != o.counterfactual
+        grey, mask = base_images(o.name, "object")
+        interior = (mask & (grey >= DARK_LEVEL)).mean()
+        assert 0.03 < interior < 0.6, (o.name, interior)  # non-degenerate masks, as the paper filtered
+    assert len(SHAPES) * len(SHAPE_VARIANTS) == 25
+
+
+def test_stimulus_set_layout():
+    stims = gca_stimuli()
+    n_obj = len(OBJECTS)
+    assert len(stims) == (2 * n_obj + 25 * 9) * len(TAUS)
+    shapes = [s for s in stims if s.condition == "shape"]
+    assert {s.colour for s in shapes} == set(MANIPULATION_COLOURS)
+
+
+def test_trials_options_and_orderings():
+    trials = gca_trials(objects=["apple"], conditions=["prior", "counterfactual"])
+    colour_q = [t for t in trials if t.fields["question_type"] == "colour"]
+    assert len(colour_q) == 2 * len(TAUS)
+    for t in colour_q:
+        assert t.question == "What color is the apple in the image?"
+        assert set(t.options) == {"white", t.fields["colour"], t.fields["distractor"]}
+        assert t.fields["distractor"] not in ("grey", "white", t.fields["colour"])
+        # the distractor colour is absent from the image
+        rgb = np.asarray(MANIPULATION_RGB[t.fields["distractor"]], dtype=np.uint8)
+        assert not (t.image() == rgb).all(axis=2).any()
+    intro = [t for t in trials if t.fields["question_type"] == "introspection"]
+    assert {t.fields["ordering"] for t in intro} == set(ORDERINGS)
+    text_prior = [t for t in intro if t.fields["ordering"] == "text-prior"]
+    assert len(text_prior) == 2 and all((t.image() == 255).all() for t in text_prior)
+    cov = [t for t in trials if t.fields["question_type"] == "coverage"]
+    assert all(t.question.startswith("What percent of pixels in the apple are ") for t in cov)
+
+
+def test_export_roundtrip_and_loader(tmp_path):
+    from huesenv.probes.export import export_stimuli
+
+    stims = [s for s in gca_stimuli(objects=["apple"], conditions=["prior", "shape"], shapes=["circle"],
+                                    taus=[0, 50]) if s.base in ("apple", "circle-0")]
+    manifest = export_stimuli("gca", tmp_path, stimuli=stims)
+    loaded = load_gca_folder(tmp_path)
+    assert len(loaded) == len(stims)
+    for s, f in zip(stims, loaded):
+        assert (f.condition, f.colour, f.tau) == (s.condition, s.colour, s.tau)
+        assert f.image().tobytes() == s.image().tobytes()
+        assert f.coverage() == pytest.approx(s.coverage(), abs=1e-3)
+    text = manifest.read_text().splitlines()
+    text[1] = text[1].replace(",prior,", ",sideways,")
+    manifest.write_text("\n".join(text) + "\n")
+    with pytest.raises(ValueError, match=r"line 2, field condition"):
+        load_gca_folder(tmp_path)
+
+
+def test_loader_without_manifest(tmp_path):
+    from PIL import Image
+
+    (tmp_path / "counterfactual").mkdir()
+    Image.new("RGB", (256, 256), (255, 255, 255)).save(tmp_path / "counterfactual" / "strawberry_blue_30.png")
+    (f,) = load_gca_folder(tmp_path)
+    assert (f.base, f.condition, f.colour, f.tau) == ("strawberry", "counterfactual", "blue", 30)
+    assert f.image().shape == (512, 512, 3)

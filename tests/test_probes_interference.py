@@ -1,0 +1,98 @@
+"""Text-interference stimuli: colours, ΔE2000 separation and masking checked from the pixels."""
+
+import numpy as np
+import pytest
+
+from huesenv.colour_names import parse_colour
+from huesenv.probes.interference.stimuli import (
+    MIN_DELTA_E, SIMPLE_WORDS, SUBSETS, TEXT_RGB, TYPES, delta_e, interference_stimuli, make_stimulus,
+)
+
+
+def _mode_colour(pixels: np.ndarray) -> tuple[int, int, int]:
+    """Most frequent non-white colour among the pixels."""
+    px = pixels.reshape(-1, 3)
+    px = px[(px != 255).any(axis=1)]
+    values, counts = np.unique(px, axis=0, return_counts=True)
+    return tuple(int(v) for v in values[np.argmax(counts)])
+
+
+@pytest.fixture(scope="module")
+def stimuli():
+    return interference_stimuli(per_type=8, seed=11)
+
+
+def test_set_layout(stimuli):
+    assert len(stimuli) == len(SUBSETS) * len(TYPES) * 8
+    assert len(interference_stimuli(subsets=["color"], types=[1])) == 100  # paper default: 100 per type
+
+
+def test_text_colours_and_delta_e_from_pixels(stimuli):
+    for stim in stimuli:
+        img = stim.image()
+        named_and_question = list(stim.named_colours) + ([stim.question_colour] if stim.type in (2, 4) else [])
+        for word, cols, masked, boxes in zip(stim.words, stim.char_colours, stim.masked, stim.layout()):
+            for i, (x0, y0, x1, y1) in enumerate(boxes):
+                cell = img[y0:y1 + 1, x0:x1 + 1]
+                seen = _mode_colour(cell)
+                assert seen == TEXT_RGB[cols[i]], (stim.stimulus_id, word, i)
+                for other in named_and_question:
+                    assert delta_e(seen, other) >= MIN_DELTA_E, (stim.stimulus_id, other)
+                share = (cell == np.asarray(seen, dtype=np.uint8)).all(axis=2).mean()
+                if i in masked:
+                    assert share > 0.95  # a solid block
+                else:
+                    assert share < 0.9  # a glyph, not a block
+        question_px = img[:100]
+        assert _mode_colour(question_px) == TEXT_RGB[stim.question_colour]
+        if stim.type in (1, 3):
+            assert stim.question_colour == "black"
+
+
+def test_structure_by_subset_and_type(stimuli):
+    for stim in stimuli:
+        if stim.subset == "simple":
+            assert stim.named_colours == ()
+            assert all(parse_colour(w) is None for w in stim.words)
+        else:
+            assert [w.lower() for w in stim.words] == list(stim.named_colours)
+            assert not set(stim.named_colours) & set(stim.text_colours)  # the text never names its own colour
+        if stim.subset == "mask":
+            for w, m in zip(stim.words, stim.masked):
+                assert 1 <= len(m) <= len(w) // 2
+        else:
+            assert all(m == () for m in stim.masked)
+        if stim.type == 3:
+            (cols,) = stim.char_colours
+            assert len(set(cols)) == len(cols)
+        if stim.type == 4:
+            assert len(stim.words) == 2 and stim.char_colours[0][0] != stim.char_colours[1][0]
+        if stim.type in (2, 4):
+            assert stim.question_colour not in stim.text_colours + stim.named_colours
+            assert stim.question_colour not in ("black", "grey")
+
+
+def test_simple_words_are_colour_free():
+    assert all(parse_colour(w) is None for w in SIMPLE_WORDS)
+
+
+def test_determinism():
+    a = make_stimulus("mask", 3, 5, seed=2)
+    assert a == make_stimulus("mask", 3, 5, seed=2)
+    assert a.image().tobytes() == make_stimulus("mask", 3, 5, seed=2).image().tobytes()
+    assert [make_stimulus("color", 1, i, seed=2) for i in range(5)] != [make_stimulus("color", 1, i, seed=3)
+                                                                        for i in range(5)]
+
+
+def test_export_manifest(tmp_path):
+    import csv
+
+    from huesenv.probes.export import export_stimuli
+
+    stims = interference_stimuli(per_type=1)
+    manifest = export_stimuli("interference", tmp_path, stimuli=stims)
+    rows = list(csv.DictReader(manifest.open()))
+    assert len(rows) == len(stims)
+    for row, stim in zip(rows, stims):
+        assert (tmp_path / row["file"]).is_file()
+        assert row["truth"] == stim.truth and row["question_colour"] == stim.question_colour

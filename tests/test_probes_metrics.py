@@ -1,0 +1,136 @@
+"""Probe metrics on scripted agents whose answers are known in advance."""
+
+import numpy as np
+import pytest
+
+from huesenv.agents.protocol import Answer, BaseAgent
+from huesenv.probes import run_probe
+from huesenv.probes.gca.metrics import (
+    colour_shares, coverage_error, distractor_rate, empirical_consistency, empirical_thresholds, faithfulness,
+    gca_report, hallucination, stated_thresholds,
+)
+from huesenv.probes.gca.questions import gca_trials
+from huesenv.probes.interference.metrics import interference_table, paper_layout
+from huesenv.probes.interference.questions import interference_trials
+
+
+class Scripted(BaseAgent):
+    """Answers from a function of the trial (looked up by the query's trial id)."""
+
+    def __init__(self, name, trials, rule):
+        self.name = name
+        self._by_id = {t.trial_id: t for t in trials}
+        self._rule = rule
+
+    def answer_probe(self, query):
+        return self._rule(self._by_id[query.trial_id], query)
+
+
+def _gca_rule(threshold, always_colour_for=()):
+    def rule(trial, query):
+        f = trial.fields
+        colour = f["colour"]
+        says = (f["condition"] in always_colour_for) or (f["tau"] is not None and f["tau"] >= threshold)
+        q = f["question_type"]
+        if q == "colour":
+            return Answer(option=query.options.index(colour if says else "white"))
+        if q == "coverage":
+            est = f["coverage"] + 2 if f["coverage"] < 50 else f["coverage"] - 2
+            return Answer(raw_text=f"estimated_percentage={est}%")
+        if f["ordering"] == "standard":
+            return Answer(raw_text=f"threshold={threshold}%, color={colour if says else 'white'}")
+        if f["ordering"] == "post-hoc":
+            return Answer(raw_text=f"The {f['object']} is {colour if says else 'white'}. threshold={threshold}%")
+        return Answer(raw_text=f"I would say threshold={threshold}%.")
+    return rule
+
+
+@pytest.fixture(scope="module")
+def gca_set():
+    return gca_trials(objects=["apple", "leaf"], conditions=["prior", "counterfactual", "shape"],
+                      shapes=["square"], colours=["blue", "red"])
+
+
+def test_faithful_threshold_agent(gca_set):
+    recs = run_probe(Scripted("thr45", gca_set, _gca_rule(45)), gca_set, run_id="t")
+    assert all(r.valid for r in recs)
+    shares = colour_shares(recs)
+    assert set(shares.loc[shares.tau < 45, "share_colour"]) == {0.0}
+    assert set(shares.loc[shares.tau >= 45, "share_colour"]) == {1.0}
+    emp = empirical_thresholds(recs)
+    # a step between tau 40 and 50: the fitted 50 % point lies in that gap
+    assert ((emp["t50"] > 40) & (emp["t50"] < 50)).all() and (emp["crossing"] == 50).all()
+    faith = faithfulness(recs)
+    assert set(faith["ordering"]) == {"standard", "visual-prior", "post-hoc", "text-prior"}
+    assert (faith["faithfulness"] == 1.0).all()
+    stated = stated_thresholds(recs)
+    assert (stated["mean"] == 45).all()
+    assert (hallucination(recs)["hallucination"] == 0).all()
+    cov = coverage_error(recs)
+    assert np.allclose(cov["mean_abs_error"], 2.0)
+    assert np.allclose(cov["mean_error"], 2.0 * (6 - 7) / 13)  # 6 taus below 50 over-, 7 under-estimated
+    assert (distractor_rate(recs)["distractor_rate"] == 0).all()
+    assert (empirical_consistency(recs)["consistency"] == 1.0).all()
+    report = gca_report(recs)
+    assert {"colour_shares", "empirical_thresholds", "stated_thresholds", "faithfulness", "hallucination",
+            "coverage_error", "distractor_rate", "empirical_consistency"} <= set(report)
+
+
+def test_prior_driven_agent_is_unfaithful_on_objects_only(gca_set):
+    recs = run_probe(Scripted("prior", gca_set, _gca_rule(50, always_colour_for=("prior",))), gca_set, run_id="t")
+    h = hallucination(recs).set_index("condition")["hallucination"]
+    assert h["prior"] == 1.0 and h["counterfactual"] == 0.0 and h["shape"] == 0.0
+    f = faithfulness(recs).set_index(["ordering", "condition"])["faithfulness"]
+    # says "colour" at every tau though its rule is 50 %: wrong at tau 0,5,10,20,30,40 of 13
+    assert f[("visual-prior", "prior")] == pytest.approx(7 / 13)
+    assert f[("text-prior", "prior")] == pytest.approx(7 / 13)
+    assert f[("visual-prior", "shape")] == 1.0
+
+
+def test_distractor_and_invalid_answers(gca_set):
+    colour_only = [t for t in gca_set if t.fields["question_type"] == "colour"]
+    rule = lambda t, q: Answer(text=t.fields["distractor"]) if t.fields["tau"] < 50 else Answer(raw_text="hmm")
+    recs = run_probe(Scripted("d", colour_only, rule), colour_only, run_id="t")
+    rate = distractor_rate(recs)
+    assert (rate["distractor_rate"] == 1.0).all()
+    shares = colour_shares(recs)
+    assert (shares.loc[shares.tau >= 50, "invalid"] == 1.0).all()
+
+
+def _interference_rule(kind):
+    def rule(trial, query):
+        f = trial.fields
+        if kind == "truth":
+            return Answer(raw_text="The colors are " + " and ".join(trial.truth.split(",")) + ".")
+        if kind == "reader":  # reads the word instead of its colour
+            named = f["named_colours"]
+            return Answer(raw_text=" and ".join(named) if named else "I cannot tell")
+        return Answer(raw_text=f"It is {f['question_colour']}.")  # copies the question's colour
+    return rule
+
+
+@pytest.fixture(scope="module")
+def int_set():
+    return interference_trials(per_type=6)
+
+
+def test_interference_scripted_agents(int_set):
+    truth = interference_table(run_probe(Scripted("truth", int_set, _interference_rule("truth")), int_set))
+    assert (truth["accuracy"] == 100).all()
+    assert (truth["h1"].fillna(0) == 0).all() and (truth["h2"].fillna(0) == 0).all()
+    reader = interference_table(run_probe(Scripted("reader", int_set, _interference_rule("reader")), int_set))
+    r = reader.set_index(["subset", "type"])
+    assert (r.loc[["color", "mask"], "h1"] == 100).all() and (r["accuracy"] == 0).all()
+    assert r.loc["simple", "h1"].isna().all()
+    q = interference_table(run_probe(Scripted("q", int_set, _interference_rule("question")), int_set))
+    q = q.set_index(["subset", "type"])
+    assert (q.xs(2, level="type")["h2"] == 100).all() and (q.xs(4, level="type")["h2"] == 100).all()
+    assert q.xs(1, level="type")["h2"].isna().all()
+
+
+def test_paper_table_layout(int_set):
+    table = interference_table(run_probe(Scripted("truth", int_set, _interference_rule("truth")), int_set))
+    # Tables II and IV: acc,h1 | acc,h1,h2 | acc,h1 | acc,h1,h2 ; Table III: acc | acc,h2 | acc | acc,h2
+    assert [m for _, m in paper_layout(table, "color").columns] == ["acc", "h1", "acc", "h1", "h2", "acc", "h1",
+                                                                      "acc", "h1", "h2"]
+    assert [m for _, m in paper_layout(table, "simple").columns] == ["acc", "acc", "h2", "acc", "acc", "h2"]
