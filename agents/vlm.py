@@ -1,0 +1,97 @@
+"""Local vision-language model via transformers' image-text-to-text auto classes.
+
+``TransformersVLMAgent("Qwen/Qwen2-VL-2B-Instruct")`` or a local directory: the
+processor (``AutoProcessor``) and model (``AutoModelForImageTextToText``) load with
+``from_pretrained`` (offline when ``HF_HUB_OFFLINE=1``).  Each request is one user
+turn ``[image, text]`` rendered by the processor's chat template, generated
+greedily (``do_sample=False``) for the first attempt; retries sample at
+``retry_temperature`` with ``torch.manual_seed(seed + attempt)`` so reruns repeat.
+Batches are left-padded and generated together (``batch_size`` per call).
+Device and precision follow :mod:`huesenv.agents.devices` (fp16 on GPU).
+Prompts, parsing and retries: :mod:`huesenv.agents.chat`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Sequence
+
+from huesenv.agents.chat import ChatRequest, ChatVLMAgent
+
+
+class TransformersVLMAgent(ChatVLMAgent):
+    """A transformers image-text-to-text model as an agent (see the module docstring)."""
+
+    name = "vlm"
+
+    def __init__(self, model: str | os.PathLike, *, device: str = "auto", precision: str | None = None,
+                 max_new_tokens: int = 24, retries: int = 2, retry_temperature: float = 0.7,
+                 batch_size: int = 8, revision: str | None = None, seed: int | None = 0,
+                 cell_pixels: int = 24, trust_remote_code: bool = False,
+                 generate_kwargs: dict | None = None, **kwargs) -> None:
+        super().__init__(retries=retries, seed=seed, cell_pixels=cell_pixels, **kwargs)
+        from huesenv.agents.devices import resolve_device, resolve_precision
+
+        self.model_ref = str(model)
+        self.device = resolve_device(device)
+        self.precision = resolve_precision(self.device, precision)
+        self.max_new_tokens, self.retry_temperature = int(max_new_tokens), float(retry_temperature)
+        self.batch_size, self.revision, self.trust_remote_code = int(batch_size), revision, trust_remote_code
+        self.generate_kwargs = dict(generate_kwargs or {})  # e.g. sequence_bias / suppress_tokens to constrain
+        self._model = self._processor = None
+        self.timings = {"load_s": 0.0, "generate_s": 0.0}
+
+    @property
+    def agent_id(self) -> str:
+        name = Path(self.model_ref).name if os.path.isdir(self.model_ref) else self.model_ref
+        return f"vlm:{name}@{self.revision}" if self.revision else f"vlm:{name}"
+
+    def _load(self) -> None:
+        if self._model is not None:
+            return
+        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        from huesenv.agents.devices import torch_dtype
+
+        t0 = time.perf_counter()
+        kw = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}
+        self._processor = AutoProcessor.from_pretrained(self.model_ref, **kw)
+        tok = getattr(self._processor, "tokenizer", None)
+        if tok is not None:
+            tok.padding_side = "left"  # batched generation continues every row at the same position
+            if tok.pad_token is None:
+                tok.pad_token = tok.eos_token
+        self._model = AutoModelForImageTextToText.from_pretrained(
+            self.model_ref, dtype=torch_dtype(self.precision), **kw).to(self.device).eval()
+        self.timings["load_s"] += time.perf_counter() - t0
+
+    def _render(self, text: str) -> str:
+        messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]}]
+        return self._processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
+    def complete(self, requests: Sequence[ChatRequest]) -> list[str | None]:
+        import torch
+
+        self._load()
+        out: list[str | None] = []
+        for start in range(0, len(requests), self.batch_size):
+            chunk = requests[start:start + self.batch_size]
+            texts = [self._render(r.text) for r in chunk]
+            inputs = self._processor(images=[r.image for r in chunk], text=texts, return_tensors="pt", padding=True)
+            inputs = inputs.to(self.device)
+            if "pixel_values" in inputs and self.precision != "fp32":
+                inputs["pixel_values"] = inputs["pixel_values"].to(self._model.dtype)
+            attempt = max(r.attempt for r in chunk)
+            gen = {"max_new_tokens": self.max_new_tokens, "do_sample": attempt > 0, **self.generate_kwargs}
+            if attempt > 0:
+                torch.manual_seed((self._seed or 0) + attempt)
+                gen["temperature"] = self.retry_temperature
+            t0 = time.perf_counter()
+            with torch.inference_mode():
+                ids = self._model.generate(**inputs, **gen)
+            self.timings["generate_s"] += time.perf_counter() - t0
+            new = ids[:, inputs["input_ids"].shape[1]:]
+            out.extend(self._processor.batch_decode(new, skip_special_tokens=True))
+        return out

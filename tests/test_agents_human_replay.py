@@ -1,0 +1,70 @@
+"""Replayed humans on a small export written here (through the real loader) and on the packaged cohort."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from huesenv.agents import CueQuery, GuessQuery, evaluate_words, make_agent
+from huesenv.board import frame, parse_coord
+from huesenv.humans import load_humans
+
+ANSWERS = {"APPLE": ["C5"] * 3 + ["C6", "D5"], "SKY": ["L25", "L26", "K25", "A1"], "GRASS": ["O10", "O11"]}
+
+
+@pytest.fixture(scope="module")
+def humans(tmp_path_factory):
+    path = tmp_path_factory.mktemp("humans") / "export.csv"
+    lines = ["userId,timestamp,clueCategory,clueId,word,coordinate,language,gender,ageRange,colorBlind"]
+    for word, coords in ANSWERS.items():
+        for i, c in enumerate(coords):
+            lines.append(f"u{i},2025-01-01T00:00:00,,,{word},{c},en,f,18-24,false")
+    path.write_text("\n".join(lines) + "\n")
+    return load_humans(path)
+
+
+def test_samples_without_replacement_within_a_game(humans):
+    agent = make_agent("human-replay", humans=humans, seed=1)
+    placed = [agent.act(GuessQuery(cues=("APPLE",), game=0)).cell for _ in range(5)]
+    assert sorted(placed) == sorted(parse_coord(c) for c in ANSWERS["APPLE"])  # each answer used once
+    sixth = agent.act(GuessQuery(cues=("APPLE",), game=0))
+    assert sixth.info["fallback"] == "exhausted"
+    fresh = agent.act(GuessQuery(cues=("APPLE",), game=1))  # a new game restores the pool
+    assert "fallback" not in fresh.info and fresh.cell in {parse_coord(c) for c in ANSWERS["APPLE"]}
+
+
+def test_skips_illegal_cells_and_unknown_cues(humans):
+    agent = make_agent("human-replay", humans=humans, seed=0)
+    legal = np.ones(480, bool)
+    legal[[parse_coord("C5"), parse_coord("C6")]] = False
+    for _ in range(10):
+        assert agent.act(GuessQuery(cues=("APPLE",), legal=legal)).cell == parse_coord("D5")
+    unknown = agent.act(GuessQuery(cues=("ZIZAX",), legal=legal, top_k=4))
+    assert unknown.info["fallback"] == "unknown_cue" and legal[unknown.cells].all() and len(unknown.cells) == 4
+    second = agent.act(GuessQuery(cues=("SKY", "ZIZAX")))  # latest cue unknown: earlier cue used
+    assert second.info["word"] == "SKY"
+
+
+def test_cue_giver_maximises_frame_share(humans):
+    agent = make_agent("human-replay", humans=humans)
+    ans = agent.act(CueQuery(card=(parse_coord("C5"), parse_coord("L26")), target=parse_coord("C5")))
+    assert ans.cue == "APPLE" and ans.scores[0] == pytest.approx(1.0)
+    ans = agent.act(CueQuery(card=(parse_coord("C5"), parse_coord("K26")), target=parse_coord("K26")))
+    assert ans.cue == "SKY" and ans.scores[0] == pytest.approx(3 / 4)
+    assert parse_coord("L25") in frame(parse_coord("K26"))
+    picked = agent.act(CueQuery(card=(parse_coord("O10"), parse_coord("A30")), target=None,
+                                forbidden=frozenset({"apple"})))
+    assert picked.target == parse_coord("O10") and picked.cue == "GRASS"
+    none_left = agent.act(CueQuery(card=(1,), target=1, cue_index=2, vocabulary=("ZIZAX",)))
+    assert none_left.cue is None and none_left.valid
+
+
+def test_word_task_is_sampled_and_seeded(humans):
+    agent = make_agent("human-replay", humans=humans)
+    a = evaluate_words(agent, seed=4)
+    b = evaluate_words(agent, seed=4)
+    assert [r.cells for r in a] == [r.cells for r in b]
+    apple = next(r for r in a if r.word == "APPLE")
+    assert apple.extra["sampled"] is True and apple.scores is None and a[0].agent_id == "human-replay:export.csv"
+    assert set(apple.cells) == {"C5", "C6", "D5"}
+    assert next(r for r in a if r.word == "BANANA").extra["fallback"] == "unknown_cue"
