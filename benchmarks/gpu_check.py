@@ -1,0 +1,134 @@
+"""GPU path check for the CLIP agent: device placement, fp16, batching, timings, CPU agreement.
+
+Run on a machine with CUDA: ``python benchmarks/gpu_check.py [--out results.json]``.
+It needs open_clip but no downloads: models are real open_clip architectures with
+seeded random weights saved to a local checkpoint, loaded through the agent's own
+loading code (``clip:<model>/<checkpoint path>``), once with ``device="auto"`` (→ cuda,
+fp16) and once with ``device="cpu"`` (fp32).  Reported:
+
+* where the parameters live and the share of them in half precision (open_clip's
+  fp16 mode converts the matmul weights and leaves embeddings/norms in fp32);
+* board encoding (480 colour patches) split into preprocessing and forward time;
+* the word task (100 words + 16 nonsense inputs, top-5) first run and a cached rerun;
+* raw ``encode_image`` throughput by batch size;
+* top-1 agreement between the GPU fp16 and CPU fp32 rankings of the same weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def checkpoint(model_name: str, folder: Path) -> str:
+    import open_clip
+    import torch
+
+    torch.manual_seed(0)
+    model = open_clip.create_model(model_name, pretrained=None)
+    path = folder / f"{model_name}-random.pt"
+    torch.save(model.state_dict(), path)
+    return str(path)
+
+
+def run_agent(spec: str, device: str, cache: Path) -> dict:
+    import numpy as np
+    import torch
+
+    from huesenv.agents import evaluate_words, make_agent
+
+    agent = make_agent(spec, device=device, cache_dir=cache)
+    t0 = time.perf_counter()
+    model = agent.model
+    load_s = time.perf_counter() - t0
+    params = list(model.parameters())
+    n_params = sum(p.numel() for p in params)
+    half_share = sum(p.numel() for p in params if p.dtype in (torch.float16, torch.bfloat16)) / n_params
+    if agent.device.startswith("cuda"):  # CUDA context and kernel warm-up, so timings are steady-state
+        with torch.inference_mode():
+            model.encode_text(agent._tokenizer(["warm up"]).to(agent.device))
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    agent.cell_embeddings()
+    board_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    records = evaluate_words(agent, top_k=5)
+    words_s = time.perf_counter() - t0
+    # cached rerun: a fresh agent on the warm cache folder
+    again = make_agent(spec, device=device, cache_dir=cache)
+    t0 = time.perf_counter()
+    records2 = evaluate_words(again, top_k=5)
+    cached_s = time.perf_counter() - t0
+    assert [r.cells for r in records] == [r.cells for r in records2]
+    return {
+        "device": agent.device, "precision": agent.precision,
+        "param_devices": sorted({str(p.device) for p in params}), "half_precision_param_share": half_share,
+        "load_s": load_s, "board_encode_s": board_s,
+        "board_preprocess_s": agent.timings["preprocess_s"], "board_forward_s": agent.timings["image_encode_s"],
+        "words_first_s": words_s, "words_cached_rerun_s": cached_s,
+        "top1": [r.cells[0] for r in records],
+        "gpu_mem_peak_mb": (torch.cuda.max_memory_allocated() / 2**20) if agent.device.startswith("cuda") else None,
+        "_agent": agent, "_np": np,
+    }
+
+
+def throughput(agent, batch_sizes=(16, 64, 128, 480), repeat: int = 5) -> dict:
+    import torch
+
+    from huesenv.agents.clip_agent import colour_patch
+
+    size = agent.image_size
+    patches = [colour_patch(rgb, size) for rgb in agent.board.rgb]
+    pixels = torch.stack([agent._preprocess(im) for im in patches]).to(agent.device, dtype=torch.float16)
+    out = {}
+    with torch.inference_mode():
+        for bs in batch_sizes:
+            for _ in range(2):  # warm-up
+                agent.model.encode_image(pixels[:bs])
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(repeat):
+                for start in range(0, len(pixels), bs):
+                    agent.model.encode_image(pixels[start:start + bs])
+            torch.cuda.synchronize()
+            out[str(bs)] = repeat * len(pixels) / (time.perf_counter() - t0)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--models", nargs="+", default=["ViT-B-32", "ViT-L-14"])
+    parser.add_argument("--cpu-models", nargs="*", default=["ViT-B-32"], help="also run these on the CPU (fp32)")
+    parser.add_argument("--out", default="gpu_check.json")
+    args = parser.parse_args()
+    import torch
+
+    results: dict = {"torch": torch.__version__, "cuda": torch.cuda.is_available(),
+                     "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, "models": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for name in args.models:
+            ckpt = checkpoint(name, tmp)
+            spec = f"clip:{name}/{ckpt}"
+            gpu = run_agent(spec, "auto", tmp / f"cache-gpu-{name}")
+            row = {k: v for k, v in gpu.items() if not k.startswith("_") and k != "top1"}
+            row["encode_image_per_s_by_batch"] = throughput(gpu["_agent"])
+            if name in args.cpu_models:
+                cpu = run_agent(spec, "cpu", tmp / f"cache-cpu-{name}")
+                row["cpu"] = {k: v for k, v in cpu.items() if not k.startswith("_") and k != "top1"}
+                row["top1_agreement_gpu_fp16_vs_cpu_fp32"] = (
+                    sum(a == b for a, b in zip(gpu["top1"], cpu["top1"])) / len(gpu["top1"]))
+                row["speedup_board_cpu_over_gpu"] = cpu["board_encode_s"] / gpu["board_encode_s"]
+            results["models"][name] = row
+            print(json.dumps({name: row}, indent=1), flush=True)
+    Path(args.out).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
