@@ -1,0 +1,227 @@
+"""One experiment run end to end: games and word-level units (resumable), analysis, report, tracking.
+
+The CLI is a thin layer over :func:`run_experiment`; tests and notebooks call it
+directly.  Nothing is downloaded: agents that need weights are checked before
+any unit runs (:mod:`huesenv.experiments.weights`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.runner import (LogState, StageResult, prepare_run_dir, run_games, run_wordlevel)
+from huesenv.experiments.tournament import plan_games, seat_assignment
+
+
+@dataclass
+class ExperimentResult:
+    run_dir: Path
+    stages: list[StageResult]
+    reports: dict[str, Path]
+    tables: dict[str, pd.DataFrame]
+    elapsed_s: float
+    wandb_dir: Path | None = None
+    messages: list[str] = field(default_factory=list)
+
+
+def clip_checkpoints(config: ExperimentConfig, stage_agents: list[str]) -> list[str]:
+    """The open_clip checkpoint names (Table 5 spelling or ``model/tag``) of the CLIP agents in use."""
+    out = []
+    for name in stage_agents:
+        spec = config.agent(name).spec
+        if spec.startswith("clip:") and not spec.startswith("clip:hf-hub:"):
+            out.append(spec.split(":", 1)[1])
+    return out
+
+
+def preflight(config: ExperimentConfig) -> None:
+    """Refuse to start when weights are missing, instead of downloading (or hanging) mid-run."""
+    from huesenv.experiments import weights
+
+    used = {n for lineup in config["lineups"] for n in lineup} if config["tournament"].get("enabled", True) else set()
+    if config["wordlevel"].get("enabled", True):
+        used |= {a.name for a in config.wordlevel_agents()}
+    names = clip_checkpoints(config, sorted(used))
+    if names and config["weights"].get("required", True):
+        weights.require_weights(names, config["weights"].get("dir"))
+
+
+def _progress(enabled: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    return Progress(TextColumn("[bold]{task.description:>9}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TimeRemainingColumn(), disable=not enabled, transient=False)
+
+
+def run_experiment(config: ExperimentConfig, *, backend: Any = None, fresh: bool = False,
+                   progress: bool = True, wandb_mode: str | None = None) -> ExperimentResult:
+    """Run (or resume) everything the config asks for and write the report into the run folder.
+
+    Downloads are switched off (``HF_HUB_OFFLINE``) while it runs unless ``weights.offline`` is false.
+    """
+    from huesenv.experiments.backends import make_backend
+    from huesenv.experiments.weights import offline_env
+
+    start = time.perf_counter()
+    preflight(config)
+    with offline_env(bool(config["weights"].get("offline", True))):
+        return _run(config, start, backend, fresh, progress, wandb_mode, make_backend)
+
+
+def _run(config: ExperimentConfig, start: float, backend: Any, fresh: bool, progress: bool,
+         wandb_mode: str | None, make_backend: Any) -> ExperimentResult:
+    run_dir = prepare_run_dir(config, fresh=fresh)
+    own_backend = backend is None
+    if own_backend:
+        b = config["backend"]
+        backend = make_backend(b.get("name", "inprocess"), b.get("address"), b.get("num_cpus"), b.get("num_workers"))
+    stages: list[StageResult] = []
+    games_state = words_state = LogState()
+    try:
+        with _progress(progress) as bar:
+            if config["tournament"].get("enabled", True) and config["lineups"] and config["games"]:
+                result, games_state = run_games(config, backend, run_dir, progress=bar)
+                stages.append(result)
+            if config["wordlevel"].get("enabled", True) and config.wordlevel_agents():
+                result, words_state = run_wordlevel(config, backend, run_dir, progress=bar)
+                stages.append(result)
+    finally:
+        if own_backend:
+            backend.close()
+    from huesenv.experiments.report import write_report
+
+    data = build_report_data(config, run_dir, games_state, words_state, stages,
+                             backend_name=getattr(backend, "name", "?"))
+    reports = write_report(data, run_dir, formats=config["report"].get("formats", ("markdown", "html")))
+    wandb_dir = None
+    mode = wandb_mode if wandb_mode is not None else config["wandb"].get("mode", "disabled")
+    if mode != "disabled":
+        wandb_dir = track(config, run_dir, data, mode)
+    return ExperimentResult(run_dir, stages, reports, data.tables, time.perf_counter() - start, wandb_dir,
+                            [s.message() for s in stages])
+
+
+def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path | None:
+    from huesenv.experiments.tracking import Tracker
+
+    w = config["wandb"]
+    tracker = Tracker(mode, project=w.get("project") or "huesenv", entity=w.get("entity"), run_dir=run_dir,
+                      config=config.data, name=config.name, run_id=config.run_id)
+    try:
+        tables = {k: v for k, v in data.tables.items()}
+        tracker.log_tables(tables)
+        if "leaderboard" in data.tables:
+            extra = {}
+            if "guess_alignment" in data.tables:
+                for row in data.tables["guess_alignment"].to_dict(orient="records"):
+                    extra[row.get("agent", "?")] = {f"guess/{k}": float(v) for k, v in row.items()
+                                                    if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            tracker.log_agent_metrics(data.tables["leaderboard"], extra)
+        tracker.log_plots(data.plots)
+        tracker.log_images(data.boards)
+        path = tracker.run_path
+    finally:
+        tracker.finish()
+    return path
+
+
+def _load_humans(config: ExperimentConfig) -> Any:
+    from huesenv.humans import load_humans
+
+    return load_humans(config["humans"].get("path"))
+
+
+def build_report_data(config: ExperimentConfig, run_dir: Path, games: LogState, words: LogState,
+                      stages: list[StageResult], backend_name: str = "") -> Any:
+    """Tables, plots and board images from the logs (the same whether the run was resumed or not)."""
+    from huesenv.experiments import analysis, report
+    from huesenv.experiments.wordlevel import score_wordlevel
+
+    plots_dir = run_dir / "plots"
+    plots_dir.mkdir(exist_ok=True)
+    m = config["metrics"]
+    alpha, top_k = float(m.get("alpha", 0.05)), int(m.get("top_k", 5))
+    tables: dict[str, pd.DataFrame] = {}
+    captions: dict[str, str] = {}
+    plots: dict[str, Path] = {}
+    boards: dict[str, Path] = {}
+    summary = [s.message() for s in stages]
+    humans = None
+    plan = plan_games(config)
+    planned = {u.game for u in plan}
+    game_records = [r for k, recs in games.units.items() if int(k.split(":")[1]) in planned for r in recs]
+    if game_records:
+        seats = seat_assignment(plan)
+        frame = analysis.seat_games(game_records, seats)
+        lb = analysis.leaderboard(frame)
+        tables["leaderboard"] = lb
+        captions["leaderboard"] = ("Points per game (mean ± standard error over seat-games), split by role; "
+                                   "win rate = share of games with the highest total (ties shared).")
+        plots["leaderboard"] = report.plot_leaderboard(lb, plots_dir / "leaderboard.png")
+        tables["points_by_role"] = analysis.points_by_role(frame)
+        h2h = analysis.head_to_head(frame)
+        tables["head_to_head"] = h2h
+        captions["head_to_head"] = ("Every pair of agents that sat in the same game: mean point difference "
+                                    "(agent − opponent) and the agent's share of those pairings won (ties ½).")
+        if not h2h.empty:
+            plots["head_to_head"] = report.plot_head_to_head(analysis.head_to_head_matrix(h2h),
+                                                             plots_dir / "head_to_head.png")
+        humans = _load_humans(config)
+        align = analysis.guess_alignment(game_records, humans, seats, alpha=alpha, top_k=top_k)
+        if align:
+            tables["guess_alignment"] = align["agent"]
+            captions["guess_alignment"] = ("Each agent's first cones (placed after the one-word cue 1) as "
+                                           "word→cell answers, scored against the human cohort "
+                                           "(huesenv.metrics.word_level / agent_level). Replayed humans are "
+                                           "scored against the cohort they are drawn from: an optimistic "
+                                           "reference, not leave-one-out.")
+            tables["guess_alignment_words"] = align["word"]
+            p = report.plot_alignment(align["word"], plots_dir / "guess_alignment.png",
+                                      "First-cone answers: Mahalanobis top-1 fail rate by category")
+            if p:
+                plots["guess_alignment"] = p
+        n_games = len({int(r.extra["game"]) for r in game_records})
+        summary.append(f"{n_games} games, {len(frame)} seat-games, {len(game_records)} logged steps "
+                       f"(log: {run_dir.name}/games.jsonl)")
+        for k in range(int(config["report"].get("board_images", 0) or 0)):
+            if k >= len(plan):
+                break
+            unit = plan[k]
+            recs = games.units.get(f"game:{unit.game}")
+            if recs:
+                try:
+                    img = report.board_image(recs, plots_dir / f"board_game{unit.game}.png",
+                                             title=f"game {unit.game}")
+                except Exception as err:  # a renderer problem must not lose the report
+                    summary.append(f"board image of game {unit.game} skipped: {err}")
+                    img = None
+                if img:
+                    boards[f"Game {unit.game} ({', '.join(unit.seats)}), last reveal"] = img
+    if words.units:
+        humans = humans if humans is not None else _load_humans(config)
+        scored = score_wordlevel(words.records(), humans, alpha=alpha, top_k=int(config["wordlevel"]["top_k"]))
+        if "agent" in scored:
+            tables["wordlevel_agents"] = scored["agent"]
+            captions["wordlevel_agents"] = ("The paper's word-level evaluation: every agent on the 100 words "
+                                            f"(top-{config['wordlevel']['top_k']}), scored by huesenv.metrics.")
+        if "category" in scored:
+            tables["wordlevel_categories"] = scored["category"]
+        if "nonsense" in scored:
+            tables["wordlevel_nonsense"] = scored["nonsense"]
+        if "word" in scored:
+            tables["wordlevel_words"] = scored["word"]
+            p = report.plot_alignment(scored["word"], plots_dir / "wordlevel.png",
+                                      "Word-level evaluation: Mahalanobis top-1 fail rate by category")
+            if p:
+                plots["wordlevel_agents"] = p
+        summary.append(f"word-level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
+                       f" inputs (log: {run_dir.name}/wordlevel.jsonl)")
+    summary.append(f"backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
+    return report.ReportData(title=f"huesenv experiment: {config.name}", config_yaml=config.to_yaml(),
+                             summary=summary, tables=tables, captions=captions, plots=plots, boards=boards)

@@ -1,0 +1,242 @@
+"""Resumable execution: what is done is read back from the append-only logs, never from a side file.
+
+Every unit's records are appended in one ``LogWriter.append`` call and carry
+``extra["unit"]`` (``"game:17"``, ``"agent:random"``), ``extra["unit_size"]``
+(how many records the unit wrote) and ``extra["unit_pos"]`` (0, 1, ...).  On a
+rerun a unit counts as done only when a contiguous block of exactly
+``unit_size`` records with its key and positions 0..n-1 is in the log,
+so a crash mid-append (a torn last line, or a block cut short) leaves that unit
+*not done*: it is played again and only its complete block is ever read, so no
+game is lost and none is counted twice.  Units are written in plan order (Ray
+results are buffered until their turn), hence same config → same log bytes,
+apart from the wall-clock fields ``created`` and ``timings`` which
+:func:`canonical_log_lines` drops for comparisons.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import yaml
+
+from huesenv.experiments.backends import Task
+from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.tournament import batches, plan_games
+
+GAMES_LOG = "games.jsonl"
+WORDLEVEL_LOG = "wordlevel.jsonl"
+CONFIG_FILE = "config.yaml"
+VOLATILE_FIELDS = ("created", "timings")
+
+
+def tag_unit(records: Sequence[Any], key: str) -> list[Any]:
+    for pos, rec in enumerate(records):
+        rec.extra["unit"] = key
+        rec.extra["unit_size"] = len(records)
+        rec.extra["unit_pos"] = pos
+    return list(records)
+
+
+@dataclass
+class LogState:
+    """The complete units found in a log, and what was set aside."""
+
+    units: dict[str, list[Any]] = field(default_factory=dict)  # key -> its records (first complete block)
+    partial_blocks: int = 0  # blocks cut short by a crash (ignored)
+    duplicate_blocks: int = 0  # complete blocks of a unit seen before (ignored)
+    torn_line: int | None = None
+
+    def records(self) -> list[Any]:
+        return [r for recs in self.units.values() for r in recs]
+
+
+def read_log_state(path: Path) -> LogState:
+    """Group a log into complete unit blocks (see the module docstring)."""
+    state = LogState()
+    if not path.exists():
+        return state
+    from huesenv.logs import read_records
+
+    result = read_records(path)
+    state.torn_line = result.torn_line
+    block: list[Any] = []
+    key: str | None = None
+
+    def close_block() -> None:
+        if key is None or not block:
+            return
+        size = block[0].extra.get("unit_size")
+        positions = [r.extra.get("unit_pos") for r in block]
+        if size != len(block) or positions != list(range(len(block))):
+            state.partial_blocks += 1
+        elif key in state.units:
+            state.duplicate_blocks += 1
+        else:
+            state.units[key] = list(block)
+
+    for rec in result.records:
+        rkey = rec.extra.get("unit")
+        if (rkey != key or rec.extra.get("unit_pos") == 0
+                or (block and len(block) == block[0].extra.get("unit_size"))):
+            close_block()
+            block, key = [], rkey
+        block.append(rec)
+    close_block()
+    return state
+
+
+def canonical_log_lines(path: Path) -> list[str]:
+    """A log's lines without the wall-clock fields, for byte-for-byte determinism comparisons."""
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        data = json.loads(line)
+        for key in VOLATILE_FIELDS:
+            data.pop(key, None)
+        out.append(json.dumps(data, sort_keys=True, separators=(",", ":")))
+    return out
+
+
+def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
+    """Create the run folder, or check that the one there holds this same experiment (so it can resume)."""
+    run_dir = config.run_dir()
+    stored = run_dir / CONFIG_FILE
+    if stored.exists() and not fresh:
+        previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
+        old = ExperimentConfig.from_dict(previous, source=str(stored))
+        if old.fingerprint() != config.fingerprint():
+            diff = [k for k in old.identity() if old.identity()[k] != config.identity()[k]]
+            raise ValueError(f"{stored}, field(s) {', '.join(diff)}: the run folder holds a different experiment; "
+                             f"choose another --name or pass --fresh to start over")
+    if fresh and run_dir.exists():
+        for name in (GAMES_LOG, WORDLEVEL_LOG):
+            if (run_dir / name).exists():
+                (run_dir / name).rename(run_dir / f"{name}.old")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    stored.write_text(config.to_yaml(), encoding="utf-8")
+    return run_dir
+
+
+@dataclass
+class StageResult:
+    """What one stage (games or word-level) did: for the summary and the 'resumed' message."""
+
+    stage: str
+    total: int
+    done_before: int
+    ran_now: int
+    partial_blocks: int = 0
+    torn_line: int | None = None
+
+    @property
+    def resumed(self) -> bool:
+        return self.done_before > 0
+
+    def message(self) -> str:
+        unit = "games" if self.stage == "games" else "agents"
+        if self.total == 0:
+            return f"{self.stage}: nothing to run"
+        if self.done_before == self.total:
+            return f"{self.stage}: all {self.total} {unit} already in the log; nothing to run"
+        if self.done_before:
+            extra = ""
+            if self.partial_blocks or self.torn_line:
+                extra = f" (set aside an interrupted write{f' at line {self.torn_line}' if self.torn_line else ''})"
+            return (f"{self.stage}: resumed: {self.done_before} of {self.total} {unit} were already in the log"
+                    f"{extra}; ran the remaining {self.ran_now}")
+        return f"{self.stage}: ran {self.ran_now} {unit}"
+
+
+class _InOrder:
+    """Tracks the next task index to write and flushes consecutive buffered results."""
+
+    def __init__(self, order: Sequence[int], write: Callable[[int, Any], None]) -> None:
+        self.order = list(order)
+        self.pos = 0
+        self.buffer: dict[int, Any] = {}
+        self.write = write
+
+    def add(self, index: int, result: Any) -> None:
+        self.buffer[index] = result
+        while self.pos < len(self.order) and self.order[self.pos] in self.buffer:
+            i = self.order[self.pos]
+            self.write(i, self.buffer.pop(i))
+            self.pos += 1
+
+
+def run_games(config: ExperimentConfig, backend: Any, run_dir: Path, progress: Any = None,
+              on_game: Callable[[int, dict[str, int]], None] | None = None) -> tuple[StageResult, LogState]:
+    """Play every planned game not yet in ``games.jsonl``; return the stage result and the final log state."""
+    from huesenv.logs import LogWriter
+
+    log_path = run_dir / GAMES_LOG
+    plan = plan_games(config)
+    state = read_log_state(log_path)
+    todo = [u for u in plan if f"game:{u.game}" not in state.units]
+    done_before = len(plan) - len(todo)
+    chunks = batches(todo, int(config["tournament"]["batch_size"]))
+    tasks = [Task(i, "games", chunk) for i, chunk in enumerate(chunks)]
+    if progress is not None and 0 < done_before < len(plan):
+        progress.console.print(f"resuming: {done_before} of {len(plan)} games already in {log_path}")
+    task_id = progress.add_task("games", total=len(plan), completed=done_before) if progress else None
+    ran = 0
+    if tasks:
+        with LogWriter(log_path) as writer:
+            def write(_: int, outcomes: list) -> None:
+                nonlocal ran
+                for outcome in outcomes:
+                    writer.append(tag_unit(outcome.records, f"game:{outcome.game}"))
+                    ran += 1
+                    if on_game:
+                        on_game(outcome.game, outcome.scores)
+                    if progress is not None:
+                        progress.advance(task_id)
+
+            sink = _InOrder([t.index for t in tasks], write)
+            for index, result in backend.run(config, tasks, gpu=_needs_gpu(config, "games")):
+                sink.add(index, result)
+    final = read_log_state(log_path)
+    return StageResult("games", len(plan), done_before, ran, state.partial_blocks, state.torn_line), final
+
+
+def run_wordlevel(config: ExperimentConfig, backend: Any, run_dir: Path,
+                  progress: Any = None) -> tuple[StageResult, LogState]:
+    """Evaluate every word-level agent not yet in ``wordlevel.jsonl`` (one unit per agent)."""
+    from huesenv.logs import LogWriter
+
+    log_path = run_dir / WORDLEVEL_LOG
+    names = [a.name for a in config.wordlevel_agents()] if config["wordlevel"].get("enabled", True) else []
+    state = read_log_state(log_path)
+    todo = [n for n in names if f"agent:{n}" not in state.units]
+    done_before = len(names) - len(todo)
+    tasks = [Task(i, "wordlevel", name) for i, name in enumerate(todo)]
+    if progress is not None and 0 < done_before < len(names):
+        progress.console.print(f"resuming: {done_before} of {len(names)} word-level agents already in {log_path}")
+    task_id = progress.add_task("models", total=len(names), completed=done_before) if progress else None
+    ran = 0
+    if tasks:
+        with LogWriter(log_path) as writer:
+            def write(index: int, records: list) -> None:
+                nonlocal ran
+                writer.append(tag_unit(records, f"agent:{todo[index]}"))
+                ran += 1
+                if progress is not None:
+                    progress.advance(task_id)
+
+            sink = _InOrder([t.index for t in tasks], write)
+            for index, result in backend.run(config, tasks, gpu=_needs_gpu(config, "wordlevel")):
+                sink.add(index, result)
+    final = read_log_state(log_path)
+    return StageResult("wordlevel", len(names), done_before, ran, state.partial_blocks, state.torn_line), final
+
+
+def _needs_gpu(config: ExperimentConfig, stage: str) -> bool:
+    if stage == "wordlevel":
+        return any(a.is_model or a.gpu for a in config.wordlevel_agents())
+    used = {name for lineup in config["lineups"] for name in lineup}
+    return any(config.agent(n).is_model or config.agent(n).gpu for n in used)
+

@@ -1,0 +1,64 @@
+"""The paper's word-level evaluation as an experiment: every agent on the 100 words + 16 nonsense inputs.
+
+One unit per agent (so a 162-model sweep resumes model by model and spreads
+over Ray workers); each unit is ``evaluate_words`` (top-k word→cell queries,
+batched through the agent's ``act_batch``) and its records are scored by the
+metrics package (Mahalanobis top-1, Hotelling top-k, categories, nonsense).
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any, Callable, Sequence
+
+from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.tournament import derive_seed
+
+
+def run_wordlevel_unit(config: ExperimentConfig, agent_name: str,
+                       agent_factory: Callable[..., Any] | None = None) -> list:
+    """Build one agent, ask it every evaluation input, and return its ``word_query`` records."""
+    from huesenv.agents import evaluate_words
+    from huesenv.vocabulary import evaluation_inputs
+
+    if agent_factory is None:
+        from huesenv.agents import make_agent as agent_factory
+    spec = config.agent(agent_name)
+    agent = agent_factory(resolved_spec(config, spec.spec), **dict(spec.kwargs))
+    seed = derive_seed(config["seed"], 1_000_003, sorted(config["agents"]).index(agent_name))
+    agent.reset(seed=seed)
+    records = evaluate_words(agent, inputs=evaluation_inputs(), top_k=int(config["wordlevel"]["top_k"]),
+                             run_id=config.run_id, seed=seed)
+    for rec in records:
+        rec.extra.setdefault("config_agent", agent_name)
+    del agent
+    gc.collect()
+    return list(records)
+
+
+def resolved_spec(config: ExperimentConfig, spec: str) -> str:
+    """A CLIP spec pointed at a local checkpoint file when ``weights.dir`` holds one (else unchanged)."""
+    weights_dir = config["weights"].get("dir")
+    if not weights_dir or not spec.startswith("clip:") or spec.startswith("clip:hf-hub:"):
+        return spec
+    from huesenv.experiments.weights import check_checkpoint, local_spec
+
+    return local_spec(check_checkpoint(spec.split(":", 1)[1], weights_dir), weights_dir) or spec
+
+
+def score_wordlevel(records: Sequence[Any], humans: Any, alpha: float = 0.05, top_k: int = 5) -> dict[str, Any]:
+    """The metrics package's tables for word-level records: per word, per agent, per category, nonsense."""
+    from huesenv import metrics
+
+    out: dict[str, Any] = {}
+    if not records:
+        return out
+    word_df = metrics.word_level(list(records), humans, alpha=alpha, top_k=top_k)
+    out["word"] = word_df
+    out["agent"] = metrics.agent_level(word_df)
+    out["category"] = metrics.category_level(word_df)
+    try:
+        out["nonsense"] = metrics.nonsense_table(list(records))
+    except ValueError:  # agents with no nonsense answers (e.g. a custom vocabulary)
+        pass
+    return out

@@ -1,0 +1,100 @@
+"""Experiment configs: loading, dotted overrides, validation errors, the game plan, the bundled configs."""
+
+from __future__ import annotations
+
+import csv
+from importlib import resources
+
+import pytest
+
+from huesenv.experiments.config import ExperimentConfig, apply_overrides, bundled_configs, load_config
+from huesenv.experiments.tournament import derive_seed, plan_games
+
+
+def test_default_config_is_the_main_job():
+    config = load_config(None)
+    specs = {a.spec for a in config.agents()}
+    assert specs == {"text-embedding", "random", "human-replay"}
+    assert all(name in ("text-embedding", "random", "human") for lineup in config["lineups"] for name in lineup)
+    assert 24 <= len(plan_games(config)) <= 96  # "a few dozen games"
+    assert config["backend"]["name"] == "inprocess"
+
+
+def test_overrides_are_dotted_yaml_values():
+    config = load_config("default", ["games=2", "agents.random.kwargs.seed=7", "lineups.0.0=random",
+                                     "report.formats=[markdown]", "humans.path=null"])
+    assert config["games"] == 2
+    assert config.agent("random").kwargs == {"seed": 7}
+    assert config["lineups"][0][0] == "random"
+    assert config["report"]["formats"] == ["markdown"]
+    with pytest.raises(ValueError, match="expected KEY=VALUE"):
+        apply_overrides({}, ["games"])
+    with pytest.raises(ValueError, match="not an index"):
+        apply_overrides({"lineups": [[1]]}, ["lineups.3.0=x"])
+
+
+@pytest.mark.parametrize("override, field", [
+    ("games=-1", "games"), ("num_players=1", "num_players"), ("lineups.0.1=nobody", "lineups.0.1"),
+    ("wandb.mode=loud", "wandb.mode"), ("backend.name=spark", "backend.name"),
+    ("wordlevel.top_k=0", "wordlevel.top_k"), ("lineups.0=[random]", "lineups.0"),
+])
+def test_bad_values_name_the_field(override, field):
+    with pytest.raises(ValueError, match=rf"field {field}: expected"):
+        load_config("default", [override])
+
+
+def test_bad_yaml_names_file_and_line(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: x\nagents: [unclosed\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad.yaml, line \d"):
+        load_config(path)
+    with pytest.raises(FileNotFoundError, match="not a bundled config"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_plan_is_stable_when_games_grow():
+    small = {u.game: u for u in plan_games(load_config("default", ["games=3"]))}
+    large = {u.game: u for u in plan_games(load_config("default", ["games=5"]))}
+    assert set(small) < set(large)
+    assert all(large[g] == u for g, u in small.items())  # same seats and seeds: resumable with more games
+    assert len({u.seed for u in large.values()}) == len(large)
+
+
+def test_plan_rotates_seats_and_derives_seeds():
+    config = load_config("default", ["games=4"])
+    units = [u for u in plan_games(config) if u.lineup == 0]
+    positions = [u.seats.index("text-embedding") for u in units]
+    assert positions == [0, 1, 2, 3]
+    assert units[0].seed == derive_seed(config["seed"], 0, 0)
+    other = load_config("default", ["games=4", "seed=1"])
+    assert [u.seed for u in plan_games(other)] != [u.seed for u in plan_games(config)]
+
+
+def test_fingerprint_ignores_games_and_output_but_not_agents():
+    a = load_config("default", ["games=2"])
+    assert a.fingerprint() == load_config("default", ["games=9", "output=/elsewhere"]).fingerprint()
+    assert a.fingerprint() != load_config("default", ["agents.random.kwargs.seed=3"]).fingerprint()
+
+
+def test_paper_sweep_lists_the_162_checkpoints_of_table5():
+    assert {"default", "paper_clip_sweep"} <= set(bundled_configs())
+    config = load_config("paper_clip_sweep")
+    ref = resources.files("huesenv") / "data" / "reference" / "paper_table5_models.csv"
+    with ref.open("r", encoding="utf-8") as fh:
+        names = [row["model"] for row in csv.DictReader(fh)]
+    assert len(names) == 162
+    assert [a.spec for a in config.wordlevel_agents()] == [f"clip:{n}" for n in names]
+    assert config["tournament"]["enabled"] is False
+    assert config["weights"]["required"] is True and config["weights"]["offline"] is True
+
+
+def test_from_dict_fills_defaults():
+    config = ExperimentConfig.from_dict({"agents": {"r": "random"}, "lineups": [["r"] * 4]})
+    assert config.agent("r").spec == "random"
+    assert config["metrics"]["alpha"] == 0.05
+
+
+def test_humans_path_reaches_replayed_humans():
+    config = load_config("default", ["humans.path=/data/cohort.csv"])
+    assert config.agent("human").kwargs == {"path": "/data/cohort.csv"}
+    assert config.agent("random").kwargs == {}
