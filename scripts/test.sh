@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
-ensure_venv test
+ensure_venv all,test
 exec "$VENV/bin/pytest" "$@"
