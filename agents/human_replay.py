@@ -15,6 +15,9 @@
   the share of its answers inside the target's 3×3 scoring frame; the word with
   the largest share is the cue (first in vocabulary order on ties).  With no
   target yet, the card cell whose best word has the largest share is the target.
+  The frame is the rules' own (``rules.in_frame_matrix``, default
+  :data:`~huesenv.envs.hues_cues.rules.DEFAULT_RULES`), so the cue giver aims at
+  whatever the game it plays actually scores.
 
 Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ranking).
 """
@@ -27,7 +30,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
-from huesenv.board import N_CELLS, chebyshev_distance
+from huesenv.board import N_CELLS
+from huesenv.envs.hues_cues.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.vocabulary import normalise_word
 
 
@@ -37,12 +41,13 @@ class HumanReplayAgent(BaseAgent):
     name = "human-replay"
 
     def __init__(self, humans: Any = None, *, path: str | None = None, seed: int | None = 0,
-                 **load_kwargs: Any) -> None:
+                 rules: HuesCuesRules | None = None, **load_kwargs: Any) -> None:
         if humans is None:
             from huesenv.humans import load_humans
 
             humans = load_humans(path, **load_kwargs)
         self.humans = humans
+        self.rules = rules or DEFAULT_RULES
         self._seed = seed
         self.rng = np.random.default_rng(seed)
         self._pool = {w: np.asarray(humans.cells(w), dtype=np.int64) for w in humans.words}
@@ -114,9 +119,8 @@ class HumanReplayAgent(BaseAgent):
             counts = np.zeros((len(words), N_CELLS))
             for i, w in enumerate(words):
                 counts[i] = np.bincount(self._pool[w], minlength=N_CELLS) / max(len(self._pool[w]), 1)
-            cells = np.arange(N_CELLS)
-            in_frame = (chebyshev_distance(cells[:, None], cells[None, :]) <= 1).astype(np.float64)
-            self._frame_share = (words, counts @ in_frame)
+            in_frame = np.asarray(self.rules.in_frame_matrix, dtype=np.float64)  # [target, cell]
+            self._frame_share = (words, counts @ in_frame.T)
         return self._frame_share
 
     def give_cue(self, query: CueQuery) -> Answer:

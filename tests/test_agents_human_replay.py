@@ -68,3 +68,27 @@ def test_word_task_is_sampled_and_seeded(humans):
     assert apple.extra["sampled"] is True and apple.scores is None and a[0].agent_id == "human-replay:export.csv"
     assert set(apple.cells) == {"C5", "C6", "D5"}
     assert next(r for r in a if r.word == "BANANA").extra["fallback"] == "unknown_cue"
+
+
+def test_cue_giver_uses_the_rules_frame(humans):
+    from huesenv.agents.human_replay import HumanReplayAgent
+    from huesenv.board import N_CELLS, chebyshev_distance
+    from huesenv.envs.hues_cues.rules import HuesCuesRules
+
+    default = HumanReplayAgent(humans)
+    words, share = default.frame_shares()
+    cells = np.arange(N_CELLS)  # the hand-written 3×3 frame it used to compute: unchanged for default rules
+    old = np.stack([np.bincount(default._pool[w], minlength=N_CELLS) / len(default._pool[w]) for w in words])
+    np.testing.assert_allclose(share, old @ (chebyshev_distance(cells[:, None], cells[None, :]) <= 1))
+
+    class TargetOnly(HuesCuesRules):  # a rule override: only the target cell is "in the frame"
+        @property
+        def in_frame_matrix(self) -> np.ndarray:
+            return np.eye(N_CELLS, dtype=bool)
+
+    card = (parse_coord("C6"), parse_coord("L26"))
+    ans = default.act(CueQuery(card=card))
+    assert (ans.cue, ans.target, ans.scores[0]) == ("APPLE", parse_coord("C6"), pytest.approx(1.0))
+    narrow = make_agent("human-replay", humans=humans, rules=TargetOnly())
+    ans = narrow.act(CueQuery(card=card))
+    assert (ans.cue, ans.target, ans.scores[0]) == ("SKY", parse_coord("L26"), pytest.approx(1 / 4))

@@ -96,6 +96,46 @@ def test_cue_rules(cue, index, ok):
     assert (problem is None) == ok, problem
 
 
+@pytest.mark.parametrize(
+    "cue,index,why",
+    [
+        ("SKY-BLUE", 2, "colour"), ("sky-blue", 1, "colour"), ("BLUE-GREEN", 2, "colour"), ("BLUE(S)", 1, "colour"),
+        ("(blue) whale", 2, "colour"), ("sea-reddish", 2, "colour"), ("blue's", 1, "colour"), ("red/green", 2, "character"),
+        ("I-18", 2, "number"), ("U.S.", 1, "single letter"), ("sea-lighter", 2, "relative"),
+        ("sea-salt", 1, "at most 1 word"), ("forget-me-not", 2, "at most 2 word"),
+    ],
+)
+def test_cue_rules_look_inside_compounds(cue, index, why):
+    problem = HuesCuesRules().cue_problem(cue, index)
+    assert problem is not None and why in problem, problem
+
+
+def test_cue_words_split_at_punctuation_and_hyphens_count_per_part():
+    from huesenv.envs.hues_cues.rules import _cue_words
+
+    assert _cue_words("RED/GREEN") == ["RED", "GREEN"] and _cue_words("SKY-BLUE") == ["SKY", "BLUE"]
+    assert _cue_words("BLUE(S)") == ["BLUE", "S"] and _cue_words("O'NEILL'S CAFÉ") == ["O'NEILL'S", "CAFÉ"]
+    rules = HuesCuesRules()
+    assert rules.cue_problem("sea-salt", 2) is None  # a legal hyphenated cue: two words, so cue 2 only
+    assert rules.cue_problem("O'Neill", 1) is None and rules.cue_problem("(Lilo and) Stitch", 1) is None
+    assert HuesCuesRules(cue_word_limits=(2, 2)).cue_problem("sea-lighter", 1) is None  # relative: cue-2 rule only
+    loose = HuesCuesRules(forbid_numbers=False, forbid_letters=False)
+    for cue in ("I-18", "I 18", "i18", "(I) 18"):
+        assert "coordinates" in (loose.cue_problem(cue, 2) or ""), cue
+    assert loose.cue_problem("sea 18", 2) is None and loose.cue_problem("Z-99", 2) is None
+    # overridden forbidden words may themselves be compounds or phrases
+    assert HuesCuesRules(forbidden_words=("sky-blue",)).cue_problem("Sky-Blue", 2) is not None
+    assert HuesCuesRules(forbidden_words=("navy blue",), cue_word_limits=(2, 2)).cue_problem("navy blue", 1) is not None
+
+
+def test_vocabulary_words_stay_legal():
+    from huesenv.vocabulary import word_texts
+
+    rules = HuesCuesRules()
+    legal = {k: [w for w in word_texts() if rules.cue_problem(w, k) is None] for k in (1, 2)}
+    assert len(legal[2]) == len(word_texts()) == 100 and len(legal[1]) == 97  # 3 two-word entries: cue 2 only
+
+
 def test_cue_rules_overridable_and_used_cues():
     assert HuesCuesRules().cue_problem("wine", 1, used=["WINE"]) is not None
     assert HuesCuesRules(unique_cues=False).cue_problem("wine", 1, used=["WINE"]) is None

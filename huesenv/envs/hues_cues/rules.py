@@ -34,9 +34,23 @@ Rules (defaults follow the published board game):
   (``forbidden_words``, also as plurals and -ish / -y derivatives), no board coordinates, single
   letters or numbers, no cue already used in this game, at most
   ``cue_word_limits`` words, and no ``relative_words`` ("lighter", "darker",
-  ...) in cue 2.  Words are counted after dropping parenthesised
-  disambiguations, so ``"(LILO AND) STITCH"`` is one word and ``"PETER PAN"``
-  two (valid as cue 2 only).
+  ...) in cue 2.
+* Words (:func:`_cue_words`): a cue is split at every character that is not a
+  letter or digit (space, ``-``, ``(``, ``)``, ``.``, ``,``, ``&``...), so the
+  checks see inside compounds: ``SKY-BLUE``, ``BLUE-GREEN`` and ``BLUE(S)``
+  contain ``BLUE``; ``I-18`` / ``I 18`` are the coordinate ``I18`` (a letter
+  word followed by a number word is checked as a coordinate); ``U.S.`` is two
+  single letters.  Why: whitespace-only splitting let colour names through
+  any punctuation.  An apostrophe between letters stays inside its word
+  (``O'NEILL``, ``CHILD'S`` are one word each, not a stray single letter), and the
+  colour check also sees the word without apostrophes (``BLUE'S`` → ``BLUES``).
+* *(Choice: a hyphenated compound counts as one word per part:* ``SEA-SALT``
+  *is two words, valid as cue 2 only.)*  Why: the word limits bound how much a
+  cue says, and ``SKY-BLUE`` says no less than ``SKY BLUE``; counting the same
+  words that are checked keeps one tokenisation for every rule.  Words are
+  counted after dropping parenthesised disambiguations, so ``"(LILO AND)
+  STITCH"`` is one word and ``"PETER PAN"`` two (valid as cue 2 only); the
+  words inside the parentheses are still checked.
 """
 
 from __future__ import annotations
@@ -73,6 +87,8 @@ CUE_LETTERS = "".join(
 CUE_CHARSET = CUE_LETTERS + CUE_PUNCTUATION
 _CUE_CHARS = frozenset(CUE_CHARSET)
 _PAREN_RE = re.compile(r"\([^)]*\)")
+# A word: a run of letters/digits, with apostrophes allowed *between* them (O'NEILL).
+_WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
 
 class IllegalActionError(ValueError):
@@ -180,6 +196,11 @@ class HuesCuesRules:
         return problem
 
 
+def _cue_words(cue: str) -> list[str]:
+    """The words of a cue, split at every non-letter/digit character (see the module docstring)."""
+    return _WORD_RE.findall(cue)
+
+
 @lru_cache(maxsize=4096)
 def _static_cue_problem(rules: HuesCuesRules, cue: str, cue_index: int) -> str | None:
     """The checks that do not depend on the game so far (cached: agents repeat cues across games)."""
@@ -190,23 +211,33 @@ def _static_cue_problem(rules: HuesCuesRules, cue: str, cue_index: int) -> str |
     bad = sorted({ch for ch in cue if ch not in _CUE_CHARS} - set("0123456789"))
     if bad:
         return f"unsupported character(s) {''.join(bad)!r} in cue"
-    all_tokens = [t for t in (t.strip("().,'&-") for t in cue.split()) if t]
-    counted = [t for t in _PAREN_RE.sub(" ", cue).split() if t.strip("().,'&-")]
+    words = _cue_words(cue)
+    counted = _cue_words(_PAREN_RE.sub(" ", cue))
     if not counted:
         return "a cue needs at least one word outside parentheses"
+    # Whole white-space tokens and the cue itself are checked too, so an overridden
+    # forbidden list may still hold compounds ("SKY-BLUE") or phrases ("NAVY BLUE").
+    spaced = [t for t in (t.strip("().,'&-") for t in cue.split()) if t]
+    forbidden = rules._forbidden_forms
+    for token in dict.fromkeys([*words, *(w.replace("'", "") for w in words), *spaced, cue]):
+        if token in forbidden:
+            return f"basic colour names are not allowed in cues ({token!r})"
+    if rules.forbid_coordinates:
+        pairs = [a + b for a, b in zip(words, words[1:]) if a.isalpha() and b.isdigit()]
+        for token in (*words, *spaced, *pairs):
+            if _is_coordinate(token):
+                return f"board coordinates are not allowed in cues ({token!r})"
+    if rules.forbid_letters:
+        for token in words:
+            if len(token) == 1:
+                return f"single letters are not allowed in cues ({token!r})"
+    if cue_index == 2:
+        for token in dict.fromkeys([*words, *spaced, cue]):
+            if token in rules.relative_words:
+                return f"relative words are not allowed in cue 2 ({token!r})"
     limit = rules.cue_word_limits[cue_index - 1]
     if len(counted) > limit:
         return f"cue {cue_index} allows at most {limit} word(s), got {len(counted)}"
-    forbidden = rules._forbidden_forms
-    for token in all_tokens:
-        if rules.forbid_letters and len(token) == 1:
-            return f"single letters are not allowed in cues ({token!r})"
-        if rules.forbid_coordinates and _is_coordinate(token):
-            return f"board coordinates are not allowed in cues ({token!r})"
-        if token in forbidden:
-            return f"basic colour names are not allowed in cues ({token!r})"
-        if cue_index == 2 and token in rules.relative_words:
-            return f"relative words are not allowed in cue 2 ({token!r})"
     return None
 
 
