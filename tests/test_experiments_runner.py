@@ -155,3 +155,18 @@ def test_kill_and_resume_subprocess(tmp_path):
     ref_blocks = game_blocks(ref.run_dir)
     resumed = game_blocks(log.parent)
     assert len(ref_blocks) == 10 and all(resumed[k] == v for k, v in ref_blocks.items())
+
+
+def test_wordlevel_keeps_config_agents_sharing_an_agent_id_apart(tmp_path):
+    from huesenv.experiments.wordlevel import run_wordlevel_unit
+    from huesenv.metrics import answer_sets
+
+    agents = {**SMALL["agents"], "random_b": {"spec": "random"}}
+    config = load_config(write_config(tmp_path, agents=agents,
+                                      wordlevel={"enabled": True, "agents": ["random", "random_b"], "top_k": 5}))
+    records = run_wordlevel_unit(config, "random") + run_wordlevel_unit(config, "random_b")
+    assert {r.agent_id for r in records} == {records[0].agent_id}  # one model id ...
+    assert {r.extra["config_agent"] for r in records} == {"random", "random_b"}
+    sets = answer_sets(records)
+    assert {agent for agent, _ in sets} == {"random", "random_b"}  # ... two agents in the metrics
+    assert all(e.agent_id == records[0].agent_id for e in sets.values())

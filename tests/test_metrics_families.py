@@ -49,3 +49,14 @@ def test_names_and_agent_ids():
     assert families_of("clip:MobileCLIP-S2/datacompdr") == ("MobileCLIP", "DataComp / DFN (Curated)")
     assert families_of("vlm:OpenGVLab/InternVL3_5-8B") == ("InternVL", "Other")
     assert families_of("random") == ("Other", "Other")
+
+
+def test_hub_ids_are_not_split_at_the_org():
+    assert split_agent_id("clip:hf-hub:timm/ViT-B-16-SigLIP-webli") == ("hf-hub:timm/ViT-B-16-SigLIP-webli", None)
+    assert families_of("clip:hf-hub:timm/ViT-B-16-SigLIP-webli") == ("SigLIP", "Owners (WebLI)")
+    assert architecture_family("clip:hf-hub:timm/ViT-B-16-SigLIP-webli") == "SigLIP"
+    assert families_of("clip:hf-hub:laion/CLIP-ViT-H-14-laion2B-s32B-b79K") == ("OpenAI", "LAION (Massive scale)")
+    assert families_of("clip:hf-hub:apple/DFN5B-CLIP-ViT-H-14-384") == ("OpenAI", "DataComp / DFN (Curated)")
+    assert families_of("clip:hf-hub:timm/vit_base_patch16_clip_224.openai") == ("OpenAI", "Owners (WebLI)")
+    assert families_of("clip:hf-hub:someone/model-v1") == ("Other", "Other")  # 'v1' is a version here, not NLLB's tag
+    assert split_agent_id("clip:hf-hub:timm/ViT-B-16-SigLIP-webli@main") == ("hf-hub:timm/ViT-B-16-SigLIP-webli", "main")

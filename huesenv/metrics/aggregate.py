@@ -10,6 +10,20 @@ columns is passed in.  Words with fewer than :data:`MIN_HUMAN_ANSWERS` human
 answers get no Mahalanobis/Hotelling numbers (NaN), since their covariance
 would be all floor.
 
+**No valid answer = failure.**  A word the agent was asked but answered only
+invalidly (unparseable, empty) has no top-1 cell, so D² and T² stay NaN, but
+both flags are set (``mahalanobis_outlier = hotelling_fail = True``): leaving
+the word out of the mean would score a model that cannot answer hard words
+better than one that answers them wrongly.  ``n_invalid`` still reports how
+many answers were unusable.
+
+**Human Fail Rate over several words** (per agent, per category, overall) is
+*pooled over answers*, as in :func:`huesenv.humans.consistency_by_category`
+and the paper: outliers of all the words over all their answers
+(``Σ fail_rate·n_human / Σ n_human``, each word once, words below
+:data:`MIN_HUMAN_ANSWERS` answers left out) — not an unweighted mean over
+words — so the metrics tables agree with ``huesenv humans summary``.
+
 Aggregation follows the paper's three steps: per-word fail flags → per agent
 (and category) mean → per group mean ± standard error *across agents*
 (``std(ddof=1)/√n``; NaN for a single agent).
@@ -38,7 +52,7 @@ WORD_COLUMNS = [
     "agent", "word", "category", "top1_coord", "mahalanobis_d2", "mahalanobis_outlier", "hotelling_t2", "hotelling_p",
     "hotelling_fail", "agent_color", "human_color", "human_fail_rate",
     "human_mode_coord", "agent_neutral", "severity", "n_cloud", "n_answers", "n_invalid", "n_human",
-    "architecture_family", "data_family",
+    "agent_id", "architecture_family", "data_family",
 ]
 
 
@@ -72,7 +86,7 @@ def word_level(
         human_xy, human_mode = human_cache[word]
         top1 = entry.top1()
         cloud = entry.cloud(top_k)
-        arch, data = families_of(agent)
+        arch, data = families_of(entry.agent_id)
         row = {
             "agent": agent, "word": word, "category": entry.category,
             "top1_coord": format_coord(top1) if top1 is not None else None,
@@ -85,9 +99,11 @@ def word_level(
             "agent_neutral": bool(is_neutral(top1)) if top1 is not None else None,
             "severity": severity(top1, human_mode) if top1 is not None else None,
             "n_cloud": len(cloud), "n_answers": entry.n_answers, "n_invalid": entry.n_invalid, "n_human": len(human_xy),
-            "architecture_family": arch, "data_family": data,
+            "agent_id": entry.agent_id, "architecture_family": arch, "data_family": data,
         }
-        if top1 is not None and len(human_xy) >= MIN_HUMAN_ANSWERS:
+        if top1 is None and len(human_xy) >= MIN_HUMAN_ANSWERS:  # asked, no valid answer: a failure of both tests
+            row.update(mahalanobis_outlier=True, hotelling_fail=True)
+        elif top1 is not None and len(human_xy) >= MIN_HUMAN_ANSWERS:
             point = mahalanobis_top1(cells_to_xy([top1]), human_xy, alpha)
             row.update(mahalanobis_d2=point.d2, mahalanobis_outlier=point.outlier)
             dist = hotelling_cloud(cells_to_xy(cloud), human_xy, alpha)
@@ -99,13 +115,25 @@ def word_level(
     return frame
 
 
+def pooled_human_fail_rate(word_df: pd.DataFrame) -> float:
+    """Human Fail Rate pooled over the answers of the frame's words (each word once; see the module docstring)."""
+    if "n_human" not in word_df.columns:
+        raise ValueError("pooled_human_fail_rate: the word table needs an 'n_human' column (as word_level writes)")
+    words = word_df.drop_duplicates("word")
+    n = words["n_human"].astype(float)
+    fail = words["human_fail_rate"].astype(float)
+    use = fail.notna() & (n >= MIN_HUMAN_ANSWERS)
+    total = float(n[use].sum())
+    return float((fail[use] * n[use]).sum() / total) if total else float("nan")
+
+
 def _se(values: pd.Series) -> float:
     values = values.dropna().astype(float)
     return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
 
 
 def agent_level(word_df: pd.DataFrame, invalid: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per agent: fail rates (mean ± SE over words), the same words' Human Fail Rate, severity rates, invalid answers."""
+    """Per agent: fail rates (mean ± SE over words), the same words' pooled Human Fail Rate, severity rates, invalid answers."""
     rows = []
     for agent, group in word_df.groupby("agent", sort=True):
         maha = group["mahalanobis_outlier"].astype("Float64")
@@ -114,12 +142,13 @@ def agent_level(word_df: pd.DataFrame, invalid: pd.DataFrame | None = None) -> p
         rows.append(
             {
                 "agent": agent,
+                "agent_id": group["agent_id"].iloc[0] if "agent_id" in group.columns else agent,
                 "architecture_family": group["architecture_family"].iloc[0],
                 "data_family": group["data_family"].iloc[0],
                 "n_words": int(len(group)),
                 "mahalanobis_fail_rate": float(maha.mean()), "mahalanobis_fail_err": _se(maha),
                 "hotelling_fail_rate": float(hot.mean()), "hotelling_fail_err": _se(hot),
-                "human_fail_rate": float(group["human_fail_rate"].mean()),
+                "human_fail_rate": pooled_human_fail_rate(group),
                 "median_mahalanobis_d2": float(group["mahalanobis_d2"].median()),
                 "colour_match_rate": float((sev == "match").mean()),
                 "semantic_bleeding_rate": float((sev == "semantic_bleeding").mean()),
@@ -136,11 +165,14 @@ def category_level(word_df: pd.DataFrame, by: str = "architecture_family") -> pd
 
     Per agent and category the word fail flags are averaged; those per-agent
     rates are then averaged over the group's agents (SE across agents).  With
-    ``by="agent"`` the SE is across the category's words instead.
+    ``by="agent"`` the SE is across the category's words instead.  The
+    ``human_fail_rate`` column is the category's Human Fail Rate pooled over
+    answers (all the category's scored words, whatever the group), the same
+    figure as ``huesenv.humans.consistency_by_category``.
     """
     if by not in word_df.columns:
         raise ValueError(f"category_level: unknown grouping column {by!r}")
-    human = word_df.drop_duplicates("word").groupby("category")["human_fail_rate"].mean()  # each word once
+    human = {c: pooled_human_fail_rate(g) for c, g in word_df.groupby("category", sort=True)}
     rows = []
     if by == "agent":
         for (category, agent), g in word_df.groupby(["category", "agent"], sort=True):
@@ -185,7 +217,7 @@ def word_summary(word_df: pd.DataFrame) -> pd.DataFrame:
 
 
 def family_level(agent_df: pd.DataFrame, by: str = "architecture_family") -> pd.DataFrame:
-    """Per family: the agents' fail rates, mean ± SE across agents."""
+    """Per family: the agents' fail rates, mean ± SE across agents (the human rate: mean of the agents' pooled rates)."""
     rows = []
     for family, g in agent_df.groupby(by, sort=True):
         rows.append({by: family, "n_agents": int(len(g)),

@@ -4,9 +4,18 @@
 cloud is ``cells[:top_k]``, as in the paper (k = 5).  **Sampled agents**
 (``extra["sampled"]``, e.g. VLM answer tables): the cloud is *every* sampled
 answer and the top-1 is their modal cell (ties → the one sampled first), the
-closest analogue of a ranked agent's best guess.  Sampled records for one
-agent and word are pooled in log order (a sampling agent may log one record per
-sample); for a ranked agent the first ranking in the logs counts.  Answers nobody could parse are counted in ``n_invalid`` — a record
+closest analogue of a ranked agent's best guess.
+
+**Which agent.**  Records are grouped by a *label*: the experiment-config agent
+name in ``extra["config_agent"]`` (written by the word-level experiment), else
+the ``agent_id``.  Two config agents may share an ``agent_id`` (two prompt
+templates of one CLIP checkpoint, two ``random`` seeds, ``human-replay`` with
+different filters) and must stay two agents, as in the tournament tables; the
+``agent_id`` is kept alongside because families are derived from it.
+
+Sampled records for one label and word are pooled in log order (a sampling
+agent may log one record per sample); for a ranked agent the first ranking in
+the logs counts (a repeat is the same agent logged twice, e.g. a re-run).  Answers nobody could parse are counted in ``n_invalid`` — a record
 with ``valid = False`` counts one (or the length of its
 ``extra["invalid_answers"]``), a valid record counts its
 ``extra["invalid_answers"]``.
@@ -28,15 +37,24 @@ from huesenv.vocabulary import category_of, normalise_word
 
 @dataclass
 class AnswerSet:
-    """What one agent answered for one word (flat cell indices)."""
+    """What one agent answered for one word (flat cell indices).
+
+    ``agent`` is the grouping label (config agent name, else agent id);
+    ``agent_id`` the model's own id (empty means the same as ``agent``).
+    """
 
     agent: str
     word: str
     category: str
+    agent_id: str = ""
     ranked: list[int] = field(default_factory=list)
     sampled: list[int] = field(default_factory=list)
     n_invalid: int = 0
     n_records: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.agent_id:
+            self.agent_id = self.agent
 
     @property
     def is_sampled(self) -> bool:
@@ -73,20 +91,26 @@ def _invalid_count(record: LogRecord) -> int:
     return len(listed)
 
 
+def agent_label(record: LogRecord) -> str:
+    """The name an agent's answers are grouped under: ``extra["config_agent"]``, else ``agent_id``."""
+    label = record.extra.get("config_agent")
+    return str(label) if label else record.agent_id
+
+
 def answer_sets(records: Iterable[LogRecord]) -> dict[tuple[str, str], AnswerSet]:
-    """Pool ``word_query`` records per (agent id, normalised word), in log order."""
+    """Pool ``word_query`` records per (agent label, normalised word), in log order (see the module docstring)."""
     out: dict[tuple[str, str], AnswerSet] = {}
     for record in records:
         if record.kind != "word_query" or record.word is None:
             continue
         word = normalise_word(record.word)
-        key = (record.agent_id, word)
+        key = (agent_label(record), word)
         if key not in out:
             try:
                 category = category_of(word)
             except ValueError:
                 category = record.category or "Custom"
-            out[key] = AnswerSet(agent=record.agent_id, word=word, category=category)
+            out[key] = AnswerSet(agent=key[0], word=word, category=category, agent_id=record.agent_id)
         entry = out[key]
         entry.n_records += 1
         entry.n_invalid += _invalid_count(record)

@@ -27,6 +27,15 @@ nine LAION-side checkpoints to Owners by a criterion it does not state.
 
 Non-open_clip agents (VLMs, text embeddings, random) get families from their
 agent id (``InternVL``, ``Qwen-VL``, ...) or ``"Other"``.
+
+**Hugging Face hub checkpoints** (``clip:hf-hub:<org>/<repo>``) have no
+separate pretrained tag: the id is never split at its ``/`` (the org is not a
+model), and both rule sets are matched on the *repo name* — on the whole name
+and on each of its ``-``/``_``/``.``-separated tokens, rule order still
+deciding — so ``timm/ViT-B-16-SigLIP-webli`` is SigLIP / Owners and
+``laion/CLIP-ViT-H-14-laion2B-s32B-b79K`` is OpenAI / LAION.  The NLLB tag
+rule (bare ``v1``/``mrl``) is not used on repo names, where such a token is
+just a version.
 """
 
 from __future__ import annotations
@@ -57,6 +66,11 @@ DATA_RULES: tuple[tuple[str, str], ...] = (
     (r"(laion|merged2b)|^(v1|mrl)$", "LAION (Massive scale)"),
 )
 
+HUB_DATA_RULES: tuple[tuple[str, str], ...] = tuple(r for r in DATA_RULES if "v1|mrl" not in r[0]) + (
+    (r"laion|merged2b", "LAION (Massive scale)"),
+)
+HUB_PREFIX = "hf-hub:"
+
 OTHER = "Other"
 
 
@@ -67,9 +81,27 @@ def _match(rules: tuple[tuple[str, str], ...], text: str) -> str:
     return OTHER
 
 
+def _match_repo(rules: tuple[tuple[str, str], ...], repo: str) -> str:
+    """First rule matching a hub repo name as a whole or any of its tokens."""
+    candidates = [repo, *(t for t in re.split(r"[-_.]", repo) if t)]
+    for pattern, family in rules:
+        if any(re.search(pattern, c, flags=re.IGNORECASE) for c in candidates):
+            return family
+    return OTHER
+
+
+def hub_repo(model: str) -> str | None:
+    """The repo name of an ``"hf-hub:<org>/<repo>"`` model (``None`` for any other name)."""
+    if not model.startswith(HUB_PREFIX):
+        return None
+    return model[len(HUB_PREFIX):].rpartition("/")[2]
+
+
 def architecture_family(model: str) -> str:
     """Architecture family of an open_clip model name (``"ViT-B-16-SigLIP"`` → ``"SigLIP"``) or an agent id."""
-    return _match(ARCHITECTURE_RULES, split_agent_id(model)[0])
+    name = split_agent_id(model)[0]
+    repo = hub_repo(name)
+    return _match_repo(ARCHITECTURE_RULES, repo) if repo is not None else _match(ARCHITECTURE_RULES, name)
 
 
 def data_family(pretrained: str | None) -> str:
@@ -88,12 +120,17 @@ def split_checkpoint(name: str) -> tuple[str, str]:
 
 
 def split_agent_id(agent_id: str) -> tuple[str, str | None]:
-    """(model, pretrained tag or revision) of an agent id: ``"clip:ViT-B-32/openai"`` → ("ViT-B-32", "openai")."""
-    text = agent_id.split(":", 1)[1] if re.match(r"^[a-z-]+:", agent_id) and not agent_id.startswith("hf-hub:") else agent_id
-    text = text.removeprefix("hf-hub:")
+    """(model, pretrained tag or revision) of an agent id: ``"clip:ViT-B-32/openai"`` → ("ViT-B-32", "openai").
+
+    A hub model keeps its prefix and is not split at ``/``:
+    ``"clip:hf-hub:timm/ViT-B-16-SigLIP-webli"`` → ("hf-hub:timm/ViT-B-16-SigLIP-webli", None).
+    """
+    text = agent_id.split(":", 1)[1] if re.match(r"^[a-z-]+:", agent_id) and not agent_id.startswith(HUB_PREFIX) else agent_id
     if "@" in text:
         model, _, tag = text.rpartition("@")
         return model, tag
+    if text.startswith(HUB_PREFIX):
+        return text, None
     if agent_id.startswith("clip:") and "/" in text:
         model, _, tag = text.rpartition("/")
         return model, tag
@@ -103,4 +140,7 @@ def split_agent_id(agent_id: str) -> tuple[str, str | None]:
 def families_of(agent_id: str) -> tuple[str, str]:
     """(architecture family, data family) of an agent id."""
     model, tag = split_agent_id(agent_id)
+    repo = hub_repo(model)
+    if repo is not None:
+        return _match_repo(ARCHITECTURE_RULES, repo), _match_repo(HUB_DATA_RULES, repo)
     return architecture_family(model), data_family(tag)

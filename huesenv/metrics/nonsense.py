@@ -82,12 +82,14 @@ def nonsense_table(records_or_frame, k: int = ROW_K) -> pd.DataFrame:
     """One row per agent that answered nonsense inputs: its 16 top-1 cells, row collapses and class.
 
     Columns: ``agent, architecture_family, data_family, cells, colours, row_collapse, behaviour,
-    n_missing`` — ``cells``/``colours`` list the 16 inputs row by row, ``;``-separated (``-`` when
+    n_missing, agent_id`` — ``agent`` is the config agent name where the logs carry one (see
+    :mod:`huesenv.metrics.collect`), families come from ``agent_id``; ``cells``/``colours`` list the 16 inputs row by row, ``;``-separated (``-`` when
     the agent gave no valid answer), ``row_collapse`` is in Table 5's form (``blue;—;—;achromatic``).
     """
     sets = answer_sets(as_records(records_or_frame))
     inputs = nonsense_inputs()
     agents = sorted({agent for agent, word in sets if any(normalise_word(n.text) == word for n in inputs)})
+    ids = {a: e.agent_id for (a, _), e in sets.items()}
     rows = []
     for agent in agents:
         cells, colours = [], []
@@ -97,17 +99,19 @@ def nonsense_table(records_or_frame, k: int = ROW_K) -> pd.DataFrame:
             cells.append(format_coord(top1) if top1 is not None else None)
             colours.append(cell_colour(top1) if top1 is not None else None)
         per_row = [row_collapse(colours[4 * r: 4 * r + 4], k) for r in range(4)]
-        arch, data = families_of(agent)
+        agent_id = ids[agent]
+        arch, data = families_of(agent_id)
         rows.append(
             {
                 "agent": agent, "architecture_family": arch, "data_family": data,
                 "cells": ";".join(c or "-" for c in cells), "colours": ";".join(c or "-" for c in colours),
                 "row_collapse": ";".join(per_row), "behaviour": classify_behaviour(per_row),
-                "n_missing": sum(c is None for c in cells),
+                "n_missing": sum(c is None for c in cells), "agent_id": agent_id,
             }
         )
     return pd.DataFrame(
-        rows, columns=["agent", "architecture_family", "data_family", "cells", "colours", "row_collapse", "behaviour", "n_missing"]
+        rows, columns=["agent", "architecture_family", "data_family", "cells", "colours", "row_collapse", "behaviour", "n_missing",
+                 "agent_id"]
     )
 
 

@@ -73,12 +73,14 @@ def plot_family_violins(agent_df: pd.DataFrame, path: str | Path, human_fail_rat
 
 
 def plot_category_violins(word_df: pd.DataFrame, path: str | Path, by: str = "architecture_family") -> Path:
-    """Figures 10/11: per category, one violin per family of per-agent fail rates; human rate dashed."""
+    """Figures 10/11: per category, one violin per family of per-agent fail rates; pooled human rate dashed."""
+    from huesenv.metrics.aggregate import pooled_human_fail_rate
+
     plt = _pyplot()
     per_agent = (
         word_df.assign(m=word_df["mahalanobis_outlier"].astype("Float64").astype(float),
                        h=word_df["hotelling_fail"].astype("Float64").astype(float))
-        .groupby(["category", by, "agent"])[["m", "h", "human_fail_rate"]].mean().reset_index()
+        .groupby(["category", by, "agent"])[["m", "h"]].mean().reset_index()
     )
     categories = [c for c in _category_order() if c in set(per_agent["category"])]
     families = sorted(per_agent[by].unique())
@@ -100,7 +102,7 @@ def plot_category_violins(word_df: pd.DataFrame, path: str | Path, by: str = "ar
             _violins(ax, groups, positions, width=width * 0.9, color=palette(fi % 10))
             handles.append(Patch(facecolor=palette(fi % 10), alpha=0.6, label=family))
         for ci, category in enumerate(categories):
-            human = per_agent.loc[per_agent["category"] == category, "human_fail_rate"].mean()
+            human = pooled_human_fail_rate(word_df[word_df["category"] == category])
             ax.hlines(human, ci - 0.45, ci + 0.45, linestyles="--", colors="crimson", lw=1.2)
         ax.set_xticks(range(len(categories)), categories)
         ax.set_ylim(-0.02, 1.02)

@@ -12,14 +12,18 @@ import pandas as pd
 from huesenv.logs.io import load_logs
 from huesenv.logs.schema import LogRecord
 from huesenv.metrics.aggregate import (
-    agent_level, category_level, family_level, human_fail_table, word_level, word_summary,
+    agent_level, category_level, family_level, human_fail_table, pooled_human_fail_rate, word_level, word_summary,
 )
 from huesenv.metrics.nonsense import nonsense_table
 
 
 @dataclass
 class MetricsReport:
-    """The tables written by :func:`write_metrics` and the paths of everything it wrote."""
+    """The tables written by :func:`write_metrics` and the paths of everything it wrote.
+
+    ``human_fail_rate`` is the Human Fail Rate of the scored words pooled over
+    their answers (:func:`huesenv.metrics.aggregate.pooled_human_fail_rate`).
+    """
 
     word: pd.DataFrame
     agent: pd.DataFrame
@@ -52,8 +56,7 @@ def write_metrics(
             ignore_index=True,
         )
     nonsense = nonsense_table(records)
-    scored = set(words["word"]) if len(words) else set()
-    human_rate = float(table.loc[table["word"].isin(scored), "fail_rate"].mean()) if scored else float("nan")
+    human_rate = pooled_human_fail_rate(words) if len(words) else float("nan")  # pooled over answers, as humans summary
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {
@@ -90,8 +93,8 @@ def print_report(report: MetricsReport, console=None) -> None:
     import sys
 
     console = console or (Console() if sys.stdout.isatty() else Console(width=160))
-    t = Table(title=f"Alignment per agent (Human Fail Rate on the same words: {report.human_fail_rate:.3f})")
-    for col in ("agent", "words", "Mahalanobis fail", "Hotelling fail", "Human fail", "bleeding", "collapse", "invalid"):
+    t = Table(title=f"Alignment per agent (Human Fail Rate pooled over answers, same words: {report.human_fail_rate:.3f})")
+    for col in ("agent", "words", "Mahalanobis fail", "Hotelling fail", "Human fail (pooled)", "bleeding", "collapse", "invalid"):
         t.add_column(col, justify="left" if col == "agent" else "right")
     for r in report.agent.itertuples(index=False):
         t.add_row(r.agent, str(r.n_words), f"{r.mahalanobis_fail_rate:.3f} ± {r.mahalanobis_fail_err:.3f}",
@@ -100,7 +103,7 @@ def print_report(report: MetricsReport, console=None) -> None:
     console.print(t)
     if len(report.category):
         c = Table(title="Per semantic category (grouped by architecture family)")
-        for col in ("category", "family", "agents", "Human fail", "Mahalanobis", "Hotelling"):
+        for col in ("category", "family", "agents", "Human fail (pooled)", "Mahalanobis", "Hotelling"):
             c.add_column(col)
         sel = report.category[report.category["grouping"] == "architecture_family"]
         for r in sel.itertuples(index=False):
