@@ -8,7 +8,11 @@ images travel as ``data:image/png;base64,...`` URLs in ``image_url`` content par
   header.  It is never stored on the agent, so it cannot reach ``repr``,
   :meth:`ApiVLMAgent.config`, log records or W&B configs.  With the variable
   unset no ``Authorization`` header is sent (local servers).
-* **Base URL.** ``base_url``, else ``$HUESENV_API_BASE_URL``, else ``https://api.openai.com/v1``.
+* **Base URL.** ``base_url``, else ``$HUESENV_API_BASE_URL``, else ``https://api.openai.com/v1``;
+  ``http`` or ``https`` only.  The key is never sent over plain ``http://`` to a
+  host other than loopback (``localhost``, 127.0.0.0/8, ``::1``): such a request
+  raises ``ValueError`` before anything is sent (use ``https``, a loopback
+  tunnel such as ``ssh -L``, or unset the key variable for a keyless server).
 * **Timeouts and retries.** Each request has a ``timeout`` (seconds).  Timeouts,
   connection errors, HTTP 408/409/429/5xx and malformed bodies (not JSON, or no
   ``choices[0].message.content`` string) are retried up to ``max_retries`` times
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import io
+import ipaddress
 import json
 import logging
 import os
@@ -34,6 +39,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
+from urllib.parse import urlsplit
 
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent, FailedReply
 
@@ -41,6 +47,32 @@ log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+def is_loopback_host(host: str | None) -> bool:
+    """``localhost`` or a loopback address (127.0.0.0/8, ``::1``): traffic that never leaves the machine."""
+    if not host:
+        return False
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_base_url(base_url: str) -> str:
+    """``base_url`` if it is an ``http``/``https`` URL with a host, else ``ValueError``."""
+    parts = urlsplit(base_url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"api-vlm base_url {base_url!r}: expected an http:// or https:// URL with a host")
+    return base_url
+
+
+def key_may_go_to(base_url: str) -> bool:
+    """Whether the API key may be sent to ``base_url``: over https, or plain http to loopback only."""
+    parts = urlsplit(base_url)
+    return parts.scheme.lower() == "https" or is_loopback_host(parts.hostname)
 
 
 class RateLimiter:
@@ -102,8 +134,10 @@ class ApiVLMAgent(ChatVLMAgent):
         if not model:
             raise ValueError("api-vlm: empty model name")
         self.model = model
-        self.base_url = (base_url or os.environ.get("HUESENV_API_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = check_base_url(
+            (base_url or os.environ.get("HUESENV_API_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         self.api_key_env = api_key_env
+        self._check_key_destination(os.environ.get(api_key_env))
         self.timeout, self.max_retries = float(timeout), int(max_retries)
         self.backoff, self.max_backoff = float(backoff), float(max_backoff)
         self.concurrency = max(1, int(concurrency))
@@ -143,9 +177,17 @@ class ApiVLMAgent(ChatVLMAgent):
             self._client.close()
             self._client = None
 
+    def _check_key_destination(self, key: str | None) -> None:
+        """Refuse a key bound for plain http to a non-loopback host (it would travel in clear text)."""
+        if key and not key_may_go_to(self.base_url):
+            raise ValueError(f"api-vlm base_url {self.base_url!r}: refusing to send the API key "
+                             f"(${self.api_key_env}) over plain http to a non-loopback host; use https, "
+                             f"a loopback tunnel, or unset ${self.api_key_env} for a keyless server")
+
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env)
+        self._check_key_destination(key)  # checked at every request too: the variable is read per request
         if key:
             headers["Authorization"] = f"Bearer {key}"
         return headers

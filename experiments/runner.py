@@ -101,6 +101,19 @@ def canonical_log_lines(path: Path) -> list[str]:
     return out
 
 
+def backup_path(path: Path) -> Path:
+    """Where ``--fresh`` moves a log: ``NAME.old``, then ``NAME.old.2``, ``NAME.old.3``, … — the first free one.
+
+    Why numbered: logs are append-only records of work done; a second ``--fresh``
+    must not replace the backup the first one made.
+    """
+    candidate, n = path.with_name(f"{path.name}.old"), 1
+    while candidate.exists() or candidate.is_symlink():
+        n += 1
+        candidate = path.with_name(f"{path.name}.old.{n}")
+    return candidate
+
+
 def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
     """Create the run folder, or check that the one there holds this same experiment (so it can resume)."""
     run_dir = config.run_dir()
@@ -115,7 +128,7 @@ def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
     if fresh and run_dir.exists():
         for name in (GAMES_LOG, WORDLEVEL_LOG):
             if (run_dir / name).exists():
-                (run_dir / name).rename(run_dir / f"{name}.old")
+                (run_dir / name).rename(backup_path(run_dir / name))
     run_dir.mkdir(parents=True, exist_ok=True)
     stored.write_text(config.to_yaml(), encoding="utf-8")
     return run_dir

@@ -1,4 +1,10 @@
-"""Shared test settings: headless SDL, offline model hubs, quiet W&B, one BLAS thread."""
+"""Shared test settings: headless SDL, offline model hubs, quiet W&B, one BLAS thread.
+
+In CI (``CI=true``) nothing that CI is meant to exercise may be skipped quietly:
+the ``shared_dir`` fixture fails when ``../shared`` is missing, and any skip whose
+reason starts with "could not import" (``pytest.importorskip`` of an optional
+package that CI installs with ``[all,test]``) is turned into a failure.
+"""
 
 import os
 
@@ -15,11 +21,50 @@ from pathlib import Path
 import pytest
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+IMPORT_SKIP_PREFIX = "could not import"
+
+
+def in_ci() -> bool:
+    """True under CI (``CI=true``), where missing inputs must fail rather than skip."""
+    return os.environ.get("CI", "").lower() == "true"
 
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The read-only reference folder beside the checkout (../shared), when present."""
+    """The read-only reference folder beside the checkout (../shared): skipped locally, a failure in CI."""
     if not SHARED.is_dir():
-        pytest.skip("../shared is not present beside the checkout")
+        reason = f"../shared is not present beside the checkout ({SHARED})"
+        if in_ci():
+            pytest.fail(f"CI=true but {reason}", pytrace=False)
+        pytest.skip(reason)
     return SHARED
+
+
+def _skip_reason(report) -> str:
+    """The reason of a skipped report (its longrepr is ``(path, line, message)``), without "Skipped: "."""
+    longrepr = report.longrepr
+    message = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return message.removeprefix("Skipped: ")
+
+
+def _fail_import_skip_in_ci(report) -> None:
+    """Turn a "could not import" skip into a failure under CI, where every optional extra is installed."""
+    if report.skipped and in_ci() and not hasattr(report, "wasxfail"):
+        reason = _skip_reason(report)
+        if reason.startswith(IMPORT_SKIP_PREFIX):
+            report.outcome = "failed"
+            report.longrepr = f"CI=true but a test was skipped because an import failed: {reason}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    _fail_import_skip_in_ci(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    report = yield
+    _fail_import_skip_in_ci(report)
+    return report

@@ -179,3 +179,55 @@ def test_rate_limiter_spacing():
     assert slept == pytest.approx([0.5, 0.5, 0.5])
     with pytest.raises(ValueError):
         RateLimiter(0)
+
+
+class _RecordingTransport:
+    """An httpx transport that records requests instead of sending them (nothing must reach it)."""
+
+    def __init__(self):
+        self.requests = []
+
+    def handle_request(self, request):
+        import httpx
+
+        self.requests.append(request)
+        return httpx.Response(200, json={"choices": [{"message": {"content": "A1"}}]})
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("url", ["http://api.example.com/v1", "http://10.0.0.5:8000/v1", "HTTP://example.org"])
+def test_key_is_never_sent_over_plain_http_to_a_remote_host(url, monkeypatch):
+    monkeypatch.setenv("HUESENV_TEST_KEY", SECRET)
+    with pytest.raises(ValueError, match="refusing to send the API key .*over plain http to a non-loopback host"):
+        make_agent("api-vlm:m", base_url=url, api_key_env="HUESENV_TEST_KEY")
+    # the key appearing only after construction is refused at request time, before anything is sent
+    monkeypatch.delenv("HUESENV_TEST_KEY")
+    transport = _RecordingTransport()
+    agent = make_agent("api-vlm:m", base_url=url, api_key_env="HUESENV_TEST_KEY", transport=transport,
+                       requests_per_minute=None)
+    monkeypatch.setenv("HUESENV_TEST_KEY", SECRET)
+    with pytest.raises(ValueError, match="refusing to send the API key"):
+        agent.act(GuessQuery(cues=("SKY",)))
+    assert transport.requests == []
+    monkeypatch.delenv("HUESENV_TEST_KEY")  # a keyless remote http server is allowed
+    assert agent.act(GuessQuery(cues=("SKY",))).cell == parse_coord("A1")
+    assert "authorization" not in transport.requests[-1].headers
+
+
+@pytest.mark.parametrize("url", ["https://api.example.com/v1", "http://localhost:8000/v1", "http://127.0.0.1:9/v1",
+                                 "http://127.8.0.1/v1", "http://[::1]:8000/v1"])
+def test_key_goes_over_https_and_to_loopback_http(url, monkeypatch):
+    monkeypatch.setenv("HUESENV_TEST_KEY", SECRET)
+    transport = _RecordingTransport()
+    agent = make_agent("api-vlm:m", base_url=url, api_key_env="HUESENV_TEST_KEY", transport=transport,
+                       requests_per_minute=None)
+    assert agent.act(GuessQuery(cues=("SKY",))).cell == parse_coord("A1")
+    assert transport.requests[0].headers["authorization"] == f"Bearer {SECRET}"
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com/v1", "api.example.com/v1", "http:///v1"])
+def test_base_url_must_be_http_or_https_with_a_host(url):
+    with pytest.raises(ValueError, match="expected an http:// or https:// URL with a host"):
+        make_agent("api-vlm:m", base_url=url)

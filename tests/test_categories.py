@@ -1,3 +1,9 @@
+import os
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -13,8 +19,14 @@ def test_every_cell_has_a_macro_colour():
     assert set(cats) == set(MACRO_COLOURS)
 
 
-def test_agreement_with_paper_table6_labels(shared_dir):
-    table = pd.read_csv(shared_dir / "reference" / "paper_table6_word_level.csv")
+def _table6() -> pd.DataFrame:
+    """Table 6 from the copy vendored in the package, so this test never depends on ../shared."""
+    with resources.as_file(resources.files("huesenv") / "data" / "reference" / "paper_table6_word_level.csv") as path:
+        return pd.read_csv(path)
+
+
+def test_agreement_with_paper_table6_labels():
+    table = _table6()
     labels = {}
     for coord_col, colour_col in (("human_coord", "human_color"), ("model_coord", "model_color")):
         for coord, colour in zip(table[coord_col], table[colour_col]):
@@ -44,3 +56,53 @@ def test_colour_name_heads():
     assert name_to_category("reddish") == "Red"
     assert name_to_category("dusty rose") == "Pink"
     assert name_to_category("bluish grey") is None
+
+
+# --- CI guards from tests/conftest.py: in CI a missing ../shared or a failed import is a failure, not a skip
+
+
+def _run_with_project_conftest(tmp_path: Path, body: str, ci: bool) -> subprocess.CompletedProcess:
+    """Run pytest on *body* in a fresh folder (no ../shared beside it) with this suite's conftest."""
+    tests = tmp_path / "tests"
+    tests.mkdir(exist_ok=True)
+    conftest = (Path(__file__).parent / "conftest.py").read_text()
+    line = 'SHARED = Path(__file__).resolve().parents[1].parent / "shared"'
+    assert conftest.count(line) == 1
+    (tests / "conftest.py").write_text(conftest.replace(line, f"SHARED = Path({str(tmp_path / 'absent')!r})"))
+    (tests / "test_guard.py").write_text(body)
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")}
+    if ci:
+        env["CI"] = "true"
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(tests)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+
+
+GUARDED = """
+import pytest
+
+def test_needs_shared(shared_dir):
+    pass
+
+def test_optional_package():
+    pytest.importorskip("huesenv_no_such_module_for_tests")
+
+def test_other_skip():
+    pytest.skip("headless Chromium not installed")
+"""
+
+
+def test_ci_turns_missing_shared_and_import_skips_into_failures(tmp_path):
+    local = _run_with_project_conftest(tmp_path, GUARDED, ci=False)
+    assert "3 skipped" in local.stdout, local.stdout
+    ci = _run_with_project_conftest(tmp_path, GUARDED, ci=True)
+    assert ci.returncode == 1 and "1 failed, 1 skipped, 1 error" in ci.stdout, ci.stdout
+    assert "CI=true but ../shared is not present" in ci.stdout
+    assert "CI=true but a test was skipped because an import failed: could not import" in ci.stdout
+    assert "SKIPPED [1]" in ci.stdout and "headless Chromium not installed" in ci.stdout  # other skips stay skips
+
+
+def test_ci_fails_a_module_level_importorskip(tmp_path):
+    body = 'import pytest\npytest.importorskip("huesenv_no_such_module_for_tests")\n\ndef test_x():\n    pass\n'
+    assert "1 skipped" in _run_with_project_conftest(tmp_path, body, ci=False).stdout
+    ci = _run_with_project_conftest(tmp_path, body, ci=True)
+    assert ci.returncode != 0 and "could not import" in ci.stdout and "skipped" not in ci.stdout.splitlines()[-1]

@@ -185,7 +185,7 @@ def test_browser_word_task_end_to_end(tmp_path):
 @pytest.mark.timeout(300)
 def test_browser_gca_and_tessellation_pages(tmp_path):
     _need_browser()
-    pytest.importorskip("huesenv.probes.gca.stimuli")
+    import huesenv.probes.gca.stimuli  # noqa: F401  (a broken import must fail, not skip)
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait

@@ -136,7 +136,7 @@ def test_same_seed_same_survey(tmp_path):
 
 
 def test_probes_generator_stimuli(tmp_path):
-    pytest.importorskip("huesenv.probes.gca.stimuli")
+    import huesenv.probes.gca.stimuli  # noqa: F401  (a broken import must fail, not skip)
     from PIL import Image
 
     from huesenv.collect.gca_probes import stratified_counts

@@ -212,10 +212,7 @@ def test_render_view_shows_reveal_then_next_round():
 
 def test_render_rgb_array():
     pytest.importorskip("pygame")
-    try:
-        from huesenv.render import BoardRenderer  # noqa: F401
-    except (ImportError, AttributeError):
-        pytest.skip("renderer not available yet")
+    from huesenv.render import BoardRenderer  # noqa: F401  (a broken renderer must fail, not skip)
     env = hues_cues_v0.env(num_players=3, render_mode="rgb_array")
     env.reset(seed=0)
     frame = env.render()

@@ -98,3 +98,20 @@ def test_humans_path_reaches_replayed_humans():
     config = load_config("default", ["humans.path=/data/cohort.csv"])
     assert config.agent("human").kwargs == {"path": "/data/cohort.csv"}
     assert config.agent("random").kwargs == {}
+
+
+def test_fresh_never_overwrites_an_earlier_backup(tmp_path):
+    """Each --fresh keeps the logs it replaces under the first free name: .old, .old.2, .old.3."""
+    from huesenv.experiments.runner import GAMES_LOG, WORDLEVEL_LOG, backup_path, prepare_run_dir
+
+    config = load_config("default", [f"output={tmp_path.as_posix()}", "name=fresh"])
+    run_dir = prepare_run_dir(config)
+    for generation in range(1, 4):
+        (run_dir / GAMES_LOG).write_text(f"games {generation}\n", encoding="utf-8")
+        (run_dir / WORDLEVEL_LOG).write_text(f"words {generation}\n", encoding="utf-8")
+        assert prepare_run_dir(config, fresh=True) == run_dir
+        assert not (run_dir / GAMES_LOG).exists() and not (run_dir / WORDLEVEL_LOG).exists()
+    for log, word in ((GAMES_LOG, "games"), (WORDLEVEL_LOG, "words")):
+        backups = {p.name: p.read_text(encoding="utf-8") for p in run_dir.glob(f"{log}.old*")}
+        assert backups == {f"{log}.old": f"{word} 1\n", f"{log}.old.2": f"{word} 2\n", f"{log}.old.3": f"{word} 3\n"}
+    assert backup_path(run_dir / GAMES_LOG) == run_dir / f"{GAMES_LOG}.old.4"

@@ -106,3 +106,15 @@ def test_write_export_parquet_and_csv_round_trip(tmp_path):
         pd.testing.assert_frame_equal(load_humans(path).frame, reference)
     with pytest.raises(ValueError, match="unknown file type"):
         write_export(export, tmp_path / "cohort.json")
+
+
+@pytest.mark.timeout(60)
+def test_word_assignment_without_donors_raises_instead_of_looping():
+    """21 trichromats × 15 words cannot give 16 words 20 answers each: a clear error, not an endless loop."""
+    from huesenv.humans.reconstruct import MIN_ANSWERS_PER_WORD, _assign_words
+
+    with pytest.raises(ValueError, match=r"word assignment, field word \d+: \d+ trichromat answers, expected ≥ 20"):
+        _assign_words(np.random.default_rng(0), 21, np.ones(21, dtype=bool), 16)
+    words = _assign_words(np.random.default_rng(0), 40, np.arange(40) < 30, 16)  # enough people: repaired
+    counts = np.bincount(words[:30].ravel(), minlength=16)
+    assert counts.min() >= MIN_ANSWERS_PER_WORD and all(len(set(row)) == 15 for row in words)

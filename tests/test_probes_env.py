@@ -10,6 +10,7 @@ from gymnasium.utils.env_checker import check_env
 import huesenv  # noqa: F401  (registers the gymnasium ids)
 from huesenv.agents import RandomAgent
 from huesenv.probes import run_probe
+from huesenv.probes.run import build_trials, default_run_id
 from huesenv.probes.gca.env import GCAEnv
 from huesenv.probes.interference.env import TextInterferenceEnv
 
@@ -94,6 +95,46 @@ def test_run_probe_logs_and_reads_back(tmp_path):
     again = run_probe(RandomAgent(seed=1), "gca", objects=["apple"], conditions=["prior"],
                       question_types=["colour", "coverage"], run_id="r1", batch_size=3)
     assert [r.answer for r in again] == [r.answer for r in recs]
+
+
+def _without_wall_clock(path):
+    """The log's records as dicts, minus the wall-clock fields that legitimately differ between runs."""
+    from huesenv.logs import read_records
+
+    return [{k: v for k, v in r.to_dict().items() if k not in ("created", "timings")}
+            for r in read_records(path).records]
+
+
+def test_same_seed_same_log_without_a_run_id(tmp_path):
+    from huesenv.logs import LogWriter
+
+    kwargs = dict(objects=["apple"], conditions=["prior"], question_types=["colour"], limit=6)
+    logs = []
+    for name in ("a", "b"):
+        logs.append(tmp_path / f"{name}.jsonl")
+        with LogWriter(logs[-1]) as w:
+            run_probe(RandomAgent(seed=1), "gca", seed=4, on_record=w.append, batch_size=4, **kwargs)
+    a, b = _without_wall_clock(logs[0]), _without_wall_clock(logs[1])
+    assert len(a) == 6 and a == b
+    assert a[0]["run_id"].startswith("probe-gca-") and len({r["run_id"] for r in a}) == 1
+    other_seed = run_probe(RandomAgent(seed=1), "gca", seed=5, **kwargs)
+    other_limit = run_probe(RandomAgent(seed=1), "gca", seed=4, **{**kwargs, "limit": 5})
+    assert len({a[0]["run_id"], other_seed[0].run_id, other_limit[0].run_id}) == 3
+    trials = build_trials("gca", seed=4, objects=["apple"], conditions=["prior"], question_types=["colour"])
+    assert run_probe(RandomAgent(seed=1), trials)[0].run_id == run_probe(RandomAgent(seed=1), trials)[0].run_id
+    assert default_run_id("gca", 4, "random") != default_run_id("gca", 4, "clip:x")
+
+
+def test_cli_same_seed_same_log_and_report_folder(tmp_path):
+    from huesenv.cli import main
+
+    argv = ["probe", "gca", "--agent", "random", "--objects", "apple", "--conditions", "prior",
+            "--question-types", "colour", "--limit", "4"]
+    for name in ("a", "b"):
+        assert main([*argv, "--out", str(tmp_path / name)]) == 0
+    a, b = _without_wall_clock(tmp_path / "a" / "gca.jsonl"), _without_wall_clock(tmp_path / "b" / "gca.jsonl")
+    assert len(a) == 4 and a == b
+    assert (tmp_path / "a" / f"gca_report_{a[0]['run_id']}" / "report.txt").is_file()
 
 
 def test_cli_runs_and_exports(tmp_path, capsys):

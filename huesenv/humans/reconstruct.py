@@ -172,7 +172,14 @@ def calibrate_word(mode: int, colour: str, n: int, target: float, rng: np.random
 
 
 def _assign_words(rng: np.random.Generator, n_people: int, trichromat: np.ndarray, n_words: int) -> np.ndarray:
-    """(n_people, 15) word indices: popularity-weighted draws, then trichromat counts repaired to ≥ 20."""
+    """(n_people, 15) word indices: popularity-weighted draws, then trichromat counts repaired to ≥ 20.
+
+    The repair moves one answer at a time from the most-answered word that has a
+    donor (a trichromat who has it but not the least-answered word) to the
+    least-answered word.  Only words above the floor donate, so each move lowers
+    the total shortfall and the loop ends; when no move is possible (too few
+    trichromats for ``n_words`` × 20 answers) it raises ``ValueError``.
+    """
     weights = rng.gamma(POPULARITY_SHAPE, size=n_words)
     weights /= weights.sum()
     words = np.stack([rng.choice(n_words, WORDS_PER_PARTICIPANT, replace=False, p=weights) for _ in range(n_people)])
@@ -182,12 +189,22 @@ def _assign_words(rng: np.random.Generator, n_people: int, trichromat: np.ndarra
         low = int(counts.argmin())
         if counts[low] >= MIN_ANSWERS_PER_WORD:
             return words
+        swapped = False
         for high in np.argsort(-counts, kind="stable"):
+            if counts[high] <= MIN_ANSWERS_PER_WORD:
+                break  # giving an answer away would take this word below the floor
             donors = [p for p in people if high in words[p] and low not in words[p]]
             if donors:
                 p = donors[0]
                 words[p, int(np.flatnonzero(words[p] == high)[0])] = low
+                swapped = True
                 break
+        if not swapped:
+            raise ValueError(
+                f"word assignment, field word {low}: {counts[low]} trichromat answers, expected ≥ "
+                f"{MIN_ANSWERS_PER_WORD}, and no word above {MIN_ANSWERS_PER_WORD} answers has a participant "
+                f"who could give one up ({len(people)} trichromats × {WORDS_PER_PARTICIPANT} words for "
+                f"{n_words} words)")
 
 
 @lru_cache(maxsize=4)

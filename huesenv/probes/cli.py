@@ -12,7 +12,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=None, help="evaluate a seeded subsample of N trials")
     p.add_argument("--batch-size", type=int, default=16, help="queries per act_batch call (default 16)")
     p.add_argument("--out", default="runs/probes", metavar="DIR", help="logs and report folder (default runs/probes)")
-    p.add_argument("--run-id", default=None, help="run id for the log records (default: generated)")
+    p.add_argument("--run-id", default=None,
+                   help="run id for the log records (default: a hash of task, seed, agent and options)")
     p.add_argument("--export", metavar="DIR", help="write the stimuli as PNG + manifest.csv (ground truth) to DIR")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
 
@@ -66,15 +67,15 @@ def run(args: argparse.Namespace) -> int:
         manifest = export_stimuli(args.probe_task, args.export, seed=args.seed, **stim_kwargs)
         print(f"wrote {manifest}")
     if args.agent:
-        import uuid
-
         from huesenv.agents import make_agent
         from huesenv.logs import LogWriter
         from huesenv.probes.report import write_report
-        from huesenv.probes.run import run_probe
+        from huesenv.probes.run import agent_id_of, default_run_id, run_probe
 
         agent = make_agent(args.agent)
-        run_id = args.run_id or f"probe-{args.probe_task}-{uuid.uuid4().hex[:8]}"
+        # the same id run_probe would derive, needed here for the report folder's name
+        run_id = args.run_id or default_run_id(args.probe_task, args.seed, agent_id_of(agent), limit=args.limit,
+                                               **trial_kwargs)
         out = Path(args.out)
         log_path = out / f"{args.probe_task}.jsonl"
         with LogWriter(log_path) as writer:

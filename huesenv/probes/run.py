@@ -7,8 +7,9 @@ same order, so two runs of a deterministic agent give identical answers.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
-import uuid
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -50,6 +51,25 @@ def subsample(trials: Sequence[ProbeTrial], limit: int | None, seed: int = 0) ->
     return [trials[int(i)] for i in idx]
 
 
+def default_run_id(task: str, seed: int, agent_id: str, **options: Any) -> str:
+    """The run id of a probe run when none is given: a hash of (task, seed, agent id, options).
+
+    Why not random: a run id goes into every record, so a random one would make
+    two runs with the same seed write different logs.  ``options`` (``limit``,
+    the trial-selection kwargs) are part of the hash so that different
+    selections get different ids; ``batch_size`` and ``progress`` are not, as
+    they do not change what is asked.
+    """
+    key = json.dumps({"task": str(task), "seed": int(seed), "agent_id": str(agent_id), "options": options},
+                     sort_keys=True, default=str)
+    return f"probe-{task}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def agent_id_of(agent: Any) -> str:
+    """The id an agent's records are logged under."""
+    return str(getattr(agent, "agent_id", None) or getattr(agent, "name", "agent"))
+
+
 def run_probe(
     agent: Any,
     task: str | Sequence[ProbeTrial],
@@ -66,6 +86,9 @@ def run_probe(
 
     Returns the ``probe_trial`` records in trial order; ``on_record`` receives
     each batch's records as soon as they exist (e.g. ``LogWriter.append``).
+    Without ``run_id`` the id is :func:`default_run_id` of (task, seed, agent
+    id, limit, task kwargs), so two runs with the same seed write the same
+    records apart from the wall-clock fields ``created`` and ``timings``.
     The agent's answer to a trial it cannot handle (``NotImplementedError``) is
     logged as invalid with the error text, never dropped.  Replies are parsed
     by the probe (:func:`~huesenv.probes.trials.parse_reply`) from the agent's
@@ -75,9 +98,14 @@ def run_probe(
     if batch_size < 1:
         raise ValueError(f"batch_size: {batch_size} must be ≥ 1")
     trials = build_trials(task, seed=seed, **task_kwargs) if isinstance(task, str) else list(task)
+    agent_id = agent_id_of(agent)
+    if not run_id:
+        if isinstance(task, str):
+            run_id = default_run_id(task, seed, agent_id, limit=limit, **task_kwargs)
+        else:  # a trial list: its trial ids stand in for the selection kwargs
+            name = "+".join(sorted({t.task for t in trials})) or "empty"
+            run_id = default_run_id(name, seed, agent_id, limit=limit, trial_ids=[t.trial_id for t in trials])
     trials = subsample(trials, limit, seed)
-    run_id = run_id or f"probe-{uuid.uuid4().hex[:8]}"
-    agent_id = getattr(agent, "agent_id", None) or getattr(agent, "name", "agent")
     if hasattr(agent, "reset"):
         agent.reset(seed)
     records: list = []
@@ -116,4 +144,4 @@ def _invalid(text: str):
     return Answer(valid=False, raw_text=text)
 
 
-__all__ = ["TASKS", "build_trials", "run_probe", "subsample"]
+__all__ = ["TASKS", "agent_id_of", "build_trials", "default_run_id", "run_probe", "subsample"]
