@@ -16,7 +16,13 @@ Choices:
   one-word cue 1) as a sampled word→cell answer: per agent and cue word, the
   cones form one ``word_query`` record with ``extra["sampled"] = True``, scored
   against the humans by :func:`huesenv.metrics.word_level`.  Second cones
-  answer two cues at once and have no human counterpart, so they are left out.
+  answer two cues at once and have no human counterpart, so they are left out;
+* random fallbacks (records with ``valid=False``, where the env replaced an
+  unusable answer by a seeded random legal move): a cue 1 that was a fallback was
+  still the cue the guessers heard, so their genuine first cones answer it and
+  count; a first cone that was itself a fallback is a random cell, not the
+  agent's answer, so it does not count as that agent's guess (its invalid answers
+  are visible in the log's ``valid`` / ``extra["fallback"]`` fields instead).
 """
 
 from __future__ import annotations
@@ -141,14 +147,14 @@ def guess_queries(records: Sequence[Any], seat_agents: Mapping[int, Mapping[str,
 
     cue_of_round: dict[tuple[int, int], str] = {}
     for rec in records:
-        if rec.kind == "game_step" and rec.extra.get("phase") == "cue_1" and rec.valid:
+        if rec.kind == "game_step" and rec.extra.get("phase") == "cue_1":  # fallback cues too (see above)
             cue = cue_text(rec)
             if cue:
                 cue_of_round[(int(rec.extra["game"]), int(rec.extra["round"]))] = normalise_word(cue)
     cones: dict[tuple[str, str], list[str]] = defaultdict(list)
     for rec in records:
         if rec.kind != "game_step" or rec.extra.get("phase") != "guess_1" or not rec.valid:
-            continue
+            continue  # a fallback cone is a random cell, not this agent's answer
         cell = rec.extra.get("cell")
         cue = cue_of_round.get((int(rec.extra["game"]), int(rec.extra["round"])))
         if cell is None or cue is None or not is_known(cue):

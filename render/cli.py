@@ -37,22 +37,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.add_argument("--cue-mode", choices=("text", "vocabulary"), default="text",
                       help="text: free cues checked by the rules (default); vocabulary: cues from the 100-word list")
     play.add_argument("--delay", type=float, default=0.6, help="seconds to pause after each agent move")
-    play.add_argument("--log", default=None, help="append the game's records to this JSON Lines log")
+    play.add_argument("--log", default=None, help="append the game's records to this JSON Lines log, as the log's next free game number")
     play.set_defaults(func=_play)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from huesenv.logs import read_records
-    from huesenv.render.playback import export_frames, game_records, run_replay, views_from_records
+    from huesenv.render.playback import (export_frames, game_records, load_replay_records, run_replay,
+                                         views_from_records)
     from huesenv.render.renderer import RENDER_FPS
 
-    result = read_records(args.log)
-    games = game_records(result.records)
+    records = load_replay_records(args.log)  # complete unit blocks only: a crashed write is not replayed
+    games = game_records(records)
     if not games:
         raise ValueError(f"{args.log}: no game_step records to replay")
     game = args.game if args.game is not None else next(iter(games))
     try:
-        views = views_from_records(result.records, game=game, reveal_target=args.reveal_target)
+        views = views_from_records(records, game=game, reveal_target=args.reveal_target)
     except ValueError as err:
         raise ValueError(f"{args.log}: {err}") from None
     fps = args.fps or RENDER_FPS

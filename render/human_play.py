@@ -26,6 +26,7 @@ with the target set gets the same cue without asking the person twice.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -371,6 +372,26 @@ def seating(agent_specs: Sequence[str], seat: int | str | None) -> tuple[int, li
     return index, specs[:index] + ["human"] + specs[index:]
 
 
+def next_game_index(log_path: str | Path | None) -> int:
+    """The first game number not yet used in ``log_path`` (0 for no log, a missing or an empty one).
+
+    Every ``huesenv play --log`` game appended to the same log needs its own
+    ``extra["game"]``, or replay would merge the games into one.  The number is one
+    more than the largest integer ``extra["game"]`` of the log's ``game_step``
+    records (records of other kinds, or with non-integer game keys, are ignored).
+    It is read when the game starts, so two windows appending to one log at the
+    same time could still pick the same number; one person per log is assumed.
+    """
+    if log_path is None or not Path(log_path).exists():
+        return 0
+    from huesenv.logs import read_records
+
+    used = [r.extra.get("game") for r in read_records(log_path).records
+            if r.kind == "game_step" and isinstance(r.extra, dict)]
+    ints = [g for g in used if isinstance(g, int) and not isinstance(g, bool)]
+    return max(ints) + 1 if ints else 0
+
+
 def play_human_game(agent_specs: Sequence[str], *, seat: int | str | None = None, seed: int = 0,
                     cue_mode: str = "text", agent_delay: float = 0.6, events: Callable[[], Iterable[Any]] | None = None,
                     max_polls: int | None = None, log_path: str | None = None, screen: PlayScreen | None = None,
@@ -378,12 +399,17 @@ def play_human_game(agent_specs: Sequence[str], *, seat: int | str | None = None
     """Play one game with the person at ``seat``; returns the env's ``GameResult``.
 
     The game loop and rules are the env's (``huesenv.envs.play_game``); the records
-    it emits update the window and, with ``log_path``, are appended to a log.
+    it emits update the window and, with ``log_path``, are appended to a log as game
+    :func:`next_game_index` (so games appended to one log stay apart in replay), in
+    one block tagged as unit ``"play:<game>"`` (``extra["unit"]``, ``unit_size``,
+    ``unit_pos``, as the experiments runner writes them) so that replay drops a
+    block cut short by a crash.  Without a log the game is number 0.
     """
     from huesenv.agents import make_agent
     from huesenv.envs import play_game
 
     index, specs = seating(agent_specs, seat)
+    game_index = next_game_index(log_path)  # read the log first: a bad log fails before a window opens
     n = len(specs)
     if not 3 <= n <= 10:
         raise ValueError(f"--agents: {n} players with the person; Hues and Cues needs 3-10")
@@ -404,13 +430,14 @@ def play_human_game(agent_specs: Sequence[str], *, seat: int | str | None = None
     try:
         agents[players[index]] = HumanAgent(screen, max_polls=max_polls)
         agents = {p: agents[p] for p in players}
-        result = play_game(agents, num_players=n, seed=seed, run_id="human-play", cue_mode=cue_mode,
-                           on_record=screen.on_record)
+        result = play_game(agents, num_players=n, seed=seed, game_index=game_index, run_id="human-play",
+                           cue_mode=cue_mode, on_record=screen.on_record)
         if log_path:
+            from huesenv.experiments.runner import tag_unit
             from huesenv.logs import LogWriter
 
             with LogWriter(log_path) as writer:
-                writer.append(result.records)
+                writer.append(tag_unit(result.records, f"play:{game_index}"))
         best = max(result.scores.values())
         winners = [lab for p, lab in zip(players, labels) if result.scores[p] == best]
         final = screen.builder.view(phase="done", current=None,
@@ -425,4 +452,5 @@ def play_human_game(agent_specs: Sequence[str], *, seat: int | str | None = None
     return result
 
 
-__all__ = ["HumanAgent", "HumanInput", "HumanQuit", "PlayScreen", "check_cue", "play_human_game", "seating"]
+__all__ = ["HumanAgent", "HumanInput", "HumanQuit", "PlayScreen", "check_cue", "next_game_index", "play_human_game",
+           "seating"]

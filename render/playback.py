@@ -17,7 +17,15 @@ Choices (the schema leaves them open):
   the scores, which are the running sum of ``extra["points"]``;
 * the target is shown from the ``reveal`` step on (a spectator should not know
   it earlier); ``reveal_target="always"`` shows it as soon as a record carries it.
-* a record with ``valid=False`` places nothing and says so in the status line.
+* a record with ``valid=False`` is an answer the env replaced by a seeded random
+  legal move (``huesenv.envs.hues_cues.play``); its ``extra["cell"]`` / cue text
+  say what was *played*, so the cone is placed / the cue shown like any other and
+  the status line adds "(random fallback)".  Only a record that names nothing
+  played (older logs) places nothing ("placed no cone" / "gave no usable cue");
+* logs written by the experiments runner carry unit tags (``extra["unit"]``,
+  ``unit_size``, ``unit_pos``); :func:`load_replay_records` keeps only their
+  complete blocks, so a block cut short by a crash next to its rerun does not
+  merge into the same game (see that function for which block wins).
 """
 
 from __future__ import annotations
@@ -128,31 +136,32 @@ class GameViewBuilder:
             self.secret_target = target
         self.phase, self.current = phase, seat
         valid = getattr(rec, "valid", True) is not False
+        mark = "" if valid else " (random fallback)"  # the env played a random legal move instead
         self.message = ""
         if phase == "pick_target":
-            self.message = f"{name} chooses a colour"
+            self.message = f"{name} chooses a colour{mark}"
         elif phase in CUE_PHASES:
             cue = cue_text(rec)
             passed = bool(_extra(rec, "passed", where, required=False))
-            if not valid:
-                self.message = f"{name} gave no usable cue"
-            elif passed or (cue is None and phase == "cue_2"):
-                self.message = f"{name} passes on cue 2"
-            elif cue is None:
-                raise ValueError(f"{where}, field extra.cue/word/answer: a {phase} record needs the cue text")
-            else:
+            if passed or (cue is None and phase == "cue_2"):
+                self.message = f"{name} passes on cue 2{mark}"
+            elif cue is not None:
                 self.cues.append(cue)
-                self.message = f"{name} says: {cue}"
+                self.message = f"{name} says: {cue}{mark}"
+            elif not valid:  # an older log that does not say which cue was played
+                self.message = f"{name} gave no usable cue"
+            else:
+                raise ValueError(f"{where}, field extra.cue/word/answer: a {phase} record needs the cue text")
         elif phase in GUESS_PHASES:
             cell = _coord(_extra(rec, "cell", where, required=False), where, "cell")
-            if not valid or cell is None:
+            if cell is None:  # nothing played (an older log's invalid answer)
                 self.message = f"{name} placed no cone (invalid answer)"
             else:
                 if cell in self.cones:
                     raise ValueError(f"{where}, field extra.cell: {format_coord(cell)} already holds a cone "
                                      f"of {self.players[self.cones[cell]]}")
                 self.cones[cell] = seat
-                self.message = f"{name} places a cone on {format_coord(cell)}"
+                self.message = f"{name} places a cone on {format_coord(cell)}{mark}"
         elif phase == "reveal":
             if self.secret_target is None:
                 raise ValueError(f"{where}, field extra.target: a reveal record needs the target coordinate")
@@ -192,6 +201,35 @@ def game_records(records: Iterable[Any]) -> dict[Any, list[Any]]:
         extra = getattr(rec, "extra", None) or {}
         games.setdefault(extra.get("game"), []).append(rec)
     return games
+
+
+def load_replay_records(path: str | Path) -> list[Any]:
+    """A log's records as replay should see them: for unit-tagged logs, complete unit blocks only.
+
+    A crash mid-append leaves a unit's block cut short; the rerun appends the whole
+    block again, and both carry the same ``extra["game"]``.  Logs with unit tags
+    (``extra["unit"]``) are therefore read through the experiments runner's own
+    :func:`huesenv.experiments.read_log_state`, so replay sees exactly the blocks the
+    tournament tables count: partial blocks are dropped and, should a unit have two
+    complete blocks, the **first** one is kept (the runner never reruns a complete
+    unit, so only a hand-concatenated log can hold two; the tables count the first).
+    Records without a unit tag (e.g. older logs, hand-written ones) are kept as
+    they are, after the tagged ones.  Logs without any tag come back unchanged.
+    """
+    from huesenv.logs import read_records
+
+    records = read_records(path).records
+    if not any((getattr(r, "extra", None) or {}).get("unit") is not None for r in records):
+        return list(records)
+    import warnings
+
+    from huesenv.experiments.runner import read_log_state
+
+    with warnings.catch_warnings():  # a torn last line was already reported by the first read
+        warnings.simplefilter("ignore")
+        state = read_log_state(Path(path))
+    untagged = [r for r in records if (getattr(r, "extra", None) or {}).get("unit") is None]
+    return state.records() + untagged
 
 
 def views_from_records(records: Iterable[Any], *, game: Any = None, reveal_target: str = "reveal") -> list[RenderView]:

@@ -16,10 +16,12 @@ from huesenv.experiments.report import ReportData, markdown_table, write_report
 from huesenv.logs.schema import LogRecord
 
 
-def step(game, rnd, player, role, phase, points=0, cell=None, word=None, agent="a"):
-    return LogRecord(kind="game_step", run_id="t", agent_id=agent, word=word, valid=True,
-                     extra={"game": game, "round": rnd, "player": player, "role": role, "phase": phase,
-                            "points": points, "cell": cell, "target": None})
+def step(game, rnd, player, role, phase, points=0, cell=None, word=None, agent="a", valid=True):
+    extra = {"game": game, "round": rnd, "player": player, "role": role, "phase": phase,
+             "points": points, "cell": cell, "target": None}
+    if not valid:  # as play_game logs a random fallback: the played move, valid=False and the reason
+        extra["fallback"] = "invalid answer"
+    return LogRecord(kind="game_step", run_id="t", agent_id=agent, word=word, valid=valid, extra=extra)
 
 
 def two_games():
@@ -67,6 +69,22 @@ def test_first_cones_become_sampled_word_queries():
     assert by[("B", "LEMON")].cells == ["J2"] and by[("C", "LEMON")].cells == ["A1"]
     assert by[("A", "SKY")].cells == ["K21"]
     assert all(q.extra["sampled"] and q.kind == "word_query" for q in queries)
+
+
+def test_fallback_cue_keeps_the_guessers_answers_but_not_fallback_cones():
+    """Cue 1 given by the env's random fallback was still heard: genuine first cones to it count."""
+    recs, seats = two_games()
+    recs += [
+        step(2, 0, "player_0", "cue_giver", "cue_1", word="SKY", valid=False),  # a fallback cue
+        step(2, 0, "player_1", "guesser", "guess_1", cell="L22", word="SKY"),
+        step(2, 0, "player_2", "guesser", "guess_1", cell="P30", word="SKY", valid=False),  # a fallback cone
+        step(2, 0, "player_0", "cue_giver", "reveal", 1),
+    ]
+    seats[2] = {"player_0": "A", "player_1": "B", "player_2": "C"}
+    by = {(q.agent_id, q.word): q for q in analysis.guess_queries(recs, seats)}
+    assert by[("B", "SKY")].cells == ["L22"]
+    assert ("C", "SKY") not in by  # the random cell is not C's answer
+    assert by[("A", "SKY")].cells == ["K21"]
 
 
 def test_markdown_and_html_report(tmp_path):
@@ -164,7 +182,9 @@ def test_clip_sweep_runs_model_by_model_from_local_files(tmp_path):
         f"wordlevel.agents={names}"]), progress=False)
     assert (result.stages[0].done_before, result.stages[0].ran_now) == (2, 1)
     agents = result.tables["wordlevel_agents"]
-    assert sorted(agents["agent"]) == sorted(f"clip:{n}" for n in names)
+    # grouped by the config's agent names; the checkpoint's agent id is kept alongside (metrics.collect)
+    assert sorted(agents["agent"]) == sorted(names)
+    assert sorted(agents["agent_id"]) == sorted(f"clip:{n}" for n in names)
     assert (agents["n_words"] == 100).all()
     assert set(result.tables["wordlevel_nonsense"]["agent"]) == set(agents["agent"])
 

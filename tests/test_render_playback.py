@@ -11,6 +11,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 iio = pytest.importorskip("imageio.v3")
 
+from huesenv.agents.protocol import Answer, BaseAgent
 from huesenv.board import parse_coord
 from huesenv.logs.schema import LogRecord
 from huesenv.render import BoardRenderer, cell_center, views_from_records
@@ -20,6 +21,7 @@ from huesenv.render.renderer import FRAME_INNER, cone_colour
 
 def step(game, rnd, player, phase, *, cell=None, target=None, points=0, word=None, passed=False, valid=True,
          agent=None):
+    """One record as ``play_game`` writes it: ``valid=False`` is a random fallback, ``cell``/``word`` what was played."""
     agent = agent or AGENTS[player]
     role = "cue_giver" if phase in ("pick_target", "cue_1", "cue_2") else "guesser"
     extra = {"game": game, "round": rnd, "player": player, "role": role, "phase": phase,
@@ -27,6 +29,8 @@ def step(game, rnd, player, phase, *, cell=None, target=None, points=0, word=Non
              "passed": passed}
     if target is not None:
         extra["target"] = target
+    if not valid:
+        extra["fallback"] = "invalid answer"
     return LogRecord(kind="game_step", run_id="t", agent_id=agent, seed=0, episode=game, word=word,
                      valid=valid, extra=extra)
 
@@ -53,7 +57,7 @@ def one_game(game=0):
         step(game, 1, p2, "guess_1", cell="B2"),
         step(game, 1, p0, "guess_1", cell="C3"),
         step(game, 1, p1, "cue_2", passed=True),
-        step(game, 1, p0, "guess_2", cell="P30", valid=False),
+        step(game, 1, p0, "guess_2", cell="P30", valid=False),  # the env's random fallback cone
         step(game, 1, p2, "reveal", points=2, target="A1"),
         step(game, 1, p1, "reveal", points=1, target="A1"),
     ]
@@ -76,10 +80,77 @@ def test_one_view_per_step_and_state_follows_the_log():
     assert views[10].cones == {} and views[10].cues == () and views[10].target is None
     assert views[10].scores == (2, 3, 2) and views[10].round == 1
     assert views[14].cues == ("BLOOD",) and "passes" in views[14].message
-    assert parse_coord("P30") not in views[15].cones and "invalid" in views[15].message
+    # a fallback is what was played: the cone is on the board, the status line says it was random
+    assert views[15].cones[parse_coord("P30")] == 0 and "random fallback" in views[15].message
+    assert views[-1].cones == {parse_coord(c): s for c, s in (("B2", 2), ("C3", 0), ("P30", 0))}
     assert views[-1].scores == (2, 4, 4)
     always = views_from_records(records, reveal_target="always")
     assert always[0].target == parse_coord("I18")
+
+
+def test_fallback_cues_are_shown_and_records_naming_nothing_place_nothing():
+    p0, p1, p2 = "player_0", "player_1", "player_2"
+    records = [
+        step(0, 0, p0, "pick_target", target="I18", cell="I18", valid=False),
+        step(0, 0, p0, "cue_1", word="OCEAN", target="I18", valid=False),
+        step(0, 0, p1, "guess_1", cell=None, valid=False),  # an older log: nothing played recorded
+        step(0, 0, p2, "guess_1", cell="A1"),
+        step(0, 0, p0, "cue_2", passed=True, valid=False),  # cue 2 falls back to a pass
+    ]
+    views = views_from_records(records)
+    assert "random fallback" in views[0].message
+    assert views[1].cues == ("OCEAN",) and views[1].message == "player_0 says: OCEAN (random fallback)"
+    assert views[2].cones == {} and "placed no cone" in views[2].message
+    assert views[3].cones == {parse_coord("A1"): 2}
+    assert views[4].cues == ("OCEAN",) and "passes" in views[4].message and "random fallback" in views[4].message
+    legacy = step(0, 0, p0, "cue_1", valid=False)  # no cue text at all: shown as no cue, not an error
+    assert "gave no usable cue" in views_from_records([legacy])[0].message
+    with pytest.raises(ValueError, match="needs the cue text"):
+        views_from_records([step(0, 0, p0, "cue_1")])
+
+
+class Unusable(BaseAgent):
+    """Always answers something the env cannot use, so every move of its seat is a random fallback."""
+
+    name = "unusable"
+
+    def guess(self, query):
+        return Answer(valid=False, raw_text="??")
+
+    def give_cue(self, query):
+        return Answer(valid=False, raw_text="??")
+
+
+@pytest.mark.parametrize("cue_mode", ["text", "vocabulary"])
+def test_replay_of_fallback_moves_matches_the_game(cue_mode):
+    """Real play_game output with unusable agents: every played cone and cue is on the replayed board."""
+    pytest.importorskip("pettingzoo")
+    from huesenv.agents import RandomAgent
+    from huesenv.envs import play_game
+
+    seats = [f"player_{k}" for k in range(4)]
+    agents = {s: Unusable() if k != 2 else RandomAgent(seed=5) for k, s in enumerate(seats)}
+    result = play_game(agents, num_players=4, seed=21, cue_mode=cue_mode, game_index=2)
+    fallbacks = [r for r in result.records if not r.valid]
+    assert fallbacks and all("fallback" in r.extra for r in fallbacks)
+    assert {r.extra["phase"] for r in fallbacks} >= {"pick_target", "cue_1", "guess_1", "guess_2"}
+    views = views_from_records(result.records)
+    assert len(views) == len(result.records)
+    reveals = [v for r, v in zip(result.records, views) if r.extra["phase"] == "reveal"]
+    by_round = {}
+    for r, v in zip(result.records, views):
+        if r.extra["phase"] == "reveal":
+            by_round[r.extra["round"]] = v  # the view after the round's last reveal record
+    assert len(by_round) == len(result.rounds) and reveals
+    for rnd in result.rounds:
+        view = by_round[rnd.round]
+        assert view.cones == {c.cell: c.seat for c in rnd.cones}
+        assert view.cues == tuple(c for c in rnd.cues if c is not None)
+        assert view.target == rnd.target
+    assert views[-1].scores == tuple(result.scores[s] for s in seats)
+    for rec, view in zip(result.records, views):
+        if not rec.valid:
+            assert "random fallback" in view.message
 
 
 def test_games_are_separated_and_selectable():
@@ -218,6 +289,50 @@ def test_cli_replay_export(tmp_path):
     assert main(["replay", str(log), "--game", "7", "--export", str(tmp_path / "x.gif")]) == 2
 
 
+def _tagged(records, key):
+    for pos, rec in enumerate(records):
+        rec.extra.update(unit=key, unit_size=len(records), unit_pos=pos)
+    return records
+
+
+def test_cli_replay_keeps_only_complete_unit_blocks(tmp_path):
+    """A block cut short by a crash, then the rerun's complete block of the same game: replay shows the latter."""
+    from huesenv.cli import main
+    from huesenv.logs import LogWriter
+    from huesenv.render.playback import load_replay_records
+
+    log = tmp_path / "games.jsonl"
+    crashed = _tagged(one_game(1), "game:1")[:7]  # the writer died after 7 of 18 records
+    with LogWriter(log) as w:
+        w.append(_tagged(one_game(0), "game:0"))
+        w.append(crashed)
+        w.append(_tagged(one_game(1), "game:1"))
+        again = _tagged(one_game(0), "game:0")
+        again[-1].extra["points"] = 9
+        w.append(again)  # a second complete block of game 0: the first is kept, as the tables count it
+    with pytest.raises(ValueError, match="already holds a cone"):  # what replay did before
+        views_from_records(read_all(log), game=1)
+    records = load_replay_records(log)
+    assert len(records) == 36
+    assert [r.extra["unit_pos"] for r in records] == list(range(18)) * 2
+    views = views_from_records(records, game=1)
+    assert len(views) == 18 and views[-1].scores == (2, 4, 4)
+    assert views_from_records(records, game=0)[-1].scores == (2, 4, 4)
+    assert main(["replay", str(log), "--game", "1", "--export", str(tmp_path / "g1")]) == 0
+    assert len(list((tmp_path / "g1").glob("*.png"))) == 18
+    # a log without unit tags is replayed as written
+    plain = tmp_path / "plain.jsonl"
+    with LogWriter(plain) as w:
+        w.append(one_game(0))
+    assert len(load_replay_records(plain)) == 18
+
+
+def read_all(path):
+    from huesenv.logs import read_records
+
+    return read_records(path).records
+
+
 def test_replays_a_game_played_by_the_env(tmp_path):
     """Records written by the env's play_game replay step by step and end on the env's final scores."""
     pytest.importorskip("pettingzoo")
@@ -231,7 +346,7 @@ def test_replays_a_game_played_by_the_env(tmp_path):
     assert len(views) == len(result.records)
     assert views[-1].scores == tuple(result.scores[s] for s in seats)
     for rec, view in zip(result.records, views):
-        if rec.extra["phase"] in ("guess_1", "guess_2") and rec.valid:
+        if rec.extra["phase"] in ("guess_1", "guess_2"):  # fallbacks included: they were played
             assert view.cones[parse_coord(rec.extra["cell"])] == seats.index(rec.extra["player"])
         if rec.extra["phase"] == "reveal":
             assert view.target == parse_coord(rec.extra["target"])
