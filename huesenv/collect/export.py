@@ -17,7 +17,6 @@ database gives the same bytes.
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import pandas as pd
@@ -113,22 +112,10 @@ def tessellation_frame(db_path: str | Path, *, raw: bool = False) -> pd.DataFram
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write ``.csv``, ``.csv.gz`` (gzip without a timestamp, so reruns give the same bytes) or ``.parquet``."""
-    path = Path(path)
-    name = path.name.lower()
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    if name.endswith(".parquet"):
-        frame.to_parquet(path, index=False)
-    elif name.endswith(".csv.gz"):
-        data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
-        with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-            gz.write(data)
-    elif name.endswith(".csv"):
-        path.write_text(frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
-    else:
-        raise ValueError(f"{path}: unknown output type; expected .csv, .csv.gz or .parquet")
-    return path
+    """Write ``.csv``, ``.csv.gz`` or ``.parquet`` with the humans module's writer (same bytes every run)."""
+    from huesenv.humans.reconstruct import write_export
+
+    return write_export(frame, path)
 
 
 def export(db_path: str | Path, out: str | Path, task: str = "words", *, finished_only: bool = False) -> int:
