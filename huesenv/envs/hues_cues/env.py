@@ -6,7 +6,7 @@
 |--------------------|------------------------------------------------------------------|
 | Actions            | Discrete (vocabulary mode) / Dict(Discrete, Text) (text mode)    |
 | Parallel API       | Yes (turn-based: only the acting agent's action is used)         |
-| Manual Control     | Via `huesenv play` (render issue)                                |
+| Manual Control     | `huesenv play` (a person in a pygame window)                     |
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`, n = 3-10            |
 | Action Shape       | (1)                                                              |
 | Action Values      | [0, 480 + V] vocabulary mode (V = vocabulary size), [0, 481] text |
