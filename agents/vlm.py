@@ -67,6 +67,12 @@ class TransformersVLMAgent(ChatVLMAgent):
             self.model_ref, dtype=torch_dtype(self.precision), **kw).to(self.device).eval()
         self.timings["load_s"] += time.perf_counter() - t0
 
+    @property
+    def model(self):
+        """The loaded transformers model (loads it on first use)."""
+        self._load()
+        return self._model
+
     def _render(self, text: str) -> str:
         messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]}]
         return self._processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)

@@ -12,6 +12,11 @@ fp16) and once with ``device="cpu"`` (fp32).  Reported:
 * the word task (100 words + 16 nonsense inputs, top-5) first run and a cached rerun;
 * raw ``encode_image`` throughput by batch size;
 * top-1 agreement between the GPU fp16 and CPU fp32 rankings of the same weights.
+
+With ``--vlm`` it also checks the local-VLM agent (``vlm:<path>``) on a random Llava
+built on the spot (:mod:`huesenv.agents.tiny_models`): placement and precision,
+the word task at several batch sizes (generation constrained to a coordinate so
+every answer parses), and the same on the CPU.
 """
 
 from __future__ import annotations
@@ -101,10 +106,38 @@ def throughput(agent, batch_sizes=(16, 64, 128, 480), repeat: int = 5) -> dict:
     return out
 
 
+def vlm_check(folder: Path, batch_sizes=(1, 8, 32)) -> dict:
+    import torch
+
+    from huesenv.agents import evaluate_words, make_agent
+    from huesenv.agents.tiny_models import build_tiny_llava, coordinate_bias
+
+    ids = build_tiny_llava(folder, hidden=256, layers=4, image_size=224)
+    out: dict = {}
+    for device, sizes in (("auto", batch_sizes), ("cpu", batch_sizes[1:2])):
+        for bs in sizes:
+            agent = make_agent(f"vlm:{folder}", device=device, max_new_tokens=4, retries=0, batch_size=bs,
+                               generate_kwargs=coordinate_bias(ids))
+            t0 = time.perf_counter()
+            records = evaluate_words(agent, top_k=1)
+            elapsed = time.perf_counter() - t0
+            params = list(agent.model.parameters())
+            out[f"{agent.device}/batch{bs}"] = {
+                "precision": agent.precision, "param_devices": sorted({str(p.device) for p in params}),
+                "half_precision_param_share": sum(p.numel() for p in params if p.dtype in (torch.float16, torch.bfloat16))
+                / sum(p.numel() for p in params),
+                "words_s": elapsed, "valid": sum(r.valid for r in records), "n": len(records),
+                "top1_values": sorted({r.cells[0] for r in records if r.cells}),
+            }
+            print(json.dumps({f"vlm {agent.device}/batch{bs}": out[f"{agent.device}/batch{bs}"]}), flush=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models", nargs="+", default=["ViT-B-32", "ViT-L-14"])
     parser.add_argument("--cpu-models", nargs="*", default=["ViT-B-32"], help="also run these on the CPU (fp32)")
+    parser.add_argument("--vlm", action="store_true", help="also check the local-VLM agent on a random tiny Llava")
     parser.add_argument("--out", default="gpu_check.json")
     args = parser.parse_args()
     import torch
@@ -127,6 +160,8 @@ def main() -> None:
                 row["speedup_board_cpu_over_gpu"] = cpu["board_encode_s"] / gpu["board_encode_s"]
             results["models"][name] = row
             print(json.dumps({name: row}, indent=1), flush=True)
+        if args.vlm:
+            results["vlm"] = vlm_check(tmp / "tiny-llava")
     Path(args.out).write_text(json.dumps(results, indent=1))
 
 

@@ -14,44 +14,12 @@ from huesenv.agents.parsing import parse_coordinate, parse_coordinates, parse_cu
 from huesenv.board import parse_coord  # noqa: E402
 from huesenv.vocabulary import Word  # noqa: E402
 
-WORDS = ("user assistant board cell row column word red green blue apple banana sky A B C D E F G H I J K L M N O P "
-         + " ".join(str(i) for i in range(1, 31))).split()
-TEMPLATE = ("{% for m in messages %}{{ m['role'] }}: {% for c in m['content'] %}{% if c['type'] == 'image' %}"
-            "<image> {% else %}{{ c['text'] }} {% endif %}{% endfor %}{% endfor %}"
-            "{% if add_generation_prompt %}assistant: {% endif %}")
-
-
 @pytest.fixture(scope="module")
 def tiny_vlm(tmp_path_factory):
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-    from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlamaConfig, LlavaConfig,
-                              LlavaForConditionalGeneration, LlavaProcessor, PreTrainedTokenizerFast)
+    from huesenv.agents.tiny_models import build_tiny_llava
 
-    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator([" ".join(WORDS)], trainers.WordLevelTrainer(
-        special_tokens=["<unk>", "<pad>", "<s>", "</s>", "<image>"]))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", bos_token="<s>",
-                                   eos_token="</s>", extra_special_tokens={"image_token": "<image>"})
-    torch.manual_seed(0)
-    config = LlavaConfig(
-        vision_config=CLIPVisionConfig(hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                                       num_attention_heads=2, image_size=32, patch_size=16, projection_dim=16),
-        text_config=LlamaConfig(vocab_size=len(fast), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                                num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=512,
-                                pad_token_id=1, bos_token_id=2, eos_token_id=3),
-        image_token_id=fast.convert_tokens_to_ids("<image>"), vision_feature_layer=-1,
-        vision_feature_select_strategy="default")
-    model = LlavaForConditionalGeneration(config)
-    processor = LlavaProcessor(image_processor=CLIPImageProcessor(size={"shortest_edge": 32},
-                                                                  crop_size={"height": 32, "width": 32}),
-                               tokenizer=fast, patch_size=16, vision_feature_select_strategy="default",
-                               chat_template=TEMPLATE, num_additional_image_tokens=1)
     path = tmp_path_factory.mktemp("tiny_vlm")
-    model.save_pretrained(path)
-    processor.save_pretrained(path)
-    return path, {w: fast.convert_tokens_to_ids(w) for w in WORDS}
+    return path, build_tiny_llava(path)
 
 
 def bias(ids, pairs):
