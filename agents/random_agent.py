@@ -1,6 +1,22 @@
-"""The seeded random baseline: uniform over legal cells, cues, targets and options."""
+"""The seeded random baseline: uniform over legal cells, cues, targets, options and free-text answers.
+
+Free-text probe questions (no options) get a chance answer the probes can parse
+(:mod:`huesenv.probes.trials`), so the baseline has valid trials everywhere:
+
+* a question that gives a reply template ("Reply with the format:
+  threshold=x%, color=<color>.") gets the template filled in: every ``x`` a
+  uniform integer 0–100, every ``<color>`` a drawn colour name;
+* otherwise a question about a percentage or threshold gets ``"N%"``;
+* otherwise the answer is one colour name.
+
+Colours are drawn uniformly from the choices the question offers ("Choose white
+or red") when it names at least two canonical colours that way, else from
+:data:`huesenv.colour_names.CANONICAL_COLOURS`.
+"""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -41,7 +57,43 @@ class RandomAgent(BaseAgent):
         return Answer(target=target, cue=str(allowed[int(self.rng.integers(len(allowed)))]))
 
     def answer_probe(self, query: ProbeQuery) -> Answer:
-        if not query.options:
-            return Answer(valid=False, raw_text="random agent needs options")
-        i = int(self.rng.integers(len(query.options)))
-        return Answer(option=i, text=query.options[i], raw_text=query.options[i])
+        if query.options:
+            i = int(self.rng.integers(len(query.options)))
+            return Answer(option=i, text=query.options[i], raw_text=query.options[i])
+        question = query.question or ""
+        template = _FORMAT.search(question)
+        if template:
+            text = _PLACEHOLDER.sub(lambda m: self._fill(m.group(0), question), template.group(1).strip())
+            colour = _COLOUR_SLOT.search(text)
+            return Answer(text=colour.group(1) if colour else None, raw_text=text)
+        if _NUMERIC.search(question):
+            text = self._percent()
+            return Answer(text=text, raw_text=text)
+        colour = self._colour(question)
+        return Answer(text=colour, raw_text=colour)
+
+    def _percent(self) -> str:
+        return f"{int(self.rng.integers(0, 101))}%"
+
+    def _colour(self, question: str) -> str:
+        from huesenv.colour_names import CANONICAL_COLOURS, canonical_colour
+
+        pool: list[str] = list(CANONICAL_COLOURS)
+        offered = _CHOOSE.search(question)
+        if offered:
+            named = [canonical_colour(w) for w in re.split(r",|\bor\b", offered.group(1))]
+            named = [c for c in dict.fromkeys(named) if c is not None]
+            if len(named) >= 2:
+                pool = named
+        return pool[int(self.rng.integers(len(pool)))]
+
+    def _fill(self, placeholder: str, question: str) -> str:
+        return self._percent() if placeholder.lower().startswith("x") else self._colour(question)
+
+
+# "Reply with the format: threshold=x%, color=<color>." → the template after the colon.
+_FORMAT = re.compile(r"reply with the format:\s*(.+?)\.?\s*$", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"\bx%|<colou?r>", re.IGNORECASE)
+_COLOUR_SLOT = re.compile(r"colou?r\s*=\s*([a-z]+)", re.IGNORECASE)
+_NUMERIC = re.compile(r"percent|threshold|x%|\d\s*%", re.IGNORECASE)
+_CHOOSE = re.compile(r"choose\s+([a-z ,]+?)(?:[.?!]|$)", re.IGNORECASE)

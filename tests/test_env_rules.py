@@ -235,3 +235,11 @@ def test_rules_are_frozen_and_replaceable():
     with pytest.raises(dataclasses.FrozenInstanceError):
         rules.target_points = 4  # type: ignore[misc]
     assert dataclasses.replace(rules, rounds_per_player_few=1).num_rounds(4) == 4
+
+
+@pytest.mark.parametrize("index", [0, 3, -1, True, 1.5])
+def test_cue_problem_rejects_bad_cue_index(index):
+    # index 0 used to read cue_word_limits[-1] (the cue-2 limit) silently
+    with pytest.raises(ValueError, match="cue_index"):
+        HuesCuesRules().cue_problem("sea", index)
+    assert HuesCuesRules().cue_problem("sea", 1) is None and HuesCuesRules().cue_problem("sea", 2) is None

@@ -101,6 +101,23 @@ def test_trials_options_and_orderings():
     assert all(t.question.startswith("What percent of pixels in the apple are ") for t in cov)
 
 
+def test_introspection_wording_per_ordering():
+    import re
+
+    trials = gca_trials(objects=["apple"], conditions=["prior"], question_types=["introspection"])
+    by_ordering = {t.fields["ordering"]: t.question for t in trials}
+    assert set(by_ordering) == set(ORDERINGS)
+    for ordering, q in by_ordering.items():
+        # every sentence starts with a capital; none starts lower-case mid-question after ". "
+        assert not re.search(r"\. [a-z]", q), (ordering, q)
+        # no capital letter right after a comma ("After answering, For any object")
+        assert not re.search(r", [A-Z]", q), (ordering, q)
+        assert "x% of its pixels should be colored" in q
+    assert "After answering, for any object, x% of its pixels" in by_ordering["post-hoc"]
+    assert by_ordering["post-hoc"].endswith("Reply with the format: color=<color>, threshold=x%.")
+    assert by_ordering["standard"].endswith("Reply with the format: threshold=x%, color=<color>.")
+
+
 def test_export_roundtrip_and_loader(tmp_path):
     from huesenv.probes.export import export_stimuli
 

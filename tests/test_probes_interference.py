@@ -72,6 +72,52 @@ def test_structure_by_subset_and_type(stimuli):
             assert stim.question_colour not in ("black", "grey")
 
 
+def _solid_and_changed(stim) -> list[tuple[list[int], list[int]]]:
+    """Per word, from the pixels: the character boxes that are a solid block of the letter's colour, and
+    the boxes that differ substantially from the same stimulus rendered with no mask (its unmasked twin)."""
+    import dataclasses
+
+    twin = dataclasses.replace(stim, masked=tuple(() for _ in stim.words))
+    img, plain = stim.image(), twin.image()
+    assert twin.layout() == stim.layout()  # masking moves nothing
+    out = []
+    for cols, boxes in zip(stim.char_colours, stim.layout()):
+        solid, changed = [], []
+        for i, (x0, y0, x1, y1) in enumerate(boxes):
+            box, ref = img[y0:y1 + 1, x0:x1 + 1], plain[y0:y1 + 1, x0:x1 + 1]
+            assert box.size > 0
+            if (box == np.asarray(TEXT_RGB[cols[i]], dtype=np.uint8)).all(axis=-1).mean() >= 0.95:
+                solid.append(i)  # a drawn glyph covers well under 95 % of its box (measured ≤ 0.6)
+            if (box != ref).any(axis=-1).mean() > 0.2:
+                changed.append(i)
+        out.append((solid, changed))
+    return out
+
+
+def test_masked_share_from_pixels(stimuli):
+    n_mask = 0
+    for stim in stimuli:
+        for word, m, (solid, changed) in zip(stim.words, stim.masked, _solid_and_changed(stim)):
+            assert solid == changed, stim.stimulus_id  # the solid blocks are exactly what masking changed
+            if stim.subset == "mask":
+                assert 1 <= len(solid) <= len(word) // 2, (stim.stimulus_id, word, solid)
+                assert tuple(solid) == m  # the metadata agrees with the image
+                n_mask += 1
+            else:
+                assert solid == [], stim.stimulus_id
+    assert n_mask >= len(TYPES) * 8
+
+
+def test_masked_share_check_can_fail():
+    """A stimulus masked beyond half of its word is caught from the pixels."""
+    import dataclasses
+
+    stim = make_stimulus("mask", 1, 0, seed=3)
+    over = dataclasses.replace(stim, masked=(tuple(range(len(stim.words[0]) // 2 + 1)),))
+    ((solid, changed),) = _solid_and_changed(over)
+    assert solid == changed and len(solid) > len(stim.words[0]) // 2
+
+
 def test_simple_words_are_colour_free():
     assert all(parse_colour(w) is None for w in SIMPLE_WORDS)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,19 @@ def write_metrics(
     return MetricsReport(words, agents, categories, nonsense, human_rate, paths)
 
 
+def _num(x: float) -> str:
+    """Three decimals, or "—" where the number is undefined (NaN): a table cell should not read "nan"."""
+    try:
+        return "—" if x is None or math.isnan(float(x)) else f"{float(x):.3f}"
+    except (TypeError, ValueError):
+        return "—"
+
+
+def _pm(value: float, err: float) -> str:
+    """``value ± err``; the error shows "—" when undefined (e.g. one agent in a family has no spread)."""
+    return f"{_num(value)} ± {_num(err)}"
+
+
 def print_report(report: MetricsReport, console=None) -> None:
     """Rich tables: per agent (with the Human Fail Rate alongside), per category, nonsense classes."""
     from rich.console import Console
@@ -93,13 +107,13 @@ def print_report(report: MetricsReport, console=None) -> None:
     import sys
 
     console = console or (Console() if sys.stdout.isatty() else Console(width=160))
-    t = Table(title=f"Alignment per agent (Human Fail Rate pooled over answers, same words: {report.human_fail_rate:.3f})")
+    t = Table(title=f"Alignment per agent (Human Fail Rate pooled over answers, same words: {_num(report.human_fail_rate)})")
     for col in ("agent", "words", "Mahalanobis fail", "Hotelling fail", "Human fail (pooled)", "bleeding", "collapse", "invalid"):
         t.add_column(col, justify="left" if col == "agent" else "right")
     for r in report.agent.itertuples(index=False):
-        t.add_row(r.agent, str(r.n_words), f"{r.mahalanobis_fail_rate:.3f} ± {r.mahalanobis_fail_err:.3f}",
-                  f"{r.hotelling_fail_rate:.3f} ± {r.hotelling_fail_err:.3f}", f"{r.human_fail_rate:.3f}",
-                  f"{r.semantic_bleeding_rate:.3f}", f"{r.uncertainty_collapse_rate:.3f}", f"{r.n_invalid}/{r.n_answers + r.n_invalid}")
+        t.add_row(r.agent, str(r.n_words), _pm(r.mahalanobis_fail_rate, r.mahalanobis_fail_err),
+                  _pm(r.hotelling_fail_rate, r.hotelling_fail_err), _num(r.human_fail_rate),
+                  _num(r.semantic_bleeding_rate), _num(r.uncertainty_collapse_rate), f"{r.n_invalid}/{r.n_answers + r.n_invalid}")
     console.print(t)
     if len(report.category):
         c = Table(title="Per semantic category (grouped by architecture family)")
@@ -107,9 +121,9 @@ def print_report(report: MetricsReport, console=None) -> None:
             c.add_column(col)
         sel = report.category[report.category["grouping"] == "architecture_family"]
         for r in sel.itertuples(index=False):
-            c.add_row(r.category, str(r.group), str(r.n_agents), f"{r.human_fail_rate:.3f}",
-                      f"{r.mahalanobis_fail_mean:.3f} ± {r.mahalanobis_fail_err:.3f}",
-                      f"{r.hotelling_fail_mean:.3f} ± {r.hotelling_fail_err:.3f}")
+            c.add_row(r.category, str(r.group), str(r.n_agents), _num(r.human_fail_rate),
+                      _pm(r.mahalanobis_fail_mean, r.mahalanobis_fail_err),
+                      _pm(r.hotelling_fail_mean, r.hotelling_fail_err))
         console.print(c)
     if len(report.nonsense):
         n = Table(title="Nonsense baseline")

@@ -185,8 +185,12 @@ class HuesCuesRules:
     def cue_problem(self, text: object, cue_index: int, used: Iterable[str] = ()) -> str | None:
         """Why ``text`` is not a valid cue ``cue_index`` (1 or 2), or ``None`` when it is.
 
-        ``used`` holds the normalised cues already given in this game.
+        ``used`` holds the normalised cues already given in this game.  Any other
+        ``cue_index`` is a caller bug, not a bad cue: ``ValueError`` (it used to
+        fall through to the last word limit silently).
         """
+        if isinstance(cue_index, bool) or cue_index not in (1, 2):
+            raise ValueError(f"cue_problem: field cue_index is {cue_index!r}, expected 1 or 2")
         if not isinstance(text, str) or not text.strip():
             return "a cue must be a non-empty string" + (" (pass with None or '')" if cue_index == 2 and self.allow_pass else "")
         cue = normalise_word(text)

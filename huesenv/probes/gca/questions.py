@@ -99,7 +99,7 @@ def stimulus_trials(
             "standard": f"{rule} Then answer: {COLOUR_Q.format(object=obj)} Choose white or {col}. "
                         "Reply with the format: threshold=x%, color=<color>.",
             "visual-prior": f"Look at the image. {rule} Reply with the format: threshold=x%.",
-            "post-hoc": f"{COLOUR_Q.format(object=obj)} Choose white or {col}. After answering, {rule} "
+            "post-hoc": f"{COLOUR_Q.format(object=obj)} Choose white or {col}. After answering, {rule[0].lower()}{rule[1:]} "
                         "Reply with the format: color=<color>, threshold=x%.",
         }
         for ordering in orderings:
