@@ -18,7 +18,7 @@ the table is the published outcome.  The rule that reproduces it:
 1. count the collapse colours over the four rows (``"—"`` ignored);
 2. fewer than :data:`MODEL_MIN_ROWS` = 2 rows on any one colour → ``high_entropy``;
 3. otherwise the most frequent colour decides: ``achromatic`` →
-   ``neutral_collapse``, any other colour → ``specific_colour_collapse``;
+   ``neutral_collapse``, any other colour → ``specific_color_collapse``;
    a tie between achromatic and a colour goes to ``neutral_collapse`` (two
    rows each means no single focal bias dominates, and the neutral fallback is
    the paper's benign reading).
