@@ -10,6 +10,7 @@ from huesenv.agents.random_agent import RandomAgent
 from huesenv.agents.registry import (
     ENTRY_POINT_GROUP, available_agents, describe_agents, make_agent, register_agent, split_spec,
 )
+from huesenv.lazy import lazy_exports
 from huesenv.vocabulary import evaluation_inputs
 
 __all__ = [
@@ -19,17 +20,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """Lazy access to the model agents' classes without importing torch at package import."""
-    lazy = {
-        "HumanReplayAgent": "huesenv.agents.human_replay",
-        "TextEmbeddingAgent": "huesenv.agents.text_embedding",
-        "ClipAgent": "huesenv.agents.clip_agent",
-        "TransformersVLMAgent": "huesenv.agents.vlm",
-        "ApiVLMAgent": "huesenv.agents.api_vlm",
-    }
-    if name in lazy:
-        import importlib
-
-        return getattr(importlib.import_module(lazy[name]), name)
-    raise AttributeError(f"module 'huesenv.agents' has no attribute {name!r}")
+# model agents' classes without importing torch at package import
+__getattr__ = lazy_exports(__name__, {
+    "HumanReplayAgent": "huesenv.agents.human_replay",
+    "TextEmbeddingAgent": "huesenv.agents.text_embedding",
+    "ClipAgent": "huesenv.agents.clip_agent",
+    "TransformersVLMAgent": "huesenv.agents.vlm",
+    "ApiVLMAgent": "huesenv.agents.api_vlm",
+})

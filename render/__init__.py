@@ -7,11 +7,11 @@ the pygame-backed names are imported lazily on first use.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep CLI output clean
 
 from huesenv.render.layout import HEIGHT, SHAPE, SIZE, WIDTH, cell_at, cell_center, cell_rect, frame_rect
+from huesenv.lazy import lazy_exports
 from huesenv.render.view import RenderView
 
 _LAZY = {
@@ -31,12 +31,4 @@ _LAZY = {
 __all__ = ["HEIGHT", "RenderView", "SHAPE", "SIZE", "WIDTH", "cell_at", "cell_center", "cell_rect",
            "frame_rect", *_LAZY]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'huesenv.render' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)

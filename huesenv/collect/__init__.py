@@ -20,6 +20,7 @@ from huesenv.collect.export import (
 )
 from huesenv.collect.tasks.gca import GCAStimulus, StimulusSource
 from huesenv.collect.tasks.tessellation import consensus_table
+from huesenv.lazy import lazy_exports
 
 __all__ = [
     "EXPORT_COLUMNS", "CollectConfig", "Database", "GCAStimulus", "StimulusSource", "consensus_table",
@@ -27,10 +28,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """``create_app``/``CollectConfig`` load Flask lazily."""
-    if name in ("create_app", "CollectConfig"):
-        from huesenv.collect import app
-
-        return getattr(app, name)
-    raise AttributeError(f"module 'huesenv.collect' has no attribute {name!r}")
+# Flask loads only with the app
+__getattr__ = lazy_exports(__name__, {"create_app": "huesenv.collect.app", "CollectConfig": "huesenv.collect.app"})

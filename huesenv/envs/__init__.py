@@ -6,10 +6,8 @@ Heavy pieces (PettingZoo) load on first attribute access, so ``import huesenv``
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from huesenv.envs.registration import ENV_IDS, register_envs
+from huesenv.lazy import lazy_exports
 
 _LAZY = {
     "HuesCuesRules": "huesenv.envs.hues_cues.rules",
@@ -30,10 +28,4 @@ _LAZY = {
 
 __all__ = ["ENV_IDS", "register_envs", *_LAZY]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'huesenv.envs' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)

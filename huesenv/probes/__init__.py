@@ -6,6 +6,7 @@ through :func:`run_probe`; every trial is logged as a ``probe_trial`` record.
 Subpackages import lazily so ``import huesenv.probes`` stays light.
 """
 
+from huesenv.lazy import lazy_exports
 from huesenv.probes.export import export_stimuli
 from huesenv.probes.frame import probe_frame
 from huesenv.probes.report import write_report
@@ -18,14 +19,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """``GCAEnv`` / ``TextInterferenceEnv`` on first use (they import gymnasium)."""
-    if name == "GCAEnv":
-        from huesenv.probes.gca.env import GCAEnv
-
-        return GCAEnv
-    if name == "TextInterferenceEnv":
-        from huesenv.probes.interference.env import TextInterferenceEnv
-
-        return TextInterferenceEnv
-    raise AttributeError(name)
+# the envs import gymnasium: load them on first use
+__getattr__ = lazy_exports(__name__, {
+    "GCAEnv": "huesenv.probes.gca.env",
+    "TextInterferenceEnv": "huesenv.probes.interference.env",
+})
