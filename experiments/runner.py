@@ -181,37 +181,55 @@ class _InOrder:
             self.pos += 1
 
 
+def _run_units(config: ExperimentConfig, backend: Any, stage: str, log_path: Path, tasks: list[Task],
+               total: int, done_before: int, noun: str, bar: str, progress: Any,
+               write: Callable[[Any, int, Any, Callable[[], None]], int]) -> int:
+    """The resumable skeleton of every stage: say what is resumed, run ``tasks`` on ``backend``, and write
+    their results in plan order through one append-only ``LogWriter``; returns the units written.
+
+    ``write(writer, task_index, result, advance)`` appends one task's units, calls ``advance()`` per unit
+    and returns how many it wrote.
+    """
+    from huesenv.logs import LogWriter
+
+    if progress is not None and 0 < done_before < total:
+        progress.console.print(f"resuming: {done_before} of {total} {noun} already in {log_path}")
+    task_id = progress.add_task(bar, total=total, completed=done_before) if progress else None
+    advance = (lambda: progress.advance(task_id)) if progress is not None else (lambda: None)
+    ran = 0
+    if tasks:
+        with LogWriter(log_path) as writer:
+            def flush(index: int, result: Any) -> None:
+                nonlocal ran
+                ran += write(writer, index, result, advance)
+
+            sink = _InOrder([t.index for t in tasks], flush)
+            for index, result in backend.run(config, tasks, gpu=_needs_gpu(config, stage)):
+                sink.add(index, result)
+    return ran
+
+
 def run_games(config: ExperimentConfig, backend: Any, run_dir: Path, progress: Any = None,
               on_game: Callable[[int, dict[str, int]], None] | None = None) -> tuple[StageResult, LogState]:
     """Play every planned game not yet in ``games.jsonl``; return the stage result and the final log state."""
-    from huesenv.logs import LogWriter
-
     log_path = run_dir / GAMES_LOG
     plan = plan_games(config)
     state = read_log_state(log_path)
     todo = [u for u in plan if f"game:{u.game}" not in state.units]
-    done_before = len(plan) - len(todo)
     chunks = batches(todo, int(config["tournament"]["batch_size"]))
     tasks = [Task(i, "games", chunk) for i, chunk in enumerate(chunks)]
-    if progress is not None and 0 < done_before < len(plan):
-        progress.console.print(f"resuming: {done_before} of {len(plan)} games already in {log_path}")
-    task_id = progress.add_task("games", total=len(plan), completed=done_before) if progress else None
-    ran = 0
-    if tasks:
-        with LogWriter(log_path) as writer:
-            def write(_: int, outcomes: list) -> None:
-                nonlocal ran
-                for outcome in outcomes:
-                    writer.append(tag_unit(outcome.records, f"game:{outcome.game}"))
-                    ran += 1
-                    if on_game:
-                        on_game(outcome.game, outcome.scores)
-                    if progress is not None:
-                        progress.advance(task_id)
 
-            sink = _InOrder([t.index for t in tasks], write)
-            for index, result in backend.run(config, tasks, gpu=_needs_gpu(config, "games")):
-                sink.add(index, result)
+    def write(writer: Any, _: int, outcomes: list, advance: Callable[[], None]) -> int:
+        for outcome in outcomes:
+            writer.append(tag_unit(outcome.records, f"game:{outcome.game}"))
+            if on_game:
+                on_game(outcome.game, outcome.scores)
+            advance()
+        return len(outcomes)
+
+    done_before = len(plan) - len(todo)
+    ran = _run_units(config, backend, "games", log_path, tasks, len(plan), done_before, "games", "games",
+                     progress, write)
     final = read_log_state(log_path)
     return StageResult("games", len(plan), done_before, ran, state.partial_blocks, state.torn_line), final
 
@@ -219,30 +237,20 @@ def run_games(config: ExperimentConfig, backend: Any, run_dir: Path, progress: A
 def run_wordlevel(config: ExperimentConfig, backend: Any, run_dir: Path,
                   progress: Any = None) -> tuple[StageResult, LogState]:
     """Evaluate every word-level agent not yet in ``wordlevel.jsonl`` (one unit per agent)."""
-    from huesenv.logs import LogWriter
-
     log_path = run_dir / WORDLEVEL_LOG
     names = [a.name for a in config.wordlevel_agents()] if config["wordlevel"].get("enabled", True) else []
     state = read_log_state(log_path)
     todo = [n for n in names if f"agent:{n}" not in state.units]
-    done_before = len(names) - len(todo)
     tasks = [Task(i, "wordlevel", name) for i, name in enumerate(todo)]
-    if progress is not None and 0 < done_before < len(names):
-        progress.console.print(f"resuming: {done_before} of {len(names)} word-level agents already in {log_path}")
-    task_id = progress.add_task("models", total=len(names), completed=done_before) if progress else None
-    ran = 0
-    if tasks:
-        with LogWriter(log_path) as writer:
-            def write(index: int, records: list) -> None:
-                nonlocal ran
-                writer.append(tag_unit(records, f"agent:{todo[index]}"))
-                ran += 1
-                if progress is not None:
-                    progress.advance(task_id)
 
-            sink = _InOrder([t.index for t in tasks], write)
-            for index, result in backend.run(config, tasks, gpu=_needs_gpu(config, "wordlevel")):
-                sink.add(index, result)
+    def write(writer: Any, index: int, records: list, advance: Callable[[], None]) -> int:
+        writer.append(tag_unit(records, f"agent:{todo[index]}"))
+        advance()
+        return 1
+
+    done_before = len(names) - len(todo)
+    ran = _run_units(config, backend, "wordlevel", log_path, tasks, len(names), done_before,
+                     "word-level agents", "models", progress, write)
     final = read_log_state(log_path)
     return StageResult("wordlevel", len(names), done_before, ran, state.partial_blocks, state.torn_line), final
 
