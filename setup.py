@@ -8,8 +8,12 @@ site-packages.  Everything else is declared in ``pyproject.toml``.
 
 from setuptools import find_packages, setup
 
-ROOTS = {"huesenv": "huesenv", "huesenv.agents": "agents",
-         "huesenv.experiments": "experiments", "huesenv.render": "render"}
+ROOTS = {
+    "huesenv": "huesenv",
+    "huesenv.agents": "agents",
+    "huesenv.experiments": "experiments",
+    "huesenv.render": "render",
+}
 
 packages = []
 for name, folder in ROOTS.items():

@@ -37,8 +37,9 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent, FailedReply
@@ -78,8 +79,12 @@ def key_may_go_to(base_url: str) -> bool:
 class RateLimiter:
     """Evenly spaced request starts: at most ``per_minute`` per minute (thread-safe)."""
 
-    def __init__(self, per_minute: float | None, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        per_minute: float | None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if per_minute is not None and per_minute <= 0:
             raise ValueError(f"requests_per_minute {per_minute!r}: expected a positive number or None")
         self.interval = 0.0 if per_minute is None else 60.0 / float(per_minute)
@@ -122,26 +127,49 @@ class ApiVLMAgent(ChatVLMAgent):
 
     name = "api-vlm"
 
-    def __init__(self, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                 timeout: float = 60.0, max_retries: int = 3, backoff: float = 1.0, max_backoff: float = 30.0,
-                 requests_per_minute: float | None = 60.0, concurrency: int = 1, max_tokens: int = 32,
-                 temperature: float = 0.0, retry_temperature: float = 0.7, retries: int = 2,
-                 seed: int | None = 0, cell_pixels: int = 24, transport: Any = None,
-                 sleep: Callable[[float], None] = time.sleep, **kwargs) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        backoff: float = 1.0,
+        max_backoff: float = 30.0,
+        requests_per_minute: float | None = 60.0,
+        concurrency: int = 1,
+        max_tokens: int = 32,
+        temperature: float = 0.0,
+        retry_temperature: float = 0.7,
+        retries: int = 2,
+        seed: int | None = 0,
+        cell_pixels: int = 24,
+        transport: Any = None,
+        sleep: Callable[[float], None] = time.sleep,
+        **kwargs,
+    ) -> None:
         if "api_key" in kwargs:
-            raise ValueError("api-vlm: pass the key through an environment variable (api_key_env), never as an argument")
+            raise ValueError(
+                "api-vlm: pass the key through an environment variable (api_key_env), never as an argument"
+            )
         super().__init__(retries=retries, seed=seed, cell_pixels=cell_pixels, **kwargs)
         if not model:
             raise ValueError("api-vlm: empty model name")
         self.model = model
         self.base_url = check_base_url(
-            (base_url or os.environ.get("HUESENV_API_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
+            (base_url or os.environ.get("HUESENV_API_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        )
         self.api_key_env = api_key_env
         self._check_key_destination(os.environ.get(api_key_env))
         self.timeout, self.max_retries = float(timeout), int(max_retries)
         self.backoff, self.max_backoff = float(backoff), float(max_backoff)
         self.concurrency = max(1, int(concurrency))
-        self.max_tokens, self.temperature, self.retry_temperature = int(max_tokens), float(temperature), float(retry_temperature)
+        self.max_tokens, self.temperature, self.retry_temperature = (
+            int(max_tokens),
+            float(temperature),
+            float(retry_temperature),
+        )
         self.limiter = RateLimiter(requests_per_minute)
         self._sleep = sleep
         self._transport = transport
@@ -155,14 +183,25 @@ class ApiVLMAgent(ChatVLMAgent):
 
     def config(self) -> dict[str, Any]:
         """What to log or send to W&B: settings and the key's variable *name*, never the key."""
-        return {"model": self.model, "base_url": self.base_url, "api_key_env": self.api_key_env,
-                "timeout": self.timeout, "max_retries": self.max_retries, "backoff": self.backoff,
-                "requests_per_minute": None if not self.limiter.interval else 60.0 / self.limiter.interval,
-                "concurrency": self.concurrency, "max_tokens": self.max_tokens, "temperature": self.temperature,
-                "retries": self.retries, "seed": self._seed}
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "backoff": self.backoff,
+            "requests_per_minute": None if not self.limiter.interval else 60.0 / self.limiter.interval,
+            "concurrency": self.concurrency,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "retries": self.retries,
+            "seed": self._seed,
+        }
 
     def __repr__(self) -> str:
-        return f"ApiVLMAgent(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"
+        return (
+            f"ApiVLMAgent(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"
+        )
 
     @property
     def client(self):
@@ -180,9 +219,11 @@ class ApiVLMAgent(ChatVLMAgent):
     def _check_key_destination(self, key: str | None) -> None:
         """Refuse a key bound for plain http to a non-loopback host (it would travel in clear text)."""
         if key and not key_may_go_to(self.base_url):
-            raise ValueError(f"api-vlm base_url {self.base_url!r}: refusing to send the API key "
-                             f"(${self.api_key_env}) over plain http to a non-loopback host; use https, "
-                             f"a loopback tunnel, or unset ${self.api_key_env} for a keyless server")
+            raise ValueError(
+                f"api-vlm base_url {self.base_url!r}: refusing to send the API key "
+                f"(${self.api_key_env}) over plain http to a non-loopback host; use https, "
+                f"a loopback tunnel, or unset ${self.api_key_env} for a keyless server"
+            )
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
@@ -195,10 +236,15 @@ class ApiVLMAgent(ChatVLMAgent):
     def _payload(self, request: ChatRequest) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": "user", "content": [
-                {"type": "text", "text": request.text},
-                {"type": "image_url", "image_url": {"url": image_data_url(request.image)}},
-            ]}],
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": request.text},
+                        {"type": "image_url", "image_url": {"url": image_data_url(request.image)}},
+                    ],
+                }
+            ],
             "max_tokens": self.max_tokens,
             "temperature": self.temperature if request.attempt == 0 else self.retry_temperature,
         }
@@ -212,7 +258,7 @@ class ApiVLMAgent(ChatVLMAgent):
                 return min(max(float(retry_after), 0.0), self.max_backoff)
             except ValueError:
                 pass
-        return min(self.backoff * (2 ** i), self.max_backoff)
+        return min(self.backoff * (2**i), self.max_backoff)
 
     def _post(self, request: ChatRequest) -> str:
         import httpx

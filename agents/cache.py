@@ -18,8 +18,8 @@ import os
 import re
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import numpy as np
 
@@ -109,5 +109,8 @@ class TextEmbeddingCache:
         if self.path is None or not self._dirty or not self._rows:
             return
         texts = list(self._rows)
-        save_arrays(self.path, {"texts": np.asarray(texts, dtype=str), "embeddings": np.stack([self._rows[t] for t in texts])})
+        save_arrays(
+            self.path,
+            {"texts": np.asarray(texts, dtype=str), "embeddings": np.stack([self._rows[t] for t in texts])},
+        )
         self._dirty = False

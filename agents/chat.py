@@ -16,8 +16,9 @@ agent's seeded rng (documented choice: the prompt asks for a clue, not a target)
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -48,8 +49,9 @@ class ChatVLMAgent(BaseAgent):
 
     name = "chat-vlm"
 
-    def __init__(self, *, retries: int = 2, seed: int | None = 0, board: Board | None = None,
-                 cell_pixels: int = 24) -> None:
+    def __init__(
+        self, *, retries: int = 2, seed: int | None = 0, board: Board | None = None, cell_pixels: int = 24
+    ) -> None:
         if retries < 0:
             raise ValueError(f"retries {retries!r}: expected >= 0")
         self.retries = int(retries)
@@ -72,11 +74,17 @@ class ChatVLMAgent(BaseAgent):
             text = prompts.guess_prompt(query.cues, max(1, query.top_k), taken)
             return text, board_image(self.board, legal=legal if taken else None, cell=self.cell_pixels), {}
         if isinstance(query, CueQuery):
-            target = query.target if query.target is not None else int(self.rng.choice(np.asarray(query.card)))
+            target = (
+                query.target if query.target is not None else int(self.rng.choice(np.asarray(query.card)))
+            )
             forbidden = sorted(w for w in query.forbidden if isinstance(w, str) and w.strip())
             text = prompts.cue_prompt(format_coord(target), query.vocabulary, forbidden, query.cue_index)
             occupied = None if query.occupied is None else ~np.asarray(query.occupied, bool)
-            return text, board_image(self.board, legal=occupied, target=target, cell=self.cell_pixels), {"target": target}
+            return (
+                text,
+                board_image(self.board, legal=occupied, target=target, cell=self.cell_pixels),
+                {"target": target},
+            )
         if isinstance(query, ProbeQuery):
             return prompts.probe_prompt(query.question, query.options), to_pil(query.image), {}
         raise TypeError(f"{self.name}: unsupported query type {type(query).__name__}")
@@ -88,7 +96,9 @@ class ChatVLMAgent(BaseAgent):
             cells = parse_coordinates(raw, query.legal_mask(), limit=max(1, query.top_k))
             return Answer(cells=np.asarray(cells, np.int64), raw_text=raw) if cells else None
         if isinstance(query, CueQuery):
-            cue = parse_cue(raw, query.vocabulary, query.forbidden, max_words=1 if query.cue_index == 1 else 2)
+            cue = parse_cue(
+                raw, query.vocabulary, query.forbidden, max_words=1 if query.cue_index == 1 else 2
+            )
             return Answer(target=ctx["target"], cue=cue, raw_text=raw) if cue else None
         option, text = parse_probe(raw, query.options, query.subject)
         if text is None:
@@ -125,8 +135,12 @@ class ChatVLMAgent(BaseAgent):
         for i, ans in enumerate(answers):
             if ans is None:
                 ctx = prepared[i][2]
-                ans = Answer(valid=False, raw_text=ATTEMPT_SEPARATOR.join(raws[i]), target=ctx.get("target"),
-                             info={"attempts": len(raws[i]), "prompt_version": prompts.PROMPT_VERSION})
+                ans = Answer(
+                    valid=False,
+                    raw_text=ATTEMPT_SEPARATOR.join(raws[i]),
+                    target=ctx.get("target"),
+                    info={"attempts": len(raws[i]), "prompt_version": prompts.PROMPT_VERSION},
+                )
             ans.timings["generate_s"] = elapsed[i]
             out.append(ans)
         return out

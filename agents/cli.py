@@ -31,9 +31,12 @@ def _opts(pairs: list[str] | None) -> dict[str, Any]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("agents", help="list agents, query one, run the word-level task",
-                       description="Agents by spec: random, human-replay, text-embedding, clip:<model>/<pretrained>, "
-                                   "clip:hf-hub:<id>, vlm:<model>, api-vlm:<model>, and installed plugins.")
+    p = sub.add_parser(
+        "agents",
+        help="list agents, query one, run the word-level task",
+        description="Agents by spec: random, human-replay, text-embedding, clip:<model>/<pretrained>, "
+        "clip:hf-hub:<id>, vlm:<model>, api-vlm:<model>, and installed plugins.",
+    )
     cmds = p.add_subparsers(dest="agents_command", metavar="ACTION")
     cmds.required = True
     ls = cmds.add_parser("list", help="list agent kinds")
@@ -46,7 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("--top-k", type=int, default=5)
         q.add_argument("--seed", type=int, default=0)
         q.add_argument("--device", default=None, help="auto | cpu | cuda[:n] (model agents)")
-        q.add_argument("--opt", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)")
+        q.add_argument(
+            "--opt", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)"
+        )
         if name == "words":
             q.add_argument("--out", metavar="PATH.jsonl", help="append the records to this episode log")
             q.add_argument("--run-id", default="words")
@@ -91,7 +96,9 @@ def run_words(args: argparse.Namespace) -> int:
     from huesenv.agents.evaluate import evaluate_words
 
     agent = _agent(args)
-    records = evaluate_words(agent, top_k=args.top_k, run_id=args.run_id, seed=args.seed, batch_size=args.batch_size)
+    records = evaluate_words(
+        agent, top_k=args.top_k, run_id=args.run_id, seed=args.seed, batch_size=args.batch_size
+    )
     if args.out:
         from huesenv.logs import LogWriter
 
@@ -99,8 +106,10 @@ def run_words(args: argparse.Namespace) -> int:
             writer.append(records)
     invalid = sum(not r.valid for r in records)
     total = sum(r.timings.get("per_query_s", 0.0) for r in records)
-    print(f"{agent.agent_id}: {len(records)} inputs, {invalid} invalid, {total:.2f} s"
-          + (f" -> {args.out}" if args.out else ""))
+    print(
+        f"{agent.agent_id}: {len(records)} inputs, {invalid} invalid, {total:.2f} s"
+        + (f" -> {args.out}" if args.out else "")
+    )
     if not args.out:
         for r in records:
             print(f"{r.word!r:>24} {' '.join(r.cells or ['-'])}")

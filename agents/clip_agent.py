@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -38,7 +38,19 @@ from huesenv.agents.ranking import l2_normalise
 from huesenv.agents.scoring import ScoringAgent
 from huesenv.board import Board, load_board
 
-BASIC_COLOUR_TERMS = ("black", "white", "red", "green", "yellow", "blue", "brown", "purple", "pink", "orange", "grey")
+BASIC_COLOUR_TERMS = (
+    "black",
+    "white",
+    "red",
+    "green",
+    "yellow",
+    "blue",
+    "brown",
+    "purple",
+    "pink",
+    "orange",
+    "grey",
+)
 
 
 @lru_cache(maxsize=1)
@@ -63,8 +75,10 @@ def split_model_name(name: str) -> tuple[str, str]:
 
     models = sorted((m for m in open_clip.list_models() if name.startswith(m + "-")), key=len, reverse=True)
     if models:
-        return models[0], name[len(models[0]) + 1:]
-    raise ValueError(f"CLIP model {name!r}: no open_clip model name prefixes it; write '<model>/<pretrained>'")
+        return models[0], name[len(models[0]) + 1 :]
+    raise ValueError(
+        f"CLIP model {name!r}: no open_clip model name prefixes it; write '<model>/<pretrained>'"
+    )
 
 
 def parse_clip_spec(arg: str) -> tuple[str, str | None]:
@@ -109,12 +123,25 @@ class ClipAgent(ScoringAgent):
 
     name = "clip"
 
-    def __init__(self, model_name: str, pretrained: str | None = None, *, device: str = "auto",
-                 precision: str | None = None, prompt: str = "{word}", lowercase: bool = True,
-                 probe_template: str = "a {option} {subject}", batch_size: int = 128,
-                 cache_dir: str | os.PathLike | bool | None = None, board: Board | None = None,
-                 cue_strategy: str = "pragmatic", contrast: float = 0.5,
-                 vocabulary: Sequence[str] | None = None, seed: int | None = None, tag: str | None = None) -> None:
+    def __init__(
+        self,
+        model_name: str,
+        pretrained: str | None = None,
+        *,
+        device: str = "auto",
+        precision: str | None = None,
+        prompt: str = "{word}",
+        lowercase: bool = True,
+        probe_template: str = "a {option} {subject}",
+        batch_size: int = 128,
+        cache_dir: str | os.PathLike | bool | None = None,
+        board: Board | None = None,
+        cue_strategy: str = "pragmatic",
+        contrast: float = 0.5,
+        vocabulary: Sequence[str] | None = None,
+        seed: int | None = None,
+        tag: str | None = None,
+    ) -> None:
         super().__init__(cue_strategy=cue_strategy, contrast=contrast, vocabulary=vocabulary)
         if "{word}" not in prompt:
             raise ValueError(f"prompt {prompt!r}: expected a template containing '{{word}}'")
@@ -128,8 +155,12 @@ class ClipAgent(ScoringAgent):
         self.batch_size = int(batch_size)
         self.board = board or load_board()
         self.cache_dir = resolve_cache_dir(cache_dir)
-        self.timings: dict[str, float] = {"load_s": 0.0, "image_encode_s": 0.0, "text_encode_s": 0.0,
-                                          "preprocess_s": 0.0}
+        self.timings: dict[str, float] = {
+            "load_s": 0.0,
+            "image_encode_s": 0.0,
+            "text_encode_s": 0.0,
+            "preprocess_s": 0.0,
+        }
         self._model = self._preprocess = self._tokenizer = None
         self._cells: np.ndarray | None = None
         self._logit_scale = 100.0
@@ -140,7 +171,7 @@ class ClipAgent(ScoringAgent):
         if self.pretrained is None or not os.path.isfile(self.pretrained):
             return self.pretrained
         stem = Path(self.pretrained).stem
-        return stem[len(self.model_name) + 1:] if stem.startswith(self.model_name + "-") else None
+        return stem[len(self.model_name) + 1 :] if stem.startswith(self.model_name + "-") else None
 
     @property
     def agent_id(self) -> str:
@@ -160,9 +191,16 @@ class ClipAgent(ScoringAgent):
         import open_clip
 
         cfg = open_clip.get_pretrained_cfg(self.model_name, self.tag) or {}
-        kw = {k: cfg[c] for k, c in (("image_mean", "mean"), ("image_std", "std"),
-                                     ("image_interpolation", "interpolation"),
-                                     ("image_resize_mode", "resize_mode")) if cfg.get(c) is not None}
+        kw = {
+            k: cfg[c]
+            for k, c in (
+                ("image_mean", "mean"),
+                ("image_std", "std"),
+                ("image_interpolation", "interpolation"),
+                ("image_resize_mode", "resize_mode"),
+            )
+            if cfg.get(c) is not None
+        }
         if cfg.get("quick_gelu"):
             kw["force_quick_gelu"] = True
         return kw
@@ -172,8 +210,15 @@ class ClipAgent(ScoringAgent):
             return None
         import open_clip
 
-        return cache_path(self.cache_dir, f"clip-{kind}", self.model_name, _pretrained_stamp(self.pretrained),
-                          self.precision, open_clip.__version__, *extra)
+        return cache_path(
+            self.cache_dir,
+            f"clip-{kind}",
+            self.model_name,
+            _pretrained_stamp(self.pretrained),
+            self.precision,
+            open_clip.__version__,
+            *extra,
+        )
 
     # -- model ------------------------------------------------------------------
     def _load(self) -> None:
@@ -183,8 +228,12 @@ class ClipAgent(ScoringAgent):
 
         t0 = time.perf_counter()
         model, _, preprocess = open_clip.create_model_and_transforms(
-            self.model_name, pretrained=self.pretrained, device=self.device, precision=self.precision,
-            **self._local_file_kwargs())
+            self.model_name,
+            pretrained=self.pretrained,
+            device=self.device,
+            precision=self.precision,
+            **self._local_file_kwargs(),
+        )
         model.eval()
         self._model, self._preprocess = model, preprocess
         self._tokenizer = open_clip.get_tokenizer(self.model_name)
@@ -213,7 +262,7 @@ class ClipAgent(ScoringAgent):
         out = []
         for start in range(0, len(images), self.batch_size):
             t0 = time.perf_counter()
-            pixels = torch.stack([self._preprocess(im) for im in images[start:start + self.batch_size]])
+            pixels = torch.stack([self._preprocess(im) for im in images[start : start + self.batch_size]])
             pixels = pixels.to(self.device, dtype=self._input_dtype() or pixels.dtype)
             t1 = time.perf_counter()
             with torch.inference_mode():
@@ -232,7 +281,7 @@ class ClipAgent(ScoringAgent):
         out = []
         for start in range(0, len(texts), self.batch_size):
             t0 = time.perf_counter()
-            tokens = self._tokenizer(list(texts[start:start + self.batch_size])).to(self.device)
+            tokens = self._tokenizer(list(texts[start : start + self.batch_size])).to(self.device)
             with torch.inference_mode():
                 feats = self._model.encode_text(tokens)
             out.append(feats.float().cpu().numpy())
@@ -251,8 +300,14 @@ class ClipAgent(ScoringAgent):
                 self._cells = self.encode_images([colour_patch(rgb, size) for rgb in self.board.rgb])
                 self._logit_scale = self._model_logit_scale()
                 if path is not None:
-                    save_arrays(path, {"cells": self._cells, "rgb": self.board.rgb,
-                                       "logit_scale": np.float64(self._logit_scale)})
+                    save_arrays(
+                        path,
+                        {
+                            "cells": self._cells,
+                            "rgb": self.board.rgb,
+                            "logit_scale": np.float64(self._logit_scale),
+                        },
+                    )
         return self._cells
 
     def text_for(self, word: str) -> str:
@@ -302,9 +357,16 @@ class ClipAgent(ScoringAgent):
             sims = np.stack([table[p] for p in ps]) @ img
             i = int(np.argmax(sims))
             options = q.options or BASIC_COLOUR_TERMS
-            answers.append(Answer(option=i if q.options else None, text=str(options[i]), raw_text=ps[i],
-                                  scores=sims.astype(np.float64), timings={"probe_s": per},
-                                  info={"prompt": ps[i]}))
+            answers.append(
+                Answer(
+                    option=i if q.options else None,
+                    text=str(options[i]),
+                    raw_text=ps[i],
+                    scores=sims.astype(np.float64),
+                    timings={"probe_s": per},
+                    info={"prompt": ps[i]},
+                )
+            )
         return answers
 
     def answer_probe(self, query: ProbeQuery) -> Answer:

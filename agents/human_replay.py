@@ -24,8 +24,9 @@ Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ra
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,8 +41,15 @@ class HumanReplayAgent(BaseAgent):
 
     name = "human-replay"
 
-    def __init__(self, humans: Any = None, *, path: str | None = None, seed: int | None = 0,
-                 rules: HuesCuesRules | None = None, **load_kwargs: Any) -> None:
+    def __init__(
+        self,
+        humans: Any = None,
+        *,
+        path: str | None = None,
+        seed: int | None = 0,
+        rules: HuesCuesRules | None = None,
+        **load_kwargs: Any,
+    ) -> None:
         if humans is None:
             from huesenv.humans import load_humans
 
@@ -132,9 +140,17 @@ class HumanReplayAgent(BaseAgent):
         card = [int(c) for c in query.card]
         targets = card if query.target is None else [int(query.target)]
         if not allowed or not targets:
-            return Answer(target=targets[0] if targets else None, cue=None, valid=query.cue_index == 2,
-                          raw_text="no allowed cue with human answers")
+            return Answer(
+                target=targets[0] if targets else None,
+                cue=None,
+                valid=query.cue_index == 2,
+                raw_text="no allowed cue with human answers",
+            )
         value = share[[row[normalise_word(w)] for w in allowed]][:, targets]  # (V, T)
         w, t = divmod(int(np.argmax(value)), value.shape[1])
-        return Answer(target=targets[t], cue=allowed[w], scores=np.asarray([value[w, t]]),
-                      info={"frame_share": float(value[w, t])})
+        return Answer(
+            target=targets[t],
+            cue=allowed[w],
+            scores=np.asarray([value[w, t]]),
+            info={"frame_share": float(value[w, t])},
+        )

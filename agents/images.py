@@ -28,8 +28,9 @@ def _font(size: int):
         return ImageFont.load_default()
 
 
-def board_image(board: Board | None = None, *, legal: np.ndarray | None = None, target: int | None = None,
-                cell: int = 24):
+def board_image(
+    board: Board | None = None, *, legal: np.ndarray | None = None, target: int | None = None, cell: int = 24
+):
     """The board as a PIL RGB image (``(30+1)·cell`` × ``(16+1)·cell`` pixels)."""
     from PIL import Image, ImageDraw
 
@@ -42,9 +43,13 @@ def board_image(board: Board | None = None, *, legal: np.ndarray | None = None, 
     pixels = np.repeat(np.repeat(grid, cell, axis=0), cell, axis=1)
     img.paste(Image.fromarray(np.ascontiguousarray(pixels)), (margin, margin))
     for c in range(N_COLS):
-        draw.text((margin + c * cell + cell / 2, margin / 2), str(c + 1), fill=(0, 0, 0), font=font, anchor="mm")
+        draw.text(
+            (margin + c * cell + cell / 2, margin / 2), str(c + 1), fill=(0, 0, 0), font=font, anchor="mm"
+        )
     for r in range(N_ROWS):
-        draw.text((margin / 2, margin + r * cell + cell / 2), ROW_LETTERS[r], fill=(0, 0, 0), font=font, anchor="mm")
+        draw.text(
+            (margin / 2, margin + r * cell + cell / 2), ROW_LETTERS[r], fill=(0, 0, 0), font=font, anchor="mm"
+        )
     if legal is not None:
         for i in np.flatnonzero(~np.asarray(legal, bool)):
             r, c = divmod(int(i), N_COLS)

@@ -17,7 +17,7 @@ options go through :mod:`huesenv.colour_names` (``parse_colour``,
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -25,10 +25,14 @@ from huesenv.board import parse_coord
 from huesenv.vocabulary import normalise_word
 
 _COORD = re.compile(r"(?<![A-Za-z0-9])(?:([A-P])[ \t]?-?[ \t]?|([a-p]))([1-9][0-9]?)(?![0-9])")
-_ROW_COL = re.compile(r"\brow\s*([A-Pa-p])\b[\s,;]*(?:and\s+)?(?:col(?:umn)?)\s*([1-9][0-9]?)\b", re.IGNORECASE)
+_ROW_COL = re.compile(
+    r"\brow\s*([A-Pa-p])\b[\s,;]*(?:and\s+)?(?:col(?:umn)?)\s*([1-9][0-9]?)\b", re.IGNORECASE
+)
 
 
-def parse_coordinates(text: str | None, legal: np.ndarray | None = None, limit: int | None = None) -> list[int]:
+def parse_coordinates(
+    text: str | None, legal: np.ndarray | None = None, limit: int | None = None
+) -> list[int]:
     """Flat cell indices named in ``text`` (see the module docstring); only legal ones when ``legal`` is given."""
     if not text:
         return []
@@ -60,8 +64,12 @@ def parse_coordinate(text: str | None, legal: np.ndarray | None = None) -> int |
     return cells[0] if cells else None
 
 
-def parse_cue(text: str | None, vocabulary: Sequence[str] | None = None,
-              forbidden: Iterable[str] = (), max_words: int = 1) -> str | None:
+def parse_cue(
+    text: str | None,
+    vocabulary: Sequence[str] | None = None,
+    forbidden: Iterable[str] = (),
+    max_words: int = 1,
+) -> str | None:
     """A cue from model text.
 
     With a vocabulary: the allowed word mentioned earliest (longest first at the same
@@ -83,7 +91,9 @@ def parse_cue(text: str | None, vocabulary: Sequence[str] | None = None,
     return " ".join(words[:max_words]) if words else None
 
 
-def parse_probe(text: str | None, options: Sequence[str] | None, subject: str | None = None) -> tuple[int | None, str | None]:
+def parse_probe(
+    text: str | None, options: Sequence[str] | None, subject: str | None = None
+) -> tuple[int | None, str | None]:
     """``(option index, answer text)`` for a probe reply; ``(None, None)`` when nothing parses."""
     from huesenv.colour_names import parse_colour, parse_option
 

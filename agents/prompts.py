@@ -9,7 +9,7 @@ cue giver's target is outlined.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 PROMPT_VERSION = "1"
 
@@ -20,14 +20,14 @@ BOARD_DESCRIPTION = (
 )
 
 GUESS = BOARD_DESCRIPTION + (
-    " Which cell's colour best matches the word \"{cue}\"?{taken} "
+    ' Which cell\'s colour best matches the word "{cue}"?{taken} '
     "Answer with the coordinate only, for example C5."
 )
 GUESS_TOP_K = BOARD_DESCRIPTION + (
-    " Which cells' colours best match the word \"{cue}\"?{taken} "
+    ' Which cells\' colours best match the word "{cue}"?{taken} '
     "Answer with your {k} best coordinates, best first, separated by commas, for example C5, C6, D5."
 )
-GUESS_TWO_CUES = "the words \"{first}\" and \"{second}\" together"
+GUESS_TWO_CUES = 'the words "{first}" and "{second}" together'
 TAKEN = " Crossed-out cells are taken and cannot be chosen."
 
 CUE_FREE = BOARD_DESCRIPTION + (
@@ -48,12 +48,14 @@ RETRY_SUFFIX = " Your previous answer could not be read. Reply with the requeste
 
 def guess_prompt(cues: Sequence[str], k: int = 1, taken: bool = False) -> str:
     cue = cues[-1].strip().lower() if len(cues) == 1 else None
-    words = f"{cues[0].strip().lower()}\" and \"{cues[-1].strip().lower()}" if cue is None else cue
+    words = f'{cues[0].strip().lower()}" and "{cues[-1].strip().lower()}' if cue is None else cue
     template = GUESS if k <= 1 else GUESS_TOP_K
     return template.format(cue=words, k=k, taken=TAKEN if taken else "")
 
 
-def cue_prompt(target: str, vocabulary: Sequence[str] | None, forbidden: Sequence[str], cue_index: int) -> str:
+def cue_prompt(
+    target: str, vocabulary: Sequence[str] | None, forbidden: Sequence[str], cue_index: int
+) -> str:
     if vocabulary:
         return CUE_VOCABULARY.format(target=target, words=", ".join(w.lower() for w in vocabulary))
     n = "one word" if cue_index == 1 else "one or two words"

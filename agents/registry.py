@@ -24,8 +24,9 @@ warning says so), so an installed package cannot silently replace them.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from importlib import metadata
-from typing import Any, Callable
+from typing import Any
 
 from huesenv.agents.protocol import Agent
 
@@ -86,8 +87,14 @@ def _api_vlm(arg: str | None = None, **kw: Any) -> Agent:
 BUILTIN: dict[str, tuple[AgentFactory, str]] = {
     "random": (_random, "seeded uniform choice among legal cells, cues and options"),
     "human-replay": (_human_replay, "samples the human cohort's answers (huesenv.humans)"),
-    "text-embedding": (_text_embedding, "offline MiniLM similarity between the cue and each cell's colour names"),
-    "clip": (_clip, "open_clip model: clip:<model>/<pretrained> | clip:<model>-<pretrained> | clip:hf-hub:<id>"),
+    "text-embedding": (
+        _text_embedding,
+        "offline MiniLM similarity between the cue and each cell's colour names",
+    ),
+    "clip": (
+        _clip,
+        "open_clip model: clip:<model>/<pretrained> | clip:<model>-<pretrained> | clip:hf-hub:<id>",
+    ),
     "vlm": (_vlm, "transformers image-text-to-text model: vlm:<model id or path>"),
     "api-vlm": (_api_vlm, "OpenAI-compatible chat-completions API: api-vlm:<model>"),
 }
@@ -108,8 +115,10 @@ def _entry_points() -> dict[str, metadata.EntryPoint]:
     found: dict[str, metadata.EntryPoint] = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name in BUILTIN:
-            warnings.warn(f"entry point {ep.value!r} for agent kind {ep.name!r} ignored: the kind is built in",
-                          stacklevel=3)
+            warnings.warn(
+                f"entry point {ep.value!r} for agent kind {ep.name!r} ignored: the kind is built in",
+                stacklevel=3,
+            )
             continue
         found.setdefault(ep.name, ep)
     return found

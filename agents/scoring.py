@@ -24,10 +24,10 @@ higher = better match).  This base turns scores into the three jobs:
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import logsumexp, log_softmax
+from scipy.special import log_softmax, logsumexp
 
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery, ProbeQuery, Query
 from huesenv.agents.ranking import ranked_answer
@@ -42,8 +42,13 @@ class ScoringAgent(BaseAgent):
 
     name = "scoring"
 
-    def __init__(self, *, cue_strategy: str = "pragmatic", contrast: float = 0.5,
-                 vocabulary: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        cue_strategy: str = "pragmatic",
+        contrast: float = 0.5,
+        vocabulary: Sequence[str] | None = None,
+    ) -> None:
         if cue_strategy not in CUE_STRATEGIES:
             raise ValueError(f"cue_strategy {cue_strategy!r}: expected one of {CUE_STRATEGIES}")
         self.cue_strategy = cue_strategy
@@ -138,5 +143,9 @@ class ScoringAgent(BaseAgent):
             value = np.stack(value, axis=1)
         flat = int(np.argmax(value))  # first maximum: deterministic
         w, ti = divmod(flat, value.shape[1])
-        return Answer(target=targets[ti], cue=words[w], scores=np.asarray([value[w, ti]]),
-                      info={"cue_strategy": self.cue_strategy})
+        return Answer(
+            target=targets[ti],
+            cue=words[w],
+            scores=np.asarray([value[w, ti]]),
+            info={"cue_strategy": self.cue_strategy},
+        )

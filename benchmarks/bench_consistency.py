@@ -45,8 +45,10 @@ def main() -> int:
     args = parser.parse_args()
     load_board().xy  # colour conversions outside the timings
     threshold = chi2_threshold(0.05)
-    print(f"{'N':>6} {'closed form (s)':>16} {'naive refit (s)':>16} {'ratio':>8} {'max |Δ D²|':>11} "
-          f"{'max rel Δ':>10} {'consistency':>12}")
+    print(
+        f"{'N':>6} {'closed form (s)':>16} {'naive refit (s)':>16} {'ratio':>8} {'max |Δ D²|':>11} "
+        f"{'max rel Δ':>10} {'consistency':>12}"
+    )
     ok = True
     for n in (50, 5000):
         points = answers(n)
@@ -57,8 +59,10 @@ def main() -> int:
         same = np.allclose(fast, slow, rtol=1e-9, atol=1e-9)
         agree = np.array_equal(fast > threshold, slow > threshold)
         ok &= same and agree
-        print(f"{n:>6} {t_fast:>16.6f} {t_slow:>16.6f} {t_slow / t_fast:>7.0f}x {abs_err:>11.2e} {rel_err:>10.2e} "
-              f"{np.mean(fast <= threshold):>12.4f}  {'identical to 1e-9' if same and agree else 'MISMATCH'}")
+        print(
+            f"{n:>6} {t_fast:>16.6f} {t_slow:>16.6f} {t_slow / t_fast:>7.0f}x {abs_err:>11.2e} {rel_err:>10.2e} "
+            f"{np.mean(fast <= threshold):>12.4f}  {'identical to 1e-9' if same and agree else 'MISMATCH'}"
+        )
     return 0 if ok else 1
 
 

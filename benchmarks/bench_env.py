@@ -117,7 +117,9 @@ def main() -> None:
     print("Guesser decisions/s:")
     print(f"  AEC loop          {hues_guess:12,.0f}")
     print(f"  play_game+agents  {play_decisions:12,.0f}   ({games:.1f} games/s, records included)")
-    print(f"  GuesserVectorEnv  {vec:12,.0f}   vector/AEC = {vec / hues_guess:.0f}x  (num_envs={args.num_envs})")
+    print(
+        f"  GuesserVectorEnv  {vec:12,.0f}   vector/AEC = {vec / hues_guess:.0f}x  (num_envs={args.num_envs})"
+    )
     print(f"  batch scorer      {scorer:12,.0f}   cones scored/s (1e6 batch)")
 
 

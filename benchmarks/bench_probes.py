@@ -42,13 +42,18 @@ def _reference_image(stim):
         grey = draw_polylines(polys, vb)
         mask = foreground_mask(grey)
     elig = eligible_pixels(grey, mask)
-    return recolour(grey, coloured_mask(elig, patch_order(elig, stim.base, stim.seed), stim.tau),
-                    MANIPULATION_RGB[stim.colour])
+    return recolour(
+        grey,
+        coloured_mask(elig, patch_order(elig, stim.base, stim.seed), stim.tau),
+        MANIPULATION_RGB[stim.colour],
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=260, help="GCA stimuli to render (default 260 = 20 bases × 13 τ)")
+    ap.add_argument(
+        "--n", type=int, default=260, help="GCA stimuli to render (default 260 = 20 bases × 13 τ)"
+    )
     args = ap.parse_args()
 
     from huesenv.agents import RandomAgent
@@ -88,11 +93,15 @@ def main() -> None:
     inter = (time.perf_counter() - t0) / len(ist)
 
     print(f"GCA reference (no cache): {ref * 1e3:8.2f} ms/image  ({ref_n} images)")
-    print(f"GCA ours, first pass:     {ours * 1e3:8.2f} ms/image  ({len(stims)} images)  "
-          f"speed-up {ref / ours:5.1f}x")
+    print(
+        f"GCA ours, first pass:     {ours * 1e3:8.2f} ms/image  ({len(stims)} images)  "
+        f"speed-up {ref / ours:5.1f}x"
+    )
     print(f"GCA ours, warm caches:    {warm * 1e3:8.2f} ms/image  speed-up {ref / warm:5.1f}x  (goal >= 10x)")
-    print(f"run_probe random agent:   {batch * 1e3:8.2f} ms/trial  ratio to first pass {batch / ours:4.2f}  "
-          "(goal <= 2)")
+    print(
+        f"run_probe random agent:   {batch * 1e3:8.2f} ms/trial  ratio to first pass {batch / ours:4.2f}  "
+        "(goal <= 2)"
+    )
     print(f"interference stimuli:     {inter * 1e3:8.2f} ms/image  ({len(ist)} images)")
 
 

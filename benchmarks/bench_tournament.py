@@ -28,7 +28,9 @@ def timed_games(config, backend) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=4, help="games per lineup of the default config")
     parser.add_argument("--num-cpus", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=2)
@@ -38,7 +40,11 @@ def main() -> None:
     from huesenv.experiments.backends import InProcessBackend, RayBackend
 
     with tempfile.TemporaryDirectory() as tmp:
-        overrides = [f"games={args.games}", f"tournament.batch_size={args.batch_size}", "wordlevel.enabled=false"]
+        overrides = [
+            f"games={args.games}",
+            f"tournament.batch_size={args.batch_size}",
+            "wordlevel.enabled=false",
+        ]
         local_cfg = load_config("default", overrides + [f"output={Path(tmp) / 'local'}"])
         ray_cfg = load_config("default", overrides + [f"output={Path(tmp) / 'ray'}"])
         backend = InProcessBackend()
@@ -54,8 +60,10 @@ def main() -> None:
     local_rate, ray_rate = n / t_local, n_ray / t_ray
     print(f"default tournament, {n} games ({args.games} per lineup), batch size {args.batch_size}")
     print(f"in-process : {t_local:7.2f} s  {local_rate:6.2f} games/s  (baseline)")
-    print(f"ray ({args.num_cpus} CPU): {t_ray:7.2f} s  {ray_rate:6.2f} games/s  ratio {ray_rate / local_rate:.2f}x"
-          f"  (+ {t_init:.1f} s ray.init, not counted)")
+    print(
+        f"ray ({args.num_cpus} CPU): {t_ray:7.2f} s  {ray_rate:6.2f} games/s  ratio {ray_rate / local_rate:.2f}x"
+        f"  (+ {t_init:.1f} s ray.init, not counted)"
+    )
 
 
 if __name__ == "__main__":

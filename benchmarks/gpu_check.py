@@ -72,14 +72,22 @@ def run_agent(spec: str, device: str, cache: Path) -> dict:
     cached_s = time.perf_counter() - t0
     assert [r.cells for r in records] == [r.cells for r in records2]
     return {
-        "device": agent.device, "precision": agent.precision,
-        "param_devices": sorted({str(p.device) for p in params}), "half_precision_param_share": half_share,
-        "load_s": load_s, "board_encode_s": board_s,
-        "board_preprocess_s": agent.timings["preprocess_s"], "board_forward_s": agent.timings["image_encode_s"],
-        "words_first_s": words_s, "words_cached_rerun_s": cached_s,
+        "device": agent.device,
+        "precision": agent.precision,
+        "param_devices": sorted({str(p.device) for p in params}),
+        "half_precision_param_share": half_share,
+        "load_s": load_s,
+        "board_encode_s": board_s,
+        "board_preprocess_s": agent.timings["preprocess_s"],
+        "board_forward_s": agent.timings["image_encode_s"],
+        "words_first_s": words_s,
+        "words_cached_rerun_s": cached_s,
         "top1": [r.cells[0] for r in records],
-        "gpu_mem_peak_mb": (torch.cuda.max_memory_allocated() / 2**20) if agent.device.startswith("cuda") else None,
-        "_agent": agent, "_np": np,
+        "gpu_mem_peak_mb": (torch.cuda.max_memory_allocated() / 2**20)
+        if agent.device.startswith("cuda")
+        else None,
+        "_agent": agent,
+        "_np": np,
     }
 
 
@@ -100,7 +108,7 @@ def throughput(agent, batch_sizes=(16, 64, 128, 480), repeat: int = 5) -> dict:
             t0 = time.perf_counter()
             for _ in range(repeat):
                 for start in range(0, len(pixels), bs):
-                    agent.model.encode_image(pixels[start:start + bs])
+                    agent.model.encode_image(pixels[start : start + bs])
             torch.cuda.synchronize()
             out[str(bs)] = repeat * len(pixels) / (time.perf_counter() - t0)
     return out
@@ -116,17 +124,28 @@ def vlm_check(folder: Path, batch_sizes=(1, 8, 32)) -> dict:
     out: dict = {}
     for device, sizes in (("auto", batch_sizes), ("cpu", batch_sizes[1:2])):
         for bs in sizes:
-            agent = make_agent(f"vlm:{folder}", device=device, max_new_tokens=4, retries=0, batch_size=bs,
-                               generate_kwargs=coordinate_bias(ids))
+            agent = make_agent(
+                f"vlm:{folder}",
+                device=device,
+                max_new_tokens=4,
+                retries=0,
+                batch_size=bs,
+                generate_kwargs=coordinate_bias(ids),
+            )
             t0 = time.perf_counter()
             records = evaluate_words(agent, top_k=1)
             elapsed = time.perf_counter() - t0
             params = list(agent.model.parameters())
             out[f"{agent.device}/batch{bs}"] = {
-                "precision": agent.precision, "param_devices": sorted({str(p.device) for p in params}),
-                "half_precision_param_share": sum(p.numel() for p in params if p.dtype in (torch.float16, torch.bfloat16))
+                "precision": agent.precision,
+                "param_devices": sorted({str(p.device) for p in params}),
+                "half_precision_param_share": sum(
+                    p.numel() for p in params if p.dtype in (torch.float16, torch.bfloat16)
+                )
                 / sum(p.numel() for p in params),
-                "words_s": elapsed, "valid": sum(r.valid for r in records), "n": len(records),
+                "words_s": elapsed,
+                "valid": sum(r.valid for r in records),
+                "n": len(records),
                 "top1_values": sorted({r.cells[0] for r in records if r.cells}),
             }
             print(json.dumps({f"vlm {agent.device}/batch{bs}": out[f"{agent.device}/batch{bs}"]}), flush=True)
@@ -136,14 +155,22 @@ def vlm_check(folder: Path, batch_sizes=(1, 8, 32)) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models", nargs="+", default=["ViT-B-32", "ViT-L-14"])
-    parser.add_argument("--cpu-models", nargs="*", default=["ViT-B-32"], help="also run these on the CPU (fp32)")
-    parser.add_argument("--vlm", action="store_true", help="also check the local-VLM agent on a random tiny Llava")
+    parser.add_argument(
+        "--cpu-models", nargs="*", default=["ViT-B-32"], help="also run these on the CPU (fp32)"
+    )
+    parser.add_argument(
+        "--vlm", action="store_true", help="also check the local-VLM agent on a random tiny Llava"
+    )
     parser.add_argument("--out", default="gpu_check.json")
     args = parser.parse_args()
     import torch
 
-    results: dict = {"torch": torch.__version__, "cuda": torch.cuda.is_available(),
-                     "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, "models": {}}
+    results: dict = {
+        "torch": torch.__version__,
+        "cuda": torch.cuda.is_available(),
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "models": {},
+    }
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for name in args.models:
@@ -155,8 +182,9 @@ def main() -> None:
             if name in args.cpu_models:
                 cpu = run_agent(spec, "cpu", tmp / f"cache-cpu-{name}")
                 row["cpu"] = {k: v for k, v in cpu.items() if not k.startswith("_") and k != "top1"}
-                row["top1_agreement_gpu_fp16_vs_cpu_fp32"] = (
-                    sum(a == b for a, b in zip(gpu["top1"], cpu["top1"])) / len(gpu["top1"]))
+                row["top1_agreement_gpu_fp16_vs_cpu_fp32"] = sum(
+                    a == b for a, b in zip(gpu["top1"], cpu["top1"])
+                ) / len(gpu["top1"])
                 row["speedup_board_cpu_over_gpu"] = cpu["board_encode_s"] / gpu["board_encode_s"]
             results["models"][name] = row
             print(json.dumps({name: row}, indent=1), flush=True)

@@ -28,8 +28,9 @@ Choices:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from itertools import combinations
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,7 +48,9 @@ def _agent_of(rec: Any, seat_agents: Mapping[int, Mapping[str, str]] | None) -> 
     return rec.extra.get("seat_agent") or rec.agent_id
 
 
-def seat_games(records: Sequence[Any], seat_agents: Mapping[int, Mapping[str, str]] | None = None) -> pd.DataFrame:
+def seat_games(
+    records: Sequence[Any], seat_agents: Mapping[int, Mapping[str, str]] | None = None
+) -> pd.DataFrame:
     """One row per (game, seat): agent, agent_id, points (total and per role), and the win share."""
     rows: dict[tuple[int, str], dict[str, Any]] = {}
     for rec in records:
@@ -55,25 +58,46 @@ def seat_games(records: Sequence[Any], seat_agents: Mapping[int, Mapping[str, st
             continue
         game = int(rec.extra["game"])
         player = rec.extra["player"]
-        row = rows.setdefault((game, player), {
-            "game": game, "lineup": rec.extra.get("lineup"), "seat": player,
-            "agent": _agent_of(rec, seat_agents), "agent_id": rec.agent_id,
-            "points": 0, "points_cue_giver": 0, "points_guesser": 0})
+        row = rows.setdefault(
+            (game, player),
+            {
+                "game": game,
+                "lineup": rec.extra.get("lineup"),
+                "seat": player,
+                "agent": _agent_of(rec, seat_agents),
+                "agent_id": rec.agent_id,
+                "points": 0,
+                "points_cue_giver": 0,
+                "points_guesser": 0,
+            },
+        )
         pts = int(rec.extra.get("points") or 0)
         row["points"] += pts
         role = rec.extra.get("role")
         if role in ROLES:
             row[f"points_{role}"] += pts
-    frame = pd.DataFrame(list(rows.values()), columns=["game", "lineup", "seat", "agent", "agent_id", "points",
-                                                        "points_cue_giver", "points_guesser"])
+    frame = pd.DataFrame(
+        list(rows.values()),
+        columns=[
+            "game",
+            "lineup",
+            "seat",
+            "agent",
+            "agent_id",
+            "points",
+            "points_cue_giver",
+            "points_guesser",
+        ],
+    )
     if frame.empty:
         frame["win"] = []
         return frame
     best = frame.groupby("game")["points"].transform("max")
     is_best = frame["points"] == best
     frame["win"] = is_best / is_best.groupby(frame["game"]).transform("sum")
-    return frame.sort_values(["game", "seat"], key=lambda s: s.map(_seat_key) if s.name == "seat" else s,
-                             ignore_index=True)
+    return frame.sort_values(
+        ["game", "seat"], key=lambda s: s.map(_seat_key) if s.name == "seat" else s, ignore_index=True
+    )
 
 
 def _seat_key(seat: str) -> int:
@@ -87,18 +111,38 @@ def _sem(values: pd.Series) -> float:
 
 def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
     """Agents ranked by mean points per game (± standard error), with per-role means and win rate."""
-    cols = ["rank", "agent", "seat_games", "mean_points", "se_points", "mean_cue_giver", "se_cue_giver",
-            "mean_guesser", "se_guesser", "win_rate"]
+    cols = [
+        "rank",
+        "agent",
+        "seat_games",
+        "mean_points",
+        "se_points",
+        "mean_cue_giver",
+        "se_cue_giver",
+        "mean_guesser",
+        "se_guesser",
+        "win_rate",
+    ]
     if frame.empty:
         return pd.DataFrame(columns=cols)
     out = []
     for agent, g in frame.groupby("agent", sort=True):
-        out.append({"agent": agent, "seat_games": len(g),
-                    "mean_points": g["points"].mean(), "se_points": _sem(g["points"]),
-                    "mean_cue_giver": g["points_cue_giver"].mean(), "se_cue_giver": _sem(g["points_cue_giver"]),
-                    "mean_guesser": g["points_guesser"].mean(), "se_guesser": _sem(g["points_guesser"]),
-                    "win_rate": g["win"].mean()})
-    table = pd.DataFrame(out).sort_values(["mean_points", "agent"], ascending=[False, True], ignore_index=True)
+        out.append(
+            {
+                "agent": agent,
+                "seat_games": len(g),
+                "mean_points": g["points"].mean(),
+                "se_points": _sem(g["points"]),
+                "mean_cue_giver": g["points_cue_giver"].mean(),
+                "se_cue_giver": _sem(g["points_cue_giver"]),
+                "mean_guesser": g["points_guesser"].mean(),
+                "se_guesser": _sem(g["points_guesser"]),
+                "win_rate": g["win"].mean(),
+            }
+        )
+    table = pd.DataFrame(out).sort_values(
+        ["mean_points", "agent"], ascending=[False, True], ignore_index=True
+    )
     table["rank"] = np.arange(1, len(table) + 1)
     return table[cols]
 
@@ -107,8 +151,14 @@ def points_by_role(frame: pd.DataFrame) -> pd.DataFrame:
     """Long table: agent × role → mean points per game ± SE (role ``total`` included)."""
     rows = []
     for agent, g in frame.groupby("agent", sort=True):
-        for role, col in (("cue_giver", "points_cue_giver"), ("guesser", "points_guesser"), ("total", "points")):
-            rows.append({"agent": agent, "role": role, "n": len(g), "mean": g[col].mean(), "se": _sem(g[col])})
+        for role, col in (
+            ("cue_giver", "points_cue_giver"),
+            ("guesser", "points_guesser"),
+            ("total", "points"),
+        ):
+            rows.append(
+                {"agent": agent, "role": role, "n": len(g), "mean": g[col].mean(), "se": _sem(g[col])}
+            )
     return pd.DataFrame(rows, columns=["agent", "role", "n", "mean", "se"])
 
 
@@ -126,9 +176,16 @@ def head_to_head(frame: pd.DataFrame) -> pd.DataFrame:
     for (a, b), vals in sorted(acc.items()):
         diffs = np.array([v[0] for v in vals], dtype=float)
         wins = np.array([v[1] for v in vals], dtype=float)
-        rows.append({"agent": a, "opponent": b, "pairings": len(vals), "mean_diff": diffs.mean(),
-                     "se_diff": float(stats.sem(diffs)) if len(diffs) > 1 else float("nan"),
-                     "win_share": wins.mean()})
+        rows.append(
+            {
+                "agent": a,
+                "opponent": b,
+                "pairings": len(vals),
+                "mean_diff": diffs.mean(),
+                "se_diff": float(stats.sem(diffs)) if len(diffs) > 1 else float("nan"),
+                "win_share": wins.mean(),
+            }
+        )
     return pd.DataFrame(rows, columns=["agent", "opponent", "pairings", "mean_diff", "se_diff", "win_share"])
 
 
@@ -138,8 +195,11 @@ def head_to_head_matrix(h2h: pd.DataFrame, value: str = "win_share") -> pd.DataF
     return h2h.pivot(index="agent", columns="opponent", values=value)
 
 
-def guess_queries(records: Sequence[Any], seat_agents: Mapping[int, Mapping[str, str]] | None = None,
-                  run_id: str | None = None) -> list[Any]:
+def guess_queries(
+    records: Sequence[Any],
+    seat_agents: Mapping[int, Mapping[str, str]] | None = None,
+    run_id: str | None = None,
+) -> list[Any]:
     """First cones as sampled word→cell answers: one ``word_query`` record per (agent, cue-1 word)."""
     from huesenv.logs.schema import LogRecord
     from huesenv.render.playback import cue_text
@@ -162,14 +222,31 @@ def guess_queries(records: Sequence[Any], seat_agents: Mapping[int, Mapping[str,
         cones[(_agent_of(rec, seat_agents), cue)].append(cell)
     out = []
     for step, ((agent, word), cells) in enumerate(sorted(cones.items())):
-        out.append(LogRecord(kind="word_query", run_id=run_id or "tournament", agent_id=agent, step=step,
-                             word=word, category=category_of(word), cells=list(cells), scores=None,
-                             answer=cells[0], extra={"sampled": True, "source": "guess_1"}, created=0.0))
+        out.append(
+            LogRecord(
+                kind="word_query",
+                run_id=run_id or "tournament",
+                agent_id=agent,
+                step=step,
+                word=word,
+                category=category_of(word),
+                cells=list(cells),
+                scores=None,
+                answer=cells[0],
+                extra={"sampled": True, "source": "guess_1"},
+                created=0.0,
+            )
+        )
     return out
 
 
-def guess_alignment(records: Sequence[Any], humans: Any, seat_agents: Mapping[int, Mapping[str, str]] | None = None,
-                    alpha: float = 0.05, top_k: int = 5) -> dict[str, pd.DataFrame]:
+def guess_alignment(
+    records: Sequence[Any],
+    humans: Any,
+    seat_agents: Mapping[int, Mapping[str, str]] | None = None,
+    alpha: float = 0.05,
+    top_k: int = 5,
+) -> dict[str, pd.DataFrame]:
     """The metrics package's word and agent tables for the agents' first cones."""
     from huesenv import metrics
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from huesenv.experiments.config import ExperimentConfig
 
@@ -52,8 +53,11 @@ class UnitWorker:
             from huesenv.experiments.tournament import GamePlayer
 
             t = self.config["tournament"]
-            self._player = GamePlayer(self.config, agent_factory=_resolve(t.get("agent_factory")),
-                                      play_fn=_resolve(t.get("play_fn")))
+            self._player = GamePlayer(
+                self.config,
+                agent_factory=_resolve(t.get("agent_factory")),
+                play_fn=_resolve(t.get("play_fn")),
+            )
         return self._player
 
     def run(self, task: Task) -> tuple[int, Any]:
@@ -77,7 +81,9 @@ class InProcessBackend:
     def __init__(self) -> None:
         self._workers: dict[str, UnitWorker] = {}
 
-    def run(self, config: ExperimentConfig, tasks: Sequence[Task], gpu: bool = False) -> Iterator[tuple[int, Any]]:
+    def run(
+        self, config: ExperimentConfig, tasks: Sequence[Task], gpu: bool = False
+    ) -> Iterator[tuple[int, Any]]:
         key = config.fingerprint()
         if key not in self._workers:
             self._workers[key] = UnitWorker(config.data, config.source)
@@ -101,17 +107,27 @@ class RayBackend:
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, num_cpus: int | None = None,
-                 num_workers: int | None = None, runtime_env: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        num_workers: int | None = None,
+        runtime_env: dict[str, Any] | None = None,
+    ) -> None:
         try:
             import ray
         except ImportError as err:  # pragma: no cover - the ray extra is missing
-            raise ValueError("backend ray: the 'ray' package is not installed (pip install 'huesenv[ray]')") from err
+            raise ValueError(
+                "backend ray: the 'ray' package is not installed (pip install 'huesenv[ray]')"
+            ) from err
         self._ray = ray
         self._started_here = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                      "configure_logging": False}
+            kwargs: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "configure_logging": False,
+            }
             if address:
                 kwargs["address"] = address
             elif num_cpus:
@@ -132,7 +148,9 @@ class RayBackend:
         where = self.address or "local"
         return f"ray ({where}: {cpus} CPU, {gpus} GPU)"
 
-    def run(self, config: ExperimentConfig, tasks: Sequence[Task], gpu: bool = False) -> Iterator[tuple[int, Any]]:
+    def run(
+        self, config: ExperimentConfig, tasks: Sequence[Task], gpu: bool = False
+    ) -> Iterator[tuple[int, Any]]:
         ray = self._ray
         if not tasks:
             return
@@ -167,8 +185,12 @@ class RayBackend:
             self._ray.shutdown()
 
 
-def make_backend(name: str = "inprocess", address: str | None = None, num_cpus: int | None = None,
-                 num_workers: int | None = None) -> InProcessBackend | RayBackend:
+def make_backend(
+    name: str = "inprocess",
+    address: str | None = None,
+    num_cpus: int | None = None,
+    num_workers: int | None = None,
+) -> InProcessBackend | RayBackend:
     if name == "inprocess":
         return InProcessBackend()
     if name == "ray":

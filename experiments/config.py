@@ -34,10 +34,11 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import yaml
 
@@ -62,8 +63,16 @@ DEFAULTS: dict[str, Any] = {
 }
 
 # Keys whose change would alter what a game or query produces; a resumed run must match them.
-IDENTITY_KEYS: tuple[str, ...] = ("seed", "num_players", "cue_mode", "agents", "lineups", "rotate_seats",
-                                  "wordlevel", "humans")
+IDENTITY_KEYS: tuple[str, ...] = (
+    "seed",
+    "num_players",
+    "cue_mode",
+    "agents",
+    "lineups",
+    "rotate_seats",
+    "wordlevel",
+    "humans",
+)
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,9 @@ def apply_overrides(config: dict[str, Any], overrides: Iterable[str]) -> dict[st
                     node[part] = {}
                 node = node[part]
             if not isinstance(node, (dict, list)):
-                raise ValueError(f"override {text!r}: {'.'.join(path[:depth + 1])} is a value, not a mapping")
+                raise ValueError(
+                    f"override {text!r}: {'.'.join(path[: depth + 1])} is a value, not a mapping"
+                )
         last = path[-1]
         if isinstance(node, list):
             node[_list_index(node, last, text)] = value
@@ -145,7 +156,7 @@ def _list_index(node: list, part: str, text: str) -> int:
     return int(part)
 
 
-def load_config(source: str | Path | None = None, overrides: Iterable[str] = ()) -> "ExperimentConfig":
+def load_config(source: str | Path | None = None, overrides: Iterable[str] = ()) -> ExperimentConfig:
     """Load a YAML config (a path, or the name of a bundled one; ``None`` = ``default``) and apply overrides."""
     source = source or "default"
     path = Path(source)
@@ -154,7 +165,8 @@ def load_config(source: str | Path | None = None, overrides: Iterable[str] = ())
             path = bundled_config_path(str(source))
         else:
             raise FileNotFoundError(
-                f"config {source!r}: no such file and not a bundled config (bundled: {', '.join(bundled_configs())})")
+                f"config {source!r}: no such file and not a bundled config (bundled: {', '.join(bundled_configs())})"
+            )
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as err:
@@ -176,7 +188,7 @@ class ExperimentConfig:
         self._validate()
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> "ExperimentConfig":
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> ExperimentConfig:
         return cls(_merge(DEFAULTS, data), source=source)
 
     def __getitem__(self, key: str) -> Any:
@@ -201,7 +213,9 @@ class ExperimentConfig:
             if isinstance(entry, str):
                 d["agents"][name] = entry = {"spec": entry}
             if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str) or not entry["spec"]:
-                self._fail(f"agents.{name}.spec", "an agent spec string such as 'random' or 'clip:ViT-B-32/openai'")
+                self._fail(
+                    f"agents.{name}.spec", "an agent spec string such as 'random' or 'clip:ViT-B-32/openai'"
+                )
             if not isinstance(entry.get("kwargs") or {}, dict):
                 self._fail(f"agents.{name}.kwargs", "a mapping of keyword arguments")
         if not isinstance(d["lineups"], list):
@@ -236,7 +250,12 @@ class ExperimentConfig:
         entry = self.data["agents"][name]
         kwargs = dict(entry.get("kwargs") or {})
         humans_path = (self.data.get("humans") or {}).get("path")
-        if entry["spec"] == "human-replay" and humans_path and "path" not in kwargs and "humans" not in kwargs:
+        if (
+            entry["spec"] == "human-replay"
+            and humans_path
+            and "path" not in kwargs
+            and "humans" not in kwargs
+        ):
             kwargs["path"] = humans_path  # replayed humans come from the cohort the metrics compare with
         return AgentSpec(name=name, spec=entry["spec"], kwargs=kwargs, gpu=bool(entry.get("gpu", False)))
 

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from huesenv.experiments.config import ExperimentConfig
-from huesenv.experiments.runner import (LogState, StageResult, prepare_run_dir, run_games, run_wordlevel)
+from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
 from huesenv.experiments.tournament import plan_games, seat_assignment
 
 
@@ -44,7 +44,11 @@ def preflight(config: ExperimentConfig) -> None:
     """Refuse to start when weights are missing, instead of downloading (or hanging) mid-run."""
     from huesenv.experiments import weights
 
-    used = {n for lineup in config["lineups"] for n in lineup} if config["tournament"].get("enabled", True) else set()
+    used = (
+        {n for lineup in config["lineups"] for n in lineup}
+        if config["tournament"].get("enabled", True)
+        else set()
+    )
     if config["wordlevel"].get("enabled", True):
         used |= {a.name for a in config.wordlevel_agents()}
     names = clip_checkpoints(config, sorted(used))
@@ -53,14 +57,34 @@ def preflight(config: ExperimentConfig) -> None:
 
 
 def _progress(enabled: bool):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    return Progress(TextColumn("[bold]{task.description:>9}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TimeRemainingColumn(), disable=not enabled, transient=False)
+    return Progress(
+        TextColumn("[bold]{task.description:>9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        disable=not enabled,
+        transient=False,
+    )
 
 
-def run_experiment(config: ExperimentConfig, *, backend: Any = None, fresh: bool = False,
-                   progress: bool = True, wandb_mode: str | None = None) -> ExperimentResult:
+def run_experiment(
+    config: ExperimentConfig,
+    *,
+    backend: Any = None,
+    fresh: bool = False,
+    progress: bool = True,
+    wandb_mode: str | None = None,
+) -> ExperimentResult:
     """Run (or resume) everything the config asks for and write the report into the run folder.
 
     Downloads are switched off (``HF_HUB_OFFLINE``) while it runs unless ``weights.offline`` is false.
@@ -74,13 +98,22 @@ def run_experiment(config: ExperimentConfig, *, backend: Any = None, fresh: bool
         return _run(config, start, backend, fresh, progress, wandb_mode, make_backend)
 
 
-def _run(config: ExperimentConfig, start: float, backend: Any, fresh: bool, progress: bool,
-         wandb_mode: str | None, make_backend: Any) -> ExperimentResult:
+def _run(
+    config: ExperimentConfig,
+    start: float,
+    backend: Any,
+    fresh: bool,
+    progress: bool,
+    wandb_mode: str | None,
+    make_backend: Any,
+) -> ExperimentResult:
     run_dir = prepare_run_dir(config, fresh=fresh)
     own_backend = backend is None
     if own_backend:
         b = config["backend"]
-        backend = make_backend(b.get("name", "inprocess"), b.get("address"), b.get("num_cpus"), b.get("num_workers"))
+        backend = make_backend(
+            b.get("name", "inprocess"), b.get("address"), b.get("num_cpus"), b.get("num_workers")
+        )
     stages: list[StageResult] = []
     games_state = words_state = LogState()
     try:
@@ -96,23 +129,38 @@ def _run(config: ExperimentConfig, start: float, backend: Any, fresh: bool, prog
             backend.close()
     from huesenv.experiments.report import write_report
 
-    data = build_report_data(config, run_dir, games_state, words_state, stages,
-                             backend_name=getattr(backend, "name", "?"))
+    data = build_report_data(
+        config, run_dir, games_state, words_state, stages, backend_name=getattr(backend, "name", "?")
+    )
     reports = write_report(data, run_dir, formats=config["report"].get("formats", ("markdown", "html")))
     wandb_dir = None
     mode = wandb_mode if wandb_mode is not None else config["wandb"].get("mode", "disabled")
     if mode != "disabled":
         wandb_dir = track(config, run_dir, data, mode)
-    return ExperimentResult(run_dir, stages, reports, data.tables, time.perf_counter() - start, wandb_dir,
-                            [s.message() for s in stages])
+    return ExperimentResult(
+        run_dir,
+        stages,
+        reports,
+        data.tables,
+        time.perf_counter() - start,
+        wandb_dir,
+        [s.message() for s in stages],
+    )
 
 
 def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path | None:
     from huesenv.experiments.tracking import Tracker
 
     w = config["wandb"]
-    tracker = Tracker(mode, project=w.get("project") or "huesenv", entity=w.get("entity"), run_dir=run_dir,
-                      config=config.data, name=config.name, run_id=config.run_id)
+    tracker = Tracker(
+        mode,
+        project=w.get("project") or "huesenv",
+        entity=w.get("entity"),
+        run_dir=run_dir,
+        config=config.data,
+        name=config.name,
+        run_id=config.run_id,
+    )
     try:
         tables = {k: v for k, v in data.tables.items()}
         tracker.log_tables(tables)
@@ -120,8 +168,11 @@ def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path
             extra = {}
             if "guess_alignment" in data.tables:
                 for row in data.tables["guess_alignment"].to_dict(orient="records"):
-                    extra[row.get("agent", "?")] = {f"guess/{k}": float(v) for k, v in row.items()
-                                                    if isinstance(v, (int, float)) and not isinstance(v, bool)}
+                    extra[row.get("agent", "?")] = {
+                        f"guess/{k}": float(v)
+                        for k, v in row.items()
+                        if isinstance(v, (int, float)) and not isinstance(v, bool)
+                    }
             tracker.log_agent_metrics(data.tables["leaderboard"], extra)
         tracker.log_plots(data.plots)
         tracker.log_images(data.boards)
@@ -137,8 +188,14 @@ def _load_humans(config: ExperimentConfig) -> Any:
     return load_humans(config["humans"].get("path"))
 
 
-def build_report_data(config: ExperimentConfig, run_dir: Path, games: LogState, words: LogState,
-                      stages: list[StageResult], backend_name: str = "") -> Any:
+def build_report_data(
+    config: ExperimentConfig,
+    run_dir: Path,
+    games: LogState,
+    words: LogState,
+    stages: list[StageResult],
+    backend_name: str = "",
+) -> Any:
     """Tables, plots and board images from the logs (the same whether the run was resumed or not)."""
     from huesenv.experiments import analysis, report
     from huesenv.experiments.wordlevel import score_wordlevel
@@ -161,34 +218,46 @@ def build_report_data(config: ExperimentConfig, run_dir: Path, games: LogState, 
         frame = analysis.seat_games(game_records, seats)
         lb = analysis.leaderboard(frame)
         tables["leaderboard"] = lb
-        captions["leaderboard"] = ("Points per game (mean ± standard error over seat-games), split by role; "
-                                   "win rate = share of games with the highest total (ties shared).")
+        captions["leaderboard"] = (
+            "Points per game (mean ± standard error over seat-games), split by role; "
+            "win rate = share of games with the highest total (ties shared)."
+        )
         plots["leaderboard"] = report.plot_leaderboard(lb, plots_dir / "leaderboard.png")
         tables["points_by_role"] = analysis.points_by_role(frame)
         h2h = analysis.head_to_head(frame)
         tables["head_to_head"] = h2h
-        captions["head_to_head"] = ("Every pair of agents that sat in the same game: mean point difference "
-                                    "(agent − opponent) and the agent's share of those pairings won (ties ½).")
+        captions["head_to_head"] = (
+            "Every pair of agents that sat in the same game: mean point difference "
+            "(agent − opponent) and the agent's share of those pairings won (ties ½)."
+        )
         if not h2h.empty:
-            plots["head_to_head"] = report.plot_head_to_head(analysis.head_to_head_matrix(h2h),
-                                                             plots_dir / "head_to_head.png")
+            plots["head_to_head"] = report.plot_head_to_head(
+                analysis.head_to_head_matrix(h2h), plots_dir / "head_to_head.png"
+            )
         humans = _load_humans(config)
         align = analysis.guess_alignment(game_records, humans, seats, alpha=alpha, top_k=top_k)
         if align:
             tables["guess_alignment"] = align["agent"]
-            captions["guess_alignment"] = ("Each agent's first cones (placed after the one-word cue 1) as "
-                                           "word→cell answers, scored against the human cohort "
-                                           "(huesenv.metrics.word_level / agent_level). Replayed humans are "
-                                           "scored against the cohort they are drawn from: an optimistic "
-                                           "reference, not leave-one-out.")
+            captions["guess_alignment"] = (
+                "Each agent's first cones (placed after the one-word cue 1) as "
+                "word→cell answers, scored against the human cohort "
+                "(huesenv.metrics.word_level / agent_level). Replayed humans are "
+                "scored against the cohort they are drawn from: an optimistic "
+                "reference, not leave-one-out."
+            )
             tables["guess_alignment_words"] = align["word"]
-            p = report.plot_alignment(align["word"], plots_dir / "guess_alignment.png",
-                                      "First-cone answers: Mahalanobis top-1 fail rate by category")
+            p = report.plot_alignment(
+                align["word"],
+                plots_dir / "guess_alignment.png",
+                "First-cone answers: Mahalanobis top-1 fail rate by category",
+            )
             if p:
                 plots["guess_alignment"] = p
         n_games = len({int(r.extra["game"]) for r in game_records})
-        summary.append(f"{n_games} games, {len(frame)} seat-games, {len(game_records)} logged steps "
-                       f"(log: {run_dir.name}/games.jsonl)")
+        summary.append(
+            f"{n_games} games, {len(frame)} seat-games, {len(game_records)} logged steps "
+            f"(log: {run_dir.name}/games.jsonl)"
+        )
         for k in range(int(config["report"].get("board_images", 0) or 0)):
             if k >= len(plan):
                 break
@@ -196,8 +265,9 @@ def build_report_data(config: ExperimentConfig, run_dir: Path, games: LogState, 
             recs = games.units.get(f"game:{unit.game}")
             if recs:
                 try:
-                    img = report.board_image(recs, plots_dir / f"board_game{unit.game}.png",
-                                             title=f"game {unit.game}")
+                    img = report.board_image(
+                        recs, plots_dir / f"board_game{unit.game}.png", title=f"game {unit.game}"
+                    )
                 except Exception as err:  # a renderer problem must not lose the report
                     summary.append(f"board image of game {unit.game} skipped: {err}")
                     img = None
@@ -205,23 +275,39 @@ def build_report_data(config: ExperimentConfig, run_dir: Path, games: LogState, 
                     boards[f"Game {unit.game} ({', '.join(unit.seats)}), last reveal"] = img
     if words.units:
         humans = humans if humans is not None else _load_humans(config)
-        scored = score_wordlevel(words.records(), humans, alpha=alpha, top_k=int(config["wordlevel"]["top_k"]))
+        scored = score_wordlevel(
+            words.records(), humans, alpha=alpha, top_k=int(config["wordlevel"]["top_k"])
+        )
         if "agent" in scored:
             tables["wordlevel_agents"] = scored["agent"]
-            captions["wordlevel_agents"] = ("The paper's word-level evaluation: every agent on the 100 words "
-                                            f"(top-{config['wordlevel']['top_k']}), scored by huesenv.metrics.")
+            captions["wordlevel_agents"] = (
+                "The paper's word-level evaluation: every agent on the 100 words "
+                f"(top-{config['wordlevel']['top_k']}), scored by huesenv.metrics."
+            )
         if "category" in scored:
             tables["wordlevel_categories"] = scored["category"]
         if "nonsense" in scored:
             tables["wordlevel_nonsense"] = scored["nonsense"]
         if "word" in scored:
             tables["wordlevel_words"] = scored["word"]
-            p = report.plot_alignment(scored["word"], plots_dir / "wordlevel.png",
-                                      "Word-level evaluation: Mahalanobis top-1 fail rate by category")
+            p = report.plot_alignment(
+                scored["word"],
+                plots_dir / "wordlevel.png",
+                "Word-level evaluation: Mahalanobis top-1 fail rate by category",
+            )
             if p:
                 plots["wordlevel_agents"] = p
-        summary.append(f"word-level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
-                       f" inputs (log: {run_dir.name}/wordlevel.jsonl)")
+        summary.append(
+            f"word-level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
+            f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
+        )
     summary.append(f"backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
-    return report.ReportData(title=f"huesenv experiment: {config.name}", config_yaml=config.to_yaml(),
-                             summary=summary, tables=tables, captions=captions, plots=plots, boards=boards)
+    return report.ReportData(
+        title=f"huesenv experiment: {config.name}",
+        config_yaml=config.to_yaml(),
+        summary=summary,
+        tables=tables,
+        captions=captions,
+        plots=plots,
+        boards=boards,
+    )

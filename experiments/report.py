@@ -11,9 +11,10 @@ import base64
 import html
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -74,7 +75,9 @@ def plot_leaderboard(board: pd.DataFrame, path: Path) -> Path:
     y = np.arange(len(board))[::-1]
     ax.barh(y, board["mean_guesser"], color="#4C72B0", label="as guesser")
     ax.barh(y, board["mean_cue_giver"], left=board["mean_guesser"], color="#DD8452", label="as cue giver")
-    ax.errorbar(board["mean_points"], y, xerr=board["se_points"].fillna(0), fmt="none", ecolor="black", capsize=3)
+    ax.errorbar(
+        board["mean_points"], y, xerr=board["se_points"].fillna(0), fmt="none", ecolor="black", capsize=3
+    )
     ax.set_yticks(y, board["agent"])
     ax.set_xlabel("points per game (mean ± standard error)")
     ax.set_title("Leaderboard")
@@ -109,14 +112,25 @@ def plot_alignment(word_df: pd.DataFrame, path: Path, title: str) -> Path | None
     if word_df is None or word_df.empty or "mahalanobis_outlier" not in word_df:
         return None
     plt = _plt()
-    table = (word_df.assign(outlier=word_df["mahalanobis_outlier"].astype(float))
-             .groupby(["category", "agent"])["outlier"].mean().unstack("agent"))
+    table = (
+        word_df.assign(outlier=word_df["mahalanobis_outlier"].astype(float))
+        .groupby(["category", "agent"])["outlier"]
+        .mean()
+        .unstack("agent")
+    )
     fig, ax = plt.subplots(figsize=(9.5, 4))
     table.plot.bar(ax=ax, width=0.8)
     if "human_fail_rate" in word_df:  # the humans' own leave-one-out fail rate on the same words
         human = word_df.groupby("category")["human_fail_rate"].mean().reindex(table.index)
-        ax.scatter(np.arange(len(human)), human.to_numpy(dtype=float), marker="_", s=900, color="black",
-                   zorder=3, label="humans (LOO)")
+        ax.scatter(
+            np.arange(len(human)),
+            human.to_numpy(dtype=float),
+            marker="_",
+            s=900,
+            color="black",
+            zorder=3,
+            label="humans (LOO)",
+        )
     ax.set_ylabel("Mahalanobis top-1 fail rate")
     ax.set_xlabel("")
     ax.set_ylim(0, 1)
@@ -173,7 +187,12 @@ def write_markdown(data: ReportData, out_dir: Path) -> Path:
             lines += [f"![{name}]({data.plots[name].relative_to(out_dir).as_posix()})", ""]
     for name, path in data.plots.items():
         if name not in data.tables:
-            lines += [f"## {name.replace('_', ' ').capitalize()}", "", f"![{name}]({path.relative_to(out_dir).as_posix()})", ""]
+            lines += [
+                f"## {name.replace('_', ' ').capitalize()}",
+                "",
+                f"![{name}]({path.relative_to(out_dir).as_posix()})",
+                "",
+            ]
     if data.boards:
         lines += ["## Boards", ""]
         for caption, path in data.boards.items():
@@ -191,13 +210,16 @@ def _img(path: Path, alt: str) -> str:
 
 def write_html(data: ReportData, out_dir: Path) -> Path:
     """One file with every table and image inline."""
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(data.title)}</title>",
-             "<style>body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
-             "table{border-collapse:collapse;font-size:13px;margin-bottom:1em}"
-             "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#eee}"
-             "pre{background:#f6f6f6;padding:1em}</style></head><body>",
-             f"<h1>{html.escape(data.title)}</h1><ul>",
-             *[f"<li>{html.escape(s)}</li>" for s in data.summary], "</ul>"]
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(data.title)}</title>",
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
+        "table{border-collapse:collapse;font-size:13px;margin-bottom:1em}"
+        "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#eee}"
+        "pre{background:#f6f6f6;padding:1em}</style></head><body>",
+        f"<h1>{html.escape(data.title)}</h1><ul>",
+        *[f"<li>{html.escape(s)}</li>" for s in data.summary],
+        "</ul>",
+    ]
     for name, table in data.tables.items():
         parts.append(f"<h2>{html.escape(name.replace('_', ' ').capitalize())}</h2>")
         if name in data.captions:
@@ -222,15 +244,29 @@ def write_html(data: ReportData, out_dir: Path) -> Path:
     return path
 
 
-def write_report(data: ReportData, out_dir: Path, formats: Sequence[str] = ("markdown", "html")) -> dict[str, Path]:
+def write_report(
+    data: ReportData, out_dir: Path, formats: Sequence[str] = ("markdown", "html")
+) -> dict[str, Path]:
     """Write the tables (CSV), the summary (JSON) and the requested documents; return their paths."""
     out: dict[str, Path] = {}
     write_tables(data, out_dir)
     summary = out_dir / "summary.json"
-    summary.write_text(json.dumps({"title": data.title, "summary": data.summary,
-                                   "tables": {k: _records(v) for k, v in data.tables.items()
-                                              if k in ("leaderboard", "wordlevel_agents", "guess_alignment")}},
-                                  indent=1, default=str), encoding="utf-8")
+    summary.write_text(
+        json.dumps(
+            {
+                "title": data.title,
+                "summary": data.summary,
+                "tables": {
+                    k: _records(v)
+                    for k, v in data.tables.items()
+                    if k in ("leaderboard", "wordlevel_agents", "guess_alignment")
+                },
+            },
+            indent=1,
+            default=str,
+        ),
+        encoding="utf-8",
+    )
     out["summary"] = summary
     if "markdown" in formats:
         out["markdown"] = write_markdown(data, out_dir)

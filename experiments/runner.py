@@ -16,9 +16,10 @@ apart from the wall-clock fields ``created`` and ``timings`` which
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import yaml
 
@@ -79,8 +80,11 @@ def read_log_state(path: Path) -> LogState:
 
     for rec in result.records:
         rkey = rec.extra.get("unit")
-        if (rkey != key or rec.extra.get("unit_pos") == 0
-                or (block and len(block) == block[0].extra.get("unit_size"))):
+        if (
+            rkey != key
+            or rec.extra.get("unit_pos") == 0
+            or (block and len(block) == block[0].extra.get("unit_size"))
+        ):
             close_block()
             block, key = [], rkey
         block.append(rec)
@@ -123,8 +127,10 @@ def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
         old = ExperimentConfig.from_dict(previous, source=str(stored))
         if old.fingerprint() != config.fingerprint():
             diff = [k for k in old.identity() if old.identity()[k] != config.identity()[k]]
-            raise ValueError(f"{stored}, field(s) {', '.join(diff)}: the run folder holds a different experiment; "
-                             f"choose another --name or pass --fresh to start over")
+            raise ValueError(
+                f"{stored}, field(s) {', '.join(diff)}: the run folder holds a different experiment; "
+                f"choose another --name or pass --fresh to start over"
+            )
     if fresh and run_dir.exists():
         for name in (GAMES_LOG, WORDLEVEL_LOG):
             if (run_dir / name).exists():
@@ -159,8 +165,10 @@ class StageResult:
             extra = ""
             if self.partial_blocks or self.torn_line:
                 extra = f" (set aside an interrupted write{f' at line {self.torn_line}' if self.torn_line else ''})"
-            return (f"{self.stage}: resumed: {self.done_before} of {self.total} {unit} were already in the log"
-                    f"{extra}; ran the remaining {self.ran_now}")
+            return (
+                f"{self.stage}: resumed: {self.done_before} of {self.total} {unit} were already in the log"
+                f"{extra}; ran the remaining {self.ran_now}"
+            )
         return f"{self.stage}: ran {self.ran_now} {unit}"
 
 
@@ -181,9 +189,19 @@ class _InOrder:
             self.pos += 1
 
 
-def _run_units(config: ExperimentConfig, backend: Any, stage: str, log_path: Path, tasks: list[Task],
-               total: int, done_before: int, noun: str, bar: str, progress: Any,
-               write: Callable[[Any, int, Any, Callable[[], None]], int]) -> int:
+def _run_units(
+    config: ExperimentConfig,
+    backend: Any,
+    stage: str,
+    log_path: Path,
+    tasks: list[Task],
+    total: int,
+    done_before: int,
+    noun: str,
+    bar: str,
+    progress: Any,
+    write: Callable[[Any, int, Any, Callable[[], None]], int],
+) -> int:
     """The resumable skeleton of every stage: say what is resumed, run ``tasks`` on ``backend``, and write
     their results in plan order through one append-only ``LogWriter``; returns the units written.
 
@@ -199,6 +217,7 @@ def _run_units(config: ExperimentConfig, backend: Any, stage: str, log_path: Pat
     ran = 0
     if tasks:
         with LogWriter(log_path) as writer:
+
             def flush(index: int, result: Any) -> None:
                 nonlocal ran
                 ran += write(writer, index, result, advance)
@@ -209,8 +228,13 @@ def _run_units(config: ExperimentConfig, backend: Any, stage: str, log_path: Pat
     return ran
 
 
-def run_games(config: ExperimentConfig, backend: Any, run_dir: Path, progress: Any = None,
-              on_game: Callable[[int, dict[str, int]], None] | None = None) -> tuple[StageResult, LogState]:
+def run_games(
+    config: ExperimentConfig,
+    backend: Any,
+    run_dir: Path,
+    progress: Any = None,
+    on_game: Callable[[int, dict[str, int]], None] | None = None,
+) -> tuple[StageResult, LogState]:
     """Play every planned game not yet in ``games.jsonl``; return the stage result and the final log state."""
     log_path = run_dir / GAMES_LOG
     plan = plan_games(config)
@@ -228,14 +252,16 @@ def run_games(config: ExperimentConfig, backend: Any, run_dir: Path, progress: A
         return len(outcomes)
 
     done_before = len(plan) - len(todo)
-    ran = _run_units(config, backend, "games", log_path, tasks, len(plan), done_before, "games", "games",
-                     progress, write)
+    ran = _run_units(
+        config, backend, "games", log_path, tasks, len(plan), done_before, "games", "games", progress, write
+    )
     final = read_log_state(log_path)
     return StageResult("games", len(plan), done_before, ran, state.partial_blocks, state.torn_line), final
 
 
-def run_wordlevel(config: ExperimentConfig, backend: Any, run_dir: Path,
-                  progress: Any = None) -> tuple[StageResult, LogState]:
+def run_wordlevel(
+    config: ExperimentConfig, backend: Any, run_dir: Path, progress: Any = None
+) -> tuple[StageResult, LogState]:
     """Evaluate every word-level agent not yet in ``wordlevel.jsonl`` (one unit per agent)."""
     log_path = run_dir / WORDLEVEL_LOG
     names = [a.name for a in config.wordlevel_agents()] if config["wordlevel"].get("enabled", True) else []
@@ -249,10 +275,23 @@ def run_wordlevel(config: ExperimentConfig, backend: Any, run_dir: Path,
         return 1
 
     done_before = len(names) - len(todo)
-    ran = _run_units(config, backend, "wordlevel", log_path, tasks, len(names), done_before,
-                     "word-level agents", "models", progress, write)
+    ran = _run_units(
+        config,
+        backend,
+        "wordlevel",
+        log_path,
+        tasks,
+        len(names),
+        done_before,
+        "word-level agents",
+        "models",
+        progress,
+        write,
+    )
     final = read_log_state(log_path)
-    return StageResult("wordlevel", len(names), done_before, ran, state.partial_blocks, state.torn_line), final
+    return StageResult(
+        "wordlevel", len(names), done_before, ran, state.partial_blocks, state.torn_line
+    ), final
 
 
 def _needs_gpu(config: ExperimentConfig, stage: str) -> bool:
@@ -260,4 +299,3 @@ def _needs_gpu(config: ExperimentConfig, stage: str) -> bool:
         return any(a.is_model or a.gpu for a in config.wordlevel_agents())
     used = {name for lineup in config["lineups"] for name in lineup}
     return any(config.agent(n).is_model or config.agent(n).gpu for n in used)
-

@@ -17,8 +17,9 @@ byte.  Hence:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -58,13 +59,16 @@ def plan_games(config: ExperimentConfig) -> list[GameUnit]:
         for li, lineup in enumerate(lineups):
             shift = j % len(lineup) if config["rotate_seats"] else 0
             seats = tuple(lineup[-shift:] + lineup[:-shift]) if shift else tuple(lineup)
-            units.append(GameUnit(game=j * n + li, lineup=li, repeat=j, seats=seats,
-                                  seed=derive_seed(config["seed"], li, j)))
+            units.append(
+                GameUnit(
+                    game=j * n + li, lineup=li, repeat=j, seats=seats, seed=derive_seed(config["seed"], li, j)
+                )
+            )
     return units
 
 
 def batches(units: Sequence[Any], size: int) -> list[list[Any]]:
-    return [list(units[i:i + size]) for i in range(0, len(units), size)]
+    return [list(units[i : i + size]) for i in range(0, len(units), size)]
 
 
 AgentFactory = Callable[..., Any]
@@ -89,8 +93,12 @@ class GamePlayer:
     gets one instance per occurrence, so their state never mixes.
     """
 
-    def __init__(self, config: ExperimentConfig, agent_factory: AgentFactory | None = None,
-                 play_fn: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        config: ExperimentConfig,
+        agent_factory: AgentFactory | None = None,
+        play_fn: Callable[..., Any] | None = None,
+    ) -> None:
         self.config = config
         self.agent_factory = agent_factory or default_agent_factory()
         self.play_fn = play_fn or default_play_fn()
@@ -113,11 +121,17 @@ class GamePlayer:
             agents[seat_name] = agent
         return agents
 
-    def play(self, unit: GameUnit) -> "GameOutcome":
+    def play(self, unit: GameUnit) -> GameOutcome:
         agents = self.seat_agents(unit)
         start = time.perf_counter()
-        result = self.play_fn(agents, num_players=len(unit.seats), seed=unit.seed, game_index=unit.game,
-                              run_id=self.config.run_id, cue_mode=self.config["cue_mode"])
+        result = self.play_fn(
+            agents,
+            num_players=len(unit.seats),
+            seed=unit.seed,
+            game_index=unit.game,
+            run_id=self.config.run_id,
+            cue_mode=self.config["cue_mode"],
+        )
         wall = time.perf_counter() - start
         records = list(result.records)
         for rec in records:  # which config agent sat where: lets the report work from the log alone
@@ -125,8 +139,9 @@ class GamePlayer:
             if player in unit.seat_map():
                 rec.extra.setdefault("seat_agent", unit.seat_map()[player])
             rec.extra.setdefault("lineup", unit.lineup)
-        return GameOutcome(game=unit.game, records=records, scores={k: int(v) for k, v in result.scores.items()},
-                           wall_s=wall)
+        return GameOutcome(
+            game=unit.game, records=records, scores={k: int(v) for k, v in result.scores.items()}, wall_s=wall
+        )
 
 
 @dataclass

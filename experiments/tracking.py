@@ -12,8 +12,9 @@ from __future__ import annotations
 import netrc
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 SECRET_KEY_RE = re.compile(r"(api[_-]?key|token|secret|password|passwd|auth)", re.IGNORECASE)
 MODES = ("auto", "online", "offline", "disabled")
@@ -50,8 +51,17 @@ def redact(value: Any) -> Any:
 class Tracker:
     """One W&B run per experiment run; a no-op when disabled."""
 
-    def __init__(self, mode: str | None, *, project: str, run_dir: Path, config: Mapping[str, Any],
-                 name: str, entity: str | None = None, run_id: str | None = None) -> None:
+    def __init__(
+        self,
+        mode: str | None,
+        *,
+        project: str,
+        run_dir: Path,
+        config: Mapping[str, Any],
+        name: str,
+        entity: str | None = None,
+        run_id: str | None = None,
+    ) -> None:
         self.mode = resolve_mode(mode)
         self.run = None
         if self.mode == "disabled":
@@ -61,9 +71,19 @@ class Tracker:
         self._wandb = wandb
         run_dir.mkdir(parents=True, exist_ok=True)
         settings = wandb.Settings(silent=True, console="off", x_disable_stats=True, x_disable_meta=True)
-        self.run = wandb.init(project=project, entity=entity, name=name, id=run_id, dir=str(run_dir),
-                              config=redact(dict(config)), mode=self.mode, resume="allow" if run_id else None,
-                              job_type="tournament", settings=settings, reinit="finish_previous")
+        self.run = wandb.init(
+            project=project,
+            entity=entity,
+            name=name,
+            id=run_id,
+            dir=str(run_dir),
+            config=redact(dict(config)),
+            mode=self.mode,
+            resume="allow" if run_id else None,
+            job_type="tournament",
+            settings=settings,
+            reinit="finish_previous",
+        )
 
     @property
     def active(self) -> bool:
@@ -86,13 +106,16 @@ class Tracker:
             clean = frame.copy()
             for col in clean.columns:
                 if clean[col].dtype == object:
-                    clean[col] = clean[col].map(lambda v: v if v is None or isinstance(v, (str, int, float, bool))
-                                                else str(v))
+                    clean[col] = clean[col].map(
+                        lambda v: v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
+                    )
             payload[name] = self._wandb.Table(dataframe=clean.reset_index(drop=True))
         if payload:
             self.run.log(payload)
 
-    def log_agent_metrics(self, leaderboard: Any, extra: Mapping[str, Mapping[str, float]] | None = None) -> None:
+    def log_agent_metrics(
+        self, leaderboard: Any, extra: Mapping[str, Mapping[str, float]] | None = None
+    ) -> None:
         """Per-agent numbers as summary metrics (``<agent>/mean_points`` ...), easy to compare across runs."""
         if self.run is None:
             return

@@ -20,11 +20,11 @@ missing file is an error, never a download that hangs a machine without network.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
 
 CHECKPOINT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 HOW_TO_PROVIDE = (
@@ -65,8 +65,10 @@ def split_checkpoint_name(name: str) -> tuple[str, str]:
         return model, tag
     matches = [(m, t) for m, t in _pretrained_pairs() if f"{m}-{t}" == name]
     if not matches:
-        raise ValueError(f"checkpoint {name!r}: not an open_clip '<model>-<pretrained tag>' pair "
-                         f"(see open_clip.list_pretrained())")
+        raise ValueError(
+            f"checkpoint {name!r}: not an open_clip '<model>-<pretrained tag>' pair "
+            f"(see open_clip.list_pretrained())"
+        )
     return max(matches, key=lambda mt: len(mt[0]))
 
 
@@ -152,8 +154,9 @@ def require_weights(names: list[str], weights_dir: str | None = None) -> list[We
     missing = [c.name for c in checks if not c.found]
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-        raise FileNotFoundError(f"weights missing for {len(missing)} of {len(names)} checkpoint(s): {shown}. "
-                                f"{HOW_TO_PROVIDE}")
+        raise FileNotFoundError(
+            f"weights missing for {len(missing)} of {len(names)} checkpoint(s): {shown}. {HOW_TO_PROVIDE}"
+        )
     return checks
 
 

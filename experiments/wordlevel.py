@@ -9,14 +9,16 @@ metrics package (Mahalanobis top-1, Hotelling top-k, categories, nonsense).
 from __future__ import annotations
 
 import gc
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import derive_seed
 
 
-def run_wordlevel_unit(config: ExperimentConfig, agent_name: str,
-                       agent_factory: Callable[..., Any] | None = None) -> list:
+def run_wordlevel_unit(
+    config: ExperimentConfig, agent_name: str, agent_factory: Callable[..., Any] | None = None
+) -> list:
     """Build one agent, ask it every evaluation input, and return its ``word_query`` records."""
     from huesenv.agents import evaluate_words
     from huesenv.vocabulary import evaluation_inputs
@@ -27,8 +29,13 @@ def run_wordlevel_unit(config: ExperimentConfig, agent_name: str,
     agent = agent_factory(resolved_spec(config, spec.spec), **dict(spec.kwargs))
     seed = derive_seed(config["seed"], 1_000_003, sorted(config["agents"]).index(agent_name))
     agent.reset(seed=seed)
-    records = evaluate_words(agent, inputs=evaluation_inputs(), top_k=int(config["wordlevel"]["top_k"]),
-                             run_id=config.run_id, seed=seed)
+    records = evaluate_words(
+        agent,
+        inputs=evaluation_inputs(),
+        top_k=int(config["wordlevel"]["top_k"]),
+        run_id=config.run_id,
+        seed=seed,
+    )
     for rec in records:
         rec.extra.setdefault("config_agent", agent_name)
     del agent
@@ -46,7 +53,9 @@ def resolved_spec(config: ExperimentConfig, spec: str) -> str:
     return local_spec(check_checkpoint(spec.split(":", 1)[1], weights_dir), weights_dir) or spec
 
 
-def score_wordlevel(records: Sequence[Any], humans: Any, alpha: float = 0.05, top_k: int = 5) -> dict[str, Any]:
+def score_wordlevel(
+    records: Sequence[Any], humans: Any, alpha: float = 0.05, top_k: int = 5
+) -> dict[str, Any]:
     """The metrics package's tables for word-level records: per word, per agent, per category, nonsense."""
     from huesenv import metrics
 

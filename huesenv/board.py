@@ -16,10 +16,10 @@ All per-cell quantities are numpy arrays indexed by that flat index.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -186,10 +186,17 @@ class Board:
                 "coord": self.coords,
                 "row": self.rows,
                 "col": self.cols,
-                "R": self.rgb[:, 0], "G": self.rgb[:, 1], "B": self.rgb[:, 2],
-                "X": self.xyz[:, 0], "Y": self.xyz[:, 1], "Z": self.xyz[:, 2],
-                "x": self.xy[:, 0], "y": self.xy[:, 1],
-                "L": self.lab[:, 0], "a": self.lab[:, 1], "b": self.lab[:, 2],
+                "R": self.rgb[:, 0],
+                "G": self.rgb[:, 1],
+                "B": self.rgb[:, 2],
+                "X": self.xyz[:, 0],
+                "Y": self.xyz[:, 1],
+                "Z": self.xyz[:, 2],
+                "x": self.xy[:, 0],
+                "y": self.xy[:, 1],
+                "L": self.lab[:, 0],
+                "a": self.lab[:, 1],
+                "b": self.lab[:, 2],
                 "category": self.categories,
                 "neutral": [i in neutral for i in range(N_CELLS)],
             }

@@ -50,16 +50,48 @@ K_NEIGHBOURS = 5
 # Colour terms that can head an XKCD name, and the basic category they belong to.
 # ``None`` marks achromatic heads: such names are left out of the dictionary.
 TERM_TO_CATEGORY: dict[str, str | None] = {
-    "brown": "Brown", "tan": "Brown", "beige": "Brown", "khaki": "Brown", "sienna": "Brown", "umber": "Brown",
-    "red": "Red", "maroon": "Red", "burgundy": "Red", "crimson": "Red",
-    "orange": "Orange", "peach": "Orange", "rust": "Orange", "ochre": "Orange",
-    "yellow": "Yellow", "gold": "Yellow", "mustard": "Yellow", "cream": "Yellow",
-    "green": "Green", "olive": "Green", "lime": "Green",
-    "blue": "Blue", "teal": "Blue", "turquoise": "Blue", "cyan": "Blue", "aqua": "Blue", "navy": "Blue",
-    "purple": "Purple", "violet": "Purple", "lilac": "Purple", "lavender": "Purple", "mauve": "Purple",
+    "brown": "Brown",
+    "tan": "Brown",
+    "beige": "Brown",
+    "khaki": "Brown",
+    "sienna": "Brown",
+    "umber": "Brown",
+    "red": "Red",
+    "maroon": "Red",
+    "burgundy": "Red",
+    "crimson": "Red",
+    "orange": "Orange",
+    "peach": "Orange",
+    "rust": "Orange",
+    "ochre": "Orange",
+    "yellow": "Yellow",
+    "gold": "Yellow",
+    "mustard": "Yellow",
+    "cream": "Yellow",
+    "green": "Green",
+    "olive": "Green",
+    "lime": "Green",
+    "blue": "Blue",
+    "teal": "Blue",
+    "turquoise": "Blue",
+    "cyan": "Blue",
+    "aqua": "Blue",
+    "navy": "Blue",
+    "purple": "Purple",
+    "violet": "Purple",
+    "lilac": "Purple",
+    "lavender": "Purple",
+    "mauve": "Purple",
     "indigo": "Purple",
-    "pink": "Pink", "magenta": "Pink", "rose": "Pink", "salmon": "Pink", "coral": "Pink",
-    "grey": None, "gray": None, "white": None, "black": None,
+    "pink": "Pink",
+    "magenta": "Pink",
+    "rose": "Pink",
+    "salmon": "Pink",
+    "coral": "Pink",
+    "grey": None,
+    "gray": None,
+    "white": None,
+    "black": None,
 }
 
 
@@ -126,7 +158,7 @@ def classify_lab(lab: np.ndarray, k: int = K_NEIGHBOURS) -> tuple[str, ...]:
     return tuple(out)
 
 
-def classify_board(board: "Board") -> tuple[str, ...]:
+def classify_board(board: Board) -> tuple[str, ...]:
     """Category of each of the board's 480 cells."""
     return classify_lab(board.lab)
 

@@ -36,10 +36,20 @@ Rules of :func:`parse_colour`, in order (documented choices):
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 CANONICAL_COLOURS: tuple[str, ...] = (
-    "red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "grey", "white", "black",
+    "red",
+    "orange",
+    "yellow",
+    "green",
+    "blue",
+    "purple",
+    "pink",
+    "brown",
+    "grey",
+    "white",
+    "black",
 )
 INVALID = "invalid"
 
@@ -47,24 +57,55 @@ SYNONYMS: dict[str, str] = {
     # spelling variants
     "gray": "grey",
     # red
-    "crimson": "red", "scarlet": "red", "maroon": "red", "burgundy": "red", "vermilion": "red", "vermillion": "red",
+    "crimson": "red",
+    "scarlet": "red",
+    "maroon": "red",
+    "burgundy": "red",
+    "vermilion": "red",
+    "vermillion": "red",
     # orange
-    "peach": "orange", "rust": "orange", "ochre": "orange", "amber": "orange",
+    "peach": "orange",
+    "rust": "orange",
+    "ochre": "orange",
+    "amber": "orange",
     # yellow
-    "gold": "yellow", "golden": "yellow", "mustard": "yellow", "cream": "yellow",
+    "gold": "yellow",
+    "golden": "yellow",
+    "mustard": "yellow",
+    "cream": "yellow",
     # green
-    "olive": "green", "lime": "green", "emerald": "green",
+    "olive": "green",
+    "lime": "green",
+    "emerald": "green",
     # blue
-    "teal": "blue", "turquoise": "blue", "cyan": "blue", "aqua": "blue", "navy": "blue", "azure": "blue",
+    "teal": "blue",
+    "turquoise": "blue",
+    "cyan": "blue",
+    "aqua": "blue",
+    "navy": "blue",
+    "azure": "blue",
     "cobalt": "blue",
     # purple
-    "violet": "purple", "lilac": "purple", "lavender": "purple", "mauve": "purple", "indigo": "purple",
+    "violet": "purple",
+    "lilac": "purple",
+    "lavender": "purple",
+    "mauve": "purple",
+    "indigo": "purple",
     # pink
-    "magenta": "pink", "rose": "pink", "salmon": "pink", "coral": "pink", "fuchsia": "pink",
+    "magenta": "pink",
+    "rose": "pink",
+    "salmon": "pink",
+    "coral": "pink",
+    "fuchsia": "pink",
     # brown
-    "tan": "brown", "beige": "brown", "khaki": "brown", "sienna": "brown", "umber": "brown",
+    "tan": "brown",
+    "beige": "brown",
+    "khaki": "brown",
+    "sienna": "brown",
+    "umber": "brown",
     # achromatic
-    "silver": "grey", "charcoal": "grey",
+    "silver": "grey",
+    "charcoal": "grey",
     "ivory": "white",
     "ebony": "black",
 }
@@ -157,7 +198,9 @@ def parse_colour(
 
 
 _OPTION_LETTER = re.compile(r"^\s*\(?([a-z])\s*[\).:]|^\s*\(?([a-z])\)?\s*$", re.IGNORECASE)
-_OPTION_WORD = re.compile(r"\b(?:option|answer|choice)\s*(?:is)?[\s:]*\(?([a-z]|\d+)\)?(?![a-z])", re.IGNORECASE)
+_OPTION_WORD = re.compile(
+    r"\b(?:option|answer|choice)\s*(?:is)?[\s:]*\(?([a-z]|\d+)\)?(?![a-z])", re.IGNORECASE
+)
 
 
 def parse_option(text: str | None, options: Sequence[str]) -> int | None:
@@ -195,6 +238,13 @@ def parse_option(text: str | None, options: Sequence[str]) -> int | None:
 
 
 __all__ = [
-    "CANONICAL_COLOURS", "INVALID", "NEGATIONS", "SYNONYMS",
-    "canonical_colour", "colour_mentions", "parse_colour", "parse_option", "strip_subject",
+    "CANONICAL_COLOURS",
+    "INVALID",
+    "NEGATIONS",
+    "SYNONYMS",
+    "canonical_colour",
+    "colour_mentions",
+    "parse_colour",
+    "parse_option",
+    "strip_subject",
 ]

@@ -41,7 +41,15 @@ def plot_board_cie(board: Board, path: Path) -> Path:
     ax_grid.set_title("Hues and Cues board (480 cells)")
     ax_cie = fig.add_subplot(1, 2, 2)
     cplot.plot_chromaticity_diagram_CIE1931(axes=ax_cie, show=False, title="Board cells in CIE 1931 xy")
-    ax_cie.scatter(board.xy[:, 0], board.xy[:, 1], c=board.rgb / 255.0, s=14, edgecolors="black", linewidths=0.3, zorder=5)
+    ax_cie.scatter(
+        board.xy[:, 0],
+        board.xy[:, 1],
+        c=board.rgb / 255.0,
+        s=14,
+        edgecolors="black",
+        linewidths=0.3,
+        zorder=5,
+    )
     ax_cie.set_xlim(-0.05, 0.8)
     ax_cie.set_ylim(-0.05, 0.9)
     fig.tight_layout()
@@ -56,8 +64,16 @@ def plot_categories(board: Board, path: Path) -> Path:
     """The board next to its macro-colour map (each cell painted in its category's focal colour)."""
     from huesenv.categories import MACRO_COLOURS
 
-    focal = {"Brown": "#7b4a22", "Red": "#d01c1f", "Orange": "#f58a1f", "Yellow": "#f5d90a",
-             "Green": "#2e9e3e", "Blue": "#2166c4", "Purple": "#7e3fa0", "Pink": "#f28cc0"}
+    focal = {
+        "Brown": "#7b4a22",
+        "Red": "#d01c1f",
+        "Orange": "#f58a1f",
+        "Yellow": "#f5d90a",
+        "Green": "#2e9e3e",
+        "Blue": "#2166c4",
+        "Purple": "#7e3fa0",
+        "Pink": "#f28cc0",
+    }
     import matplotlib.colors as mcolors
 
     plt = _pyplot()

@@ -31,7 +31,10 @@ def default_variance_floor() -> float:
 
     xy = load_board().xy.reshape(N_ROWS, N_COLS, 2)
     steps = np.concatenate(
-        [np.linalg.norm(np.diff(xy, axis=0), axis=-1).ravel(), np.linalg.norm(np.diff(xy, axis=1), axis=-1).ravel()]
+        [
+            np.linalg.norm(np.diff(xy, axis=0), axis=-1).ravel(),
+            np.linalg.norm(np.diff(xy, axis=1), axis=-1).ravel(),
+        ]
     )
     h = float(np.median(steps))
     return h * h / 12.0
@@ -55,7 +58,9 @@ def sample_covariance(points: np.ndarray) -> np.ndarray:
     return np.cov(points, rowvar=False, ddof=1).reshape(points.shape[1], points.shape[1])
 
 
-def mahalanobis_d2(points: np.ndarray, mean: np.ndarray, cov: np.ndarray, floor: float | None = None) -> np.ndarray:
+def mahalanobis_d2(
+    points: np.ndarray, mean: np.ndarray, cov: np.ndarray, floor: float | None = None
+) -> np.ndarray:
     """Squared Mahalanobis distance of each point (n, p) to ``mean`` under the floored ``cov``."""
     points = np.atleast_2d(np.asarray(points, dtype=np.float64))
     diff = points - np.asarray(mean, dtype=np.float64)

@@ -66,7 +66,9 @@ def normalise_word(word: object) -> str:
         return EMPTY_INPUT
     key = " ".join(word.split()).upper()
     if not key:
-        raise ValueError("invalid word '': expected a non-empty string (a single space is the empty nonsense input)")
+        raise ValueError(
+            "invalid word '': expected a non-empty string (a single space is the empty nonsense input)"
+        )
     return ALIASES.get(key, key)
 
 
@@ -84,7 +86,8 @@ def _words() -> tuple[Word, ...]:
 @lru_cache(maxsize=1)
 def _nonsense() -> tuple[NonsenseInput, ...]:
     return tuple(
-        NonsenseInput(int(r["row"]), r["row_type"], int(r["position"]), r["input"]) for r in _read("nonsense.csv")
+        NonsenseInput(int(r["row"]), r["row_type"], int(r["position"]), r["input"])
+        for r in _read("nonsense.csv")
     )
 
 
@@ -118,7 +121,9 @@ def category_of(word: str) -> str:
     try:
         return _category_by_word()[key]
     except KeyError:
-        raise ValueError(f"unknown word {word!r} (normalised {key!r}): not in the 100-word vocabulary nor the 16 nonsense inputs") from None
+        raise ValueError(
+            f"unknown word {word!r} (normalised {key!r}): not in the 100-word vocabulary nor the 16 nonsense inputs"
+        ) from None
 
 
 def is_known(word: str) -> bool:

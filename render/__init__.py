@@ -10,8 +10,8 @@ import os
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep CLI output clean
 
-from huesenv.render.layout import HEIGHT, SHAPE, SIZE, WIDTH, cell_at, cell_center, cell_rect, frame_rect
 from huesenv.lazy import lazy_exports
+from huesenv.render.layout import HEIGHT, SHAPE, SIZE, WIDTH, cell_at, cell_center, cell_rect, frame_rect
 from huesenv.render.view import RenderView
 
 _LAZY = {
@@ -28,7 +28,17 @@ _LAZY = {
     "play_human_game": "huesenv.render.human_play",
 }
 
-__all__ = ["HEIGHT", "RenderView", "SHAPE", "SIZE", "WIDTH", "cell_at", "cell_center", "cell_rect",
-           "frame_rect", *_LAZY]
+__all__ = [
+    "HEIGHT",
+    "RenderView",
+    "SHAPE",
+    "SIZE",
+    "WIDTH",
+    "cell_at",
+    "cell_center",
+    "cell_rect",
+    "frame_rect",
+    *_LAZY,
+]
 
 __getattr__ = lazy_exports(__name__, _LAZY)

@@ -12,38 +12,73 @@ import sys
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     replay = subparsers.add_parser(
-        "replay", help="replay a logged game in a window, or export it as GIF/MP4/PNG frames",
+        "replay",
+        help="replay a logged game in a window, or export it as GIF/MP4/PNG frames",
         description="Step through a logged game: space pause/resume, left/right arrows step, +/- speed, q quit. "
-                    "With --export, write the frames instead (no window).")
+        "With --export, write the frames instead (no window).",
+    )
     replay.add_argument("log", help="JSON Lines log with game_step records")
-    replay.add_argument("--game", type=int, default=None, help="game number (extra.game); default: the first game")
-    replay.add_argument("--export", metavar="OUT", default=None,
-                        help="write frames to OUT.gif, OUT.mp4 (needs imageio-ffmpeg) or a directory of PNGs")
-    replay.add_argument("--fps", type=float, default=None, help="frames per second (default: the renderer's render_fps)")
-    replay.add_argument("--reveal-target", choices=("reveal", "always"), default="reveal",
-                        help="show the target only from the reveal on (default), or as soon as it is chosen")
+    replay.add_argument(
+        "--game", type=int, default=None, help="game number (extra.game); default: the first game"
+    )
+    replay.add_argument(
+        "--export",
+        metavar="OUT",
+        default=None,
+        help="write frames to OUT.gif, OUT.mp4 (needs imageio-ffmpeg) or a directory of PNGs",
+    )
+    replay.add_argument(
+        "--fps", type=float, default=None, help="frames per second (default: the renderer's render_fps)"
+    )
+    replay.add_argument(
+        "--reveal-target",
+        choices=("reveal", "always"),
+        default="reveal",
+        help="show the target only from the reveal on (default), or as soon as it is chosen",
+    )
     replay.set_defaults(func=_replay)
 
     play = subparsers.add_parser(
-        "play", help="play a game in a window against agents and replayed humans",
+        "play",
+        help="play a game in a window against agents and replayed humans",
         description="Guess by clicking a cell or typing a coordinate (Enter); give cues by typing (Enter); "
-                    "Escape clears the input, Escape on an empty input or closing the window quits.")
-    play.add_argument("--seat", default="human",
-                      help="your 0-based seat (default 'human' = seat 0, or where 'human' appears in --agents)")
-    play.add_argument("--agents", default="random,random",
-                      help="comma-separated agent specs of the other seats in order (see 'huesenv agents'), "
-                           "e.g. random,human-replay,clip:ViT-B-32/laion2b_s34b_b79k")
+        "Escape clears the input, Escape on an empty input or closing the window quits.",
+    )
+    play.add_argument(
+        "--seat",
+        default="human",
+        help="your 0-based seat (default 'human' = seat 0, or where 'human' appears in --agents)",
+    )
+    play.add_argument(
+        "--agents",
+        default="random,random",
+        help="comma-separated agent specs of the other seats in order (see 'huesenv agents'), "
+        "e.g. random,human-replay,clip:ViT-B-32/laion2b_s34b_b79k",
+    )
     play.add_argument("--seed", type=int, default=0)
-    play.add_argument("--cue-mode", choices=("text", "vocabulary"), default="text",
-                      help="text: free cues checked by the rules (default); vocabulary: cues from the 100-word list")
+    play.add_argument(
+        "--cue-mode",
+        choices=("text", "vocabulary"),
+        default="text",
+        help="text: free cues checked by the rules (default); vocabulary: cues from the 100-word list",
+    )
     play.add_argument("--delay", type=float, default=0.6, help="seconds to pause after each agent move")
-    play.add_argument("--log", default=None, help="append the game's records to this JSON Lines log, as the log's next free game number")
+    play.add_argument(
+        "--log",
+        default=None,
+        help="append the game's records to this JSON Lines log, as the log's next free game number",
+    )
     play.set_defaults(func=_play)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from huesenv.render.playback import (export_frames, game_records, load_replay_records, run_replay,
-                                         views_from_records)
+    from huesenv.render.playback import (
+        export_frames,
+        game_records,
+        load_replay_records,
+        run_replay,
+        views_from_records,
+    )
     from huesenv.render.renderer import RENDER_FPS
 
     records = load_replay_records(args.log)  # complete unit blocks only: a crashed write is not replayed
@@ -71,8 +106,15 @@ def _play(args: argparse.Namespace) -> int:
 
     specs = [s for s in args.agents.split(",") if s.strip()]
     try:
-        result = play_human_game(specs, seat=args.seat, seed=args.seed, cue_mode=args.cue_mode,
-                                 agent_delay=args.delay, log_path=args.log, wait_at_end=True)
+        result = play_human_game(
+            specs,
+            seat=args.seat,
+            seed=args.seed,
+            cue_mode=args.cue_mode,
+            agent_delay=args.delay,
+            log_path=args.log,
+            wait_at_end=True,
+        )
     except HumanQuit:
         print("game abandoned")
         return 0

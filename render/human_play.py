@@ -26,8 +26,9 @@ with the target set gets the same cue without asking the person twice.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -41,8 +42,9 @@ class HumanQuit(Exception):
     """The person closed the window or pressed Escape twice: the game stops cleanly."""
 
 
-def check_cue(text: str, *, cue_index: int, forbidden: Iterable[str] = (),
-              vocabulary: Sequence[str] | None = None) -> tuple[str | None, str]:
+def check_cue(
+    text: str, *, cue_index: int, forbidden: Iterable[str] = (), vocabulary: Sequence[str] | None = None
+) -> tuple[str | None, str]:
     """Validate a typed cue against what the query says; returns ``(cue, "")`` or ``(None, reason)``.
 
     Checks only what the query carries (word count, forbidden words, vocabulary);
@@ -129,8 +131,11 @@ class HumanInput:
         elif self.stage == "target":
             what = "Choose your colour: click one of your 4 card cells (outlined) or type its coordinate"
         elif self.stage == "cue":
-            what = ("Cue 1: type ONE word + Enter" if q.cue_index == 1
-                    else "Cue 2: type one or two words + Enter (empty Enter = pass)")
+            what = (
+                "Cue 1: type ONE word + Enter"
+                if q.cue_index == 1
+                else "Cue 2: type one or two words + Enter (empty Enter = pass)"
+            )
         else:
             what = ""
         return f"{what}   > {self.text}_" if what else ""
@@ -167,17 +172,26 @@ class HumanInput:
             legal = self.query.legal_mask()
             if not legal[cell]:
                 holder = self.occupied.get(cell)
-                self.message = (f"{coord} already holds a cone of {holder}: choose an empty cell" if holder
-                                else f"{coord} is not a legal cell now")
+                self.message = (
+                    f"{coord} already holds a cone of {holder}: choose an empty cell"
+                    if holder
+                    else f"{coord} is not a legal cell now"
+                )
                 self.text = ""
                 return None
             self.message, self.text = "", ""
-            return Answer(cells=np.array([cell], dtype=np.int64), scores=np.ones(1), raw_text=coord,
-                          info={"input": "human"})
+            return Answer(
+                cells=np.array([cell], dtype=np.int64),
+                scores=np.ones(1),
+                raw_text=coord,
+                info={"input": "human"},
+            )
         if self.stage == "target":
             card = tuple(int(c) for c in self.query.card)
             if cell not in card:
-                self.message = f"{coord} is not on your card: choose one of {', '.join(format_coord(c) for c in card)}"
+                self.message = (
+                    f"{coord} is not on your card: choose one of {', '.join(format_coord(c) for c in card)}"
+                )
                 self.text = ""
                 return None
             self.target, self.stage, self.message, self.text = cell, "cue", "", ""
@@ -209,17 +223,30 @@ class HumanInput:
             self.text = ""
             return None
         self.message, self.text = "", ""
-        return Answer(target=self.target if q.target is None else None, cue=cue or None, raw_text=text,
-                      info={"input": "human", "target": self.target})
+        return Answer(
+            target=self.target if q.target is None else None,
+            cue=cue or None,
+            raw_text=text,
+            info={"input": "human", "target": self.target},
+        )
 
 
 class PlayScreen:
     """The window of a human game: spectator state from step records + the person's private view."""
 
-    def __init__(self, players: Sequence[str], labels: Sequence[str] | None = None, *, renderer: Any = None,
-                 window: Any = None, events: Callable[[], Iterable[Any]] | None = None,
-                 agent_delay: float = 0.6, fps: float = 30.0, rules: Any = None,
-                 human_seat: int | None = None) -> None:
+    def __init__(
+        self,
+        players: Sequence[str],
+        labels: Sequence[str] | None = None,
+        *,
+        renderer: Any = None,
+        window: Any = None,
+        events: Callable[[], Iterable[Any]] | None = None,
+        agent_delay: float = 0.6,
+        fps: float = 30.0,
+        rules: Any = None,
+        human_seat: int | None = None,
+    ) -> None:
         from huesenv.render.playback import GameViewBuilder
         from huesenv.render.renderer import BoardRenderer
 
@@ -248,7 +275,9 @@ class PlayScreen:
         if b.target is None:
             if inp.stage == "cue" and inp.target is not None:  # just chosen, cue still to type
                 extra["target"] = inp.target
-            elif self.human_seat is not None and b.cue_giver == self.human_seat and b.secret_target is not None:
+            elif (
+                self.human_seat is not None and b.cue_giver == self.human_seat and b.secret_target is not None
+            ):
                 extra["target"] = b.secret_target  # the person's own secret, from the step records
         return b.view(message=self.input.message or b.message, prompt=self.input.prompt(), **extra)
 
@@ -386,16 +415,28 @@ def next_game_index(log_path: str | Path | None) -> int:
         return 0
     from huesenv.logs import read_records
 
-    used = [r.extra.get("game") for r in read_records(log_path).records
-            if r.kind == "game_step" and isinstance(r.extra, dict)]
+    used = [
+        r.extra.get("game")
+        for r in read_records(log_path).records
+        if r.kind == "game_step" and isinstance(r.extra, dict)
+    ]
     ints = [g for g in used if isinstance(g, int) and not isinstance(g, bool)]
     return max(ints) + 1 if ints else 0
 
 
-def play_human_game(agent_specs: Sequence[str], *, seat: int | str | None = None, seed: int = 0,
-                    cue_mode: str = "text", agent_delay: float = 0.6, events: Callable[[], Iterable[Any]] | None = None,
-                    max_polls: int | None = None, log_path: str | None = None, screen: PlayScreen | None = None,
-                    wait_at_end: bool = False) -> Any:
+def play_human_game(
+    agent_specs: Sequence[str],
+    *,
+    seat: int | str | None = None,
+    seed: int = 0,
+    cue_mode: str = "text",
+    agent_delay: float = 0.6,
+    events: Callable[[], Iterable[Any]] | None = None,
+    max_polls: int | None = None,
+    log_path: str | None = None,
+    screen: PlayScreen | None = None,
+    wait_at_end: bool = False,
+) -> Any:
     """Play one game with the person at ``seat``; returns the env's ``GameResult``.
 
     The game loop and rules are the env's (``huesenv.envs.play_game``); the records
@@ -430,8 +471,15 @@ def play_human_game(agent_specs: Sequence[str], *, seat: int | str | None = None
     try:
         agents[players[index]] = HumanAgent(screen, max_polls=max_polls)
         agents = {p: agents[p] for p in players}
-        result = play_game(agents, num_players=n, seed=seed, game_index=game_index, run_id="human-play",
-                           cue_mode=cue_mode, on_record=screen.on_record)
+        result = play_game(
+            agents,
+            num_players=n,
+            seed=seed,
+            game_index=game_index,
+            run_id="human-play",
+            cue_mode=cue_mode,
+            on_record=screen.on_record,
+        )
         if log_path:
             from huesenv.experiments.runner import tag_unit
             from huesenv.logs import LogWriter
@@ -440,9 +488,12 @@ def play_human_game(agent_specs: Sequence[str], *, seat: int | str | None = None
                 writer.append(tag_unit(result.records, f"play:{game_index}"))
         best = max(result.scores.values())
         winners = [lab for p, lab in zip(players, labels) if result.scores[p] == best]
-        final = screen.builder.view(phase="done", current=None,
-                                    message=f"Game over - winner: {', '.join(winners)} with {best} points",
-                                    prompt="Press any key or close the window to finish" if wait_at_end else "")
+        final = screen.builder.view(
+            phase="done",
+            current=None,
+            message=f"Game over - winner: {', '.join(winners)} with {best} points",
+            prompt="Press any key or close the window to finish" if wait_at_end else "",
+        )
         screen.window.present(screen.renderer.surface(final))
         if wait_at_end:
             screen.wait_for_key()
@@ -452,5 +503,13 @@ def play_human_game(agent_specs: Sequence[str], *, seat: int | str | None = None
     return result
 
 
-__all__ = ["HumanAgent", "HumanInput", "HumanQuit", "PlayScreen", "check_cue", "next_game_index", "play_human_game",
-           "seating"]
+__all__ = [
+    "HumanAgent",
+    "HumanInput",
+    "HumanQuit",
+    "PlayScreen",
+    "check_cue",
+    "next_game_index",
+    "play_human_game",
+    "seating",
+]

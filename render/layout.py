@@ -19,7 +19,7 @@ be compared across episodes or stacked into a video.
 
 from __future__ import annotations
 
-from huesenv.board import N_COLS, N_ROWS, N_CELLS, check_index, neighbourhood
+from huesenv.board import N_CELLS, N_COLS, N_ROWS, check_index, neighbourhood
 
 CELL = 24
 BOARD_X = 28

@@ -31,8 +31,9 @@ Choices (the schema leaves them open):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from huesenv.board import format_coord, parse_coord
 from huesenv.render.view import RenderView
@@ -50,13 +51,19 @@ def _seat_order(name: str) -> tuple[int, str]:
 def _extra(rec: Any, key: str, where: str, *, required: bool = True, types: tuple = ()) -> Any:
     extra = getattr(rec, "extra", None)
     if not isinstance(extra, dict):
-        raise ValueError(f"{where}, field extra: expected a dict of game-step fields, got {type(extra).__name__}")
+        raise ValueError(
+            f"{where}, field extra: expected a dict of game-step fields, got {type(extra).__name__}"
+        )
     if key not in extra:
         if required:
             raise ValueError(f"{where}, field extra.{key}: missing (a game_step record needs it)")
         return None
     value = extra[key]
-    if types and value is not None and (not isinstance(value, types) or isinstance(value, bool) and bool not in types):
+    if (
+        types
+        and value is not None
+        and (not isinstance(value, types) or isinstance(value, bool) and bool not in types)
+    ):
         names = "/".join(t.__name__ for t in types)
         raise ValueError(f"{where}, field extra.{key}: expected {names}, got {value!r}")
     return value
@@ -83,8 +90,9 @@ def cue_text(rec: Any) -> str | None:
 class GameViewBuilder:
     """Incremental spectator state of one game (or several in sequence)."""
 
-    def __init__(self, players: Sequence[str] = (), labels: Sequence[str] = (), *,
-                 reveal_target: str = "reveal") -> None:
+    def __init__(
+        self, players: Sequence[str] = (), labels: Sequence[str] = (), *, reveal_target: str = "reveal"
+    ) -> None:
         if reveal_target not in ("reveal", "always"):
             raise ValueError(f"reveal_target: {reveal_target!r}; expected 'reveal' or 'always'")
         self.reveal_target = reveal_target
@@ -158,8 +166,10 @@ class GameViewBuilder:
                 self.message = f"{name} placed no cone (invalid answer)"
             else:
                 if cell in self.cones:
-                    raise ValueError(f"{where}, field extra.cell: {format_coord(cell)} already holds a cone "
-                                     f"of {self.players[self.cones[cell]]}")
+                    raise ValueError(
+                        f"{where}, field extra.cell: {format_coord(cell)} already holds a cone "
+                        f"of {self.players[self.cones[cell]]}"
+                    )
                 self.cones[cell] = seat
                 self.message = f"{name} places a cone on {format_coord(cell)}{mark}"
         elif phase == "reveal":
@@ -183,10 +193,17 @@ class GameViewBuilder:
 
     def view(self, **overrides: Any) -> RenderView:
         fields = dict(
-            players=tuple(self.players), cones=dict(self.cones), cues=tuple(self.cues),
-            cue_giver=self.cue_giver, current=self.current, phase=self.phase,
-            scores=tuple(self.scores), round=self.round or 0, target=self.target,
-            message=self.message, labels=tuple(self.labels),
+            players=tuple(self.players),
+            cones=dict(self.cones),
+            cues=tuple(self.cues),
+            cue_giver=self.cue_giver,
+            current=self.current,
+            phase=self.phase,
+            scores=tuple(self.scores),
+            round=self.round or 0,
+            target=self.target,
+            message=self.message,
+            labels=tuple(self.labels),
         )
         fields.update(overrides)
         return RenderView(**fields)
@@ -232,7 +249,9 @@ def load_replay_records(path: str | Path) -> list[Any]:
     return state.records() + untagged
 
 
-def views_from_records(records: Iterable[Any], *, game: Any = None, reveal_target: str = "reveal") -> list[RenderView]:
+def views_from_records(
+    records: Iterable[Any], *, game: Any = None, reveal_target: str = "reveal"
+) -> list[RenderView]:
     """One :class:`RenderView` per game_step record (all games in log order, or only ``game``).
 
     ``records`` is a list of ``LogRecord`` (or a ``ReadResult`` with ``.records``).
@@ -257,7 +276,9 @@ def views_from_records(records: Iterable[Any], *, game: Any = None, reveal_targe
 
 
 # -- export --------------------------------------------------------------------------
-def export_frames(views: Sequence[RenderView], path: str | Path, *, fps: float = 4.0, renderer: Any = None) -> int:
+def export_frames(
+    views: Sequence[RenderView], path: str | Path, *, fps: float = 4.0, renderer: Any = None
+) -> int:
     """Write the frames of ``views`` to ``path``; returns how many frames were written.
 
     ``*.gif`` (pillow via imageio, looping, colours quantised to GIF's 256-colour
@@ -284,18 +305,29 @@ def export_frames(views: Sequence[RenderView], path: str | Path, *, fps: float =
         try:
             import imageio_ffmpeg  # noqa: F401
         except ImportError as err:
-            raise ValueError(f"{path}: mp4 export needs an ffmpeg backend: pip install imageio-ffmpeg "
-                             "(or export .gif / a PNG directory)") from err
+            raise ValueError(
+                f"{path}: mp4 export needs an ffmpeg backend: pip install imageio-ffmpeg "
+                "(or export .gif / a PNG directory)"
+            ) from err
         path.parent.mkdir(parents=True, exist_ok=True)
-        with iio2.get_writer(path, format="FFMPEG", mode="I", fps=fps, codec="libx264",
-                             macro_block_size=16, pixelformat="yuv420p") as writer:
+        with iio2.get_writer(
+            path,
+            format="FFMPEG",
+            mode="I",
+            fps=fps,
+            codec="libx264",
+            macro_block_size=16,
+            pixelformat="yuv420p",
+        ) as writer:
             for f in frames:
                 writer.append_data(f)
     elif suffix:
         raise ValueError(f"{path}: unsupported export format {suffix!r}; expected .gif, .mp4 or a directory")
     else:
         if path.exists() and not path.is_dir():
-            raise ValueError(f"{path}: exists and is not a directory; expected OUT.gif, OUT.mp4 or a directory for PNGs")
+            raise ValueError(
+                f"{path}: exists and is not a directory; expected OUT.gif, OUT.mp4 or a directory for PNGs"
+            )
         path.mkdir(parents=True, exist_ok=True)
         for k, f in enumerate(frames):
             iio.imwrite(path / f"frame_{k:05d}.png", f)
@@ -364,12 +396,21 @@ class ReplayController:
 
     def status(self) -> str:
         state = "playing" if self.playing else "paused"
-        return (f"frame {self.index + 1}/{self.n}  {self.fps:g} fps  {state}   "
-                "[space] play/pause  [left/right] step  [+/-] speed  [q] quit")
+        return (
+            f"frame {self.index + 1}/{self.n}  {self.fps:g} fps  {state}   "
+            "[space] play/pause  [left/right] step  [+/-] speed  [q] quit"
+        )
 
 
-def run_replay(views: Sequence[RenderView], *, fps: float = 4.0, renderer: Any = None, window: Any = None,
-               max_seconds: float | None = None, clock: Callable[[], float] | None = None) -> ReplayController:
+def run_replay(
+    views: Sequence[RenderView],
+    *,
+    fps: float = 4.0,
+    renderer: Any = None,
+    window: Any = None,
+    max_seconds: float | None = None,
+    clock: Callable[[], float] | None = None,
+) -> ReplayController:
     """Show ``views`` in a window until the person quits (or ``max_seconds`` pass, for tests)."""
     import time
 

@@ -32,10 +32,23 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.board import format_coord, load_board, N_CELLS
+from huesenv.board import N_CELLS, format_coord, load_board
 from huesenv.render.layout import (
-    BOARD_H, BOARD_W, BOARD_X, BOARD_Y, CELL, HEIGHT, PANEL_X, SHAPE, SIZE, STATUS_Y, WIDTH,
-    cell_at, cell_center, cell_rect, frame_rect,
+    BOARD_H,
+    BOARD_W,
+    BOARD_X,
+    BOARD_Y,
+    CELL,
+    HEIGHT,
+    PANEL_X,
+    SHAPE,
+    SIZE,
+    STATUS_Y,
+    WIDTH,
+    cell_at,
+    cell_center,
+    cell_rect,
+    frame_rect,
 )
 from huesenv.render.view import RenderView
 
@@ -43,12 +56,28 @@ RENDER_FPS = 4
 
 # matplotlib tab10, as 0-255 sRGB (written out so the renderer does not import matplotlib)
 CONE_COLOURS: tuple[tuple[int, int, int], ...] = (
-    (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
-    (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207),
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
 )
 CONE_SHAPES: tuple[str, ...] = (
-    "circle", "square", "triangle", "diamond", "triangle_down",
-    "pentagon", "hexagon", "star", "plus", "octagon",
+    "circle",
+    "square",
+    "triangle",
+    "diamond",
+    "triangle_down",
+    "pentagon",
+    "hexagon",
+    "star",
+    "plus",
+    "octagon",
 )
 BACKGROUND = (30, 30, 34)
 TEXT = (232, 232, 232)
@@ -60,8 +89,13 @@ FRAME_OUTER = (0, 0, 0)
 OUTLINE = (0, 0, 0)
 
 PHASE_NAMES = {
-    "pick_target": "choosing the target", "cue_1": "cue 1", "guess_1": "first cones",
-    "cue_2": "cue 2", "guess_2": "second cones", "reveal": "reveal", "done": "game over",
+    "pick_target": "choosing the target",
+    "cue_1": "cue 1",
+    "guess_1": "first cones",
+    "cue_2": "cue 2",
+    "guess_2": "second cones",
+    "reveal": "reveal",
+    "done": "game over",
 }
 
 
@@ -78,8 +112,10 @@ def _shape_points(shape: str, cx: float, cy: float, r: float) -> list[tuple[floa
     """Polygon of a marker centred on (cx, cy) with radius r; None means a circle."""
 
     def regular(n: int, start: float) -> list[tuple[float, float]]:
-        return [(cx + r * math.cos(start + 2 * math.pi * k / n), cy + r * math.sin(start + 2 * math.pi * k / n))
-                for k in range(n)]
+        return [
+            (cx + r * math.cos(start + 2 * math.pi * k / n), cy + r * math.sin(start + 2 * math.pi * k / n))
+            for k in range(n)
+        ]
 
     if shape == "circle":
         return None
@@ -106,9 +142,20 @@ def _shape_points(shape: str, cx: float, cy: float, r: float) -> list[tuple[floa
         return pts
     if shape == "plus":
         a, b = r * 0.38, r
-        return [(cx - a, cy - b), (cx + a, cy - b), (cx + a, cy - a), (cx + b, cy - a), (cx + b, cy + a),
-                (cx + a, cy + a), (cx + a, cy + b), (cx - a, cy + b), (cx - a, cy + a), (cx - b, cy + a),
-                (cx - b, cy - a), (cx - a, cy - a)]
+        return [
+            (cx - a, cy - b),
+            (cx + a, cy - b),
+            (cx + a, cy - a),
+            (cx + b, cy - a),
+            (cx + b, cy + a),
+            (cx + a, cy + a),
+            (cx + a, cy + b),
+            (cx - a, cy + b),
+            (cx - a, cy + a),
+            (cx - b, cy + a),
+            (cx - b, cy - a),
+            (cx - a, cy - a),
+        ]
     raise ValueError(f"unknown cone shape {shape!r}: expected one of {CONE_SHAPES}")
 
 
@@ -201,8 +248,17 @@ class BoardRenderer:
             self._fonts[size] = self._pg.font.Font(None, size)
         return self._fonts[size]
 
-    def _text(self, surf: Any, text: str, pos: tuple[int, int], *, size: int = 20, colour=TEXT,
-              anchor: str = "topleft", max_width: int | None = None) -> Any:
+    def _text(
+        self,
+        surf: Any,
+        text: str,
+        pos: tuple[int, int],
+        *,
+        size: int = 20,
+        colour=TEXT,
+        anchor: str = "topleft",
+        max_width: int | None = None,
+    ) -> Any:
         font = self._font(size)
         if max_width is not None and font.size(text)[0] > max_width:
             while text and font.size(text + "...")[0] > max_width:
@@ -225,11 +281,19 @@ class BoardRenderer:
             base.fill(tuple(int(v) for v in rgb[i]), pg.Rect(cell_rect(i)))
         for col in range(BOARD_W // CELL):
             x, y, w, _ = cell_rect(col)
-            self._text(base, str(col + 1), (x + w // 2, BOARD_Y - 3), size=16, colour=DIM_TEXT, anchor="midbottom")
+            self._text(
+                base, str(col + 1), (x + w // 2, BOARD_Y - 3), size=16, colour=DIM_TEXT, anchor="midbottom"
+            )
         for row in range(BOARD_H // CELL):
             x, y, _, h = cell_rect(row * (BOARD_W // CELL))
-            self._text(base, format_coord(row * (BOARD_W // CELL))[0], (BOARD_X - 8, y + h // 2), size=18,
-                       colour=DIM_TEXT, anchor="midright")
+            self._text(
+                base,
+                format_coord(row * (BOARD_W // CELL))[0],
+                (BOARD_X - 8, y + h // 2),
+                size=18,
+                colour=DIM_TEXT,
+                anchor="midright",
+            )
         self._base = base
         return base
 
@@ -268,7 +332,9 @@ class BoardRenderer:
         labels = _labels(view)
         phase = PHASE_NAMES.get(view.phase, view.phase)
         # RenderView.round is 0-based like the env's state; people count rounds from 1
-        self._text(surf, f"Round {view.round + 1}" + (f"  -  {phase}" if phase else ""), (x, y), size=22, max_width=w)
+        self._text(
+            surf, f"Round {view.round + 1}" + (f"  -  {phase}" if phase else ""), (x, y), size=22, max_width=w
+        )
         y += 24
         if view.cue_giver is not None:
             self._text(surf, "Cue giver: " + labels[view.cue_giver], (x, y), size=18, max_width=w)

@@ -6,7 +6,8 @@ display subsystem: only code that really wants a window imports this.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 
 class Window:
@@ -16,8 +17,12 @@ class Window:
     (or post events into pygame's queue under ``SDL_VIDEODRIVER=dummy``).
     """
 
-    def __init__(self, size: tuple[int, int], title: str = "Hues and Cues",
-                 events: Callable[[], Iterable[Any]] | None = None) -> None:
+    def __init__(
+        self,
+        size: tuple[int, int],
+        title: str = "Hues and Cues",
+        events: Callable[[], Iterable[Any]] | None = None,
+    ) -> None:
         import pygame
 
         self._pg = pygame

@@ -59,9 +59,19 @@ class Server:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def reply(self, content: str) -> str:
-        return json.dumps({"id": "x", "object": "chat.completion",
-                           "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                        "finish_reason": "stop"}]})
+        return json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+            }
+        )
 
 
 @pytest.fixture
@@ -107,7 +117,9 @@ def test_malformed_and_unparsable_replies_are_invalid_with_raw_text(server):
     server.requests.clear()
     server.script = [(200, json.dumps({"choices": []}), 0.0)]
     recs = evaluate_words(agent_for(server, retries=0, max_retries=0), inputs=[Word("SKY", "Environment")])
-    assert recs[0].valid is False and recs[0].raw_text == json.dumps({"choices": []}) and recs[0].cells is None
+    assert (
+        recs[0].valid is False and recs[0].raw_text == json.dumps({"choices": []}) and recs[0].cells is None
+    )
 
 
 def test_server_errors_are_retried_with_backoff(server):
@@ -156,8 +168,14 @@ def test_probe_cue_and_concurrency(server):
     server.script = [(200, server.reply("The apple is Red."), 0.0)]
     agent = agent_for(server, concurrency=4)
     img = np.full((8, 8, 3), 200, np.uint8)
-    probes = [ProbeQuery(image=img, question="What colour is the apple?", options=("white", "red", "green"),
-                         subject="apple")] * 6
+    probes = [
+        ProbeQuery(
+            image=img,
+            question="What colour is the apple?",
+            options=("white", "red", "green"),
+            subject="apple",
+        )
+    ] * 6
     answers = agent.act_batch(probes)
     assert all(a.valid and a.option == 1 and a.text == "red" for a in answers)
     server.script = [(200, server.reply("banana"), 0.0)]
@@ -197,16 +215,25 @@ class _RecordingTransport:
         pass
 
 
-@pytest.mark.parametrize("url", ["http://api.example.com/v1", "http://10.0.0.5:8000/v1", "HTTP://example.org"])
+@pytest.mark.parametrize(
+    "url", ["http://api.example.com/v1", "http://10.0.0.5:8000/v1", "HTTP://example.org"]
+)
 def test_key_is_never_sent_over_plain_http_to_a_remote_host(url, monkeypatch):
     monkeypatch.setenv("HUESENV_TEST_KEY", SECRET)
-    with pytest.raises(ValueError, match="refusing to send the API key .*over plain http to a non-loopback host"):
+    with pytest.raises(
+        ValueError, match="refusing to send the API key .*over plain http to a non-loopback host"
+    ):
         make_agent("api-vlm:m", base_url=url, api_key_env="HUESENV_TEST_KEY")
     # the key appearing only after construction is refused at request time, before anything is sent
     monkeypatch.delenv("HUESENV_TEST_KEY")
     transport = _RecordingTransport()
-    agent = make_agent("api-vlm:m", base_url=url, api_key_env="HUESENV_TEST_KEY", transport=transport,
-                       requests_per_minute=None)
+    agent = make_agent(
+        "api-vlm:m",
+        base_url=url,
+        api_key_env="HUESENV_TEST_KEY",
+        transport=transport,
+        requests_per_minute=None,
+    )
     monkeypatch.setenv("HUESENV_TEST_KEY", SECRET)
     with pytest.raises(ValueError, match="refusing to send the API key"):
         agent.act(GuessQuery(cues=("SKY",)))
@@ -216,13 +243,26 @@ def test_key_is_never_sent_over_plain_http_to_a_remote_host(url, monkeypatch):
     assert "authorization" not in transport.requests[-1].headers
 
 
-@pytest.mark.parametrize("url", ["https://api.example.com/v1", "http://localhost:8000/v1", "http://127.0.0.1:9/v1",
-                                 "http://127.8.0.1/v1", "http://[::1]:8000/v1"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.example.com/v1",
+        "http://localhost:8000/v1",
+        "http://127.0.0.1:9/v1",
+        "http://127.8.0.1/v1",
+        "http://[::1]:8000/v1",
+    ],
+)
 def test_key_goes_over_https_and_to_loopback_http(url, monkeypatch):
     monkeypatch.setenv("HUESENV_TEST_KEY", SECRET)
     transport = _RecordingTransport()
-    agent = make_agent("api-vlm:m", base_url=url, api_key_env="HUESENV_TEST_KEY", transport=transport,
-                       requests_per_minute=None)
+    agent = make_agent(
+        "api-vlm:m",
+        base_url=url,
+        api_key_env="HUESENV_TEST_KEY",
+        transport=transport,
+        requests_per_minute=None,
+    )
     assert agent.act(GuessQuery(cues=("SKY",))).cell == parse_coord("A1")
     assert transport.requests[0].headers["authorization"] == f"Bearer {SECRET}"
 

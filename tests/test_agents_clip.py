@@ -128,8 +128,13 @@ def test_cue_strategies(agent, tiny_ckpt, tmp_path):
 def test_probe_ranks_one_prompt_per_option(agent):
     img = np.zeros((40, 40, 3), np.uint8)
     img[:] = (200, 30, 30)
-    q = ProbeQuery(image=img, question="What colour is the apple?", options=("white", "red", "green"),
-                   subject="apple", task="gca")
+    q = ProbeQuery(
+        image=img,
+        question="What colour is the apple?",
+        options=("white", "red", "green"),
+        subject="apple",
+        task="gca",
+    )
     ans = agent.act(q)
     assert ans.option in (0, 1, 2) and ans.raw_text == f"a {q.options[ans.option]} apple"
     assert ans.scores.shape == (3,) and ans.option == int(np.argmax(ans.scores))
@@ -146,4 +151,7 @@ def test_local_checkpoint_named_after_a_tag_gets_the_tag_preprocessing(tmp_path)
     cfg = open_clip.get_pretrained_cfg("ViT-B-32", "openai")
     assert kw["force_quick_gelu"] is True and tuple(kw["image_mean"]) == tuple(cfg["mean"])
     other = ClipAgent("ViT-B-32", str(ckpt), device="cpu", cache_dir=False, tag="laion2b_s34b_b79k")
-    assert other.agent_id == "clip:ViT-B-32/laion2b_s34b_b79k" and "force_quick_gelu" not in other._local_file_kwargs()
+    assert (
+        other.agent_id == "clip:ViT-B-32/laion2b_s34b_b79k"
+        and "force_quick_gelu" not in other._local_file_kwargs()
+    )

@@ -9,8 +9,19 @@ import textwrap
 import numpy as np
 import pytest
 
-from huesenv.agents import (Agent, Answer, BaseAgent, CueQuery, GuessQuery, RandomAgent, available_agents,
-                            evaluate_words, make_agent, register_agent, split_spec)
+from huesenv.agents import (
+    Agent,
+    Answer,
+    BaseAgent,
+    CueQuery,
+    GuessQuery,
+    RandomAgent,
+    available_agents,
+    evaluate_words,
+    make_agent,
+    register_agent,
+    split_spec,
+)
 from huesenv.agents.cache import TextEmbeddingCache, cache_path, load_arrays, save_arrays
 from huesenv.agents.ranking import top_k_cells
 from huesenv.board import parse_coord
@@ -23,7 +34,8 @@ def plugin(tmp_path, monkeypatch):
     """A tiny agent package registered in the ``huesenv.agents`` entry-point group via a dist-info on sys.path."""
     pkg = tmp_path / "huesenv_toy_plugin"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text(textwrap.dedent("""
+    (pkg / "__init__.py").write_text(
+        textwrap.dedent("""
         import numpy as np
         from huesenv.agents import Answer, BaseAgent
 
@@ -39,12 +51,14 @@ def plugin(tmp_path, monkeypatch):
 
         def make_random(arg=None, **kwargs):
             raise AssertionError("a plugin must not replace a built-in kind")
-    """))
+    """)
+    )
     dist = tmp_path / "huesenv_toy_plugin-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: huesenv-toy-plugin\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text(
-        "[huesenv.agents]\ncorner = huesenv_toy_plugin:make\nrandom = huesenv_toy_plugin:make_random\n")
+        "[huesenv.agents]\ncorner = huesenv_toy_plugin:make\nrandom = huesenv_toy_plugin:make_random\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     yield
     sys.modules.pop("huesenv_toy_plugin", None)
@@ -109,7 +123,9 @@ def test_top_k_respects_mask_and_ties():
     assert cells.tolist() == [20, 30, 0] and top.tolist() == [2.0, 2.0, 0.0]
 
 
-@pytest.mark.parametrize("name", ["../../etc/passwd", "hf-hub:org/../../x", "/abs/path", "a\x00b", "..", "ü" * 300])
+@pytest.mark.parametrize(
+    "name", ["../../etc/passwd", "hf-hub:org/../../x", "/abs/path", "a\x00b", "..", "ü" * 300]
+)
 def test_cache_keys_stay_inside_folder(tmp_path, name):
     path = cache_path(tmp_path, "../kind/..", name, "tag/../../")
     assert path.parent.parent == tmp_path and path.resolve().is_relative_to(tmp_path.resolve())
@@ -163,9 +179,11 @@ def test_devices():
 def test_package_import_stays_light():
     import subprocess
 
-    code = ("import sys, huesenv.agents as a; a.make_agent('random'); "
-            "print(sorted(m for m in ('torch', 'open_clip', 'transformers', 'httpx', 'sentence_transformers') "
-            "if m in sys.modules))")
+    code = (
+        "import sys, huesenv.agents as a; a.make_agent('random'); "
+        "print(sorted(m for m in ('torch', 'open_clip', 'transformers', 'httpx', 'sentence_transformers') "
+        "if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -190,9 +208,14 @@ def test_pragmatic_cue_contrasts_with_the_other_card_colours():
             return np.stack(rows)
 
     vocab = ("BROAD", "SHARP", "NONE")
-    plain = Table(cue_strategy="similarity", vocabulary=vocab).act(CueQuery(card=(target, other), target=target))
-    prag = Table(cue_strategy="pragmatic", vocabulary=vocab).act(CueQuery(card=(target, other), target=target))
+    plain = Table(cue_strategy="similarity", vocabulary=vocab).act(
+        CueQuery(card=(target, other), target=target)
+    )
+    prag = Table(cue_strategy="pragmatic", vocabulary=vocab).act(
+        CueQuery(card=(target, other), target=target)
+    )
     assert plain.cue == "BROAD" and prag.cue == "SHARP"
-    two = Table(vocabulary=vocab).act(CueQuery(card=(target, other), target=target, cue_index=2,
-                                               forbidden=frozenset(vocab)))
+    two = Table(vocabulary=vocab).act(
+        CueQuery(card=(target, other), target=target, cue_index=2, forbidden=frozenset(vocab))
+    )
     assert two.cue is None and two.valid  # passing is allowed on cue 2

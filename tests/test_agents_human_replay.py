@@ -40,7 +40,9 @@ def test_skips_illegal_cells_and_unknown_cues(humans):
     for _ in range(10):
         assert agent.act(GuessQuery(cues=("APPLE",), legal=legal)).cell == parse_coord("D5")
     unknown = agent.act(GuessQuery(cues=("ZIZAX",), legal=legal, top_k=4))
-    assert unknown.info["fallback"] == "unknown_cue" and legal[unknown.cells].all() and len(unknown.cells) == 4
+    assert (
+        unknown.info["fallback"] == "unknown_cue" and legal[unknown.cells].all() and len(unknown.cells) == 4
+    )
     second = agent.act(GuessQuery(cues=("SKY", "ZIZAX")))  # latest cue unknown: earlier cue used
     assert second.info["word"] == "SKY"
 
@@ -52,8 +54,9 @@ def test_cue_giver_maximises_frame_share(humans):
     ans = agent.act(CueQuery(card=(parse_coord("C5"), parse_coord("K26")), target=parse_coord("K26")))
     assert ans.cue == "SKY" and ans.scores[0] == pytest.approx(3 / 4)
     assert parse_coord("L25") in frame(parse_coord("K26"))
-    picked = agent.act(CueQuery(card=(parse_coord("O10"), parse_coord("A30")), target=None,
-                                forbidden=frozenset({"apple"})))
+    picked = agent.act(
+        CueQuery(card=(parse_coord("O10"), parse_coord("A30")), target=None, forbidden=frozenset({"apple"}))
+    )
     assert picked.target == parse_coord("O10") and picked.cue == "GRASS"
     none_left = agent.act(CueQuery(card=(1,), target=1, cue_index=2, vocabulary=("ZIZAX",)))
     assert none_left.cue is None and none_left.valid
@@ -65,7 +68,9 @@ def test_word_task_is_sampled_and_seeded(humans):
     b = evaluate_words(agent, seed=4)
     assert [r.cells for r in a] == [r.cells for r in b]
     apple = next(r for r in a if r.word == "APPLE")
-    assert apple.extra["sampled"] is True and apple.scores is None and a[0].agent_id == "human-replay:export.csv"
+    assert (
+        apple.extra["sampled"] is True and apple.scores is None and a[0].agent_id == "human-replay:export.csv"
+    )
     assert set(apple.cells) == {"C5", "C6", "D5"}
     assert next(r for r in a if r.word == "BANANA").extra["fallback"] == "unknown_cue"
 

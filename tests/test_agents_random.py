@@ -1,13 +1,12 @@
 """The random agent as a chance baseline on the probes: every free-text trial gets a parsable answer."""
 
+import numpy as np
 import pytest
 
 from huesenv.agents import RandomAgent
 from huesenv.agents.protocol import ProbeQuery
 from huesenv.colour_names import CANONICAL_COLOURS
 from huesenv.probes import parse_percent, run_probe
-
-import numpy as np
 
 _IMG = np.full((8, 8, 3), 255, dtype=np.uint8)
 
@@ -30,11 +29,15 @@ def test_gca_every_question_kind_answered():
 
 def test_free_text_answers_by_question():
     agent = RandomAgent(seed=3)
-    colours = {agent.answer_probe(ProbeQuery(_IMG, "Answer the question shown in the image.")).text
-               for _ in range(200)}
+    colours = {
+        agent.answer_probe(ProbeQuery(_IMG, "Answer the question shown in the image.")).text
+        for _ in range(200)
+    }
     assert colours <= set(CANONICAL_COLOURS) and len(colours) > 5  # drawn from the whole vocabulary
-    numbers = [parse_percent(agent.answer_probe(ProbeQuery(_IMG, "What percent of pixels are red?")).raw_text)
-               for _ in range(200)]
+    numbers = [
+        parse_percent(agent.answer_probe(ProbeQuery(_IMG, "What percent of pixels are red?")).raw_text)
+        for _ in range(200)
+    ]
     assert all(n is not None and 0 <= n <= 100 and n == int(n) for n in numbers) and len(set(numbers)) > 50
     q = "What color is the apple in the image? Choose white or red. Reply with the format: threshold=x%, color=<color>."
     replies = [agent.answer_probe(ProbeQuery(_IMG, q)) for _ in range(100)]

@@ -48,8 +48,10 @@ def test_scores_follow_the_documented_formula(agent):
     assert naming_kernel(board, lab[:2], 10.0).shape == (2, 480)
 
 
-@pytest.mark.parametrize("word,category", [("BANANA", "Yellow"), ("TOMATO", "Red"), ("GRASS", "Green"),
-                                           ("SKY", "Blue"), ("CHOCOLATE", "Brown")])
+@pytest.mark.parametrize(
+    "word,category",
+    [("BANANA", "Yellow"), ("TOMATO", "Red"), ("GRASS", "Green"), ("SKY", "Blue"), ("CHOCOLATE", "Brown")],
+)
 def test_obvious_words_land_on_their_colour(agent, word, category):
     cell = agent.act(GuessQuery(cues=(word,))).cell
     assert load_board().categories[cell] == category
@@ -80,8 +82,14 @@ def test_mahalanobis_fail_rate_below_random(records):
 
     humans = load_humans()
     te = float(metrics.word_level(records, humans)["mahalanobis_outlier"].mean())
-    rnd = [float(metrics.word_level(evaluate_words(make_agent("random"), top_k=5, run_id="r", seed=seed),
-                                    humans)["mahalanobis_outlier"].mean()) for seed in range(3)]
+    rnd = [
+        float(
+            metrics.word_level(evaluate_words(make_agent("random"), top_k=5, run_id="r", seed=seed), humans)[
+                "mahalanobis_outlier"
+            ].mean()
+        )
+        for seed in range(3)
+    ]
     print(f"Mahalanobis fail rate: text-embedding {te:.3f}, random (seeds 0-2) {rnd}")
     assert te < min(rnd)
 
@@ -90,6 +98,12 @@ def test_blind_probe_answers_follow_the_language_prior(agent):
     from huesenv.agents import ProbeQuery
 
     img = np.zeros((8, 8, 3), np.uint8)  # ignored: the agent is language-only
-    ans = agent.act(ProbeQuery(image=img, question="What colour is the banana?", options=("blue", "yellow", "red"),
-                               subject="banana"))
+    ans = agent.act(
+        ProbeQuery(
+            image=img,
+            question="What colour is the banana?",
+            options=("blue", "yellow", "red"),
+            subject="banana",
+        )
+    )
     assert ans.option == 1 and ans.text == "yellow" and ans.info["blind"] and ans.scores.shape == (3,)

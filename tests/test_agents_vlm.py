@@ -14,6 +14,7 @@ from huesenv.agents.parsing import parse_coordinate, parse_coordinates, parse_cu
 from huesenv.board import parse_coord  # noqa: E402
 from huesenv.vocabulary import Word  # noqa: E402
 
+
 @pytest.fixture(scope="module")
 def tiny_vlm(tmp_path_factory):
     from huesenv.agents.tiny_models import build_tiny_llava
@@ -29,7 +30,11 @@ def bias(ids, pairs):
 
 def test_parse_coordinates():
     assert parse_coordinates("I'd say I18, maybe c5 or row B column 7; a 5x5 frame; Q5, A31, P 30") == [
-        parse_coord("I18"), parse_coord("C5"), parse_coord("B7"), parse_coord("P30")]
+        parse_coord("I18"),
+        parse_coord("C5"),
+        parse_coord("B7"),
+        parse_coord("P30"),
+    ]
     assert parse_coordinate("nothing here") is None and parse_coordinate(None) is None
     legal = np.ones(480, bool)
     legal[parse_coord("I18")] = False
@@ -42,8 +47,13 @@ def test_parse_coordinates():
 
 def test_loads_through_real_path_and_answers(tiny_vlm):
     path, ids = tiny_vlm
-    agent = make_agent(f"vlm:{path}", device="cpu", max_new_tokens=2, retries=0,
-                       generate_kwargs=bias(ids, [(("I",), 50.0), (("I", "18"), 100.0)]))
+    agent = make_agent(
+        f"vlm:{path}",
+        device="cpu",
+        max_new_tokens=2,
+        retries=0,
+        generate_kwargs=bias(ids, [(("I",), 50.0), (("I", "18"), 100.0)]),
+    )
     answers = agent.act_batch([GuessQuery(cues=("SKY",)), GuessQuery(cues=("APPLE", "RED"), top_k=3)])
     for ans in answers:
         assert ans.valid and ans.cell == parse_coord("I18") and ans.raw_text.replace(" ", "") == "I18"
@@ -53,8 +63,13 @@ def test_loads_through_real_path_and_answers(tiny_vlm):
 def test_malformed_output_is_invalid_with_raw_text(tiny_vlm):
     """Must show: unparsable model text counts as invalid and every attempt's raw text is kept."""
     path, ids = tiny_vlm
-    agent = make_agent(f"vlm:{path}", device="cpu", max_new_tokens=3, retries=1,
-                       generate_kwargs=bias(ids, [(("banana",), 100.0)]))
+    agent = make_agent(
+        f"vlm:{path}",
+        device="cpu",
+        max_new_tokens=3,
+        retries=1,
+        generate_kwargs=bias(ids, [(("banana",), 100.0)]),
+    )
     recs = evaluate_words(agent, inputs=[Word("SKY", "Environment"), Word("5", "Nonsense")], top_k=5)
     for r in recs:
         assert r.valid is False and r.cells is None and r.kind == "word_query"
@@ -64,11 +79,17 @@ def test_malformed_output_is_invalid_with_raw_text(tiny_vlm):
 
 def test_probe_and_cue(tiny_vlm):
     path, ids = tiny_vlm
-    agent = make_agent(f"vlm:{path}", device="cpu", max_new_tokens=1, retries=0,
-                       generate_kwargs=bias(ids, [(("red",), 100.0)]))
+    agent = make_agent(
+        f"vlm:{path}",
+        device="cpu",
+        max_new_tokens=1,
+        retries=0,
+        generate_kwargs=bias(ids, [(("red",), 100.0)]),
+    )
     img = np.full((20, 20, 3), 90, np.uint8)
-    probe = agent.act(ProbeQuery(image=img, question="What colour is the apple?", options=("white", "red"),
-                                 subject="apple"))
+    probe = agent.act(
+        ProbeQuery(image=img, question="What colour is the apple?", options=("white", "red"), subject="apple")
+    )
     assert probe.valid and probe.option == 1 and probe.text == "red"
     agent.generate_kwargs = bias(ids, [(("apple",), 100.0)])
     cue = agent.act(CueQuery(card=(10, 20, 30, 40), target=None, vocabulary=("APPLE", "BANANA")))

@@ -3,7 +3,15 @@ import pandas as pd
 import pytest
 
 from huesenv.board import (
-    N_CELLS, chebyshev_distance, format_coord, frame, load_board, neighbourhood, parse_coord, read_board_csv, ring,
+    N_CELLS,
+    chebyshev_distance,
+    format_coord,
+    frame,
+    load_board,
+    neighbourhood,
+    parse_coord,
+    read_board_csv,
+    ring,
 )
 
 
@@ -40,7 +48,9 @@ def test_lab_is_d65_cielab():
     assert np.abs(back * 255 - b.rgb).max() < 0.5
 
 
-@pytest.mark.parametrize("text,expected", [("I18", "I18"), ("i18", "I18"), (" I 18 ", "I18"), ("p30", "P30"), ("A-1", "A1")])
+@pytest.mark.parametrize(
+    "text,expected", [("I18", "I18"), ("i18", "I18"), (" I 18 ", "I18"), ("p30", "P30"), ("A-1", "A1")]
+)
 def test_parse_accepts_case_and_spaces(text, expected):
     assert format_coord(parse_coord(text)) == expected
 
@@ -74,9 +84,16 @@ def test_frame_and_ring_clipped_at_edges():
 
 
 def test_board_csv_errors_name_file_line_field(tmp_path):
-    good = (load_board().to_frame())
-    table = pd.DataFrame({"coordenada_x": [c[0] for c in good.coord], "coordenada_y": [c[1:] for c in good.coord],
-                          "R": good.R, "G": good.G, "B": good.B}).astype(str)
+    good = load_board().to_frame()
+    table = pd.DataFrame(
+        {
+            "coordenada_x": [c[0] for c in good.coord],
+            "coordenada_y": [c[1:] for c in good.coord],
+            "R": good.R,
+            "G": good.G,
+            "B": good.B,
+        }
+    ).astype(str)
     bad = table.copy()
     bad.loc[4, "coordenada_y"] = "31"
     path = tmp_path / "bad.csv"
@@ -101,7 +118,23 @@ def test_board_cli_exports_all_formats_and_plot(tmp_path):
         assert main(["board", "--export", str(out)]) == 0
         table = {"csv": pd.read_csv, "json": pd.read_json, "parquet": pd.read_parquet}[ext](out)
         assert len(table) == N_CELLS
-        assert {"coord", "row", "col", "R", "G", "B", "X", "Y", "Z", "x", "y", "L", "a", "b", "category"} <= set(table.columns)
+        assert {
+            "coord",
+            "row",
+            "col",
+            "R",
+            "G",
+            "B",
+            "X",
+            "Y",
+            "Z",
+            "x",
+            "y",
+            "L",
+            "a",
+            "b",
+            "category",
+        } <= set(table.columns)
     png = tmp_path / "board.png"
     assert main(["board", "--plot", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

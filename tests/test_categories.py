@@ -21,7 +21,9 @@ def test_every_cell_has_a_macro_colour():
 
 def _table6() -> pd.DataFrame:
     """Table 6 from the copy vendored in the package, so this test never depends on ../shared."""
-    with resources.as_file(resources.files("huesenv") / "data" / "reference" / "paper_table6_word_level.csv") as path:
+    with resources.as_file(
+        resources.files("huesenv") / "data" / "reference" / "paper_table6_word_level.csv"
+    ) as path:
         return pd.read_csv(path)
 
 
@@ -73,8 +75,14 @@ def _run_with_project_conftest(tmp_path: Path, body: str, ci: bool) -> subproces
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")}
     if ci:
         env["CI"] = "true"
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(tests)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(tests)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 GUARDED = """
@@ -98,11 +106,17 @@ def test_ci_turns_missing_shared_and_import_skips_into_failures(tmp_path):
     assert ci.returncode == 1 and "1 failed, 1 skipped, 1 error" in ci.stdout, ci.stdout
     assert "CI=true but ../shared is not present" in ci.stdout
     assert "CI=true but a test was skipped because an import failed: could not import" in ci.stdout
-    assert "SKIPPED [1]" in ci.stdout and "headless Chromium not installed" in ci.stdout  # other skips stay skips
+    assert (
+        "SKIPPED [1]" in ci.stdout and "headless Chromium not installed" in ci.stdout
+    )  # other skips stay skips
 
 
 def test_ci_fails_a_module_level_importorskip(tmp_path):
-    body = 'import pytest\npytest.importorskip("huesenv_no_such_module_for_tests")\n\ndef test_x():\n    pass\n'
+    body = (
+        'import pytest\npytest.importorskip("huesenv_no_such_module_for_tests")\n\ndef test_x():\n    pass\n'
+    )
     assert "1 skipped" in _run_with_project_conftest(tmp_path, body, ci=False).stdout
     ci = _run_with_project_conftest(tmp_path, body, ci=True)
-    assert ci.returncode != 0 and "could not import" in ci.stdout and "skipped" not in ci.stdout.splitlines()[-1]
+    assert (
+        ci.returncode != 0 and "could not import" in ci.stdout and "skipped" not in ci.stdout.splitlines()[-1]
+    )

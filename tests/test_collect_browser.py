@@ -20,9 +20,17 @@ pytest.importorskip("flask")
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-BROWSER_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                "--window-size=1400,1100")
+BROWSER_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    "--window-size=1400,1100",
+)
 
 
 def _need_browser() -> None:
@@ -149,7 +157,8 @@ def test_browser_word_task_end_to_end(tmp_path):
                 driver.find_element(By.CSS_SELECTOR, f'button.cell[data-coord="{coord}"]').click()
                 assert field.get_attribute("value") == coord
                 assert "selected" in driver.find_element(
-                    By.CSS_SELECTOR, f'button.cell[data-coord="{coord}"]').get_attribute("class")
+                    By.CSS_SELECTOR, f'button.cell[data-coord="{coord}"]'
+                ).get_attribute("class")
             else:  # type the coordinate
                 field.send_keys(coord.lower())
             shot(f"03_word_{k + 1}")
@@ -185,11 +194,11 @@ def test_browser_word_task_end_to_end(tmp_path):
 @pytest.mark.timeout(300)
 def test_browser_gca_and_tessellation_pages(tmp_path):
     _need_browser()
-    import huesenv.probes.gca.stimuli  # noqa: F401  (a broken import must fail, not skip)
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
 
+    import huesenv.probes.gca.stimuli  # noqa: F401  (a broken import must fail, not skip)
     from huesenv.board import load_board
     from huesenv.collect.app import CollectConfig
     from huesenv.collect.export import gca_frame, tessellation_frame
@@ -199,20 +208,24 @@ def test_browser_gca_and_tessellation_pages(tmp_path):
     gca_db, tess_db = tmp_path / "gca.sqlite3", tmp_path / "tess.sqlite3"
     with chromium(tmp_path) as driver:
         wait = WebDriverWait(driver, 30)
-        config = CollectConfig(db_path=gca_db, task="gca", gca_trials=2, gca_attention_positions=(3,),
-                               gca_introspection="first")
+        config = CollectConfig(
+            db_path=gca_db, task="gca", gca_trials=2, gca_attention_positions=(3,), gca_introspection="first"
+        )
         with serving(config) as base:
             driver.get(base + "/")
             onboard(driver, wait)
             slider = wait.until(ec.presence_of_element_located((By.ID, "threshold")))
-            driver.execute_script("arguments[0].value = 40; arguments[0].dispatchEvent(new Event('input'));", slider)
+            driver.execute_script(
+                "arguments[0].value = 40; arguments[0].dispatchEvent(new Event('input'));", slider
+            )
             assert driver.find_element(By.ID, "threshold-out").text == "40"
             driver.save_screenshot(str(shots / "gca_01_introspection.png"))
             click_and_wait(driver, wait, driver.find_element(By.ID, "submit"))
             for k in range(3):
                 wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "img.stimulus")))
-                loaded = driver.execute_script("var i = document.querySelector('img.stimulus');"
-                                               " return i.complete && i.naturalWidth;")
+                loaded = driver.execute_script(
+                    "var i = document.querySelector('img.stimulus'); return i.complete && i.naturalWidth;"
+                )
                 assert loaded == 512
                 question = driver.find_element(By.CSS_SELECTOR, ".question").text
                 target = "white"
@@ -233,8 +246,10 @@ def test_browser_gca_and_tessellation_pages(tmp_path):
             for _ in range(2):  # two earlier participants paint the package's own category map
                 p = HttpParticipant(base)
                 page = p.onboard()
-                assert p.post("/tessellation", {"csrf_token": page.token,
-                                                "categories": ",".join(package)}).path == "/done"
+                assert (
+                    p.post("/tessellation", {"csrf_token": page.token, "categories": ",".join(package)}).path
+                    == "/done"
+                )
             driver.get(base + "/")
             onboard(driver, wait)
             wait.until(ec.presence_of_element_located((By.ID, "palette")))
@@ -245,7 +260,8 @@ def test_browser_gca_and_tessellation_pages(tmp_path):
                 "cells[0].dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));"
                 "for (var i = 1; i < cells.length; i++) {"
                 "  cells[i].dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); }"
-                "document.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));")
+                "document.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));"
+            )
             driver.find_element(By.CSS_SELECTOR, '.paint[data-category="Red"]').click()
             for coord in ("A1", "A2", "B1"):
                 driver.find_element(By.CSS_SELECTOR, f'button.cell[data-coord="{coord}"]').click()

@@ -40,7 +40,10 @@ def test_export_command(tmp_path, capsys):
 
 
 def test_export_errors(tmp_path, capsys):
-    assert main(["collect", "export", "--db", str(tmp_path / "missing.sqlite3"), "-o", str(tmp_path / "a.csv")]) == 2
+    assert (
+        main(["collect", "export", "--db", str(tmp_path / "missing.sqlite3"), "-o", str(tmp_path / "a.csv")])
+        == 2
+    )
     assert "no such collection database" in capsys.readouterr().err
     db = _db_with_answers(tmp_path)
     assert main(["collect", "export", "--db", str(db), "-o", str(tmp_path / "a.xlsx")]) == 2
@@ -55,9 +58,24 @@ def _free_port() -> int:
 
 def test_serve_command_listens_on_loopback(tmp_path):
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "huesenv", "collect", "serve", "--port", str(port),
-                             "--db", str(tmp_path / "s.sqlite3"), "--words-per-participant", "5"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "huesenv",
+            "collect",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "s.sqlite3"),
+            "--words-per-participant",
+            "5",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -67,7 +85,9 @@ def test_serve_command_listens_on_loopback(tmp_path):
                     break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"server did not start: {proc.stdout.read() if proc.poll() is not None else ''}")
+                    raise AssertionError(
+                        f"server did not start: {proc.stdout.read() if proc.poll() is not None else ''}"
+                    )
                 time.sleep(0.2)
         # bound to the loopback address only
         conns = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout if _has("ss") else ""
@@ -89,8 +109,22 @@ def test_killed_server_loses_no_acknowledged_answer(tmp_path):
 
     port = _free_port()
     db = tmp_path / "k.sqlite3"
-    proc = subprocess.Popen([sys.executable, "-m", "huesenv", "collect", "serve", "--port", str(port),
-                             "--db", str(db), "--no-feedback"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "huesenv",
+            "collect",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            str(db),
+            "--no-feedback",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -116,7 +150,9 @@ def _has(cmd: str) -> bool:
 
 
 def test_serve_rejects_bad_options(tmp_path, capsys):
-    assert main(["collect", "serve", "--db", str(tmp_path / "s.sqlite3"), "--words-per-participant", "200"]) == 2
+    assert (
+        main(["collect", "serve", "--db", str(tmp_path / "s.sqlite3"), "--words-per-participant", "200"]) == 2
+    )
     assert "fewer than the 200" in capsys.readouterr().err
     assert not (tmp_path / "s.sqlite3").exists()  # nothing is created for a refused configuration
     assert main(["collect", "serve", "--db", str(tmp_path / "nofolder" / "s.sqlite3")]) == 2

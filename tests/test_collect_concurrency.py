@@ -62,8 +62,16 @@ def test_simultaneous_participants_lose_nothing(server, tmp_path):
         p = HttpParticipant(base, timeout=60)
         page = p.get("/")
         barrier.wait()  # everyone onboards at the same moment: contended word assignment
-        page = p.post("/start", {"csrf_token": page.token, "language": "spanish" if k % 2 else "english",
-                                 "gender": "other", "age_range": "30-39", "color_blind": "no"})
+        page = p.post(
+            "/start",
+            {
+                "csrf_token": page.token,
+                "language": "spanish" if k % 2 else "english",
+                "gender": "other",
+                "age_range": "30-39",
+                "color_blind": "no",
+            },
+        )
         page = p.post("/instructions", {"csrf_token": page.token})
         page, answers = p.answer_words(page, lambda w: coords[(k + len(w)) % len(coords)])
         assert page.path == "/done", page.path
@@ -99,5 +107,7 @@ def test_simultaneous_participants_lose_nothing(server, tmp_path):
     # the request log saw traffic but no participant data: no ids, words, demographics or answers in it
     text = "\n".join(capture.lines)
     assert "POST /words" in text
-    for secret in ids + [w for w in word_texts() if len(w) > 3] + ["spanish", "english", "30-39", "coordinate="]:
+    for secret in (
+        ids + [w for w in word_texts() if len(w) > 3] + ["spanish", "english", "30-39", "coordinate="]
+    ):
         assert secret not in text, secret

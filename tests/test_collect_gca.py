@@ -34,8 +34,17 @@ def fake_source(rng: np.random.Generator, n_trials: int, n_attention: int) -> li
         colour = COLOURS[int(rng.integers(len(COLOURS)))]
         buf = io.BytesIO()
         Image.new("RGB", (8, 8), (k, 0, 0)).save(buf, format="PNG")
-        out.append(GCAStimulus(f"fake/{k}/{colour}", f"thing {k}", "shape", colour, float(10 * (k % 11)),
-                               "purple", buf.getvalue()))
+        out.append(
+            GCAStimulus(
+                f"fake/{k}/{colour}",
+                f"thing {k}",
+                "shape",
+                colour,
+                float(10 * (k % 11)),
+                "purple",
+                buf.getvalue(),
+            )
+        )
     return out
 
 
@@ -68,7 +77,12 @@ def test_attention_slots_and_introspection_assignment():
     assert attention_slots(3, (2, 5, 25), "last") == [2, 5]  # 6 items: 25 does not fit
     assert attention_slots(3, (2, 6), "last") == [2]  # item 6 would be the introspection question
     assert attention_slots(3, (1, 2), "first") == [2]  # item 1 is the introspection question
-    assert [introspection_condition("alternate", s) for s in (1, 2, 3, 4)] == ["first", "last", "first", "last"]
+    assert [introspection_condition("alternate", s) for s in (1, 2, 3, 4)] == [
+        "first",
+        "last",
+        "first",
+        "last",
+    ]
     with pytest.raises(ValueError):
         introspection_condition("middle", 1)
 
@@ -76,7 +90,9 @@ def test_attention_slots_and_introspection_assignment():
 def make_app(tmp_path, source=fake_source, **kw):
     kw.setdefault("gca_trials", 4)
     kw.setdefault("gca_attention_positions", (3,))
-    return create_app(CollectConfig(db_path=tmp_path / "collect.sqlite3", task="gca", gca_source=source, **kw))
+    return create_app(
+        CollectConfig(db_path=tmp_path / "collect.sqlite3", task="gca", gca_source=source, **kw)
+    )
 
 
 def test_http_flow_validation_and_export(tmp_path):
@@ -90,20 +106,27 @@ def test_http_flow_validation_and_export(tmp_path):
     img = p.client.get(f"/gca/image/{position}.png")
     assert img.status_code == 200 and img.data[:8] == b"\x89PNG\r\n\x1a\n"
     assert p.client.get("/gca/image/99.png").status_code == 404
-    for bad in [{"choice": "magenta", "confidence": "5"}, {"choice": options[0], "confidence": "0"},
-                {"choice": options[0], "confidence": "11"}, {"choice": options[0], "confidence": "x"},
-                {"choice": options[0]}]:
+    for bad in [
+        {"choice": "magenta", "confidence": "5"},
+        {"choice": options[0], "confidence": "0"},
+        {"choice": options[0], "confidence": "11"},
+        {"choice": options[0], "confidence": "x"},
+        {"choice": options[0]},
+    ]:
         bad_page = p.post("/gca", {"csrf_token": page.token, "position": position, **bad})
         assert bad_page.status == 400 and "field" in bad_page.text, bad
     first_token = page.token
-    page = p.post("/gca", {"csrf_token": first_token, "position": position, "choice": options[0],
-                           "confidence": "9"})
+    page = p.post(
+        "/gca", {"csrf_token": first_token, "position": position, "choice": options[0], "confidence": "9"}
+    )
     assert "Item 2 of 6" in page.text
-    replay = p.post("/gca", {"csrf_token": first_token, "position": position, "choice": options[1],
-                             "confidence": "1"})
+    replay = p.post(
+        "/gca", {"csrf_token": first_token, "position": position, "choice": options[1], "confidence": "1"}
+    )
     assert replay.status == 409
-    page, n = p.answer_gca(page, choose=lambda opts: next(o for o in opts if o not in ("white", "purple")),
-                           threshold=35)
+    page, n = p.answer_gca(
+        page, choose=lambda opts: next(o for o in opts if o not in ("white", "purple")), threshold=35
+    )
     assert page.path == "/done" and n == 5
 
     frame = gca_frame(tmp_path / "collect.sqlite3")
@@ -125,9 +148,11 @@ def test_same_seed_same_survey(tmp_path):
         for _ in range(2):
             ClientParticipant(app.test_client()).onboard()
         with sqlite3.connect(folder / "collect.sqlite3") as conn:
-            return conn.execute("SELECT p.serial, i.position, i.kind, i.stimulus_id, i.options, i.expected"
-                                " FROM gca_items i JOIN participants p ON p.id = i.participant_id"
-                                " ORDER BY p.serial, i.position").fetchall()
+            return conn.execute(
+                "SELECT p.serial, i.position, i.kind, i.stimulus_id, i.options, i.expected"
+                " FROM gca_items i JOIN participants p ON p.id = i.participant_id"
+                " ORDER BY p.serial, i.position"
+            ).fetchall()
 
     a, b = plan(tmp_path / "a"), plan(tmp_path / "b")
     assert a == b
@@ -136,22 +161,27 @@ def test_same_seed_same_survey(tmp_path):
 
 
 def test_probes_generator_stimuli(tmp_path):
-    import huesenv.probes.gca.stimuli  # noqa: F401  (a broken import must fail, not skip)
     from PIL import Image
 
+    import huesenv.probes.gca.stimuli  # noqa: F401  (a broken import must fail, not skip)
     from huesenv.collect.gca_probes import stratified_counts
 
     assert stratified_counts(90) == {"prior": 39, "counterfactual": 12, "shape": 39}
     assert sum(stratified_counts(7).values()) == 7
-    app = create_app(CollectConfig(db_path=tmp_path / "collect.sqlite3", task="gca", gca_trials=6,
-                                   gca_attention_positions=(2,)))
+    app = create_app(
+        CollectConfig(
+            db_path=tmp_path / "collect.sqlite3", task="gca", gca_trials=6, gca_attention_positions=(2,)
+        )
+    )
     p = ClientParticipant(app.test_client())
     page = p.onboard()
     with sqlite3.connect(tmp_path / "collect.sqlite3") as conn:
-        rows = conn.execute("SELECT i.position, i.kind, s.condition, s.colour, i.distractor, i.options FROM gca_items i"
-                            " JOIN gca_stimuli s ON s.stimulus_id = i.stimulus_id ORDER BY i.position").fetchall()
+        rows = conn.execute(
+            "SELECT i.position, i.kind, s.condition, s.colour, i.distractor, i.options FROM gca_items i"
+            " JOIN gca_stimuli s ON s.stimulus_id = i.stimulus_id ORDER BY i.position"
+        ).fetchall()
     assert len(rows) == 7
-    conditions = [r[2] for r, in zip(rows) if r[1] == "trial"]
+    conditions = [r[2] for (r,) in zip(rows) if r[1] == "trial"]
     assert sorted(conditions) == sorted(["prior"] * 3 + ["counterfactual"] * 1 + ["shape"] * 2)
     for _, _, _, colour, distractor, options in rows:
         assert distractor not in ("white", colour, "grey") and colour in options

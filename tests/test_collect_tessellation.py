@@ -40,9 +40,13 @@ def test_consensus_mode_agreement_and_ties():
 def test_painting_validation():
     good = ",".join(load_board().categories)
     assert len(parse_painting(good.lower())) == 480
-    for bad, msg in [("", "480"), (",".join(["Red"] * 479), "got 479"),
-                     (",".join(["Red"] * 479 + [""]), "not painted"), (",".join(["Grey"] * 480), "not painted"),
-                     ("Red," * 5000, "480")]:
+    for bad, msg in [
+        ("", "480"),
+        (",".join(["Red"] * 479), "got 479"),
+        (",".join(["Red"] * 479 + [""]), "not painted"),
+        (",".join(["Grey"] * 480), "not painted"),
+        ("Red," * 5000, "480"),
+    ]:
         with pytest.raises(ValueError, match=msg):
             parse_painting(bad)
 

@@ -78,8 +78,13 @@ def test_onboarding_validates_every_field(tmp_path):
     app = make_app(tmp_path)
     p = participant(app)
     good = {"language": "english", "gender": "female", "age_range": "20-29", "color_blind": "no"}
-    for field, bad in [("language", "klingon"), ("gender", "x" * 500), ("age_range", "200"),
-                       ("color_blind", "maybe"), ("language", "")]:
+    for field, bad in [
+        ("language", "klingon"),
+        ("gender", "x" * 500),
+        ("age_range", "200"),
+        ("color_blind", "maybe"),
+        ("language", ""),
+    ]:
         page = p.get("/start")
         page = p.post("/start", {"csrf_token": page.token, **good, field: bad})
         assert page.status == 400 and f"field {field}" in page.text, (field, page.text[:200])
@@ -89,8 +94,9 @@ def test_onboarding_validates_every_field(tmp_path):
 def test_csrf_token_is_required(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
-    resp = client.post("/start", data={"language": "english", "gender": "female", "age_range": "20-29",
-                                       "color_blind": "no"})
+    resp = client.post(
+        "/start", data={"language": "english", "gender": "female", "age_range": "20-29", "color_blind": "no"}
+    )
     assert resp.status_code == 400
     assert count(tmp_path, "participants") == 0
 
@@ -131,8 +137,10 @@ def test_answers_cannot_be_changed_or_given_out_of_order(tmp_path):
         # the storage layer refuses a second answer on its own (UNIQUE participant, word)
         pid = conn.execute("SELECT id FROM participants").fetchone()[0]
         with pytest.raises(sqlite3.IntegrityError):
-            conn.execute("INSERT INTO word_answers (participant_id, word, cell, answered_at) VALUES (?, ?, 5, 'x')",
-                         (pid, first))
+            conn.execute(
+                "INSERT INTO word_answers (participant_id, word, cell, answered_at) VALUES (?, ?, 5, 'x')",
+                (pid, first),
+            )
 
 
 def test_feedback_shows_earlier_participants_only(tmp_path):
@@ -175,8 +183,10 @@ def test_balanced_assignment_and_seeded_determinism(tmp_path):
         for _ in range(n):
             participant(app).onboard()
         with sqlite3.connect(folder / "collect.sqlite3") as conn:
-            return conn.execute("SELECT p.serial, a.position, a.word FROM word_assignments a JOIN participants p"
-                                " ON p.id = a.participant_id ORDER BY p.serial, a.position").fetchall()
+            return conn.execute(
+                "SELECT p.serial, a.position, a.word FROM word_assignments a JOIN participants p"
+                " ON p.id = a.participant_id ORDER BY p.serial, a.position"
+            ).fetchall()
 
     a = assignments(tmp_path / "a", 14)
     b = assignments(tmp_path / "b", 14)

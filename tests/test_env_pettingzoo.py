@@ -27,7 +27,9 @@ def test_pettingzoo_parallel_api_test():
 def test_pettingzoo_seed_tests():
     seed_test(lambda: hues_cues_v0.env(num_players=5), num_cycles=80)
     # the parallel seed test samples unmasked actions: run it under penalise-and-continue
-    parallel_seed_test(lambda: hues_cues_v0.parallel_env(num_players=3, illegal_action="penalise"), num_cycles=80)
+    parallel_seed_test(
+        lambda: hues_cues_v0.parallel_env(num_players=3, illegal_action="penalise"), num_cycles=80
+    )
 
 
 def _random_legal(env, agent, rng):
@@ -56,7 +58,9 @@ def test_max_cycles_truncates_aec_and_parallel(max_cycles):
     par.reset(seed=0)
     steps = 0
     while par.agents:
-        actions = {a: par.action_space(a).sample() for a in par.agents}  # unmasked, like PettingZoo's max_cycles_test
+        actions = {
+            a: par.action_space(a).sample() for a in par.agents
+        }  # unmasked, like PettingZoo's max_cycles_test
         _, _, terms, truncs, _ = par.step(actions)
         steps += 1
         assert steps <= max_cycles
@@ -84,7 +88,9 @@ def test_observations_and_masks():
     env.reset(seed=2)
     layout, s = env.layout, env.state_obj
     giver, guesser = env.observe("player_0"), env.observe("player_1")
-    assert env.observation_space("player_0").contains(giver) and env.observation_space("player_1").contains(guesser)
+    assert env.observation_space("player_0").contains(giver) and env.observation_space("player_1").contains(
+        guesser
+    )
     assert giver["observation"]["board"].shape == (16, 30, 3)
     assert list(giver["observation"]["card"]) == list(s.card) and (guesser["observation"]["card"] == -1).all()
     assert giver["observation"]["role"] == 1 and guesser["observation"]["role"] == 0
@@ -95,7 +101,9 @@ def test_observations_and_masks():
     mask = env.observe("player_0")["action_mask"]
     vocab = layout.vocabulary
     assert not mask[:N_CELLS].any() and not mask[layout.pass_action]  # cue 1: words only, no pass
-    assert not mask[layout.cue_action("PETER PAN")] and mask[layout.cue_action("WINTER")]  # two words: cue 2 only
+    assert (
+        not mask[layout.cue_action("PETER PAN")] and mask[layout.cue_action("WINTER")]
+    )  # two words: cue 2 only
     env.step(layout.cue_action("WINTER"))
     obs = env.observe("player_1")
     assert obs["observation"]["cues"][0] == vocab.index("WINTER") + 1 and obs["observation"]["cues"][1] == 0
@@ -106,7 +114,11 @@ def test_observations_and_masks():
     env.step(0)
     env.step(1)
     mask = env.observe("player_0")["action_mask"]
-    assert mask[layout.pass_action] and not mask[layout.cue_action("WINTER")] and mask[layout.cue_action("PETER PAN")]
+    assert (
+        mask[layout.pass_action]
+        and not mask[layout.cue_action("WINTER")]
+        and mask[layout.cue_action("PETER PAN")]
+    )
 
 
 def test_rewards_are_round_points_and_infos_carry_scores_and_target():
@@ -124,7 +136,10 @@ def test_rewards_are_round_points_and_infos_carry_scores_and_target():
     assert env.rewards == {"player_0": 2.0, "player_1": 3.0, "player_2": 3.0}
     info = env.infos["player_1"]
     assert info["target"] == parse_coord("I18") and info["target_coord"] == "I18"
-    assert info["round_points"] == {"player_0": 2, "player_1": 3, "player_2": 3} and info["scores"]["player_2"] == 3
+    assert (
+        info["round_points"] == {"player_0": 2, "player_1": 3, "player_2": 3}
+        and info["scores"]["player_2"] == 3
+    )
     assert env.agent_selection == "player_1"  # next cue giver
     _, reward, *_ = env.last()
     assert reward == 3.0
@@ -179,8 +194,27 @@ def test_text_mode_random_play_stays_in_spaces():
     env = hues_cues_v0.env(num_players=4, cue_mode="text")
     env.reset(seed=9)
     rng = np.random.default_rng(9)
-    words = iter(["merlot", "tide", "mossy", "dune", "ember", "glacier", "cedar", "jasmine", "petal", "ocean deep",
-                  "lagoon", "cinder", "mango", "fern", "slate", "plum jam", "flax"])
+    words = iter(
+        [
+            "merlot",
+            "tide",
+            "mossy",
+            "dune",
+            "ember",
+            "glacier",
+            "cedar",
+            "jasmine",
+            "petal",
+            "ocean deep",
+            "lagoon",
+            "cinder",
+            "mango",
+            "fern",
+            "slate",
+            "plum jam",
+            "flax",
+        ]
+    )
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -205,7 +239,12 @@ def test_render_view_shows_reveal_then_next_round():
     assert env.render_view().cones == {100: 1, 101: 2, 102: 2}
     env.step(103)
     view = env.render_view()
-    assert view.phase == "reveal" and view.target == 10 and view.cones[103] == 1 and view.cues == ("SEA", "(pass)")
+    assert (
+        view.phase == "reveal"
+        and view.target == 10
+        and view.cones[103] == 1
+        and view.cues == ("SEA", "(pass)")
+    )
     env.step(11)
     assert env.render_view().phase == "cue_1" and env.render_view().cones == {}
 
@@ -213,6 +252,7 @@ def test_render_view_shows_reveal_then_next_round():
 def test_render_rgb_array():
     pytest.importorskip("pygame")
     from huesenv.render import BoardRenderer  # noqa: F401  (a broken renderer must fail, not skip)
+
     env = hues_cues_v0.env(num_players=3, render_mode="rgb_array")
     env.reset(seed=0)
     frame = env.render()
@@ -246,14 +286,26 @@ def test_custom_vocabulary_masks_forbidden_words():
     mask = env.observe("player_0")["action_mask"]
     lay = env.layout
     assert lay.n == N_CELLS + 5
-    assert [bool(mask[lay.cue_action(w)]) for w in ("WINE", "RED", "SEA", "DEEP SEA")] == [True, False, True, False]
+    assert [bool(mask[lay.cue_action(w)]) for w in ("WINE", "RED", "SEA", "DEEP SEA")] == [
+        True,
+        False,
+        True,
+        False,
+    ]
 
 
 def test_module_docstring_documents_agents_spaces_rewards():
     import huesenv.envs.hues_cues.env as mod
 
     doc = mod.__doc__
-    for section in ("| Agents ", "| Action Values", "### Observation Space", "### Action Space", "### Rewards", "### Round"):
+    for section in (
+        "| Agents ",
+        "| Action Values",
+        "### Observation Space",
+        "### Action Space",
+        "### Rewards",
+        "### Round",
+    ):
         assert section in doc
 
 

@@ -93,7 +93,12 @@ def test_adapters_round_trip():
     env.step(d.action)
     obs = env.observe("player_0")
     q = observation_to_query(obs, lay, info=env.infos["player_0"], rules=env.rules)
-    assert q.target == s.card[1] and q.cue_index == 1 and "PETER PAN" not in q.vocabulary and "RED" in q.forbidden
+    assert (
+        q.target == s.card[1]
+        and q.cue_index == 1
+        and "PETER PAN" not in q.vocabulary
+        and "RED" in q.forbidden
+    )
     assert not answer_to_action(Answer(cue="peter pan"), q, obs, lay).valid
     assert not answer_to_action(Answer(cue=None), q, obs, lay).valid
     d = answer_to_action(Answer(cue=" sea "), q, obs, lay)
@@ -181,7 +186,9 @@ def test_guesser_vector_env_cue_cells_ground_targets():
     cells = [np.array([i, i + 1]) for i in range(100)]
     env = GuesserVectorEnv(num_envs=256, cue_cells=cells)
     obs, _ = env.reset(seed=0)
-    _, _, _, _, info = env.step(GuesserVectorEnv.random_legal_actions(obs["action_mask"], np.random.default_rng(1)))
+    _, _, _, _, info = env.step(
+        GuesserVectorEnv.random_legal_actions(obs["action_mask"], np.random.default_rng(1))
+    )
     assert ((info["target"] == obs["cue"]) | (info["target"] == obs["cue"] + 1)).all()
     with pytest.raises(ValueError, match="one array per vocabulary word"):
         GuesserVectorEnv(num_envs=2, cue_cells=cells[:3])

@@ -9,7 +9,13 @@ import pytest
 
 from huesenv.board import frame, parse_coord, ring
 from huesenv.envs.hues_cues.rules import (
-    Action, GameState, HuesCuesRules, IllegalActionError, recompute_scores, score_cones, score_round,
+    Action,
+    GameState,
+    HuesCuesRules,
+    IllegalActionError,
+    recompute_scores,
+    score_cones,
+    score_round,
 )
 
 C = parse_coord
@@ -30,18 +36,39 @@ def test_rules_module_does_not_import_pettingzoo():
 @pytest.mark.parametrize(
     "target,cell,points",
     [
-        ("I18", "I18", 3), ("I18", "H17", 2), ("I18", "J19", 2), ("I18", "I19", 2),
-        ("I18", "G16", 1), ("I18", "K20", 1), ("I18", "I20", 1), ("I18", "G18", 1),
-        ("I18", "F18", 0), ("I18", "I21", 0), ("I18", "A1", 0),
+        ("I18", "I18", 3),
+        ("I18", "H17", 2),
+        ("I18", "J19", 2),
+        ("I18", "I19", 2),
+        ("I18", "G16", 1),
+        ("I18", "K20", 1),
+        ("I18", "I20", 1),
+        ("I18", "G18", 1),
+        ("I18", "F18", 0),
+        ("I18", "I21", 0),
+        ("I18", "A1", 0),
         # corner A1: frame clipped to 4 cells, ring to 5
-        ("A1", "A1", 3), ("A1", "B2", 2), ("A1", "A2", 2), ("A1", "C3", 1), ("A1", "A3", 1), ("A1", "C1", 1),
-        ("A1", "A4", 0), ("A1", "D1", 0),
+        ("A1", "A1", 3),
+        ("A1", "B2", 2),
+        ("A1", "A2", 2),
+        ("A1", "C3", 1),
+        ("A1", "A3", 1),
+        ("A1", "C1", 1),
+        ("A1", "A4", 0),
+        ("A1", "D1", 0),
         # corner P30 and edges
-        ("P30", "O29", 2), ("P30", "N28", 1), ("P30", "P27", 0),
-        ("A15", "B16", 2), ("A15", "C13", 1), ("A15", "C12", 0),
-        ("H1", "G2", 2), ("H1", "J3", 1), ("H1", "H4", 0),
+        ("P30", "O29", 2),
+        ("P30", "N28", 1),
+        ("P30", "P27", 0),
+        ("A15", "B16", 2),
+        ("A15", "C13", 1),
+        ("A15", "C12", 0),
+        ("H1", "G2", 2),
+        ("H1", "J3", 1),
+        ("H1", "H4", 0),
         # no wrap-around between the end of one row and the start of the next
-        ("A30", "B1", 0), ("B1", "A30", 0),
+        ("A30", "B1", 0),
+        ("B1", "A30", 0),
     ],
 )
 def test_guesser_points_hand_built(target, cell, points):
@@ -50,7 +77,14 @@ def test_guesser_points_hand_built(target, cell, points):
 
 def test_frame_and_ring_are_clipped_at_edges():
     pm = HuesCuesRules().points_matrix
-    for target, n_frame, n_ring in [("I18", 9, 16), ("A1", 4, 5), ("P30", 4, 5), ("A15", 6, 9), ("H1", 6, 9), ("B2", 9, 7)]:
+    for target, n_frame, n_ring in [
+        ("I18", 9, 16),
+        ("A1", 4, 5),
+        ("P30", 4, 5),
+        ("A15", 6, 9),
+        ("H1", 6, 9),
+        ("B2", 9, 7),
+    ]:
         t = C(target)
         assert len(frame(t)) == n_frame and len(ring(t)) == n_ring
         assert (pm[t] == 2).sum() == n_frame - 1 and (pm[t] == 1).sum() == n_ring and (pm[t] == 3).sum() == 1
@@ -83,12 +117,35 @@ def test_player_count_checked(n):
 @pytest.mark.parametrize(
     "cue,index,ok",
     [
-        ("wine", 1, True), ("  Wine ", 1, True), ("(Lilo and) Stitch", 1, True), ("Stitch", 1, True),
-        ("red", 1, False), ("Reds", 1, False), ("GREY", 2, False), ("blue whale", 2, False), ("orange", 1, False),
-        ("a", 1, False), ("I18", 1, False), ("i-18", 2, False), ("B", 1, False),
-        ("7", 1, False), ("wine7", 1, False), ("wine#", 1, False), ("", 1, False), ("   ", 1, False),
-        ("peter pan", 1, False), ("peter pan", 2, True), ("deep sea", 2, True), ("one two three", 2, False),
-        ("lighter", 1, True), ("lighter", 2, False), ("reddish", 1, False), ("bluish", 2, False), ("redwood", 1, True), ("sea darker", 2, False), ("café", 1, True),
+        ("wine", 1, True),
+        ("  Wine ", 1, True),
+        ("(Lilo and) Stitch", 1, True),
+        ("Stitch", 1, True),
+        ("red", 1, False),
+        ("Reds", 1, False),
+        ("GREY", 2, False),
+        ("blue whale", 2, False),
+        ("orange", 1, False),
+        ("a", 1, False),
+        ("I18", 1, False),
+        ("i-18", 2, False),
+        ("B", 1, False),
+        ("7", 1, False),
+        ("wine7", 1, False),
+        ("wine#", 1, False),
+        ("", 1, False),
+        ("   ", 1, False),
+        ("peter pan", 1, False),
+        ("peter pan", 2, True),
+        ("deep sea", 2, True),
+        ("one two three", 2, False),
+        ("lighter", 1, True),
+        ("lighter", 2, False),
+        ("reddish", 1, False),
+        ("bluish", 2, False),
+        ("redwood", 1, True),
+        ("sea darker", 2, False),
+        ("café", 1, True),
     ],
 )
 def test_cue_rules(cue, index, ok):
@@ -99,10 +156,19 @@ def test_cue_rules(cue, index, ok):
 @pytest.mark.parametrize(
     "cue,index,why",
     [
-        ("SKY-BLUE", 2, "colour"), ("sky-blue", 1, "colour"), ("BLUE-GREEN", 2, "colour"), ("BLUE(S)", 1, "colour"),
-        ("(blue) whale", 2, "colour"), ("sea-reddish", 2, "colour"), ("blue's", 1, "colour"), ("red/green", 2, "character"),
-        ("I-18", 2, "number"), ("U.S.", 1, "single letter"), ("sea-lighter", 2, "relative"),
-        ("sea-salt", 1, "at most 1 word"), ("forget-me-not", 2, "at most 2 word"),
+        ("SKY-BLUE", 2, "colour"),
+        ("sky-blue", 1, "colour"),
+        ("BLUE-GREEN", 2, "colour"),
+        ("BLUE(S)", 1, "colour"),
+        ("(blue) whale", 2, "colour"),
+        ("sea-reddish", 2, "colour"),
+        ("blue's", 1, "colour"),
+        ("red/green", 2, "character"),
+        ("I-18", 2, "number"),
+        ("U.S.", 1, "single letter"),
+        ("sea-lighter", 2, "relative"),
+        ("sea-salt", 1, "at most 1 word"),
+        ("forget-me-not", 2, "at most 2 word"),
     ],
 )
 def test_cue_rules_look_inside_compounds(cue, index, why):
@@ -118,14 +184,19 @@ def test_cue_words_split_at_punctuation_and_hyphens_count_per_part():
     rules = HuesCuesRules()
     assert rules.cue_problem("sea-salt", 2) is None  # a legal hyphenated cue: two words, so cue 2 only
     assert rules.cue_problem("O'Neill", 1) is None and rules.cue_problem("(Lilo and) Stitch", 1) is None
-    assert HuesCuesRules(cue_word_limits=(2, 2)).cue_problem("sea-lighter", 1) is None  # relative: cue-2 rule only
+    assert (
+        HuesCuesRules(cue_word_limits=(2, 2)).cue_problem("sea-lighter", 1) is None
+    )  # relative: cue-2 rule only
     loose = HuesCuesRules(forbid_numbers=False, forbid_letters=False)
     for cue in ("I-18", "I 18", "i18", "(I) 18"):
         assert "coordinates" in (loose.cue_problem(cue, 2) or ""), cue
     assert loose.cue_problem("sea 18", 2) is None and loose.cue_problem("Z-99", 2) is None
     # overridden forbidden words may themselves be compounds or phrases
     assert HuesCuesRules(forbidden_words=("sky-blue",)).cue_problem("Sky-Blue", 2) is not None
-    assert HuesCuesRules(forbidden_words=("navy blue",), cue_word_limits=(2, 2)).cue_problem("navy blue", 1) is not None
+    assert (
+        HuesCuesRules(forbidden_words=("navy blue",), cue_word_limits=(2, 2)).cue_problem("navy blue", 1)
+        is not None
+    )
 
 
 def test_vocabulary_words_stay_legal():
@@ -216,8 +287,28 @@ def test_deck_is_seeded_with_distinct_cells():
 def test_recompute_scores_matches_incremental_bookkeeping():
     rng = np.random.default_rng(0)
     s = GameState.new(4, seed=7)
-    words = iter(["wine", "sky", "moss", "sand", "mud", "fire", "lime", "jade", "pear", "plum", "rust", "snow",
-                  "sea", "toad", "kiwi", "jam", "fog", "ash"])
+    words = iter(
+        [
+            "wine",
+            "sky",
+            "moss",
+            "sand",
+            "mud",
+            "fire",
+            "lime",
+            "jade",
+            "pear",
+            "plum",
+            "rust",
+            "snow",
+            "sea",
+            "toad",
+            "kiwi",
+            "jam",
+            "fog",
+            "ash",
+        ]
+    )
     while not s.done:
         if s.phase == "pick_target":
             s.apply(Action("target", cell=int(rng.choice(s.card))))

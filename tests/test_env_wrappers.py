@@ -47,7 +47,9 @@ def _run(env, seed):
     return total, steps, trace, info
 
 
-@pytest.mark.parametrize("env_id,role", [("huesenv/Guesser-v0", "guesser"), ("huesenv/CueGiver-v0", "cue_giver")])
+@pytest.mark.parametrize(
+    "env_id,role", [("huesenv/Guesser-v0", "guesser"), ("huesenv/CueGiver-v0", "cue_giver")]
+)
 def test_make_and_rewards_are_the_learner_role_points(env_id, role):
     env = gym.make(env_id, num_players=4)
     total, steps, _, info = _run(env, seed=3)
@@ -112,5 +114,5 @@ def test_penalise_mode_lets_the_learner_retry():
         obs, *_ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
         occupied = np.flatnonzero(obs["observation"]["occupied"])
     before = env.game.state_obj.moves
-    obs, reward, *_ , info = env.step(int(occupied[0]))
+    obs, reward, *_, info = env.step(int(occupied[0]))
     assert reward == -1.0 and "already holds a cone" in info["illegal"] and env.game.state_obj.moves == before

@@ -15,14 +15,24 @@ def test_default_config_is_the_main_job():
     config = load_config(None)
     specs = {a.spec for a in config.agents()}
     assert specs == {"text-embedding", "random", "human-replay"}
-    assert all(name in ("text-embedding", "random", "human") for lineup in config["lineups"] for name in lineup)
+    assert all(
+        name in ("text-embedding", "random", "human") for lineup in config["lineups"] for name in lineup
+    )
     assert 24 <= len(plan_games(config)) <= 96  # "a few dozen games"
     assert config["backend"]["name"] == "inprocess"
 
 
 def test_overrides_are_dotted_yaml_values():
-    config = load_config("default", ["games=2", "agents.random.kwargs.seed=7", "lineups.0.0=random",
-                                     "report.formats=[markdown]", "humans.path=null"])
+    config = load_config(
+        "default",
+        [
+            "games=2",
+            "agents.random.kwargs.seed=7",
+            "lineups.0.0=random",
+            "report.formats=[markdown]",
+            "humans.path=null",
+        ],
+    )
     assert config["games"] == 2
     assert config.agent("random").kwargs == {"seed": 7}
     assert config["lineups"][0][0] == "random"
@@ -33,11 +43,18 @@ def test_overrides_are_dotted_yaml_values():
         apply_overrides({"lineups": [[1]]}, ["lineups.3.0=x"])
 
 
-@pytest.mark.parametrize("override, field", [
-    ("games=-1", "games"), ("num_players=1", "num_players"), ("lineups.0.1=nobody", "lineups.0.1"),
-    ("wandb.mode=loud", "wandb.mode"), ("backend.name=spark", "backend.name"),
-    ("wordlevel.top_k=0", "wordlevel.top_k"), ("lineups.0=[random]", "lineups.0"),
-])
+@pytest.mark.parametrize(
+    "override, field",
+    [
+        ("games=-1", "games"),
+        ("num_players=1", "num_players"),
+        ("lineups.0.1=nobody", "lineups.0.1"),
+        ("wandb.mode=loud", "wandb.mode"),
+        ("backend.name=spark", "backend.name"),
+        ("wordlevel.top_k=0", "wordlevel.top_k"),
+        ("lineups.0=[random]", "lineups.0"),
+    ],
+)
 def test_bad_values_name_the_field(override, field):
     with pytest.raises(ValueError, match=rf"field {field}: expected"):
         load_config("default", [override])
@@ -113,5 +130,9 @@ def test_fresh_never_overwrites_an_earlier_backup(tmp_path):
         assert not (run_dir / GAMES_LOG).exists() and not (run_dir / WORDLEVEL_LOG).exists()
     for log, word in ((GAMES_LOG, "games"), (WORDLEVEL_LOG, "words")):
         backups = {p.name: p.read_text(encoding="utf-8") for p in run_dir.glob(f"{log}.old*")}
-        assert backups == {f"{log}.old": f"{word} 1\n", f"{log}.old.2": f"{word} 2\n", f"{log}.old.3": f"{word} 3\n"}
+        assert backups == {
+            f"{log}.old": f"{word} 1\n",
+            f"{log}.old.2": f"{word} 2\n",
+            f"{log}.old.3": f"{word} 3\n",
+        }
     assert backup_path(run_dir / GAMES_LOG) == run_dir / f"{GAMES_LOG}.old.4"

@@ -11,7 +11,10 @@ from huesenv.experiments.backends import RayBackend
 ray = pytest.importorskip("ray")
 
 CONFIG = {
-    "name": "ray", "seed": 11, "num_players": 3, "games": 3,
+    "name": "ray",
+    "seed": 11,
+    "num_players": 3,
+    "games": 3,
     "agents": {"random": {"spec": "random"}, "human": {"spec": "human-replay"}},
     "lineups": [["random", "human", "human"], ["random", "random", "human"]],
     "tournament": {"batch_size": 1},  # 6 tasks over 2 workers: results arrive out of order
@@ -27,8 +30,11 @@ def test_ray_equals_in_process(tmp_path):
     backend = RayBackend(num_cpus=2, runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}})
     try:
         assert backend.describe().startswith("ray (local: 2 CPU")
-        remote = run_experiment(load_config(path, [f"output={tmp_path / 'ray'}", "backend.name=ray"]),
-                                backend=backend, progress=False)
+        remote = run_experiment(
+            load_config(path, [f"output={tmp_path / 'ray'}", "backend.name=ray"]),
+            backend=backend,
+            progress=False,
+        )
     finally:
         backend.close()
     assert not ray.is_initialized()

@@ -17,16 +17,26 @@ from huesenv.logs.schema import LogRecord
 
 
 def step(game, rnd, player, role, phase, points=0, cell=None, word=None, agent="a", valid=True):
-    extra = {"game": game, "round": rnd, "player": player, "role": role, "phase": phase,
-             "points": points, "cell": cell, "target": None}
+    extra = {
+        "game": game,
+        "round": rnd,
+        "player": player,
+        "role": role,
+        "phase": phase,
+        "points": points,
+        "cell": cell,
+        "target": None,
+    }
     if not valid:  # as play_game logs a random fallback: the played move, valid=False and the reason
         extra["fallback"] = "invalid answer"
     return LogRecord(kind="game_step", run_id="t", agent_id=agent, word=word, valid=valid, extra=extra)
 
 
 def two_games():
-    seats = {0: {"player_0": "A", "player_1": "B", "player_2": "C"},
-             1: {"player_0": "B", "player_1": "A", "player_2": "C"}}
+    seats = {
+        0: {"player_0": "A", "player_1": "B", "player_2": "C"},
+        1: {"player_0": "B", "player_1": "A", "player_2": "C"},
+    }
     recs = [
         step(0, 0, "player_0", "cue_giver", "cue_1", word="LEMON"),
         step(0, 0, "player_1", "guesser", "guess_1", cell="J2", word="LEMON"),
@@ -99,13 +109,34 @@ def test_markdown_and_html_report(tmp_path):
 
 def _cli(args, tmp_path, **env):
     full_env = {**os.environ, "OMP_NUM_THREADS": "1", **env}
-    return subprocess.run([sys.executable, "-m", "huesenv", *args], capture_output=True, text=True,
-                          timeout=300, env=full_env, cwd=tmp_path)
+    return subprocess.run(
+        [sys.executable, "-m", "huesenv", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=full_env,
+        cwd=tmp_path,
+    )
 
 
 def test_cli_tournament_with_overrides(tmp_path):
-    out = _cli(["tournament", "--games", "1", "--name", "cli", "--set", "lineups=[[random,human,human,human]]",
-                "--set", "wordlevel.agents=[random]", "--no-progress", "--output", str(tmp_path / "runs")], tmp_path)
+    out = _cli(
+        [
+            "tournament",
+            "--games",
+            "1",
+            "--name",
+            "cli",
+            "--set",
+            "lineups=[[random,human,human,human]]",
+            "--set",
+            "wordlevel.agents=[random]",
+            "--no-progress",
+            "--output",
+            str(tmp_path / "runs"),
+        ],
+        tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     assert "games: ran 1 games" in out.stdout and "Leaderboard" in out.stdout
     assert (tmp_path / "runs" / "cli" / "report.md").exists()
@@ -115,8 +146,13 @@ def test_cli_tournament_with_overrides(tmp_path):
 
 def test_clip_sweep_fails_fast_without_weights(tmp_path):
     pytest.importorskip("open_clip")
-    out = _cli(["wordlevel", "paper_clip_sweep", "--output", str(tmp_path / "runs"), "--no-progress"], tmp_path,
-               HF_HOME=str(tmp_path / "hf"), HF_HUB_CACHE=str(tmp_path / "hf" / "hub"), HOME=str(tmp_path))
+    out = _cli(
+        ["wordlevel", "paper_clip_sweep", "--output", str(tmp_path / "runs"), "--no-progress"],
+        tmp_path,
+        HF_HOME=str(tmp_path / "hf"),
+        HF_HUB_CACHE=str(tmp_path / "hf" / "hub"),
+        HOME=str(tmp_path),
+    )
     assert out.returncode == 2
     assert "weights missing for 162 of 162 checkpoint(s)" in out.stderr
     assert "HF_HOME" in out.stderr and "--set weights.dir" in out.stderr and "HF_HUB_OFFLINE=1" in out.stderr
@@ -148,10 +184,17 @@ def test_existing_hugging_face_cache_is_found(tmp_path):
     (repo / "refs" / "main").write_text("abc123")
     (repo / "snapshots" / "abc123").mkdir(parents=True)
     (repo / "snapshots" / "abc123" / "open_clip_model.safetensors").write_bytes(b"x")
-    code = ("from huesenv.experiments.weights import check_checkpoint as c;"
-            "print(c('ViT-B-32-laion2b_s34b_b79k').path); print(c('ViT-B-32-openai').path)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "HF_HUB_CACHE": str(hub), "HOME": str(tmp_path)})
+    code = (
+        "from huesenv.experiments.weights import check_checkpoint as c;"
+        "print(c('ViT-B-32-laion2b_s34b_b79k').path); print(c('ViT-B-32-openai').path)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_CACHE": str(hub), "HOME": str(tmp_path)},
+    )
     found, missing = out.stdout.split()
     assert found.endswith("snapshots/abc123/open_clip_model.safetensors") and missing == "None"
 
@@ -173,13 +216,22 @@ def test_clip_sweep_runs_model_by_model_from_local_files(tmp_path):
     names = ["EVA02-B-16-merged2b_s8b_b131k", "ViT-B-32-openai", "RN50-openai"]
     for name in names:
         (tmp_path / f"{name}.safetensors").write_bytes(b"x")
-    overrides = [f"weights.dir={tmp_path}", f"output={tmp_path / 'runs'}", f"wordlevel.agents={names}",
-                 "tournament.agent_factory=test_experiments_report:fake_clip_factory", "report.formats=[markdown]"]
-    result = run_experiment(load_config("paper_clip_sweep", overrides[:2] + overrides[3:] + [
-        f"wordlevel.agents={names[:2]}"]), progress=False)
+    overrides = [
+        f"weights.dir={tmp_path}",
+        f"output={tmp_path / 'runs'}",
+        f"wordlevel.agents={names}",
+        "tournament.agent_factory=test_experiments_report:fake_clip_factory",
+        "report.formats=[markdown]",
+    ]
+    result = run_experiment(
+        load_config("paper_clip_sweep", overrides[:2] + overrides[3:] + [f"wordlevel.agents={names[:2]}"]),
+        progress=False,
+    )
     assert result.stages[0].ran_now == 2
-    result = run_experiment(load_config("paper_clip_sweep", overrides[:2] + overrides[3:] + [
-        f"wordlevel.agents={names}"]), progress=False)
+    result = run_experiment(
+        load_config("paper_clip_sweep", overrides[:2] + overrides[3:] + [f"wordlevel.agents={names}"]),
+        progress=False,
+    )
     assert (result.stages[0].done_before, result.stages[0].ran_now) == (2, 1)
     agents = result.tables["wordlevel_agents"]
     # grouped by the config's agent names; the checkpoint's agent id is kept alongside (metrics.collect)

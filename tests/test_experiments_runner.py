@@ -12,12 +12,21 @@ from pathlib import Path
 import pytest
 import yaml
 
-from huesenv.experiments import (InProcessBackend, canonical_log_lines, load_config, plan_games, read_log_state,
-                                 run_experiment)
+from huesenv.experiments import (
+    InProcessBackend,
+    canonical_log_lines,
+    load_config,
+    plan_games,
+    read_log_state,
+    run_experiment,
+)
 from huesenv.experiments.runner import GAMES_LOG, prepare_run_dir, run_games
 
 SMALL = {
-    "name": "small", "seed": 3, "num_players": 3, "games": 3,
+    "name": "small",
+    "seed": 3,
+    "num_players": 3,
+    "games": 3,
     "agents": {"random": {"spec": "random"}, "human": {"spec": "human-replay"}},
     "lineups": [["random", "human", "human"], ["random", "random", "human"]],
     "tournament": {"batch_size": 2},
@@ -50,11 +59,26 @@ def test_run_writes_report_and_logs(tmp_path):
     result = run_experiment(config, progress=False)
     run_dir = result.run_dir
     assert [s.ran_now for s in result.stages] == [6, 2]
-    for name in ("games.jsonl", "wordlevel.jsonl", "config.yaml", "report.md", "report.html", "summary.json",
-                 "plots/leaderboard.png", "plots/head_to_head.png", "tables/leaderboard.csv"):
+    for name in (
+        "games.jsonl",
+        "wordlevel.jsonl",
+        "config.yaml",
+        "report.md",
+        "report.html",
+        "summary.json",
+        "plots/leaderboard.png",
+        "plots/head_to_head.png",
+        "tables/leaderboard.csv",
+    ):
         assert (run_dir / name).is_file(), name
     md = (run_dir / "report.md").read_text(encoding="utf-8")
-    for section in ("## Leaderboard", "## Head to head", "## Guess alignment", "## Wordlevel agents", "## Boards"):
+    for section in (
+        "## Leaderboard",
+        "## Head to head",
+        "## Guess alignment",
+        "## Wordlevel agents",
+        "## Boards",
+    ):
         assert section in md
     html = (run_dir / "report.html").read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and "<img" in html and "plots/" not in html  # self-contained
@@ -126,8 +150,12 @@ def test_other_experiment_in_run_folder_is_refused(tmp_path):
 
 def test_kill_and_resume_subprocess(tmp_path):
     """SIGKILL a real `huesenv tournament` mid-run, rerun the same command: every game once, same as unbroken."""
-    path = write_config(tmp_path, games=12, wordlevel={"enabled": False, "agents": ["random"], "top_k": 5},
-                       report={"formats": ["markdown"], "board_images": 0})
+    path = write_config(
+        tmp_path,
+        games=12,
+        wordlevel={"enabled": False, "agents": ["random"], "top_k": 5},
+        report={"formats": ["markdown"], "board_images": 0},
+    )
     cmd = [sys.executable, "-m", "huesenv", "tournament", str(path), "--no-progress"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     log = tmp_path / "runs" / "small" / GAMES_LOG
@@ -149,9 +177,14 @@ def test_kill_and_resume_subprocess(tmp_path):
     assert sorted(int(k.split(":")[1]) for k in state.units) == list(range(24))
     assert state.duplicate_blocks == 0
     # the same games as a run that was never killed (first 10 games compared to keep the test short)
-    ref = run_experiment(load_config(write_config(tmp_path / "ref", games=5,
-                                                  wordlevel={"enabled": False, "agents": ["random"], "top_k": 5})),
-                         progress=False)
+    ref = run_experiment(
+        load_config(
+            write_config(
+                tmp_path / "ref", games=5, wordlevel={"enabled": False, "agents": ["random"], "top_k": 5}
+            )
+        ),
+        progress=False,
+    )
     ref_blocks = game_blocks(ref.run_dir)
     resumed = game_blocks(log.parent)
     assert len(ref_blocks) == 10 and all(resumed[k] == v for k, v in ref_blocks.items())
@@ -162,8 +195,11 @@ def test_wordlevel_keeps_config_agents_sharing_an_agent_id_apart(tmp_path):
     from huesenv.metrics import answer_sets
 
     agents = {**SMALL["agents"], "random_b": {"spec": "random"}}
-    config = load_config(write_config(tmp_path, agents=agents,
-                                      wordlevel={"enabled": True, "agents": ["random", "random_b"], "top_k": 5}))
+    config = load_config(
+        write_config(
+            tmp_path, agents=agents, wordlevel={"enabled": True, "agents": ["random", "random_b"], "top_k": 5}
+        )
+    )
     records = run_wordlevel_unit(config, "random") + run_wordlevel_unit(config, "random_b")
     assert {r.agent_id for r in records} == {records[0].agent_id}  # one model id ...
     assert {r.extra["config_agent"] for r in records} == {"random", "random_b"}

@@ -13,7 +13,10 @@ from huesenv.experiments.tracking import redact, resolve_mode
 pytest.importorskip("wandb")
 
 CONFIG = {
-    "name": "wb", "seed": 5, "num_players": 3, "games": 2,
+    "name": "wb",
+    "seed": 5,
+    "num_players": 3,
+    "games": 2,
     "agents": {"random": {"spec": "random"}, "human": {"spec": "human-replay"}},
     "lineups": [["random", "human", "human"]],
     "wordlevel": {"enabled": True, "agents": ["random"], "top_k": 5},
@@ -32,8 +35,14 @@ def test_offline_run_writes_tables_images_and_config(tmp_path, monkeypatch):
     run = result.wandb_dir
     assert run is not None and run.name.startswith("offline-run-"), run
     tables = {p.name.rsplit("_", 2)[0] for p in (run / "files" / "media" / "table").glob("*.table.json")}
-    assert {"leaderboard", "head_to_head", "points_by_role", "guess_alignment", "wordlevel_agents",
-            "wordlevel_words"} <= tables
+    assert {
+        "leaderboard",
+        "head_to_head",
+        "points_by_role",
+        "guess_alignment",
+        "wordlevel_agents",
+        "wordlevel_words",
+    } <= tables
     images = list((run / "files" / "media" / "images").rglob("*.png"))
     assert any(p.name.startswith("boards_") for p in images)
     assert any("leaderboard" in p.name for p in images)
@@ -55,5 +64,7 @@ def test_modes_and_redaction(monkeypatch, tmp_path):
     assert resolve_mode("disabled") == "disabled"
     with pytest.raises(ValueError, match="expected one of"):
         resolve_mode("loud")
-    assert redact({"agents": {"a": {"kwargs": {"api_key": "k", "model": "m"}}}, "token": "t"}) == \
-        {"agents": {"a": {"kwargs": {"api_key": "***", "model": "m"}}}, "token": "***"}
+    assert redact({"agents": {"a": {"kwargs": {"api_key": "k", "model": "m"}}}, "token": "t"}) == {
+        "agents": {"a": {"kwargs": {"api_key": "***", "model": "m"}}},
+        "token": "***",
+    }

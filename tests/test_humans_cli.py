@@ -25,9 +25,13 @@ def test_summary_table_says_it_is_a_reconstruction(capsys):
 
 def test_summary_of_a_real_export_with_bad_rows(tmp_path, capsys):
     path = tmp_path / "real.csv"
-    rows = [f"p{i},2025-01-01T00:00:00Z,Environment,61,SKY,{c},es,female,20-29,false"
-            for i, c in enumerate(["K24", "K24", "K25", "L24", "J24"])]
-    path.write_text("\n".join([",".join(EXPORT_COLUMNS), *rows, "p9,2025-01-01T00:00:00Z,,,SKY,Z9,es,f,20-29,no"]))
+    rows = [
+        f"p{i},2025-01-01T00:00:00Z,Environment,61,SKY,{c},es,female,20-29,false"
+        for i, c in enumerate(["K24", "K24", "K25", "L24", "J24"])
+    ]
+    path.write_text(
+        "\n".join([",".join(EXPORT_COLUMNS), *rows, "p9,2025-01-01T00:00:00Z,,,SKY,Z9,es,f,20-29,no"])
+    )
     assert main(["humans", "summary", "--humans", str(path)]) == 2  # the CLI reports the ValueError
     assert "line 7, field coordinate" in capsys.readouterr().err
     assert main(["humans", "summary", "--humans", str(path), "--skip-bad-rows", "--format", "csv"]) == 0

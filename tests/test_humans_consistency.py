@@ -5,7 +5,13 @@ import pandas as pd
 import pytest
 
 from huesenv.board import load_board, parse_coord
-from huesenv.humans import consistency_by_category, consistency_table, load_humans, loo_outliers, word_consistency
+from huesenv.humans import (
+    consistency_by_category,
+    consistency_table,
+    load_humans,
+    loo_outliers,
+    word_consistency,
+)
 from huesenv.stats import chi2_threshold, loo_mahalanobis_d2, loo_mahalanobis_d2_naive
 
 XY = load_board().xy
@@ -26,7 +32,9 @@ def test_closed_form_matches_naive_refit_on_random_answers(n):
 def test_closed_form_matches_naive_on_a_tight_cluster_with_outliers():
     rng = np.random.default_rng(7)
     centre = parse_coord("I18")
-    cells = np.concatenate([np.full(30, centre), centre + rng.integers(-2, 3, size=15), rng.integers(0, 480, 5)])
+    cells = np.concatenate(
+        [np.full(30, centre), centre + rng.integers(-2, 3, size=15), rng.integers(0, 480, 5)]
+    )
     points = XY[np.clip(cells, 0, 479)]
     fast, slow = loo_mahalanobis_d2(points), loo_mahalanobis_d2_naive(points)
     np.testing.assert_allclose(fast, slow, rtol=1e-9, atol=1e-9)
@@ -80,7 +88,9 @@ def test_alpha_changes_the_threshold():
 
 def _export(tmp_path, rows):
     header = "userId,timestamp,clueCategory,clueId,word,coordinate,language,gender,ageRange,colorBlind\n"
-    body = "".join(f"u{i},2025-01-01T00:00:00Z,,,{w},{c},es,male,20-29,false\n" for i, (w, c) in enumerate(rows))
+    body = "".join(
+        f"u{i},2025-01-01T00:00:00Z,,,{w},{c},es,male,20-29,false\n" for i, (w, c) in enumerate(rows)
+    )
     path = tmp_path / "small.csv"
     path.write_text(header + body)
     return path
@@ -92,8 +102,15 @@ def test_table_and_pooled_aggregation(tmp_path):
     rows += [("RAGE", "A13"), ("RAGE", "A12")]
     humans = load_humans(_export(tmp_path, rows))
     table = consistency_table(humans).set_index("word")
-    assert list(table.columns) == ["category", "n", "mode_coord", "mode_category", "consistency", "fail_rate",
-                                   "n_outliers"]
+    assert list(table.columns) == [
+        "category",
+        "n",
+        "mode_coord",
+        "mode_category",
+        "consistency",
+        "fail_rate",
+        "n_outliers",
+    ]
     apple = table.loc["APPLE"]
     assert (apple["n"], apple["mode_coord"], apple["mode_category"]) == (10, "A13", "Red")
     expected = word_consistency(humans.xy("APPLE"))

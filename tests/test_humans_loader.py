@@ -67,33 +67,64 @@ def test_csv_gz_and_parquet_load_the_same_rows(tmp_path):
 
 
 def test_mode_cell_ties_go_to_the_cell_nearest_the_mean(tmp_path):
-    rows = [f"u{i},2025-01-01T00:00:00Z,,,SKY,{c},es,male,20-29,false"
-            for i, c in enumerate(["K24", "K24", "A1", "A1", "K25", "K23", "L24"])]
+    rows = [
+        f"u{i},2025-01-01T00:00:00Z,,,SKY,{c},es,male,20-29,false"
+        for i, c in enumerate(["K24", "K24", "A1", "A1", "K25", "K23", "L24"])
+    ]
     humans = load_humans(write(tmp_path, rows))
     assert humans.mode_cell("SKY") == parse_coord("K24")
 
 
 # -- every failure mode: ValueError naming file, line and field; skip mode lists it -----------------------------
 BROKEN = {
-    "off-board coordinate": ("u9,2025-01-01T00:00:00Z,Food,0,APPLE,Q5,es,male,20-29,false", "coordinate",
-                             "off the board"),
-    "off-board column": ("u9,2025-01-01T00:00:00Z,Food,0,APPLE,A31,es,male,20-29,false", "coordinate",
-                         "off the board"),
-    "malformed coordinate": ("u9,2025-01-01T00:00:00Z,Food,0,APPLE,13A,es,male,20-29,false", "coordinate",
-                             "invalid board coordinate"),
-    "unknown word": ("u9,2025-01-01T00:00:00Z,Food,0,PINEAPPLE,A13,es,male,20-29,false", "word", "unknown word"),
-    "missing coordinate": ("u9,2025-01-01T00:00:00Z,Food,0,APPLE,,es,male,20-29,false", "coordinate", "empty"),
+    "off-board coordinate": (
+        "u9,2025-01-01T00:00:00Z,Food,0,APPLE,Q5,es,male,20-29,false",
+        "coordinate",
+        "off the board",
+    ),
+    "off-board column": (
+        "u9,2025-01-01T00:00:00Z,Food,0,APPLE,A31,es,male,20-29,false",
+        "coordinate",
+        "off the board",
+    ),
+    "malformed coordinate": (
+        "u9,2025-01-01T00:00:00Z,Food,0,APPLE,13A,es,male,20-29,false",
+        "coordinate",
+        "invalid board coordinate",
+    ),
+    "unknown word": (
+        "u9,2025-01-01T00:00:00Z,Food,0,PINEAPPLE,A13,es,male,20-29,false",
+        "word",
+        "unknown word",
+    ),
+    "missing coordinate": (
+        "u9,2025-01-01T00:00:00Z,Food,0,APPLE,,es,male,20-29,false",
+        "coordinate",
+        "empty",
+    ),
     "missing user": (",2025-01-01T00:00:00Z,Food,0,APPLE,A13,es,male,20-29,false", "userId", "empty"),
-    "missing colour-vision flag": ("u9,2025-01-01T00:00:00Z,Food,0,APPLE,A13,es,male,20-29,", "colorBlind",
-                                   "empty"),
+    "missing colour-vision flag": (
+        "u9,2025-01-01T00:00:00Z,Food,0,APPLE,A13,es,male,20-29,",
+        "colorBlind",
+        "empty",
+    ),
     "short row": ("u9,2025-01-01T00:00:00Z,Food,0,APPLE", "coordinate", "empty"),
-    "bad colour-vision flag": ("u9,2025-01-01T00:00:00Z,Food,0,APPLE,A13,es,male,20-29,maybe", "colorBlind",
-                               "yes/no"),
+    "bad colour-vision flag": (
+        "u9,2025-01-01T00:00:00Z,Food,0,APPLE,A13,es,male,20-29,maybe",
+        "colorBlind",
+        "yes/no",
+    ),
     "bad timestamp": ("u9,yesterday,Food,0,APPLE,A13,es,male,20-29,false", "timestamp", "ISO 8601"),
-    "too many values": ("u9,2025-01-01T00:00:00Z,Food,0,APPLE,A13,es,male,20-29,false,extra", "(row)",
-                        "11 values"),
-    "duplicate answer": ("u1,2025-03-01T11:00:00Z,Food,0,Apple,C13,es,male,20-29,false", "word",
-                         "duplicate answer of user 'u1'"),
+    "too many values": (
+        "u9,2025-01-01T00:00:00Z,Food,0,APPLE,A13,es,male,20-29,false,extra",
+        "(row)",
+        "11 values",
+    ),
+    "duplicate answer": (
+        "u1,2025-03-01T11:00:00Z,Food,0,Apple,C13,es,male,20-29,false",
+        "word",
+        "duplicate answer of user 'u1'",
+    ),
 }
 
 
@@ -133,8 +164,10 @@ def test_skip_mode_counts_several_bad_rows(tmp_path):
 
 def test_missing_column_raises_even_in_skip_mode(tmp_path):
     path = tmp_path / "nocoord.csv"
-    path.write_text("userId,timestamp,clueCategory,clueId,word,language,gender,ageRange,colorBlind\n"
-                    "u1,2025-01-01T00:00:00Z,Food,0,APPLE,es,male,20-29,false\n")
+    path.write_text(
+        "userId,timestamp,clueCategory,clueId,word,language,gender,ageRange,colorBlind\n"
+        "u1,2025-01-01T00:00:00Z,Food,0,APPLE,es,male,20-29,false\n"
+    )
     for on_error in ("raise", "skip"):
         with pytest.raises(ValueError, match=r"nocoord.csv, line 1, field coordinate: missing column"):
             load_humans(path, on_error=on_error)
@@ -172,8 +205,10 @@ def test_parquet_errors_name_the_row(tmp_path):
 
 
 def test_custom_vocabulary_export(tmp_path):
-    lines = GOOD[:2] + ["u7,2025-01-01T00:00:00Z,Fruit,,Pineapple,J3,en,male,20-29,false",
-                        "u8,2025-01-01T00:00:00Z,,,Teal,K26,en,male,20-29,false"]
+    lines = GOOD[:2] + [
+        "u7,2025-01-01T00:00:00Z,Fruit,,Pineapple,J3,en,male,20-29,false",
+        "u8,2025-01-01T00:00:00Z,,,Teal,K26,en,male,20-29,false",
+    ]
     path = write(tmp_path, lines)
     with pytest.raises(ValueError, match="unknown word 'Pineapple'.*vocabulary="):
         load_humans(path)

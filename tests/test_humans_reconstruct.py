@@ -28,9 +28,11 @@ def test_reconstruction_matches_table6(humans):
     gap = (table["consistency"] - ref["human_consistency"]).abs()
     within = int((gap <= 0.03 + 1e-12).sum())
     worst = gap.sort_values(ascending=False).head(3)
-    print(f"\nTable 6 vs reconstruction: modal cell matches for {modal_match}/100 words; "
-          f"consistency within ±0.03 for {within}/100 words; largest gaps: "
-          + ", ".join(f"{w} {g:.3f}" for w, g in worst.items()))
+    print(
+        f"\nTable 6 vs reconstruction: modal cell matches for {modal_match}/100 words; "
+        f"consistency within ±0.03 for {within}/100 words; largest gaps: "
+        + ", ".join(f"{w} {g:.3f}" for w, g in worst.items())
+    )
     assert modal_match == 100, table.loc[table["mode_coord"] != ref["human_coord"], "mode_coord"]
     assert within >= 90
 
@@ -113,7 +115,9 @@ def test_word_assignment_without_donors_raises_instead_of_looping():
     """21 trichromats × 15 words cannot give 16 words 20 answers each: a clear error, not an endless loop."""
     from huesenv.humans.reconstruct import MIN_ANSWERS_PER_WORD, _assign_words
 
-    with pytest.raises(ValueError, match=r"word assignment, field word \d+: \d+ trichromat answers, expected ≥ 20"):
+    with pytest.raises(
+        ValueError, match=r"word assignment, field word \d+: \d+ trichromat answers, expected ≥ 20"
+    ):
         _assign_words(np.random.default_rng(0), 21, np.ones(21, dtype=bool), 16)
     words = _assign_words(np.random.default_rng(0), 40, np.arange(40) < 30, 16)  # enough people: repaired
     counts = np.bincount(words[:30].ravel(), minlength=16)

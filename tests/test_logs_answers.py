@@ -46,7 +46,9 @@ def test_cli_import_is_deterministic(tmp_path, shared_dir, capsys):
     src = shared_dir / "data" / "vlm_replays" / "results_HC_InternVL3.5-8B.csv"
     outs = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
     for out in outs:
-        assert main(["logs", "import-answers", str(src), "--agent", "vlm:InternVL3.5-8B", "-o", str(out)]) == 0
+        assert (
+            main(["logs", "import-answers", str(src), "--agent", "vlm:InternVL3.5-8B", "-o", str(out)]) == 0
+        )
     assert outs[0].read_bytes() == outs[1].read_bytes()
     records = read_records(outs[0]).records
     assert len(records) == 116 and all(len(r.cells) == 100 for r in records)

@@ -8,14 +8,32 @@ import warnings
 import pytest
 
 from huesenv.logs import (
-    LogRecord, LogWriter, SCHEMA_VERSION, load_logs, read_parquet, read_records, records_to_frame, write_parquet,
+    SCHEMA_VERSION,
+    LogRecord,
+    LogWriter,
+    load_logs,
+    read_parquet,
+    read_records,
+    records_to_frame,
+    write_parquet,
 )
 from huesenv.logs.io import frame_to_records
 
 
 def _rec(word: str = "BANANA", cells=("I4", "J7"), episode: int = 0, **kw) -> LogRecord:
-    return LogRecord(kind="word_query", run_id="r1", agent_id="clip:ViT-B-32/openai", seed=3, episode=episode,
-                     word=word, category="Food", cells=list(cells), scores=[0.9, 0.8][: len(cells)], created=1.0, **kw)
+    return LogRecord(
+        kind="word_query",
+        run_id="r1",
+        agent_id="clip:ViT-B-32/openai",
+        seed=3,
+        episode=episode,
+        word=word,
+        category="Food",
+        cells=list(cells),
+        scores=[0.9, 0.8][: len(cells)],
+        created=1.0,
+        **kw,
+    )
 
 
 def _episode(n: int) -> list[LogRecord]:
@@ -92,7 +110,11 @@ def _write_lines(path, objects):
         (lambda d: d.update(cells=["I4", "Z99"]), "cells[1]", "off the board|invalid board coordinate"),
         (lambda d: d.update(word="FLIBBERTY"), "word", "unknown word"),
         (lambda d: d.pop("agent_id"), "agent_id", "missing"),
-        (lambda d: d.update(schema_version=SCHEMA_VERSION + 1), "schema_version", "not the supported version"),
+        (
+            lambda d: d.update(schema_version=SCHEMA_VERSION + 1),
+            "schema_version",
+            "not the supported version",
+        ),
         (lambda d: d.update(colour="red"), "colour", "unknown field"),
         (lambda d: d.update(scores=[0.1]), "scores", "equal lengths"),
     ],
@@ -103,7 +125,9 @@ def test_bad_lines_name_file_line_and_field(tmp_path, mutate, field, message):
     mutate(bad)
     path = tmp_path / "bad.jsonl"
     _write_lines(path, [good, bad, good])
-    with pytest.raises(ValueError, match=rf"bad.jsonl, line 2, field {field.replace('[', '.').replace(']', '.')}") as err:
+    with pytest.raises(
+        ValueError, match=rf"bad.jsonl, line 2, field {field.replace('[', '.').replace(']', '.')}"
+    ) as err:
         read_records(path)
     assert __import__("re").search(message, str(err.value))
 
@@ -116,7 +140,9 @@ def test_malformed_middle_line_is_an_error_not_a_torn_line(tmp_path):
 
 
 def test_game_step_coordinates_are_checked(tmp_path):
-    rec = LogRecord(kind="game_step", run_id="r", agent_id="random", extra={"cell": "Q40", "role": "guesser"}).to_dict()
+    rec = LogRecord(
+        kind="game_step", run_id="r", agent_id="random", extra={"cell": "Q40", "role": "guesser"}
+    ).to_dict()
     path = tmp_path / "g.jsonl"
     _write_lines(path, [rec])
     with pytest.raises(ValueError, match="line 1, field extra.cell"):
@@ -140,9 +166,17 @@ def test_invalid_answers_are_kept(tmp_path):
 
 
 def test_parquet_round_trip_and_frame(tmp_path):
-    records = _episode(0) + [LogRecord(kind="game_step", run_id="r", agent_id="random", step=2,
-                                       extra={"game": 0, "role": "guesser", "cell": "A1"}, timings={"act": 0.01},
-                                       created=2.0)]
+    records = _episode(0) + [
+        LogRecord(
+            kind="game_step",
+            run_id="r",
+            agent_id="random",
+            step=2,
+            extra={"game": 0, "role": "guesser", "cell": "A1"},
+            timings={"act": 0.01},
+            created=2.0,
+        )
+    ]
     path = write_parquet(records, tmp_path / "log.parquet")
     back = read_parquet(path)
     assert [r.to_dict() for r in back] == [r.to_dict() for r in records]

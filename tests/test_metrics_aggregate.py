@@ -33,33 +33,57 @@ class TinyHumans:
         return Counter(self._cells[word].tolist()).most_common(1)[0][0]
 
 
-HUMANS = TinyHumans({
-    "BANANA": ["I4", "I4", "I5", "J4", "H4", "I3", "I4", "J5"],  # Food, yellow
-    "WINTER": ["L24", "L24", "L25", "M24", "K24", "L23"],        # Environment, blue
-    "APPLE": ["A13", "A13", "B13", "A12", "A14", "B12"],         # Food, red
-})
+HUMANS = TinyHumans(
+    {
+        "BANANA": ["I4", "I4", "I5", "J4", "H4", "I3", "I4", "J5"],  # Food, yellow
+        "WINTER": ["L24", "L24", "L25", "M24", "K24", "L23"],  # Environment, blue
+        "APPLE": ["A13", "A13", "B13", "A12", "A14", "B12"],  # Food, red
+    }
+)
 HUMAN_TABLE = pd.DataFrame({"word": ["BANANA", "WINTER", "APPLE"], "fail_rate": [0.10, 0.20, 0.30]})
 
 
 def _ranked(agent, word, cells):
-    return LogRecord(kind="word_query", run_id="r", agent_id=agent, word=word, cells=cells,
-                     scores=list(np.linspace(1, 0.5, len(cells))), created=0.0)
+    return LogRecord(
+        kind="word_query",
+        run_id="r",
+        agent_id=agent,
+        word=word,
+        cells=cells,
+        scores=list(np.linspace(1, 0.5, len(cells))),
+        created=0.0,
+    )
 
 
 def _sampled(agent, word, cells, **kw):
-    return LogRecord(kind="word_query", run_id="r", agent_id=agent, word=word, cells=cells, extra={"sampled": True, **kw},
-                     created=0.0)
+    return LogRecord(
+        kind="word_query",
+        run_id="r",
+        agent_id=agent,
+        word=word,
+        cells=cells,
+        extra={"sampled": True, **kw},
+        created=0.0,
+    )
 
 
 RECORDS = [
     _ranked("clip:ViT-B-32/openai", "BANANA", ["I4", "I5", "J4", "H4", "I3", "A1"]),
-    _ranked("clip:ViT-B-32/openai", "WINTER", ["I18", "I17", "H18"]),        # fewer than k cells
+    _ranked("clip:ViT-B-32/openai", "WINTER", ["I18", "I17", "H18"]),  # fewer than k cells
     _ranked("clip:ViT-B-32/openai", "APPLE", ["N9", "N10", "M9", "O9", "N8"]),
     _sampled("vlm:demo", "BANANA", ["J7", "I4", "I4", "K10"]),
     _sampled("vlm:demo", "BANANA", ["I4"], invalid_answers=[{"column": "Answer6", "text": "yellowish"}]),
-    LogRecord(kind="word_query", run_id="r", agent_id="vlm:demo", word="WINTER", valid=False, raw_text="?", created=0.0),
+    LogRecord(
+        kind="word_query",
+        run_id="r",
+        agent_id="vlm:demo",
+        word="WINTER",
+        valid=False,
+        raw_text="?",
+        created=0.0,
+    ),
     _sampled("vlm:demo", "WINTER", ["L24"] * 5),
-    _ranked("clip:ViT-B-32/openai", "ZIZAX", ["I18"]),                       # nonsense: no human reference
+    _ranked("clip:ViT-B-32/openai", "ZIZAX", ["I18"]),  # nonsense: no human reference
 ]
 
 
@@ -69,16 +93,29 @@ def words():
 
 
 def test_word_level_columns_and_values(words):
-    assert list(words.columns[:12]) == ["agent", "word", "category", "top1_coord", "mahalanobis_d2", "mahalanobis_outlier",
-                                        "hotelling_t2", "hotelling_p", "hotelling_fail", "agent_color", "human_color",
-                                        "human_fail_rate"]
+    assert list(words.columns[:12]) == [
+        "agent",
+        "word",
+        "category",
+        "top1_coord",
+        "mahalanobis_d2",
+        "mahalanobis_outlier",
+        "hotelling_t2",
+        "hotelling_p",
+        "hotelling_fail",
+        "agent_color",
+        "human_color",
+        "human_fail_rate",
+    ]
     assert list(words.columns) == WORD_COLUMNS
     assert len(words) == 5 and "ZIZAX" not in set(words["word"])
     row = words.set_index(["agent", "word"]).loc[("clip:ViT-B-32/openai", "BANANA")]
     human = HUMANS.xy("BANANA")
     top1 = cells_to_xy([parse_coord("I4")])
     d2 = mahalanobis_d2(top1, human.mean(axis=0), sample_covariance(human))[0]
-    assert row["mahalanobis_d2"] == pytest.approx(d2) and bool(row["mahalanobis_outlier"]) == (d2 > chi2_threshold(0.05))
+    assert row["mahalanobis_d2"] == pytest.approx(d2) and bool(row["mahalanobis_outlier"]) == (
+        d2 > chi2_threshold(0.05)
+    )
     cloud = cells_to_xy([parse_coord(c) for c in ["I4", "I5", "J4", "H4", "I3"]])  # top-5, not the 6th cell
     assert row["hotelling_t2"] == pytest.approx(hotelling_two_sample(cloud, human).t2)
     assert row["n_cloud"] == 5 and row["human_fail_rate"] == 0.10
@@ -90,9 +127,13 @@ def test_sampled_agent_pools_samples_and_counts_invalid(words):
     banana = w.loc[("vlm:demo", "BANANA")]
     assert banana["top1_coord"] == "I4" and banana["n_cloud"] == 5 and banana["n_invalid"] == 1
     winter = w.loc[("vlm:demo", "WINTER")]
-    assert winter["n_invalid"] == 1 and winter["n_cloud"] == 5  # the unparseable record is counted, not dropped
+    assert (
+        winter["n_invalid"] == 1 and winter["n_cloud"] == 5
+    )  # the unparseable record is counted, not dropped
     human = HUMANS.xy("WINTER")
-    assert winter["hotelling_t2"] == pytest.approx(hotelling_two_sample(cells_to_xy([parse_coord("L24")] * 5), human).t2)
+    assert winter["hotelling_t2"] == pytest.approx(
+        hotelling_two_sample(cells_to_xy([parse_coord("L24")] * 5), human).t2
+    )
 
 
 def test_severity_classes(words):
@@ -112,7 +153,9 @@ def test_agent_and_category_levels(words):
     assert clip["mahalanobis_fail_rate"] == pytest.approx(flags.mean())
     assert clip["mahalanobis_fail_err"] == pytest.approx(flags.std(ddof=1) / np.sqrt(3))
     assert clip["human_fail_rate"] == pytest.approx((0.1 * 8 + 0.2 * 6 + 0.3 * 6) / 20)  # pooled over answers
-    assert clip["uncertainty_collapse_rate"] == pytest.approx(1 / 3) and clip["semantic_bleeding_rate"] == pytest.approx(1 / 3)
+    assert clip["uncertainty_collapse_rate"] == pytest.approx(1 / 3) and clip[
+        "semantic_bleeding_rate"
+    ] == pytest.approx(1 / 3)
     assert agents.loc["vlm:demo", "n_invalid"] == 2
     cats = category_level(words, by="architecture_family").set_index(["category", "architecture_family"])
     food = cats.loc[("Food", "OpenAI")]
@@ -122,16 +165,25 @@ def test_agent_and_category_levels(words):
 
 
 def test_category_level_se_across_agents():
-    frame = pd.DataFrame({
-        "agent": ["a", "a", "b", "b", "c", "c"], "word": ["X", "Y"] * 3, "category": ["Food"] * 6,
-        "mahalanobis_outlier": [True, False, True, True, False, False], "hotelling_fail": [True] * 6,
-        "human_fail_rate": [0.1, 0.3] * 3, "n_human": [10, 30] * 3, "architecture_family": ["F"] * 6,
-    })
+    frame = pd.DataFrame(
+        {
+            "agent": ["a", "a", "b", "b", "c", "c"],
+            "word": ["X", "Y"] * 3,
+            "category": ["Food"] * 6,
+            "mahalanobis_outlier": [True, False, True, True, False, False],
+            "hotelling_fail": [True] * 6,
+            "human_fail_rate": [0.1, 0.3] * 3,
+            "n_human": [10, 30] * 3,
+            "architecture_family": ["F"] * 6,
+        }
+    )
     row = category_level(frame).iloc[0]
     per_agent = np.array([0.5, 1.0, 0.0])
     assert row["mahalanobis_fail_mean"] == pytest.approx(per_agent.mean())
     assert row["mahalanobis_fail_err"] == pytest.approx(per_agent.std(ddof=1) / np.sqrt(3))
-    assert row["hotelling_fail_err"] == pytest.approx(0.0) and row["human_fail_rate"] == pytest.approx(0.25)  # (1 + 9) / 40
+    assert row["hotelling_fail_err"] == pytest.approx(0.0) and row["human_fail_rate"] == pytest.approx(
+        0.25
+    )  # (1 + 9) / 40
 
 
 def test_top_k_changes_the_cloud():
@@ -146,8 +198,16 @@ def test_write_metrics_files(tmp_path):
     with LogWriter(log) as w:
         w.append(RECORDS)
     report = write_metrics([log], HUMANS, tmp_path / "out", human_table=HUMAN_TABLE)
-    for name in ("word_level.csv", "agent_level.csv", "category_level.csv", "nonsense.csv", "fail_rates_by_family.png",
-                 "fail_rates_by_category_architecture.png", "fail_rates_by_category_data.png", "nonsense_mosaics.png"):
+    for name in (
+        "word_level.csv",
+        "agent_level.csv",
+        "category_level.csv",
+        "nonsense.csv",
+        "fail_rates_by_family.png",
+        "fail_rates_by_category_architecture.png",
+        "fail_rates_by_category_data.png",
+        "nonsense_mosaics.png",
+    ):
         assert (tmp_path / "out" / name).stat().st_size > 0, name
     back = pd.read_csv(tmp_path / "out" / "word_level.csv")
     assert len(back) == len(report.word) == 5
@@ -156,6 +216,7 @@ def test_write_metrics_files(tmp_path):
 
 def test_cli_end_to_end_with_reconstructed_humans(tmp_path, shared_dir, capsys):
     import huesenv.humans  # noqa: F401  (a broken import must fail, not skip)
+
     src = shared_dir / "data" / "vlm_replays" / "results_HC_InternVL3.5-8B.csv"
     log = tmp_path / "internvl.jsonl"
     assert main(["logs", "import-answers", str(src), "--agent", "vlm:InternVL3.5-8B", "-o", str(log)]) == 0
@@ -194,21 +255,37 @@ def test_config_agents_sharing_an_agent_id_stay_apart():
     df = word_level([a, b, s1, s2], HUMANS, human_table=HUMAN_TABLE).set_index("agent")
     assert sorted(df.index) == ["clip_plain", "clip_template", "vlm_a", "vlm_b"]
     assert df.loc["clip_plain", "top1_coord"] == "I4" and df.loc["clip_template", "top1_coord"] == "A13"
-    assert df.loc["vlm_a", "n_cloud"] == 3 and df.loc["vlm_b", "top1_coord"] == "A13"  # samples not pooled across agents
+    assert (
+        df.loc["vlm_a", "n_cloud"] == 3 and df.loc["vlm_b", "top1_coord"] == "A13"
+    )  # samples not pooled across agents
     assert df.loc["clip_template", "agent_id"] == "clip:ViT-B-32/openai"
-    assert df.loc["clip_template", "architecture_family"] == "OpenAI"  # families from the agent id, not the label
+    assert (
+        df.loc["clip_template", "architecture_family"] == "OpenAI"
+    )  # families from the agent id, not the label
     assert df.loc["clip_template", "data_family"] == "Owners (WebLI)"
     assert len(agent_level(df.reset_index())) == 4
     # no config name: grouped by agent id as before (a repeated ranking is the same agent logged twice)
-    plain = word_level([_ranked("x", "BANANA", ["I4"]), _ranked("x", "BANANA", ["A13"])], HUMANS, human_table=HUMAN_TABLE)
+    plain = word_level(
+        [_ranked("x", "BANANA", ["I4"]), _ranked("x", "BANANA", ["A13"])], HUMANS, human_table=HUMAN_TABLE
+    )
     assert len(plain) == 1 and plain["top1_coord"].iloc[0] == "I4" and plain["agent_id"].iloc[0] == "x"
 
 
 def test_word_without_valid_answer_fails_both_tests():
-    bad = LogRecord(kind="word_query", run_id="r", agent_id="vlm:mute", word="APPLE", valid=False, raw_text="??",
-                    created=0.0)
-    records = [bad, _sampled("vlm:mute", "BANANA", ["I4"] * 4),
-               LogRecord(kind="word_query", run_id="r", agent_id="vlm:mute", word="WINTER", cells=[], created=0.0)]
+    bad = LogRecord(
+        kind="word_query",
+        run_id="r",
+        agent_id="vlm:mute",
+        word="APPLE",
+        valid=False,
+        raw_text="??",
+        created=0.0,
+    )
+    records = [
+        bad,
+        _sampled("vlm:mute", "BANANA", ["I4"] * 4),
+        LogRecord(kind="word_query", run_id="r", agent_id="vlm:mute", word="WINTER", cells=[], created=0.0),
+    ]
     df = word_level(records, HUMANS, human_table=HUMAN_TABLE).set_index("word")
     apple = df.loc["APPLE"]
     assert bool(apple["mahalanobis_outlier"]) and bool(apple["hotelling_fail"])
@@ -232,11 +309,13 @@ class CategorisedHumans(TinyHumans):
 def test_human_fail_rates_pooled_like_humans_summary(tmp_path):
     from huesenv.humans import consistency_by_category, consistency_table
 
-    humans = CategorisedHumans({  # outliers on purpose, and unequal answer counts
-        "BANANA": ["I4", "I4", "I5", "J4", "H4", "I4", "I5", "J4", "I4", "I5", "A30", "P1"],
-        "APPLE": ["A13", "A13", "B13", "A12", "A14", "P20"],
-        "WINTER": ["L24", "L24", "L25", "M24", "K24", "L23", "L24", "L25", "C2"],
-    })
+    humans = CategorisedHumans(
+        {  # outliers on purpose, and unequal answer counts
+            "BANANA": ["I4", "I4", "I5", "J4", "H4", "I4", "I5", "J4", "I4", "I5", "A30", "P1"],
+            "APPLE": ["A13", "A13", "B13", "A12", "A14", "P20"],
+            "WINTER": ["L24", "L24", "L25", "M24", "K24", "L23", "L24", "L25", "C2"],
+        }
+    )
     table = consistency_table(humans)
     assert table["fail_rate"].nunique() == 3 and (table["fail_rate"] > 0).all()
     pooled = consistency_by_category(table).set_index("category")["fail_rate"]

@@ -9,9 +9,21 @@ import pandas as pd
 
 from huesenv.metrics import architecture_family, data_family, families_of, split_agent_id, split_checkpoint
 
-TABLE1_ARCH = {"OpenAI": 94, "SigLIP": 30, "CoCa / ConvNeXt": 16, "MobileCLIP": 10, "EVA": 7, "Multilingual": 5}
-TABLE1_DATA = {"Owners (WebLI)": 49, "LAION (Massive scale)": 39, "DataComp / DFN (Curated)": 37,
-               "Meta (CommonPool/MetaCLIP)": 34, "Pioneers (YFCC/CC)": 3}
+TABLE1_ARCH = {
+    "OpenAI": 94,
+    "SigLIP": 30,
+    "CoCa / ConvNeXt": 16,
+    "MobileCLIP": 10,
+    "EVA": 7,
+    "Multilingual": 5,
+}
+TABLE1_DATA = {
+    "Owners (WebLI)": 49,
+    "LAION (Massive scale)": 39,
+    "DataComp / DFN (Curated)": 37,
+    "Meta (CommonPool/MetaCLIP)": 34,
+    "Pioneers (YFCC/CC)": 3,
+}
 
 
 def _checkpoints() -> list[tuple[str, str]]:
@@ -37,7 +49,10 @@ def test_counts_against_table1():
 
 
 def test_names_and_agent_ids():
-    assert split_checkpoint("ViT-H-14-worldwide-378-metaclip2_worldwide") == ("ViT-H-14-worldwide-378", "metaclip2_worldwide")
+    assert split_checkpoint("ViT-H-14-worldwide-378-metaclip2_worldwide") == (
+        "ViT-H-14-worldwide-378",
+        "metaclip2_worldwide",
+    )
     assert architecture_family("nllb-clip-base-siglip") == "SigLIP"
     assert architecture_family("xlm-roberta-large-ViT-H-14") == "Multilingual"
     assert architecture_family("coca_ViT-L-14") == "CoCa / ConvNeXt"
@@ -52,11 +67,23 @@ def test_names_and_agent_ids():
 
 
 def test_hub_ids_are_not_split_at_the_org():
-    assert split_agent_id("clip:hf-hub:timm/ViT-B-16-SigLIP-webli") == ("hf-hub:timm/ViT-B-16-SigLIP-webli", None)
+    assert split_agent_id("clip:hf-hub:timm/ViT-B-16-SigLIP-webli") == (
+        "hf-hub:timm/ViT-B-16-SigLIP-webli",
+        None,
+    )
     assert families_of("clip:hf-hub:timm/ViT-B-16-SigLIP-webli") == ("SigLIP", "Owners (WebLI)")
     assert architecture_family("clip:hf-hub:timm/ViT-B-16-SigLIP-webli") == "SigLIP"
-    assert families_of("clip:hf-hub:laion/CLIP-ViT-H-14-laion2B-s32B-b79K") == ("OpenAI", "LAION (Massive scale)")
+    assert families_of("clip:hf-hub:laion/CLIP-ViT-H-14-laion2B-s32B-b79K") == (
+        "OpenAI",
+        "LAION (Massive scale)",
+    )
     assert families_of("clip:hf-hub:apple/DFN5B-CLIP-ViT-H-14-384") == ("OpenAI", "DataComp / DFN (Curated)")
     assert families_of("clip:hf-hub:timm/vit_base_patch16_clip_224.openai") == ("OpenAI", "Owners (WebLI)")
-    assert families_of("clip:hf-hub:someone/model-v1") == ("Other", "Other")  # 'v1' is a version here, not NLLB's tag
-    assert split_agent_id("clip:hf-hub:timm/ViT-B-16-SigLIP-webli@main") == ("hf-hub:timm/ViT-B-16-SigLIP-webli", "main")
+    assert families_of("clip:hf-hub:someone/model-v1") == (
+        "Other",
+        "Other",
+    )  # 'v1' is a version here, not NLLB's tag
+    assert split_agent_id("clip:hf-hub:timm/ViT-B-16-SigLIP-webli@main") == (
+        "hf-hub:timm/ViT-B-16-SigLIP-webli",
+        "main",
+    )

@@ -23,7 +23,11 @@ def test_table5_agreement():
     table = _table5()
     assert len(table) == 162
     predicted = classify_published(table["row_collapse"])
-    disagreements = [(m, r, p, b) for m, r, p, b in zip(table["model"], table["row_collapse"], predicted, table["behaviour"]) if p != b]
+    disagreements = [
+        (m, r, p, b)
+        for m, r, p, b in zip(table["model"], table["row_collapse"], predicted, table["behaviour"])
+        if p != b
+    ]
     for model, rows, got, published in disagreements:
         print(f"Table 5 disagreement: {model}: {rows} -> {got}, published {published}")
     agree = len(table) - len(disagreements)
@@ -68,8 +72,16 @@ def test_neutral_cell_is_achromatic():
 
 def _nonsense_records(agent: str, cells: list[str]) -> list[LogRecord]:
     return [
-        LogRecord(kind="word_query", run_id="r", agent_id=agent, word=item.text, category="Nonsense", cells=[c, "A1"],
-                  scores=[0.9, 0.1], created=0.0)
+        LogRecord(
+            kind="word_query",
+            run_id="r",
+            agent_id=agent,
+            word=item.text,
+            category="Nonsense",
+            cells=[c, "A1"],
+            scores=[0.9, 0.1],
+            created=0.0,
+        )
         for item, c in zip(nonsense_inputs(), cells)
     ]
 
@@ -79,13 +91,28 @@ def test_nonsense_table_from_records():
     blue = _nonsense_records("clip:RN50/openai", ["M26"] * 8 + ["I4", "C16", "N9", "A1"] * 2)
     # an agent that answered one input unparseably: the cell is missing, not invented
     spotty = _nonsense_records("vlm:x", ["I18"] * 16)
-    spotty[0] = LogRecord(kind="word_query", run_id="r", agent_id="vlm:x", word="5", category="Nonsense", valid=False,
-                          raw_text="??", created=0.0)
+    spotty[0] = LogRecord(
+        kind="word_query",
+        run_id="r",
+        agent_id="vlm:x",
+        word="5",
+        category="Nonsense",
+        valid=False,
+        raw_text="??",
+        created=0.0,
+    )
     table = nonsense_table(neutral + blue + spotty).set_index("agent")
     assert table.loc["clip:ViT-B-16-SigLIP2/webli", "behaviour"] == "neutral_collapse"
-    assert table.loc["clip:ViT-B-16-SigLIP2/webli", "row_collapse"] == "achromatic;achromatic;achromatic;achromatic"
+    assert (
+        table.loc["clip:ViT-B-16-SigLIP2/webli", "row_collapse"]
+        == "achromatic;achromatic;achromatic;achromatic"
+    )
     assert table.loc["clip:RN50/openai", "row_collapse"] == "blue;blue;—;—"
     assert table.loc["clip:RN50/openai", "behaviour"] == "specific_color_collapse"
     assert table.loc["clip:ViT-B-16-SigLIP2/webli", "architecture_family"] == "SigLIP"
     assert table.loc["vlm:x", "n_missing"] == 1 and table.loc["vlm:x", "cells"].startswith("-;I18")
-    assert behaviour_counts(table.reset_index()) == {"neutral_collapse": 2, "high_entropy": 0, "specific_color_collapse": 1}
+    assert behaviour_counts(table.reset_index()) == {
+        "neutral_collapse": 2,
+        "high_entropy": 0,
+        "specific_color_collapse": 1,
+    }

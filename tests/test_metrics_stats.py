@@ -10,8 +10,13 @@ from scipy.spatial.distance import mahalanobis as scipy_mahalanobis
 from huesenv.board import cells_to_xy, parse_coord
 from huesenv.metrics import hotelling_cloud, mahalanobis_top1
 from huesenv.stats import (
-    chi2_threshold, default_variance_floor, floor_covariance, hotelling_two_sample, loo_mahalanobis_d2,
-    loo_mahalanobis_d2_naive, mahalanobis_d2,
+    chi2_threshold,
+    default_variance_floor,
+    floor_covariance,
+    hotelling_two_sample,
+    loo_mahalanobis_d2,
+    loo_mahalanobis_d2_naive,
+    mahalanobis_d2,
 )
 
 HUMANS = np.array([[0.30, 0.40], [0.32, 0.41], [0.31, 0.45], [0.28, 0.39], [0.35, 0.44], [0.29, 0.43]])
@@ -109,12 +114,20 @@ def test_hotelling_k_larger_than_distinct_cells():
     repeated = cells_to_xy([parse_coord("K10")] * 5)
     t2, p = _direct_hotelling(repeated, human, floor=f)
     result = hotelling_cloud(repeated, human)
-    assert np.isfinite(result.t2) and result.t2 == pytest.approx(t2, rel=1e-9) and result.p_value == pytest.approx(p, rel=1e-6)
+    assert (
+        np.isfinite(result.t2)
+        and result.t2 == pytest.approx(t2, rel=1e-9)
+        and result.p_value == pytest.approx(p, rel=1e-6)
+    )
     assert result.fail
     three = cells_to_xy([parse_coord(c) for c in ["I4", "I5", "J4"]])
     t2, p = _direct_hotelling(three, human, floor=f)
     result = hotelling_cloud(three, human)
-    assert result.n_agent == 3 and result.t2 == pytest.approx(t2, rel=1e-9) and result.p_value == pytest.approx(p, rel=1e-6)
+    assert (
+        result.n_agent == 3
+        and result.t2 == pytest.approx(t2, rel=1e-9)
+        and result.p_value == pytest.approx(p, rel=1e-6)
+    )
     single = hotelling_cloud(cells_to_xy([parse_coord("I4")]), human)  # k = 1 still defined (n1 + n2 > 3)
     assert np.isfinite(single.p_value)
 

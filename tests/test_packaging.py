@@ -32,14 +32,23 @@ def test_core_imports_without_torch():
 
 @pytest.mark.slow
 def test_wheel_has_only_huesenv_at_top_level(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     wheel = next(tmp_path.glob("huesenv-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"huesenv"}, top
-    for expected in ("huesenv/agents/protocol.py", "huesenv/experiments/__init__.py", "huesenv/render/view.py",
-                     "huesenv/data/HC_RGB.csv", "huesenv/data/vocabulary.csv", "huesenv/data/nonsense.csv"):
+    for expected in (
+        "huesenv/agents/protocol.py",
+        "huesenv/experiments/__init__.py",
+        "huesenv/render/view.py",
+        "huesenv/data/HC_RGB.csv",
+        "huesenv/data/vocabulary.csv",
+        "huesenv/data/nonsense.csv",
+    ):
         assert expected in names, expected
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "huesenv = huesenv.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

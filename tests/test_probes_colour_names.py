@@ -5,14 +5,32 @@ import pytest
 from huesenv.colour_names import CANONICAL_COLOURS, SYNONYMS, canonical_colour, parse_colour, parse_option
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("Gray", "grey"), ("grey", "grey"), ("violet", "purple"), ("It is VIOLET.", "purple"),
-    ("crimson", "red"), ("teal", "blue"), ("magenta", "pink"), ("beige", "brown"), ("golden", "yellow"),
-    ("reddish", "red"), ("bluish", "blue"), ("purplish", "purple"), ("greenish", "green"),
-    ("reddish brown", "brown"), ("light-blue", "blue"), ("dark green.", "green"),
-    ("It is not red, it is white", "white"), ("The apple is red", "red"),
-    ("nothing to see", None), ("", None), (None, None),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Gray", "grey"),
+        ("grey", "grey"),
+        ("violet", "purple"),
+        ("It is VIOLET.", "purple"),
+        ("crimson", "red"),
+        ("teal", "blue"),
+        ("magenta", "pink"),
+        ("beige", "brown"),
+        ("golden", "yellow"),
+        ("reddish", "red"),
+        ("bluish", "blue"),
+        ("purplish", "purple"),
+        ("greenish", "green"),
+        ("reddish brown", "brown"),
+        ("light-blue", "blue"),
+        ("dark green.", "green"),
+        ("It is not red, it is white", "white"),
+        ("The apple is red", "red"),
+        ("nothing to see", None),
+        ("", None),
+        (None, None),
+    ],
+)
 def test_parse_colour(text, expected):
     assert parse_colour(text) == expected
 
@@ -36,9 +54,19 @@ def test_synonyms_map_onto_canonical_names():
     assert all(canonical_colour(c) == c for c in CANONICAL_COLOURS)
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("B", 1), ("(c) blue", 2), ("Blue.", 2), ("Answer: A", 0), ("The answer is (B).", 1), ("option 3", 2),
-    ("A red apple", 1), ("I think it is white", 0), ("no idea", None),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("B", 1),
+        ("(c) blue", 2),
+        ("Blue.", 2),
+        ("Answer: A", 0),
+        ("The answer is (B).", 1),
+        ("option 3", 2),
+        ("A red apple", 1),
+        ("I think it is white", 0),
+        ("no idea", None),
+    ],
+)
 def test_parse_option(text, expected):
     assert parse_option(text, ["white", "red", "blue"]) == expected

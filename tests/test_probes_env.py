@@ -10,9 +10,9 @@ from gymnasium.utils.env_checker import check_env
 import huesenv  # noqa: F401  (registers the gymnasium ids)
 from huesenv.agents import RandomAgent
 from huesenv.probes import run_probe
-from huesenv.probes.run import build_trials, default_run_id
 from huesenv.probes.gca.env import GCAEnv
 from huesenv.probes.interference.env import TextInterferenceEnv
+from huesenv.probes.run import build_trials, default_run_id
 
 
 def _checked(env):
@@ -82,8 +82,16 @@ def test_run_probe_logs_and_reads_back(tmp_path):
 
     path = tmp_path / "gca.jsonl"
     with LogWriter(path) as w:
-        recs = run_probe(RandomAgent(seed=1), "gca", objects=["apple"], conditions=["prior"],
-                         question_types=["colour", "coverage"], on_record=w.append, run_id="r1", batch_size=5)
+        recs = run_probe(
+            RandomAgent(seed=1),
+            "gca",
+            objects=["apple"],
+            conditions=["prior"],
+            question_types=["colour", "coverage"],
+            on_record=w.append,
+            run_id="r1",
+            batch_size=5,
+        )
     back = read_records(path).records
     assert len(back) == len(recs) == 26
     assert all(r.kind == "probe_trial" and r.extra["task"] == "gca" for r in back)
@@ -92,8 +100,15 @@ def test_run_probe_logs_and_reads_back(tmp_path):
     # the random agent answers free-text questions by chance: a parsable percentage, raw text kept
     coverage = [r for r in back if r.extra["question_type"] == "coverage"]
     assert all(r.valid and r.raw_text and 0 <= float(r.answer) <= 100 for r in coverage)
-    again = run_probe(RandomAgent(seed=1), "gca", objects=["apple"], conditions=["prior"],
-                      question_types=["colour", "coverage"], run_id="r1", batch_size=3)
+    again = run_probe(
+        RandomAgent(seed=1),
+        "gca",
+        objects=["apple"],
+        conditions=["prior"],
+        question_types=["colour", "coverage"],
+        run_id="r1",
+        batch_size=3,
+    )
     assert [r.answer for r in again] == [r.answer for r in recs]
 
 
@@ -101,8 +116,10 @@ def _without_wall_clock(path):
     """The log's records as dicts, minus the wall-clock fields that legitimately differ between runs."""
     from huesenv.logs import read_records
 
-    return [{k: v for k, v in r.to_dict().items() if k not in ("created", "timings")}
-            for r in read_records(path).records]
+    return [
+        {k: v for k, v in r.to_dict().items() if k not in ("created", "timings")}
+        for r in read_records(path).records
+    ]
 
 
 def test_same_seed_same_log_without_a_run_id(tmp_path):
@@ -121,18 +138,35 @@ def test_same_seed_same_log_without_a_run_id(tmp_path):
     other_limit = run_probe(RandomAgent(seed=1), "gca", seed=4, **{**kwargs, "limit": 5})
     assert len({a[0]["run_id"], other_seed[0].run_id, other_limit[0].run_id}) == 3
     trials = build_trials("gca", seed=4, objects=["apple"], conditions=["prior"], question_types=["colour"])
-    assert run_probe(RandomAgent(seed=1), trials)[0].run_id == run_probe(RandomAgent(seed=1), trials)[0].run_id
+    assert (
+        run_probe(RandomAgent(seed=1), trials)[0].run_id == run_probe(RandomAgent(seed=1), trials)[0].run_id
+    )
     assert default_run_id("gca", 4, "random") != default_run_id("gca", 4, "clip:x")
 
 
 def test_cli_same_seed_same_log_and_report_folder(tmp_path):
     from huesenv.cli import main
 
-    argv = ["probe", "gca", "--agent", "random", "--objects", "apple", "--conditions", "prior",
-            "--question-types", "colour", "--limit", "4"]
+    argv = [
+        "probe",
+        "gca",
+        "--agent",
+        "random",
+        "--objects",
+        "apple",
+        "--conditions",
+        "prior",
+        "--question-types",
+        "colour",
+        "--limit",
+        "4",
+    ]
     for name in ("a", "b"):
         assert main([*argv, "--out", str(tmp_path / name)]) == 0
-    a, b = _without_wall_clock(tmp_path / "a" / "gca.jsonl"), _without_wall_clock(tmp_path / "b" / "gca.jsonl")
+    a, b = (
+        _without_wall_clock(tmp_path / "a" / "gca.jsonl"),
+        _without_wall_clock(tmp_path / "b" / "gca.jsonl"),
+    )
     assert len(a) == 4 and a == b
     assert (tmp_path / "a" / f"gca_report_{a[0]['run_id']}" / "report.txt").is_file()
 
@@ -141,14 +175,33 @@ def test_cli_runs_and_exports(tmp_path, capsys):
     from huesenv.cli import main
 
     out = tmp_path / "runs"
-    code = main(["probe", "gca", "--agent", "random", "--objects", "apple", "--conditions", "prior",
-                 "--question-types", "colour", "--out", str(out), "--run-id", "cli1",
-                 "--export", str(tmp_path / "stim")])
+    code = main(
+        [
+            "probe",
+            "gca",
+            "--agent",
+            "random",
+            "--objects",
+            "apple",
+            "--conditions",
+            "prior",
+            "--question-types",
+            "colour",
+            "--out",
+            str(out),
+            "--run-id",
+            "cli1",
+            "--export",
+            str(tmp_path / "stim"),
+        ]
+    )
     assert code == 0
     assert (tmp_path / "stim" / "manifest.csv").is_file()
     assert (out / "gca.jsonl").is_file()
     report = out / "gca_report_cli1"
     assert (report / "colour_shares.csv").is_file() and (report / "report.txt").is_file()
-    code = main(["probe", "interference", "--export", str(tmp_path / "int"), "--per-type", "1", "--types", "2"])
+    code = main(
+        ["probe", "interference", "--export", str(tmp_path / "int"), "--per-type", "1", "--types", "2"]
+    )
     assert code == 0 and len(list((tmp_path / "int").rglob("*.png"))) == 3
     assert main(["probe", "interference"]) == 2  # nothing to do -> error exit

@@ -3,15 +3,25 @@
 import numpy as np
 import pytest
 
-from huesenv.probes.gca.objects import MANIPULATION_COLOURS, MANIPULATION_RGB, OBJECTS, SHAPES, SHAPE_VARIANTS
+from huesenv.probes.gca.objects import MANIPULATION_COLOURS, MANIPULATION_RGB, OBJECTS, SHAPE_VARIANTS, SHAPES
 from huesenv.probes.gca.outlines import DARK_LEVEL
 from huesenv.probes.gca.questions import ORDERINGS, gca_trials
 from huesenv.probes.gca.stimuli import (
-    PATCH, TAUS, GCAStimulus, base_images, gca_stimuli, load_gca_folder, patch_counts,
+    PATCH,
+    TAUS,
+    GCAStimulus,
+    base_images,
+    gca_stimuli,
+    load_gca_folder,
+    patch_counts,
 )
 
-BASES = [("apple", "object", "red"), ("carrot", "object", "purple"), ("pentagon-2", "shape", "grey"),
-         ("hexagon-4", "shape", "yellow")]
+BASES = [
+    ("apple", "object", "red"),
+    ("carrot", "object", "purple"),
+    ("pentagon-2", "shape", "grey"),
+    ("hexagon-4", "shape", "yellow"),
+]
 
 
 def _changed(img: np.ndarray, grey: np.ndarray) -> np.ndarray:
@@ -121,8 +131,13 @@ def test_introspection_wording_per_ordering():
 def test_export_roundtrip_and_loader(tmp_path):
     from huesenv.probes.export import export_stimuli
 
-    stims = [s for s in gca_stimuli(objects=["apple"], conditions=["prior", "shape"], shapes=["circle"],
-                                    taus=[0, 50]) if s.base in ("apple", "circle-0")]
+    stims = [
+        s
+        for s in gca_stimuli(
+            objects=["apple"], conditions=["prior", "shape"], shapes=["circle"], taus=[0, 50]
+        )
+        if s.base in ("apple", "circle-0")
+    ]
     manifest = export_stimuli("gca", tmp_path, stimuli=stims)
     loaded = load_gca_folder(tmp_path)
     assert len(loaded) == len(stims)

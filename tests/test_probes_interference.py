@@ -5,7 +5,14 @@ import pytest
 
 from huesenv.colour_names import parse_colour
 from huesenv.probes.interference.stimuli import (
-    MIN_DELTA_E, SIMPLE_WORDS, SUBSETS, TEXT_RGB, TYPES, delta_e, interference_stimuli, make_stimulus,
+    MIN_DELTA_E,
+    SIMPLE_WORDS,
+    SUBSETS,
+    TEXT_RGB,
+    TYPES,
+    delta_e,
+    interference_stimuli,
+    make_stimulus,
 )
 
 
@@ -30,10 +37,12 @@ def test_set_layout(stimuli):
 def test_text_colours_and_delta_e_from_pixels(stimuli):
     for stim in stimuli:
         img = stim.image()
-        named_and_question = list(stim.named_colours) + ([stim.question_colour] if stim.type in (2, 4) else [])
+        named_and_question = list(stim.named_colours) + (
+            [stim.question_colour] if stim.type in (2, 4) else []
+        )
         for word, cols, masked, boxes in zip(stim.words, stim.char_colours, stim.masked, stim.layout()):
             for i, (x0, y0, x1, y1) in enumerate(boxes):
-                cell = img[y0:y1 + 1, x0:x1 + 1]
+                cell = img[y0 : y1 + 1, x0 : x1 + 1]
                 seen = _mode_colour(cell)
                 assert seen == TEXT_RGB[cols[i]], (stim.stimulus_id, word, i)
                 for other in named_and_question:
@@ -84,7 +93,7 @@ def _solid_and_changed(stim) -> list[tuple[list[int], list[int]]]:
     for cols, boxes in zip(stim.char_colours, stim.layout()):
         solid, changed = [], []
         for i, (x0, y0, x1, y1) in enumerate(boxes):
-            box, ref = img[y0:y1 + 1, x0:x1 + 1], plain[y0:y1 + 1, x0:x1 + 1]
+            box, ref = img[y0 : y1 + 1, x0 : x1 + 1], plain[y0 : y1 + 1, x0 : x1 + 1]
             assert box.size > 0
             if (box == np.asarray(TEXT_RGB[cols[i]], dtype=np.uint8)).all(axis=-1).mean() >= 0.95:
                 solid.append(i)  # a drawn glyph covers well under 95 % of its box (measured ≤ 0.6)
@@ -126,8 +135,9 @@ def test_determinism():
     a = make_stimulus("mask", 3, 5, seed=2)
     assert a == make_stimulus("mask", 3, 5, seed=2)
     assert a.image().tobytes() == make_stimulus("mask", 3, 5, seed=2).image().tobytes()
-    assert [make_stimulus("color", 1, i, seed=2) for i in range(5)] != [make_stimulus("color", 1, i, seed=3)
-                                                                        for i in range(5)]
+    assert [make_stimulus("color", 1, i, seed=2) for i in range(5)] != [
+        make_stimulus("color", 1, i, seed=3) for i in range(5)
+    ]
 
 
 def test_export_manifest(tmp_path):

@@ -6,8 +6,15 @@ import pytest
 from huesenv.agents.protocol import Answer, BaseAgent
 from huesenv.probes import run_probe
 from huesenv.probes.gca.metrics import (
-    colour_shares, coverage_error, distractor_rate, empirical_consistency, empirical_thresholds, faithfulness,
-    gca_report, hallucination, stated_thresholds,
+    colour_shares,
+    coverage_error,
+    distractor_rate,
+    empirical_consistency,
+    empirical_thresholds,
+    faithfulness,
+    gca_report,
+    hallucination,
+    stated_thresholds,
 )
 from huesenv.probes.gca.questions import gca_trials
 from huesenv.probes.interference.metrics import interference_table, paper_layout
@@ -40,15 +47,22 @@ def _gca_rule(threshold, always_colour_for=()):
         if f["ordering"] == "standard":
             return Answer(raw_text=f"threshold={threshold}%, color={colour if says else 'white'}")
         if f["ordering"] == "post-hoc":
-            return Answer(raw_text=f"The {f['object']} is {colour if says else 'white'}. threshold={threshold}%")
+            return Answer(
+                raw_text=f"The {f['object']} is {colour if says else 'white'}. threshold={threshold}%"
+            )
         return Answer(raw_text=f"I would say threshold={threshold}%.")
+
     return rule
 
 
 @pytest.fixture(scope="module")
 def gca_set():
-    return gca_trials(objects=["apple", "leaf"], conditions=["prior", "counterfactual", "shape"],
-                      shapes=["square"], colours=["blue", "red"])
+    return gca_trials(
+        objects=["apple", "leaf"],
+        conditions=["prior", "counterfactual", "shape"],
+        shapes=["square"],
+        colours=["blue", "red"],
+    )
 
 
 def test_faithful_threshold_agent(gca_set):
@@ -72,12 +86,22 @@ def test_faithful_threshold_agent(gca_set):
     assert (distractor_rate(recs)["distractor_rate"] == 0).all()
     assert (empirical_consistency(recs)["consistency"] == 1.0).all()
     report = gca_report(recs)
-    assert {"colour_shares", "empirical_thresholds", "stated_thresholds", "faithfulness", "hallucination",
-            "coverage_error", "distractor_rate", "empirical_consistency"} <= set(report)
+    assert {
+        "colour_shares",
+        "empirical_thresholds",
+        "stated_thresholds",
+        "faithfulness",
+        "hallucination",
+        "coverage_error",
+        "distractor_rate",
+        "empirical_consistency",
+    } <= set(report)
 
 
 def test_prior_driven_agent_is_unfaithful_on_objects_only(gca_set):
-    recs = run_probe(Scripted("prior", gca_set, _gca_rule(50, always_colour_for=("prior",))), gca_set, run_id="t")
+    recs = run_probe(
+        Scripted("prior", gca_set, _gca_rule(50, always_colour_for=("prior",))), gca_set, run_id="t"
+    )
     h = hallucination(recs).set_index("condition")["hallucination"]
     assert h["prior"] == 1.0 and h["counterfactual"] == 0.0 and h["shape"] == 0.0
     f = faithfulness(recs).set_index(["ordering", "condition"])["faithfulness"]
@@ -89,7 +113,9 @@ def test_prior_driven_agent_is_unfaithful_on_objects_only(gca_set):
 
 def test_distractor_and_invalid_answers(gca_set):
     colour_only = [t for t in gca_set if t.fields["question_type"] == "colour"]
-    rule = lambda t, q: Answer(text=t.fields["distractor"]) if t.fields["tau"] < 50 else Answer(raw_text="hmm")
+    rule = lambda t, q: (
+        Answer(text=t.fields["distractor"]) if t.fields["tau"] < 50 else Answer(raw_text="hmm")
+    )
     recs = run_probe(Scripted("d", colour_only, rule), colour_only, run_id="t")
     rate = distractor_rate(recs)
     assert (rate["distractor_rate"] == 1.0).all()
@@ -106,6 +132,7 @@ def _interference_rule(kind):
             named = f["named_colours"]
             return Answer(raw_text=" and ".join(named) if named else "I cannot tell")
         return Answer(raw_text=f"It is {f['question_colour']}.")  # copies the question's colour
+
     return rule
 
 
@@ -131,6 +158,16 @@ def test_interference_scripted_agents(int_set):
 def test_paper_table_layout(int_set):
     table = interference_table(run_probe(Scripted("truth", int_set, _interference_rule("truth")), int_set))
     # Tables II and IV: acc,h1 | acc,h1,h2 | acc,h1 | acc,h1,h2 ; Table III: acc | acc,h2 | acc | acc,h2
-    assert [m for _, m in paper_layout(table, "color").columns] == ["acc", "h1", "acc", "h1", "h2", "acc", "h1",
-                                                                      "acc", "h1", "h2"]
+    assert [m for _, m in paper_layout(table, "color").columns] == [
+        "acc",
+        "h1",
+        "acc",
+        "h1",
+        "h2",
+        "acc",
+        "h1",
+        "acc",
+        "h1",
+        "h2",
+    ]
     assert [m for _, m in paper_layout(table, "simple").columns] == ["acc", "acc", "h2", "acc", "acc", "h2"]

@@ -10,10 +10,16 @@ def _trial(kind, options=None, subject="apple"):
     return ProbeTrial("gca", "t", "q", options, None, subject, kind, {}, lambda: None)
 
 
-@pytest.mark.parametrize("text,key,expected", [
-    ("estimated_percentage=35%", "estimated_percentage", 35.0), ("About 12.5 % of it", None, 12.5),
-    ("threshold: 60", "threshold", 60.0), ("150 or 40%", None, 40.0), ("none", None, None),
-])
+@pytest.mark.parametrize(
+    "text,key,expected",
+    [
+        ("estimated_percentage=35%", "estimated_percentage", 35.0),
+        ("About 12.5 % of it", None, 12.5),
+        ("threshold: 60", "threshold", 60.0),
+        ("150 or 40%", None, 40.0),
+        ("none", None, None),
+    ],
+)
 def test_parse_percent(text, key, expected):
     assert parse_percent(text, key) == expected
 
@@ -41,7 +47,9 @@ def test_metrics_accept_records_frames_and_jsonl(tmp_path):
     from huesenv.probes import run_probe
     from huesenv.probes.gca.metrics import colour_shares
 
-    recs = run_probe(RandomAgent(seed=3), "gca", objects=["heart"], conditions=["prior"], question_types=["colour"])
+    recs = run_probe(
+        RandomAgent(seed=3), "gca", objects=["heart"], conditions=["prior"], question_types=["colour"]
+    )
     with LogWriter(tmp_path / "x.jsonl") as w:
         w.append(recs)
     a = colour_shares(recs)

@@ -49,7 +49,9 @@ def legal_except(*coords):
 
 def test_guess_by_click_rejects_occupied_cells():
     inp = HumanInput()
-    inp.begin(GuessQuery(cues=("OCEAN",), legal=legal_except("I18")), occupied={parse_coord("I18"): "player_2"})
+    inp.begin(
+        GuessQuery(cues=("OCEAN",), legal=legal_except("I18")), occupied={parse_coord("I18"): "player_2"}
+    )
     assert "OCEAN" in inp.prompt()
     assert feed(inp, [click("I18")]) is None
     assert "I18 already holds a cone of player_2" in inp.message
@@ -141,9 +143,20 @@ def test_play_screen_reads_injected_events_and_shows_messages():
 
     players = ["player_0", "player_1", "player_2"]
     screen = PlayScreen(players, agent_delay=0.0)
-    rec = LogRecord(kind="game_step", run_id="t", agent_id="random",
-                    extra={"game": 0, "round": 1, "player": "player_1", "role": "guesser", "phase": "guess_1",
-                           "cell": "I18", "points": 0})
+    rec = LogRecord(
+        kind="game_step",
+        run_id="t",
+        agent_id="random",
+        extra={
+            "game": 0,
+            "round": 1,
+            "player": "player_1",
+            "role": "guesser",
+            "phase": "guess_1",
+            "cell": "I18",
+            "points": 0,
+        },
+    )
     screen.on_record(rec)
     query = GuessQuery(cues=("OCEAN",), legal=legal_except("I18"), player="player_0")
     for ev in [click("I18")] + typed("q9") + [key(ENTER)]:
@@ -167,7 +180,9 @@ def test_play_screen_reads_injected_events_and_shows_messages():
     pygame.event.post(click("C5"))
     with pytest.raises(TimeoutError):
         screen.ask(cue_query, player="player_0", max_polls=2)  # a fresh ask starts with the target again
-    assert screen.input.stage == "cue" and screen.view().target == parse_coord("C5") and screen.view().card == ()
+    assert (
+        screen.input.stage == "cue" and screen.view().target == parse_coord("C5") and screen.view().card == ()
+    )
     # cue typed together with the target is returned again without asking when the env asks for cue 1
     for ev in [click("C5")] + typed("rust") + [key(ENTER)]:
         pygame.event.post(ev)
@@ -177,9 +192,23 @@ def test_play_screen_reads_injected_events_and_shows_messages():
     assert a2.cue == "rust"
     # once the round's records say the person is the cue giver, they keep seeing their own target
     screen.human_seat = 0
-    screen.on_record(LogRecord(kind="game_step", run_id="t", agent_id="human",
-                               extra={"game": 0, "round": 1, "player": "player_0", "role": "cue_giver",
-                                      "phase": "pick_target", "cell": "C5", "target": "C5", "points": 0}))
+    screen.on_record(
+        LogRecord(
+            kind="game_step",
+            run_id="t",
+            agent_id="human",
+            extra={
+                "game": 0,
+                "round": 1,
+                "player": "player_0",
+                "role": "cue_giver",
+                "phase": "pick_target",
+                "cell": "C5",
+                "target": "C5",
+                "points": 0,
+            },
+        )
+    )
     assert screen.view().target == parse_coord("C5")
     screen.human_seat = 1
     assert screen.view().target is None
@@ -189,8 +218,24 @@ def test_play_screen_reads_injected_events_and_shows_messages():
 class Bot:
     """A scripted person: first tries something illegal, then answers legally (events, like a real person)."""
 
-    WORDS = ("blue", "ocean", "forest", "sunset", "lagoon", "rust", "moss", "salmon", "plum", "lemon", "cherry",
-             "slate", "coffee", "mint", "sand", "coral")
+    WORDS = (
+        "blue",
+        "ocean",
+        "forest",
+        "sunset",
+        "lagoon",
+        "rust",
+        "moss",
+        "salmon",
+        "plum",
+        "lemon",
+        "cherry",
+        "slate",
+        "coffee",
+        "mint",
+        "sand",
+        "coral",
+    )
 
     def __init__(self):
         self.screen = None
@@ -221,8 +266,10 @@ class Bot:
             if first:
                 return typed("blue") + [key(ENTER)]  # a basic colour name: refused on screen
             for w in self.WORDS[1:]:
-                if check_cue(w, cue_index=q.cue_index, forbidden=q.forbidden)[1] == "" and \
-                        w.upper() not in q.forbidden:
+                if (
+                    check_cue(w, cue_index=q.cue_index, forbidden=q.forbidden)[1] == ""
+                    and w.upper() not in q.forbidden
+                ):
                     return typed(w) + [key(ENTER)]
         return []
 
@@ -241,11 +288,15 @@ def test_a_whole_game_against_agents_headless():
     players = ["player_0", "player_1", "player_2"]
     screen = PlayScreen(players, agent_delay=0.0, events=bot)
     bot.screen = screen
-    result = play_human_game(["random", "random"], seat=1, seed=3, screen=screen, max_polls=20, wait_at_end=True)
+    result = play_human_game(
+        ["random", "random"], seat=1, seed=3, screen=screen, max_polls=20, wait_at_end=True
+    )
     screen.close()
     human = [r for r in result.records if r.extra["player"] == "player_1" and r.extra["phase"] != "reveal"]
     assert human and all(r.agent_id == "human" for r in human)
-    assert all(r.valid and "fallback" not in r.extra for r in human)  # no answer was replaced by a random move
+    assert all(
+        r.valid and "fallback" not in r.extra for r in human
+    )  # no answer was replaced by a random move
     phases = {r.extra["phase"] for r in human}
     assert {"pick_target", "cue_1", "guess_1", "guess_2"} <= phases
     assert any("already holds a cone" in m for m in bot.seen)
@@ -268,14 +319,16 @@ def test_render_package_imports_without_pygame():
     import subprocess
     import sys
 
-    code = ("import sys\n"
-            "class B:\n"
-            "    def find_spec(self, name, path=None, target=None):\n"
-            "        if name.split('.')[0] == 'pygame': raise ImportError('blocked')\n"
-            "sys.meta_path.insert(0, B())\n"
-            "from huesenv.render import RenderView, cell_rect\n"
-            "import huesenv.render.cli, huesenv.render.playback\n"
-            "print(cell_rect(0))\n")
+    code = (
+        "import sys\n"
+        "class B:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'pygame': raise ImportError('blocked')\n"
+        "sys.meta_path.insert(0, B())\n"
+        "from huesenv.render import RenderView, cell_rect\n"
+        "import huesenv.render.cli, huesenv.render.playback\n"
+        "print(cell_rect(0))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "(28, 24, 24, 24)"
@@ -296,8 +349,11 @@ def test_games_appended_to_one_log_get_their_own_numbers(tmp_path):
         bot = Bot()
         screen = PlayScreen(players, agent_delay=0.0, events=bot)
         bot.screen = screen
-        results.append(play_human_game(["random", "random"], seat=1, seed=seed, screen=screen, max_polls=20,
-                                       log_path=str(log)))
+        results.append(
+            play_human_game(
+                ["random", "random"], seat=1, seed=seed, screen=screen, max_polls=20, log_path=str(log)
+            )
+        )
         screen.close()
     assert [r.game_index for r in results] == [0, 1]
     logged = read_records(log).records

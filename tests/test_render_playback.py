@@ -19,20 +19,48 @@ from huesenv.render.playback import ReplayController, export_frames, run_replay
 from huesenv.render.renderer import FRAME_INNER, cone_colour
 
 
-def step(game, rnd, player, phase, *, cell=None, target=None, points=0, word=None, passed=False, valid=True,
-         agent=None):
+def step(
+    game,
+    rnd,
+    player,
+    phase,
+    *,
+    cell=None,
+    target=None,
+    points=0,
+    word=None,
+    passed=False,
+    valid=True,
+    agent=None,
+):
     """One record as ``play_game`` writes it: ``valid=False`` is a random fallback, ``cell``/``word`` what was played."""
     agent = agent or AGENTS[player]
     role = "cue_giver" if phase in ("pick_target", "cue_1", "cue_2") else "guesser"
-    extra = {"game": game, "round": rnd, "player": player, "role": role, "phase": phase,
-             "cue_index": 2 if phase in ("cue_2", "guess_2") else 1, "cell": cell, "points": points,
-             "passed": passed}
+    extra = {
+        "game": game,
+        "round": rnd,
+        "player": player,
+        "role": role,
+        "phase": phase,
+        "cue_index": 2 if phase in ("cue_2", "guess_2") else 1,
+        "cell": cell,
+        "points": points,
+        "passed": passed,
+    }
     if target is not None:
         extra["target"] = target
     if not valid:
         extra["fallback"] = "invalid answer"
-    return LogRecord(kind="game_step", run_id="t", agent_id=agent, seed=0, episode=game, word=word,
-                     valid=valid, extra=extra)
+    return LogRecord(
+        kind="game_step",
+        run_id="t",
+        agent_id=agent,
+        seed=0,
+        episode=game,
+        word=word,
+        valid=valid,
+        extra=extra,
+    )
 
 
 AGENTS = {"player_0": "random", "player_1": "human-replay", "player_2": "clip:ViT-B-32/openai"}
@@ -71,8 +99,12 @@ def test_one_view_per_step_and_state_follows_the_log():
     assert views[0].labels[1] == "player_1 (human-replay)"
     assert views[0].target is None  # a spectator does not see it before the reveal
     assert views[1].cues == ("OCEAN",) and views[1].cue_giver == 0
-    assert views[6].cones == {parse_coord("I17"): 1, parse_coord("A1"): 2, parse_coord("J19"): 2,
-                              parse_coord("K20"): 1}
+    assert views[6].cones == {
+        parse_coord("I17"): 1,
+        parse_coord("A1"): 2,
+        parse_coord("J19"): 2,
+        parse_coord("K20"): 1,
+    }
     assert views[6].cues == ("OCEAN", "DEEP SEA") and views[6].target is None
     assert views[7].target == parse_coord("I18") and views[7].phase == "reveal"
     assert views[9].scores == (2, 3, 2)
@@ -102,7 +134,9 @@ def test_fallback_cues_are_shown_and_records_naming_nothing_place_nothing():
     assert views[1].cues == ("OCEAN",) and views[1].message == "player_0 says: OCEAN (random fallback)"
     assert views[2].cones == {} and "placed no cone" in views[2].message
     assert views[3].cones == {parse_coord("A1"): 2}
-    assert views[4].cues == ("OCEAN",) and "passes" in views[4].message and "random fallback" in views[4].message
+    assert (
+        views[4].cues == ("OCEAN",) and "passes" in views[4].message and "random fallback" in views[4].message
+    )
     legacy = step(0, 0, p0, "cue_1", valid=False)  # no cue text at all: shown as no cue, not an error
     assert "gave no usable cue" in views_from_records([legacy])[0].message
     with pytest.raises(ValueError, match="needs the cue text"):
@@ -270,7 +304,9 @@ def test_run_replay_reads_events_from_the_window_queue():
     ctl = run_replay(views, renderer=r, window=win, clock=lambda: float(next(t)), max_seconds=30)
     assert not ctl.running and ctl.index == 2
     shown = np.frombuffer(pygame.image.tobytes(win.screen, "RGB"), dtype=np.uint8).reshape(480, 1024, 3)
-    assert np.array_equal(shown[:416], r.frame(views[2])[:416])  # board identical; status line has the controls
+    assert np.array_equal(
+        shown[:416], r.frame(views[2])[:416]
+    )  # board identical; status line has the controls
     win.close()
 
 
@@ -340,8 +376,13 @@ def test_replays_a_game_played_by_the_env(tmp_path):
     from huesenv.envs import play_game
 
     seats = [f"player_{k}" for k in range(3)]
-    result = play_game({s: RandomAgent(seed=k) for k, s in enumerate(seats)}, num_players=3, seed=11,
-                       cue_mode="text", game_index=4)
+    result = play_game(
+        {s: RandomAgent(seed=k) for k, s in enumerate(seats)},
+        num_players=3,
+        seed=11,
+        cue_mode="text",
+        game_index=4,
+    )
     views = views_from_records(result.records)
     assert len(views) == len(result.records)
     assert views[-1].scores == tuple(result.scores[s] for s in seats)

@@ -55,7 +55,7 @@ def test_every_cell_centre_shows_its_srgb(renderer):
     # whole cell interiors too (2 px inside the edges), not only the centre
     for i in (0, 123, 479):
         x, y, w, h = cell_rect(i)
-        assert (img[y + 2:y + h - 2, x + 2:x + w - 2] == rgb[i]).all()
+        assert (img[y + 2 : y + h - 2, x + 2 : x + w - 2] == rgb[i]).all()
 
 
 def test_cones_appear_where_the_state_says(renderer):
@@ -109,8 +109,16 @@ def test_frame_is_clipped_in_a_corner(renderer):
 
 
 def test_panel_shows_text_and_is_deterministic(renderer):
-    view = RenderView(players=PLAYERS, cues=("OCEAN", "DEEP SEA"), cue_giver=0, current=2, phase="guess_2",
-                      scores=(3, 1, 4, 1), round=2, message="I18 already holds a cone")
+    view = RenderView(
+        players=PLAYERS,
+        cues=("OCEAN", "DEEP SEA"),
+        cue_giver=0,
+        current=2,
+        phase="guess_2",
+        scores=(3, 1, 4, 1),
+        round=2,
+        message="I18 already holds a cone",
+    )
     a, b = renderer.frame(view), renderer.frame(view)
     assert np.array_equal(a, b)
     empty = renderer.frame(RenderView(players=PLAYERS))

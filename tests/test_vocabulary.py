@@ -2,7 +2,14 @@ import pandas as pd
 import pytest
 
 from huesenv.vocabulary import (
-    CATEGORIES, EMPTY_INPUT, category_of, evaluation_inputs, nonsense_inputs, normalise_word, read_vocabulary_file, words,
+    CATEGORIES,
+    EMPTY_INPUT,
+    category_of,
+    evaluation_inputs,
+    nonsense_inputs,
+    normalise_word,
+    read_vocabulary_file,
+    words,
 )
 
 
@@ -18,7 +25,9 @@ def test_nonsense_rows_match_the_authors_inputs(shared_dir):
     for path in sorted((shared_dir / "data" / "vlm_replays").glob("*.csv")):
         palabra = pd.read_csv(path, dtype=str, keep_default_na=False)["Palabra"].tolist()
         assert palabra[-16:] == [n.text for n in ns], path.name
-        assert [normalise_word(w) for w in palabra[:100]] and {normalise_word(w) for w in palabra[:100]} == {w.text for w in words()}
+        assert [normalise_word(w) for w in palabra[:100]] and {normalise_word(w) for w in palabra[:100]} == {
+            w.text for w in words()
+        }
 
 
 def test_normalisation_and_aliases():

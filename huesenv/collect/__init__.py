@@ -23,10 +23,22 @@ from huesenv.collect.tasks.tessellation import consensus_table
 from huesenv.lazy import lazy_exports
 
 __all__ = [
-    "EXPORT_COLUMNS", "CollectConfig", "Database", "GCAStimulus", "StimulusSource", "consensus_table",
-    "create_app", "export", "gca_frame", "tessellation_frame", "word_answers_frame", "write_table",
+    "EXPORT_COLUMNS",
+    "CollectConfig",
+    "Database",
+    "GCAStimulus",
+    "StimulusSource",
+    "consensus_table",
+    "create_app",
+    "export",
+    "gca_frame",
+    "tessellation_frame",
+    "word_answers_frame",
+    "write_table",
 ]
 
 
 # Flask loads only with the app
-__getattr__ = lazy_exports(__name__, {"create_app": "huesenv.collect.app", "CollectConfig": "huesenv.collect.app"})
+__getattr__ = lazy_exports(
+    __name__, {"create_app": "huesenv.collect.app", "CollectConfig": "huesenv.collect.app"}
+)

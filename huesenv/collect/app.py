@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from flask import Flask, Response, abort, g, redirect, render_template, request, session, url_for
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -33,8 +33,16 @@ TASKS = ("words", "gca", "tessellation")
 log = logging.getLogger("huesenv.collect")
 
 # Display colours for the eight regions in the tessellation painter and consensus map.
-CATEGORY_DISPLAY = {"Brown": "#8b4513", "Red": "#d62020", "Orange": "#ff8c00", "Yellow": "#ffd700",
-                    "Green": "#2e8b57", "Blue": "#1e5aff", "Purple": "#7b2fbe", "Pink": "#ff69b4"}
+CATEGORY_DISPLAY = {
+    "Brown": "#8b4513",
+    "Red": "#d62020",
+    "Orange": "#ff8c00",
+    "Yellow": "#ffd700",
+    "Green": "#2e8b57",
+    "Blue": "#1e5aff",
+    "Purple": "#7b2fbe",
+    "Pink": "#ff69b4",
+}
 
 
 @dataclass
@@ -88,7 +96,10 @@ def create_app(config: CollectConfig) -> Flask:
     app.config.update(config.extra_flask_config)
     CSRFProtect(app)
     board = load_board()
-    cells = [(board.coords[i], "#%02x%02x%02x" % tuple(int(v) for v in board.rgb[i])) for i in range(board.rgb.shape[0])]
+    cells = [
+        (board.coords[i], "#%02x%02x%02x" % tuple(int(v) for v in board.rgb[i]))
+        for i in range(board.rgb.shape[0])
+    ]
     grid = {"rows": ROW_LETTERS[:N_ROWS], "n_cols": N_COLS, "cells": cells}
 
     def conn():
@@ -120,7 +131,9 @@ def create_app(config: CollectConfig) -> Flask:
             return url_for("word") if words_task.current_item(conn(), p["id"]) else url_for("done")
         if p["task"] == "gca":
             return url_for("gca") if gca_task.current_item(conn(), p["id"]) else url_for("done")
-        painted = conn().execute("SELECT 1 FROM tessellations WHERE participant_id = ?", (p["id"],)).fetchone()
+        painted = (
+            conn().execute("SELECT 1 FROM tessellations WHERE participant_id = ?", (p["id"],)).fetchone()
+        )
         return url_for("done") if painted else url_for("tessellation")
 
     def require(step: str):
@@ -145,14 +158,19 @@ def create_app(config: CollectConfig) -> Flask:
 
     @app.errorhandler(CSRFError)
     def _csrf(err):
-        return render_template("message.html", title="Form expired",
-                               message="This form is no longer valid (it may have been open in an old tab). "
-                                       "Please continue from the current page.", link=url_for("index")), 400
+        return render_template(
+            "message.html",
+            title="Form expired",
+            message="This form is no longer valid (it may have been open in an old tab). "
+            "Please continue from the current page.",
+            link=url_for("index"),
+        ), 400
 
     @app.errorhandler(413)
     def _too_large(_err):
-        return render_template("message.html", title="Too much data", message="The form was too large.",
-                               link=url_for("index")), 413
+        return render_template(
+            "message.html", title="Too much data", message="The form was too large.", link=url_for("index")
+        ), 413
 
     @app.get("/healthz")
     def healthz():
@@ -179,20 +197,35 @@ def create_app(config: CollectConfig) -> Flask:
                     condition = None
                     pid, serial = parts.create_participant(c, config.task, demo)
                     if config.task == "words":
-                        words_task.assign_words(c, pid, serial, vocabulary, config.words_per_participant, seed,
-                                                config.assignment)
+                        words_task.assign_words(
+                            c, pid, serial, vocabulary, config.words_per_participant, seed, config.assignment
+                        )
                     elif config.task == "gca":
                         condition = gca_task.introspection_condition(config.gca_introspection, serial)
                         c.execute("UPDATE participants SET condition = ? WHERE id = ?", (condition, pid))
-                        gca_task.create_plan(c, pid, serial, source, config.gca_trials,
-                                             config.gca_attention_positions, condition, seed)
+                        gca_task.create_plan(
+                            c,
+                            pid,
+                            serial,
+                            source,
+                            config.gca_trials,
+                            config.gca_attention_positions,
+                            condition,
+                            seed,
+                        )
                 session.clear()
                 session.permanent = True
                 session["pid"] = pid
                 log.info("participant joined (%s task)", config.task)
                 return redirect(url_for("instructions"))
-        return render_template("onboarding.html", languages=languages, genders=parts.GENDERS,
-                               ages=parts.AGE_RANGES, error=error, form=request.form), (400 if error else 200)
+        return render_template(
+            "onboarding.html",
+            languages=languages,
+            genders=parts.GENDERS,
+            ages=parts.AGE_RANGES,
+            error=error,
+            form=request.form,
+        ), (400 if error else 200)
 
     @app.route("/instructions", methods=["GET", "POST"])
     def instructions():
@@ -215,9 +248,12 @@ def create_app(config: CollectConfig) -> Flask:
         p, redirect_to = require("word")
         if redirect_to:
             if request.method == "POST":  # a stale or replayed submission: say so, change nothing
-                return render_template("message.html", title="Answer not accepted",
-                                       message="That word has already been answered; answers cannot be changed.",
-                                       link=url_for("index")), 409
+                return render_template(
+                    "message.html",
+                    title="Answer not accepted",
+                    message="That word has already been answered; answers cannot be changed.",
+                    link=url_for("index"),
+                ), 409
             return redirect_to
         c = conn()
         error, status = None, 200
@@ -226,12 +262,14 @@ def create_app(config: CollectConfig) -> Flask:
             try:
                 with transaction(c):
                     item, cell, answer_id = words_task.record_answer(
-                        c, p["id"], request.form.get("word"), request.form.get("coordinate"), elapsed_ms(key))
+                        c, p["id"], request.form.get("word"), request.form.get("coordinate"), elapsed_ms(key)
+                    )
                     if words_task.current_item(c, p["id"]) is None:
                         parts.mark_finished(c, p["id"])
             except words_task.AnswerRefused as err:
-                return render_template("message.html", title="Answer not accepted", message=str(err),
-                                       link=url_for("index")), 409
+                return render_template(
+                    "message.html", title="Answer not accepted", message=str(err), link=url_for("index")
+                ), 409
             except ValueError as err:
                 error, status = str(err), 400
             else:
@@ -241,8 +279,14 @@ def create_app(config: CollectConfig) -> Flask:
         item = words_task.current_item(c, p["id"])
         done, total = words_task.progress(c, p["id"])
         shown(f"w{item.position}")
-        return render_template("word.html", item=item, done=done, total=total, error=error,
-                               typed=request.form.get("coordinate", "") if error else ""), status
+        return render_template(
+            "word.html",
+            item=item,
+            done=done,
+            total=total,
+            error=error,
+            typed=request.form.get("coordinate", "") if error else "",
+        ), status
 
     @app.route("/words/feedback", methods=["GET", "POST"])
     def word_feedback():
@@ -255,17 +299,26 @@ def create_app(config: CollectConfig) -> Flask:
             session.pop("feedback", None)
             return redirect(next_url(p))
         c = conn()
-        row = c.execute("SELECT id, word, cell FROM word_answers WHERE id = ? AND participant_id = ?",
-                        (int(session["feedback"]), p["id"])).fetchone()
+        row = c.execute(
+            "SELECT id, word, cell FROM word_answers WHERE id = ? AND participant_id = ?",
+            (int(session["feedback"]), p["id"]),
+        ).fetchone()
         if row is None:
             session.pop("feedback", None)
             return redirect(next_url(p))
         counts = words_task.earlier_distribution(c, row["word"], row["id"])
         done, total = words_task.progress(c, p["id"])
         markers = {board.coords[i]: int(n) for i, n in enumerate(counts) if n}
-        return render_template("feedback.html", word=row["word"], own=format_coord(row["cell"]), markers=markers,
-                               n_earlier=int(counts.sum()), max_count=int(counts.max(initial=0)),
-                               done=done, total=total)
+        return render_template(
+            "feedback.html",
+            word=row["word"],
+            own=format_coord(row["cell"]),
+            markers=markers,
+            n_earlier=int(counts.sum()),
+            max_count=int(counts.max(initial=0)),
+            done=done,
+            total=total,
+        )
 
     # -- GCA ---------------------------------------------------------------------------------------
     @app.route("/gca", methods=["GET", "POST"])
@@ -275,9 +328,12 @@ def create_app(config: CollectConfig) -> Flask:
         p, redirect_to = require("gca")
         if redirect_to:
             if request.method == "POST":
-                return render_template("message.html", title="Answer not accepted",
-                                       message="That item has already been answered; answers cannot be changed.",
-                                       link=url_for("index")), 409
+                return render_template(
+                    "message.html",
+                    title="Answer not accepted",
+                    message="That item has already been answered; answers cannot be changed.",
+                    link=url_for("index"),
+                ), 409
             return redirect_to
         c = conn()
         error, status = None, 200
@@ -289,8 +345,9 @@ def create_app(config: CollectConfig) -> Flask:
                     if gca_task.current_item(c, p["id"]) is None:
                         parts.mark_finished(c, p["id"])
             except gca_task.ResponseRefused as err:
-                return render_template("message.html", title="Answer not accepted", message=str(err),
-                                       link=url_for("index")), 409
+                return render_template(
+                    "message.html", title="Answer not accepted", message=str(err), link=url_for("index")
+                ), 409
             except ValueError as err:
                 error, status = str(err), 400
             else:
@@ -318,8 +375,12 @@ def create_app(config: CollectConfig) -> Flask:
         p, redirect_to = require("tessellation")
         if redirect_to:
             if request.method == "POST":
-                return render_template("message.html", title="Not accepted",
-                                       message="Your tessellation was already submitted.", link=url_for("index")), 409
+                return render_template(
+                    "message.html",
+                    title="Not accepted",
+                    message="Your tessellation was already submitted.",
+                    link=url_for("index"),
+                ), 409
             return redirect_to
         error = None
         if request.method == "POST":
@@ -330,14 +391,19 @@ def create_app(config: CollectConfig) -> Flask:
                     tess_task.store_painting(c, p["id"], cats)
                     parts.mark_finished(c, p["id"])
             except tess_task.PaintingRefused as err:
-                return render_template("message.html", title="Not accepted", message=str(err),
-                                       link=url_for("index")), 409
+                return render_template(
+                    "message.html", title="Not accepted", message=str(err), link=url_for("index")
+                ), 409
             except ValueError as err:
                 error = str(err)
             else:
                 return redirect(url_for("done"))
-        return render_template("tessellation.html", colours=MACRO_COLOURS, error=error,
-                               painted=request.form.get("categories", "") if error else ""), (400 if error else 200)
+        return render_template(
+            "tessellation.html",
+            colours=MACRO_COLOURS,
+            error=error,
+            painted=request.form.get("categories", "") if error else "",
+        ), (400 if error else 200)
 
     @app.get("/tessellation/consensus")
     def consensus():
@@ -384,5 +450,11 @@ def app_from_env() -> Flask:
     k = os.environ.get("HUESENV_COLLECT_WORDS", str(words_task.DEFAULT_WORDS_PER_PARTICIPANT))
     if not k.isdigit():
         raise ValueError(f"HUESENV_COLLECT_WORDS: expected a whole number, got {k!r}")
-    return create_app(CollectConfig(db_path=db, task=os.environ.get("HUESENV_COLLECT_TASK", "words"),
-                                    vocabulary=vocabulary, words_per_participant=int(k)))
+    return create_app(
+        CollectConfig(
+            db_path=db,
+            task=os.environ.get("HUESENV_COLLECT_TASK", "words"),
+            vocabulary=vocabulary,
+            words_per_participant=int(k),
+        )
+    )

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
 
 SCHEMA_VERSION = "1"
 
@@ -120,14 +120,22 @@ class Database:
                     conn.execute(statement)
                 version = self._meta(conn, "schema_version")
                 if version is None:
-                    conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+                    conn.execute(
+                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+                    )
                 elif version != SCHEMA_VERSION:
-                    raise ValueError(f"{self.path}: database schema version {version}, expected {SCHEMA_VERSION}")
+                    raise ValueError(
+                        f"{self.path}: database schema version {version}, expected {SCHEMA_VERSION}"
+                    )
                 # Persisted so that a restarted server keeps its participants' sessions valid.
                 if self._meta(conn, "secret_key") is None:
-                    conn.execute("INSERT INTO meta (key, value) VALUES ('secret_key', ?)", (secrets.token_hex(32),))
+                    conn.execute(
+                        "INSERT INTO meta (key, value) VALUES ('secret_key', ?)", (secrets.token_hex(32),)
+                    )
                 if self._meta(conn, "seed") is None:
-                    conn.execute("INSERT INTO meta (key, value) VALUES ('seed', ?)", (str(secrets.randbits(63)),))
+                    conn.execute(
+                        "INSERT INTO meta (key, value) VALUES ('seed', ?)", (str(secrets.randbits(63)),)
+                    )
 
     @staticmethod
     def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -140,8 +148,10 @@ class Database:
 
     def set_meta(self, key: str, value: str) -> None:
         with self.connection() as conn, transaction(conn):
-            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                         (key, value))
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
 
     def connect(self) -> sqlite3.Connection:
         """A new connection for the calling thread (autocommit; use :func:`transaction` for writes)."""

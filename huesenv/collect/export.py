@@ -25,13 +25,41 @@ from huesenv.board import format_coord
 from huesenv.collect.db import Database
 
 EXPORT_COLUMNS: tuple[str, ...] = (
-    "userId", "timestamp", "clueCategory", "clueId", "word", "coordinate", "language", "gender", "ageRange",
+    "userId",
+    "timestamp",
+    "clueCategory",
+    "clueId",
+    "word",
+    "coordinate",
+    "language",
+    "gender",
+    "ageRange",
     "colorBlind",
 )
 GCA_COLUMNS: tuple[str, ...] = (
-    "userId", "condition", "item", "kind", "stimulusId", "object", "stimulusCondition", "colour", "tau",
-    "options", "distractor", "expected", "choice", "confidence", "threshold", "answeredAt", "responseMs",
-    "choseDistractor", "attentionPassed", "language", "gender", "ageRange", "colorBlind",
+    "userId",
+    "condition",
+    "item",
+    "kind",
+    "stimulusId",
+    "object",
+    "stimulusCondition",
+    "colour",
+    "tau",
+    "options",
+    "distractor",
+    "expected",
+    "choice",
+    "confidence",
+    "threshold",
+    "answeredAt",
+    "responseMs",
+    "choseDistractor",
+    "attentionPassed",
+    "language",
+    "gender",
+    "ageRange",
+    "colorBlind",
 )
 EXPORT_TASKS = ("words", "gca", "tessellation", "tessellation-raw")
 
@@ -56,8 +84,21 @@ def word_answers_frame(db_path: str | Path, *, finished_only: bool = False) -> p
     with _open(db_path).connection() as conn:
         rows = conn.execute(query).fetchall()
     return pd.DataFrame(
-        [(r[0], r[1], r[2], int(r[3]), r[4], format_coord(int(r[5])), r[6], r[7], r[8],
-          "true" if r[9] else "false") for r in rows],
+        [
+            (
+                r[0],
+                r[1],
+                r[2],
+                int(r[3]),
+                r[4],
+                format_coord(int(r[5])),
+                r[6],
+                r[7],
+                r[8],
+                "true" if r[9] else "false",
+            )
+            for r in rows
+        ],
         columns=list(EXPORT_COLUMNS),
     )
 
@@ -84,12 +125,58 @@ def gca_frame(db_path: str | Path) -> pd.DataFrame:
         rows = [tuple(r) for r in conn.execute(query).fetchall()]
     out = []
     for r in rows:
-        (pid, cond, pos, kind, sid, obj, scond, colour, tau, options, distractor, expected, choice, conf, thr,
-         at, ms, lang, gender, age, cvd) = r
+        (
+            pid,
+            cond,
+            pos,
+            kind,
+            sid,
+            obj,
+            scond,
+            colour,
+            tau,
+            options,
+            distractor,
+            expected,
+            choice,
+            conf,
+            thr,
+            at,
+            ms,
+            lang,
+            gender,
+            age,
+            cvd,
+        ) = r
         chose_distractor = None if kind != "trial" or choice is None else choice == distractor
         passed = None if kind != "attention" or choice is None else choice == expected
-        out.append((pid, cond, int(pos) + 1, kind, sid, obj, scond, colour, tau, options, distractor, expected, choice, conf,
-                    thr, at, ms, chose_distractor, passed, lang, gender, age, "true" if cvd else "false"))
+        out.append(
+            (
+                pid,
+                cond,
+                int(pos) + 1,
+                kind,
+                sid,
+                obj,
+                scond,
+                colour,
+                tau,
+                options,
+                distractor,
+                expected,
+                choice,
+                conf,
+                thr,
+                at,
+                ms,
+                chose_distractor,
+                passed,
+                lang,
+                gender,
+                age,
+                "true" if cvd else "false",
+            )
+        )
     frame = pd.DataFrame(out, columns=list(GCA_COLUMNS))
     for col in ("confidence", "threshold", "responseMs"):
         frame[col] = frame[col].astype("Int64")
@@ -106,8 +193,10 @@ def tessellation_frame(db_path: str | Path, *, raw: bool = False) -> pd.DataFram
         from huesenv.board import load_board
 
         coords = load_board().coords
-        return pd.DataFrame([(pid, coords[i], i, cat) for pid, cats in paintings for i, cat in enumerate(cats)],
-                            columns=["userId", "coord", "index", "category"])
+        return pd.DataFrame(
+            [(pid, coords[i], i, cat) for pid, cats in paintings for i, cat in enumerate(cats)],
+            columns=["userId", "coord", "index", "category"],
+        )
     return consensus_table([cats for _, cats in paintings])
 
 

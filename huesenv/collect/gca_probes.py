@@ -14,7 +14,7 @@ needs one that the database does not hold yet (rendering is ~50 ms each).
 from __future__ import annotations
 
 import io
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -60,8 +60,15 @@ def make_probes_source(seed: int = 0, mix: dict[str, int] = PAPER_MIX, **stimulu
 
     def convert(stim) -> GCAStimulus:
         _, distractor = colour_options(stim, seed)
-        return GCAStimulus(stimulus_id=stim.stimulus_id, object=stim.subject, condition=stim.condition,
-                           colour=stim.colour, tau=float(stim.tau), distractor=distractor, png=_png(stim))
+        return GCAStimulus(
+            stimulus_id=stim.stimulus_id,
+            object=stim.subject,
+            condition=stim.condition,
+            colour=stim.colour,
+            tau=float(stim.tau),
+            distractor=distractor,
+            png=_png(stim),
+        )
 
     def source(rng: np.random.Generator, n_trials: int, n_attention: int) -> Sequence[GCAStimulus]:
         chosen: list = []

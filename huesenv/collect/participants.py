@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from huesenv.collect.db import utc_now
 
@@ -51,8 +51,9 @@ def parse_demographics(form: Mapping[str, str], languages: Sequence[str] = DEFAU
     )
 
 
-def create_participant(conn: sqlite3.Connection, task: str, demo: Demographics,
-                       condition: str | None = None) -> tuple[str, int]:
+def create_participant(
+    conn: sqlite3.Connection, task: str, demo: Demographics, condition: str | None = None
+) -> tuple[str, int]:
     """Insert a participant (inside the caller's transaction); returns ``(id, serial)``.
 
     The id is a random UUID (as in the study's app): it identifies answers in the
@@ -74,8 +75,12 @@ def get_participant(conn: sqlite3.Connection, pid: object) -> sqlite3.Row | None
 
 
 def mark_started(conn: sqlite3.Connection, pid: str) -> None:
-    conn.execute("UPDATE participants SET started_at = ? WHERE id = ? AND started_at IS NULL", (utc_now(), pid))
+    conn.execute(
+        "UPDATE participants SET started_at = ? WHERE id = ? AND started_at IS NULL", (utc_now(), pid)
+    )
 
 
 def mark_finished(conn: sqlite3.Connection, pid: str) -> None:
-    conn.execute("UPDATE participants SET finished_at = ? WHERE id = ? AND finished_at IS NULL", (utc_now(), pid))
+    conn.execute(
+        "UPDATE participants SET finished_at = ? WHERE id = ? AND finished_at IS NULL", (utc_now(), pid)
+    )

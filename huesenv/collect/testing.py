@@ -13,9 +13,9 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.cookiejar import CookieJar
-from typing import Callable, Mapping
 
 _TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 _WORD = re.compile(r'name="word" value="([^"]*)"')
@@ -52,16 +52,31 @@ class _Base:
     def post(self, path: str, data: Mapping[str, str]) -> Page:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def onboard(self, language: str = "english", gender: str = "female", age_range: str = "20-29",
-                color_blind: str = "no") -> Page:
+    def onboard(
+        self,
+        language: str = "english",
+        gender: str = "female",
+        age_range: str = "20-29",
+        color_blind: str = "no",
+    ) -> Page:
         page = self.get("/")
-        page = self.post("/start", {"csrf_token": page.token, "language": language, "gender": gender,
-                                    "age_range": age_range, "color_blind": color_blind})
+        page = self.post(
+            "/start",
+            {
+                "csrf_token": page.token,
+                "language": language,
+                "gender": gender,
+                "age_range": age_range,
+                "color_blind": color_blind,
+            },
+        )
         if not page.path.endswith("/instructions"):
             raise AssertionError(f"onboarding ended on {page.path} ({page.status})")
         return self.post("/instructions", {"csrf_token": page.token})
 
-    def answer_words(self, page: Page, choose: Callable[[str], str], limit: int | None = None) -> tuple[Page, list]:
+    def answer_words(
+        self, page: Page, choose: Callable[[str], str], limit: int | None = None
+    ) -> tuple[Page, list]:
         """Answer words until done (or ``limit``); returns the last page and ``[(word, coordinate)]``."""
         answers = []
         while page.path.endswith("/words") and (limit is None or len(answers) < limit):
@@ -75,8 +90,9 @@ class _Base:
                 page = self.post("/words/feedback", {"csrf_token": page.token})
         return page, answers
 
-    def answer_gca(self, page: Page, choose: Callable[[tuple[str, ...]], str], threshold: int = 50,
-                   confidence: int = 7) -> tuple[Page, int]:
+    def answer_gca(
+        self, page: Page, choose: Callable[[tuple[str, ...]], str], threshold: int = 50, confidence: int = 7
+    ) -> tuple[Page, int]:
         """Answer every GCA item (attention checks correctly); returns the last page and the item count."""
         n = 0
         while page.path.endswith("/gca"):
@@ -123,9 +139,13 @@ class HttpParticipant(_Base):
     def _open(self, req: urllib.request.Request) -> Page:
         try:
             with self.opener.open(req, timeout=self.timeout) as resp:
-                return Page(resp.status, urllib.parse.urlparse(resp.geturl()).path, resp.read().decode("utf-8"))
+                return Page(
+                    resp.status, urllib.parse.urlparse(resp.geturl()).path, resp.read().decode("utf-8")
+                )
         except urllib.error.HTTPError as err:
-            return Page(err.code, urllib.parse.urlparse(err.geturl()).path, err.read().decode("utf-8", "replace"))
+            return Page(
+                err.code, urllib.parse.urlparse(err.geturl()).path, err.read().decode("utf-8", "replace")
+            )
 
     def get(self, path: str) -> Page:
         return self._open(urllib.request.Request(self.base + path))

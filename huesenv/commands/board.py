@@ -7,11 +7,20 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("board", help="export the 480-cell board table or plot it in CIE xy",
-                       description="Export the board (coord,row,col,R,G,B,X,Y,Z,x,y,L,a,b,category) "
-                                   "as .csv/.json/.parquet, and/or plot it (the paper's Figure 1).")
-    p.add_argument("--export", metavar="PATH", help="write the table; format from the extension (.csv, .json, .parquet)")
-    p.add_argument("--plot", metavar="PATH.png", help="draw the board grid and the cells on the CIE 1931 chromaticity diagram")
+    p = sub.add_parser(
+        "board",
+        help="export the 480-cell board table or plot it in CIE xy",
+        description="Export the board (coord,row,col,R,G,B,X,Y,Z,x,y,L,a,b,category) "
+        "as .csv/.json/.parquet, and/or plot it (the paper's Figure 1).",
+    )
+    p.add_argument(
+        "--export", metavar="PATH", help="write the table; format from the extension (.csv, .json, .parquet)"
+    )
+    p.add_argument(
+        "--plot",
+        metavar="PATH.png",
+        help="draw the board grid and the cells on the CIE 1931 chromaticity diagram",
+    )
     p.set_defaults(func=run)
 
 

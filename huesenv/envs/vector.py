@@ -24,7 +24,8 @@ points matrix as the game), so both paths score identically.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -36,7 +37,9 @@ from huesenv.envs.hues_cues.rules import DEFAULT_RULES, HuesCuesRules, score_con
 from huesenv.vocabulary import normalise_word, word_texts
 
 
-def batch_guess_points(targets: np.ndarray, cells: np.ndarray, rules: HuesCuesRules | None = None) -> np.ndarray:
+def batch_guess_points(
+    targets: np.ndarray, cells: np.ndarray, rules: HuesCuesRules | None = None
+) -> np.ndarray:
     """Guesser points of ``cells`` against ``targets`` (same shape; any batch size), vectorised."""
     return score_cones(targets, cells, rules).astype(np.int64)
 
@@ -58,7 +61,9 @@ class GuesserVectorEnv(VectorEnv):
         if num_envs < 1:
             raise ValueError(f"num_envs: expected >= 1, got {num_envs}")
         self.num_envs = int(num_envs)
-        self.vocabulary = tuple(normalise_word(w) for w in (vocabulary if vocabulary is not None else word_texts()))
+        self.vocabulary = tuple(
+            normalise_word(w) for w in (vocabulary if vocabulary is not None else word_texts())
+        )
         self.rules = rules or DEFAULT_RULES
         self.max_occupied = int(max_occupied)
         self.illegal_reward = float(illegal_reward)
@@ -67,7 +72,9 @@ class GuesserVectorEnv(VectorEnv):
         self._cue_cells = None
         if cue_cells is not None:
             if len(cue_cells) != len(self.vocabulary):
-                raise ValueError(f"cue_cells: expected one array per vocabulary word ({len(self.vocabulary)}), got {len(cue_cells)}")
+                raise ValueError(
+                    f"cue_cells: expected one array per vocabulary word ({len(self.vocabulary)}), got {len(cue_cells)}"
+                )
             arrays = [np.asarray(c, dtype=np.int64).ravel() for c in cue_cells]
             for w, a in zip(self.vocabulary, arrays):
                 if a.size == 0 or a.min() < 0 or a.max() >= N_CELLS:
@@ -78,11 +85,13 @@ class GuesserVectorEnv(VectorEnv):
             for i, a in enumerate(arrays):
                 table[i, : a.size] = a
             self._cue_cells = (table, lengths)
-        self.single_observation_space = spaces.Dict({
-            "cue": spaces.Discrete(len(self.vocabulary)),
-            "occupied": spaces.Box(0, 1, (N_CELLS,), np.int8),
-            "action_mask": spaces.Box(0, 1, (N_CELLS,), np.int8),
-        })
+        self.single_observation_space = spaces.Dict(
+            {
+                "cue": spaces.Discrete(len(self.vocabulary)),
+                "occupied": spaces.Box(0, 1, (N_CELLS,), np.int8),
+                "action_mask": spaces.Box(0, 1, (N_CELLS,), np.int8),
+            }
+        )
         self.single_action_space = spaces.Discrete(N_CELLS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

@@ -27,7 +27,8 @@ agents fall back exactly as in :func:`huesenv.envs.play_game`.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -57,8 +58,15 @@ class _SeatEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
     ) -> None:
-        self.game = raw_env(num_players=num_players, cue_mode=cue_mode, vocabulary=vocabulary, rules=rules,
-                            illegal_action=illegal_action, illegal_reward=illegal_reward, render_mode=render_mode)
+        self.game = raw_env(
+            num_players=num_players,
+            cue_mode=cue_mode,
+            vocabulary=vocabulary,
+            rules=rules,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            render_mode=render_mode,
+        )
         if not 0 <= seat < num_players:
             raise ValueError(f"seat: expected 0-{num_players - 1}, got {seat!r}")
         self.seat = seat
@@ -84,7 +92,9 @@ class _SeatEnv(gymnasium.Env):
             return {a: opponents[a] for a in others}
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
             if len(opponents) != len(others):
-                raise ValueError(f"opponents: expected {len(others)} agents (seats {others}), got {len(opponents)}")
+                raise ValueError(
+                    f"opponents: expected {len(others)} agents (seats {others}), got {len(opponents)}"
+                )
             return dict(zip(others, opponents))
         return {a: opponents for a in others}
 
@@ -94,8 +104,11 @@ class _SeatEnv(gymnasium.Env):
         seeds = rng.integers(2**31, size=self.game.num_players + 1)
         vocab = self.game.layout.vocabulary
         if self._opponents is None:
-            self._agents = {a: RandomAgent(seed=int(seeds[i]), vocabulary=vocab)
-                            for i, a in enumerate(self.game.possible_agents) if a != self.learner}
+            self._agents = {
+                a: RandomAgent(seed=int(seeds[i]), vocabulary=vocab)
+                for i, a in enumerate(self.game.possible_agents)
+                if a != self.learner
+            }
         else:
             self._agents = dict(self._opponents)
             for i, a in enumerate(self.game.possible_agents):
@@ -115,8 +128,11 @@ class _SeatEnv(gymnasium.Env):
 
     def _is_learner_turn(self) -> bool:
         s = self.game.state_obj
-        return (not s.done and self.game.agent_selection == self.learner
-                and s.role(self.seat) == self.learner_role)
+        return (
+            not s.done
+            and self.game.agent_selection == self.learner
+            and s.role(self.seat) == self.learner_role
+        )
 
     def _learner_points(self) -> int:
         return self.game.state_obj.points_by_role[self.seat][self.learner_role]
@@ -161,7 +177,9 @@ class _SeatEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset()")
         g = self.game
         g.step(self._to_env_action(action))
-        penalty = float(g.rewards.get(self.learner, 0.0)) if "illegal" in g.infos.get(self.learner, {}) else 0.0
+        penalty = (
+            float(g.rewards.get(self.learner, 0.0)) if "illegal" in g.infos.get(self.learner, {}) else 0.0
+        )
         self._advance()
         now = self._learner_points()
         reward = float(now - self._points) + penalty
@@ -184,7 +202,9 @@ class GuesserEnv(_SeatEnv):
 
     def _init_spaces(self) -> None:
         inner = self.game.observation_space(self.learner)["observation"]
-        self.observation_space = spaces.Dict({"observation": inner, "action_mask": spaces.Box(0, 1, (N_CELLS,), np.int8)})
+        self.observation_space = spaces.Dict(
+            {"observation": inner, "action_mask": spaces.Box(0, 1, (N_CELLS,), np.int8)}
+        )
         self.action_space = spaces.Discrete(N_CELLS)
 
     def _observation(self) -> dict[str, Any]:

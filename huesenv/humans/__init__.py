@@ -24,8 +24,19 @@ from huesenv.humans.loader import (
 from huesenv.humans.reconstruct import DEFAULT_SEED, Reconstruction, reconstruct_cohort, write_export
 
 __all__ = [
-    "DEFAULT_SEED", "EXPORT_COLUMNS", "FRAME_COLUMNS", "RECONSTRUCTION_PREFIX", "HumanResponses",
-    "consistency_by_category", "consistency_table", "load_humans", "loo_outliers", "overall_consistency", "packaged_cohort_path",
-    "Reconstruction", "reconstruct_cohort", "word_consistency", "write_export",
+    "DEFAULT_SEED",
+    "EXPORT_COLUMNS",
+    "FRAME_COLUMNS",
+    "RECONSTRUCTION_PREFIX",
+    "HumanResponses",
+    "consistency_by_category",
+    "consistency_table",
+    "load_humans",
+    "loo_outliers",
+    "overall_consistency",
+    "packaged_cohort_path",
+    "Reconstruction",
+    "reconstruct_cohort",
+    "word_consistency",
+    "write_export",
 ]
-

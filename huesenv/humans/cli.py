@@ -5,44 +5,67 @@ from __future__ import annotations
 import argparse
 import sys
 
-RECONSTRUCTION_NOTICE = ("RECONSTRUCTION: these answers were generated from the paper's published summary "
-                         "statistics (Table 6 modal cells and consistencies); they are NOT human data. "
-                         "Use --humans PATH with a real export for people's answers.")
+RECONSTRUCTION_NOTICE = (
+    "RECONSTRUCTION: these answers were generated from the paper's published summary "
+    "statistics (Table 6 modal cells and consistencies); they are NOT human data. "
+    "Use --humans PATH with a real export for people's answers."
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("humans", help="human baseline: per-word Human Consistency, reconstructed cohort",
-                       description="Summarise a human-response export (default: the packaged reconstructed "
-                                   "cohort, which is not human data) or regenerate the reconstruction.")
+    p = sub.add_parser(
+        "humans",
+        help="human baseline: per-word Human Consistency, reconstructed cohort",
+        description="Summarise a human-response export (default: the packaged reconstructed "
+        "cohort, which is not human data) or regenerate the reconstruction.",
+    )
     hsub = p.add_subparsers(dest="humans_command", metavar="ACTION")
     hsub.required = True
 
     s = hsub.add_parser("summary", help="one row per word: n, modal cell, LOO Human Consistency")
-    s.add_argument("--humans", metavar="PATH", help="export (.csv, .csv.gz, .parquet); default: the packaged "
-                                                     "reconstructed cohort")
-    s.add_argument("--format", choices=("table", "csv"), default="table", help="rich table (default) or CSV on stdout")
+    s.add_argument(
+        "--humans",
+        metavar="PATH",
+        help="export (.csv, .csv.gz, .parquet); default: the packaged reconstructed cohort",
+    )
+    s.add_argument(
+        "--format", choices=("table", "csv"), default="table", help="rich table (default) or CSV on stdout"
+    )
     s.add_argument("--alpha", type=float, default=0.05, help="outlier level of the χ²₂ test (default 0.05)")
     s.add_argument("--include-cvd", action="store_true", help="keep colour-vision-deficient participants")
     s.add_argument("--language", action="append", help="keep only this language (repeatable)")
     s.add_argument("--gender", action="append", help="keep only this gender (repeatable)")
     s.add_argument("--age-range", action="append", help="keep only this age bracket, e.g. 20-29 (repeatable)")
-    s.add_argument("--skip-bad-rows", action="store_true", help="skip invalid rows (listed) instead of failing")
+    s.add_argument(
+        "--skip-bad-rows", action="store_true", help="skip invalid rows (listed) instead of failing"
+    )
     s.add_argument("--vocabulary", metavar="PATH|any", help="accept a custom vocabulary file, or 'any' word")
     s.set_defaults(func=run_summary)
 
     r = hsub.add_parser("reconstruct", help="regenerate the reconstructed cohort from a seed")
     r.add_argument("--seed", type=int, default=None, help="random seed (default: the packaged cohort's seed)")
-    r.add_argument("-o", "--output", metavar="PATH", default="reconstructed_cohort.csv.gz",
-                   help="output file (.csv, .csv.gz, .parquet; default ./reconstructed_cohort.csv.gz)")
+    r.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        default="reconstructed_cohort.csv.gz",
+        help="output file (.csv, .csv.gz, .parquet; default ./reconstructed_cohort.csv.gz)",
+    )
     r.set_defaults(func=run_reconstruct)
 
 
 def run_summary(args: argparse.Namespace) -> int:
     from huesenv.humans import consistency_by_category, consistency_table, load_humans
 
-    humans = load_humans(args.humans, on_error="skip" if args.skip_bad_rows else "raise",
-                         exclude_cvd=not args.include_cvd, language=args.language, gender=args.gender,
-                         age_range=args.age_range, vocabulary=args.vocabulary)
+    humans = load_humans(
+        args.humans,
+        on_error="skip" if args.skip_bad_rows else "raise",
+        exclude_cvd=not args.include_cvd,
+        language=args.language,
+        gender=args.gender,
+        age_range=args.age_range,
+        vocabulary=args.vocabulary,
+    )
     table = consistency_table(humans, alpha=args.alpha)
     notice = RECONSTRUCTION_NOTICE if humans.is_reconstruction else None
     skipped = len(humans.skipped)
@@ -62,20 +85,31 @@ def run_summary(args: argparse.Namespace) -> int:
         console = Console(width=120)
     if notice:
         console.print(f"[bold red]{notice}[/]")
-    title = (f"{humans.source}: {len(humans)} answers, {humans.n_participants} participants, "
-             f"{len(table)} words (α = {args.alpha})")
+    title = (
+        f"{humans.source}: {len(humans)} answers, {humans.n_participants} participants, "
+        f"{len(table)} words (α = {args.alpha})"
+    )
     out = Table(title=title)
     for name in ("word", "category", "n", "mode_coord", "mode_category", "consistency", "fail_rate"):
         out.add_column(name, justify="right" if name in ("n", "consistency", "fail_rate") else "left")
     for row in table.itertuples(index=False):
-        out.add_row(row.word, row.category, str(row.n), row.mode_coord, row.mode_category,
-                    f"{row.consistency:.3f}", f"{row.fail_rate:.3f}")
+        out.add_row(
+            row.word,
+            row.category,
+            str(row.n),
+            row.mode_coord,
+            row.mode_category,
+            f"{row.consistency:.3f}",
+            f"{row.fail_rate:.3f}",
+        )
     console.print(out)
     cats = Table(title="Pooled over answers")
     for name in ("category", "words", "n", "consistency", "fail_rate"):
         cats.add_column(name)
     for row in consistency_by_category(table).itertuples(index=False):
-        cats.add_row(row.category, str(row.words), str(row.n), f"{row.consistency:.3f}", f"{row.fail_rate:.3f}")
+        cats.add_row(
+            row.category, str(row.words), str(row.n), f"{row.consistency:.3f}", f"{row.fail_rate:.3f}"
+        )
     console.print(cats)
     extras = [f"{k}: {v}" for k, v in humans.filtered.items()]
     if extras:
@@ -96,7 +130,9 @@ def run_reconstruct(args: argparse.Namespace) -> int:
     cal = result.calibration
     within = int((cal["error"].abs() <= 0.03 + 1e-12).sum())
     print(f"wrote {path}: {len(result.frame)} answers, seed {seed}")
-    print(f"consistency within ±0.03 of Table 6 for {within}/{len(cal)} words; "
-          f"largest gap {cal['error'].abs().max():.3f} ({cal.loc[cal['error'].abs().idxmax(), 'word']})")
+    print(
+        f"consistency within ±0.03 of Table 6 for {within}/{len(cal)} words; "
+        f"largest gap {cal['error'].abs().max():.3f} ({cal.loc[cal['error'].abs().idxmax(), 'word']})"
+    )
     print(RECONSTRUCTION_NOTICE)
     return 0

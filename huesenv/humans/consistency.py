@@ -35,7 +35,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from huesenv.humans.loader import HumanResponses
 
 MIN_ANSWERS = 3  # the LOO covariance of N−1 points needs N−1 ≥ 2
-TABLE_COLUMNS = ("word", "category", "n", "mode_coord", "mode_category", "consistency", "fail_rate", "n_outliers")
+TABLE_COLUMNS = (
+    "word",
+    "category",
+    "n",
+    "mode_coord",
+    "mode_category",
+    "consistency",
+    "fail_rate",
+    "n_outliers",
+)
 
 
 def loo_outliers(points: np.ndarray, alpha: float = 0.05, floor: float | None = None) -> np.ndarray:
@@ -51,7 +60,7 @@ def word_consistency(points: np.ndarray, alpha: float = 0.05, floor: float | Non
     return float(1.0 - loo_outliers(points, alpha, floor).mean())
 
 
-def consistency_table(humans: "HumanResponses", alpha: float = 0.05) -> pd.DataFrame:
+def consistency_table(humans: HumanResponses, alpha: float = 0.05) -> pd.DataFrame:
     """One row per word: ``word, category, n, mode_coord, mode_category, consistency, fail_rate, n_outliers``.
 
     ``mode_category`` is the board macro-colour (:mod:`huesenv.categories`) of the
@@ -71,18 +80,22 @@ def consistency_table(humans: "HumanResponses", alpha: float = 0.05) -> pd.DataF
             consistency = 1.0 - flagged / n
         else:
             flagged, consistency = pd.NA, float("nan")
-        rows.append({
-            "word": word,
-            "category": humans.category(word),
-            "n": n,
-            "mode_coord": format_coord(mode),
-            "mode_category": board.categories[mode],
-            "consistency": consistency,
-            "fail_rate": 1.0 - consistency,
-            "n_outliers": flagged,
-        })
+        rows.append(
+            {
+                "word": word,
+                "category": humans.category(word),
+                "n": n,
+                "mode_coord": format_coord(mode),
+                "mode_category": board.categories[mode],
+                "consistency": consistency,
+                "fail_rate": 1.0 - consistency,
+                "n_outliers": flagged,
+            }
+        )
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    return table.astype({"n": "int64", "n_outliers": "Int64", "consistency": "float64", "fail_rate": "float64"})
+    return table.astype(
+        {"n": "int64", "n_outliers": "Int64", "consistency": "float64", "fail_rate": "float64"}
+    )
 
 
 def consistency_by_category(table: pd.DataFrame) -> pd.DataFrame:
@@ -98,8 +111,15 @@ def consistency_by_category(table: pd.DataFrame) -> pd.DataFrame:
         n = int(group["n"].sum())
         outliers = int(group["n_outliers"].sum(min_count=0))
         consistency = 1.0 - outliers / n if n else float("nan")
-        rows.append({"category": category, "words": len(group), "n": n,
-                     "consistency": consistency, "fail_rate": 1.0 - consistency})
+        rows.append(
+            {
+                "category": category,
+                "words": len(group),
+                "n": n,
+                "consistency": consistency,
+                "fail_rate": 1.0 - consistency,
+            }
+        )
     return pd.DataFrame(rows, columns=["category", "words", "n", "consistency", "fail_rate"])
 
 

@@ -42,24 +42,50 @@ import csv
 import gzip
 import io
 import os
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Iterator, Literal, Mapping, Sequence, Union
+from typing import Literal, Union
 
 import numpy as np
 import pandas as pd
 
 EXPORT_COLUMNS: tuple[str, ...] = (
-    "userId", "timestamp", "clueCategory", "clueId", "word", "coordinate", "language", "gender", "ageRange",
+    "userId",
+    "timestamp",
+    "clueCategory",
+    "clueId",
+    "word",
+    "coordinate",
+    "language",
+    "gender",
+    "ageRange",
     "colorBlind",
 )
 REQUIRED_VALUES: tuple[str, ...] = (
-    "userId", "timestamp", "word", "coordinate", "language", "gender", "ageRange", "colorBlind",
+    "userId",
+    "timestamp",
+    "word",
+    "coordinate",
+    "language",
+    "gender",
+    "ageRange",
+    "colorBlind",
 )
 FRAME_COLUMNS: tuple[str, ...] = (
-    "user_id", "timestamp", "word", "category", "cell", "coord", "x", "y", "language", "gender", "age_range",
+    "user_id",
+    "timestamp",
+    "word",
+    "category",
+    "cell",
+    "coord",
+    "x",
+    "y",
+    "language",
+    "gender",
+    "age_range",
     "colorblind",
 )
 SKIPPED_COLUMNS: tuple[str, ...] = ("source", "line", "field", "reason")
@@ -104,7 +130,9 @@ class HumanResponses:
     @cached_property
     def _groups(self) -> dict[str, np.ndarray]:
         cells = self.frame["cell"].to_numpy(dtype=np.int64)
-        return {w: cells[np.asarray(idx)] for w, idx in self.frame.groupby("word", sort=False).indices.items()}
+        return {
+            w: cells[np.asarray(idx)] for w, idx in self.frame.groupby("word", sort=False).indices.items()
+        }
 
     @cached_property
     def words(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -186,7 +214,9 @@ def _read_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, list[str]]], 
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
-        raise ValueError(f"{path}, line 1: empty file; expected the header {','.join(EXPORT_COLUMNS)}") from None
+        raise ValueError(
+            f"{path}, line 1: empty file; expected the header {','.join(EXPORT_COLUMNS)}"
+        ) from None
 
     def csv_rows() -> Iterator[tuple[int, list[str]]]:
         start = reader.line_num + 1
@@ -294,8 +324,10 @@ def load_humans(
     header, rows, unit = _read_rows(file)
     missing = [c for c in EXPORT_COLUMNS if c not in header]
     if missing:
-        raise ValueError(f"{source}, line 1, field {missing[0]}: missing column(s) {missing}; "
-                         f"expected the header {','.join(EXPORT_COLUMNS)}")
+        raise ValueError(
+            f"{source}, line 1, field {missing[0]}: missing column(s) {missing}; "
+            f"expected the header {','.join(EXPORT_COLUMNS)}"
+        )
     col = {name: header.index(name) for name in EXPORT_COLUMNS}
     accepted, vocab_categories = _vocabulary(vocabulary)
 
@@ -331,9 +363,14 @@ def load_humans(
             reject(line, "word", str(err))
             continue
         if accepted is not None and word not in accepted:
-            what = "the paper's 100 words (pass vocabulary= for a custom export)" if vocabulary is None \
+            what = (
+                "the paper's 100 words (pass vocabulary= for a custom export)"
+                if vocabulary is None
                 else "the given vocabulary"
-            reject(line, "word", f"unknown word {get['word']!r} (normalised {word!r}): expected one of {what}")
+            )
+            reject(
+                line, "word", f"unknown word {get['word']!r} (normalised {word!r}): expected one of {what}"
+            )
             continue
         try:
             cell = parse_coord(get["coordinate"])
@@ -347,8 +384,12 @@ def load_humans(
             continue
         key = (get["userId"], word)
         if key in first_seen:
-            reject(line, "word", f"duplicate answer of user {get['userId']!r} to {word!r} "
-                                 f"(first at {unit} {first_seen[key]}); expected one answer per (user, word)")
+            reject(
+                line,
+                "word",
+                f"duplicate answer of user {get['userId']!r} to {word!r} "
+                f"(first at {unit} {first_seen[key]}); expected one answer per (user, word)",
+            )
             continue
         first_seen[key] = line
         if word in vocab_categories:
@@ -362,11 +403,20 @@ def load_humans(
                 category = custom_categories.get(word, category)
         if word in vocab_categories or word not in known:
             custom_categories.setdefault(word, category)
-        good.append({
-            "user_id": get["userId"], "timestamp": stamp, "word": word, "category": category, "cell": cell,
-            "coord": format_coord(cell), "language": get["language"].lower(), "gender": get["gender"].lower(),
-            "age_range": get["ageRange"], "colorblind": colorblind,
-        })
+        good.append(
+            {
+                "user_id": get["userId"],
+                "timestamp": stamp,
+                "word": word,
+                "category": category,
+                "cell": cell,
+                "coord": format_coord(cell),
+                "language": get["language"].lower(),
+                "gender": get["gender"].lower(),
+                "age_range": get["ageRange"],
+                "colorblind": colorblind,
+            }
+        )
 
     frame = pd.DataFrame(good, columns=[c for c in FRAME_COLUMNS if c not in ("x", "y")])
     xy = load_board().xy[frame["cell"].to_numpy(dtype=np.int64)]
@@ -381,8 +431,11 @@ def load_humans(
         mask = ~frame["colorblind"].to_numpy()
         filtered["colour_vision"] = int((keep & ~mask).sum())
         keep &= mask
-    for name, column, value in (("language", "language", language), ("gender", "gender", gender),
-                                ("age_range", "age_range", age_range)):
+    for name, column, value in (
+        ("language", "language", language),
+        ("gender", "gender", gender),
+        ("age_range", "age_range", age_range),
+    ):
         wanted = _as_values(value)
         if wanted is not None:
             mask = frame[column].str.lower().isin(wanted).to_numpy()
@@ -390,8 +443,13 @@ def load_humans(
             keep &= mask
     frame = frame[keep].reset_index(drop=True)
     skipped_frame = pd.DataFrame(skipped, columns=list(SKIPPED_COLUMNS)).astype({"line": "int64"})
-    return HumanResponses(frame=frame, skipped=skipped_frame, source=source, filtered=filtered,
-                          custom_categories=custom_categories)
+    return HumanResponses(
+        frame=frame,
+        skipped=skipped_frame,
+        source=source,
+        filtered=filtered,
+        custom_categories=custom_categories,
+    )
 
 
 def _known_words() -> frozenset[str]:

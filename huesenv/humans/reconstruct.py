@@ -69,8 +69,14 @@ WORDS_PER_PARTICIPANT = 15
 MIN_ANSWERS_PER_WORD = 20
 POPULARITY_SHAPE = 5.0
 
-AGE_BRACKETS: dict[str, float] = {"10-19": 0.40, "20-29": 0.33, "30-39": 0.11, "40-49": 0.08, "50-59": 0.06,
-                                  "60+": 0.02}
+AGE_BRACKETS: dict[str, float] = {
+    "10-19": 0.40,
+    "20-29": 0.33,
+    "30-39": 0.11,
+    "40-49": 0.08,
+    "50-59": 0.06,
+    "60+": 0.02,
+}
 GENDERS: dict[str, float] = {"male": 0.60, "female": 0.38, "other": 0.02}
 LANGUAGES: dict[str, float] = {"es": 0.83, "en": 0.17}
 CVD_MALE_SHARE = 0.9
@@ -171,7 +177,9 @@ def calibrate_word(mode: int, colour: str, n: int, target: float, rng: np.random
     return best[2]
 
 
-def _assign_words(rng: np.random.Generator, n_people: int, trichromat: np.ndarray, n_words: int) -> np.ndarray:
+def _assign_words(
+    rng: np.random.Generator, n_people: int, trichromat: np.ndarray, n_words: int
+) -> np.ndarray:
     """(n_people, 15) word indices: popularity-weighted draws, then trichromat counts repaired to ≥ 20.
 
     The repair moves one answer at a time from the most-answered word that has a
@@ -182,7 +190,9 @@ def _assign_words(rng: np.random.Generator, n_people: int, trichromat: np.ndarra
     """
     weights = rng.gamma(POPULARITY_SHAPE, size=n_words)
     weights /= weights.sum()
-    words = np.stack([rng.choice(n_words, WORDS_PER_PARTICIPANT, replace=False, p=weights) for _ in range(n_people)])
+    words = np.stack(
+        [rng.choice(n_words, WORDS_PER_PARTICIPANT, replace=False, p=weights) for _ in range(n_people)]
+    )
     people = np.flatnonzero(trichromat)
     while True:
         counts = np.bincount(words[people].ravel(), minlength=n_words)
@@ -204,7 +214,8 @@ def _assign_words(rng: np.random.Generator, n_people: int, trichromat: np.ndarra
                 f"word assignment, field word {low}: {counts[low]} trichromat answers, expected ≥ "
                 f"{MIN_ANSWERS_PER_WORD}, and no word above {MIN_ANSWERS_PER_WORD} answers has a participant "
                 f"who could give one up ({len(people)} trichromats × {WORDS_PER_PARTICIPANT} words for "
-                f"{n_words} words)")
+                f"{n_words} words)"
+            )
 
 
 @lru_cache(maxsize=4)
@@ -280,13 +291,22 @@ def reconstruct_cohort(seed: int = DEFAULT_SEED) -> Reconstruction:
         for person in np.flatnonzero((words == w).any(axis=1) & cvd):
             lab = _cvd_lab(str(deficiency[person]), float(severity[person]))
             answers[person, int(np.flatnonzero(words[person] == w)[0])] = _cvd_answer(mode, lab, word_rng)
-        calibration.append({
-            "word": row.word, "category": row.category, "n": len(holders), "mode_coord": row.human_coord,
-            "target": float(row.human_consistency), "consistency": fit.consistency,
-            "error": fit.consistency - float(row.human_consistency), "core_sigma": fit.sigma,
-            "n_core": fit.n_core, "n_secondary": fit.n_secondary, "n_scattered": fit.n_scattered,
-            "secondary_centre": format_coord(fit.secondary_centre),
-        })
+        calibration.append(
+            {
+                "word": row.word,
+                "category": row.category,
+                "n": len(holders),
+                "mode_coord": row.human_coord,
+                "target": float(row.human_consistency),
+                "consistency": fit.consistency,
+                "error": fit.consistency - float(row.human_consistency),
+                "core_sigma": fit.sigma,
+                "n_core": fit.n_core,
+                "n_secondary": fit.n_secondary,
+                "n_scattered": fit.n_scattered,
+                "secondary_centre": format_coord(fit.secondary_centre),
+            }
+        )
 
     width = len(str(n_people))
     records = []
@@ -295,11 +315,20 @@ def reconstruct_cohort(seed: int = DEFAULT_SEED) -> Reconstruction:
         for j in range(WORDS_PER_PARTICIPANT):
             stamp = stamp + pd.Timedelta(seconds=int(gaps[person, j]))
             w = int(words[person, j])
-            records.append((
-                f"{RECONSTRUCTION_PREFIX}{person + 1:0{width}d}", stamp.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                table["category"].iat[w], w, vocab[w], format_coord(int(answers[person, j])), languages[person],
-                genders[person], ages[person], "true" if cvd[person] else "false",
-            ))
+            records.append(
+                (
+                    f"{RECONSTRUCTION_PREFIX}{person + 1:0{width}d}",
+                    stamp.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    table["category"].iat[w],
+                    w,
+                    vocab[w],
+                    format_coord(int(answers[person, j])),
+                    languages[person],
+                    genders[person],
+                    ages[person],
+                    "true" if cvd[person] else "false",
+                )
+            )
     frame = pd.DataFrame(records, columns=list(EXPORT_COLUMNS))
     return Reconstruction(frame=frame, calibration=pd.DataFrame(calibration), seed=seed)
 
@@ -316,8 +345,10 @@ def write_export(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
         frame.to_parquet(path, index=False)
     elif name.endswith(".csv.gz"):
         data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
-        with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
-                                                     compresslevel=9) as gz:
+        with (
+            open(path, "wb") as raw,
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz,
+        ):
             gz.write(data)
     elif name.endswith(".csv"):
         path.write_text(frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")

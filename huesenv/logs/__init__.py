@@ -16,7 +16,19 @@ from huesenv.logs.io import (
 from huesenv.logs.schema import RECORD_KINDS, SCHEMA_VERSION, LogRecord, agent_id_for
 
 __all__ = [
-    "LogRecord", "LogWriter", "RECORD_KINDS", "ReadResult", "SCHEMA_VERSION", "agent_id_for", "frame_to_records",
-    "import_answers", "load_logs", "read_parquet", "read_records", "record_to_json", "records_to_frame",
-    "validate_record", "write_parquet",
+    "LogRecord",
+    "LogWriter",
+    "RECORD_KINDS",
+    "ReadResult",
+    "SCHEMA_VERSION",
+    "agent_id_for",
+    "frame_to_records",
+    "import_answers",
+    "load_logs",
+    "read_parquet",
+    "read_records",
+    "record_to_json",
+    "records_to_frame",
+    "validate_record",
+    "write_parquet",
 ]

@@ -27,15 +27,23 @@ from huesenv.vocabulary import category_of, normalise_word
 _ANSWER_RE = re.compile(r"^Answer(\d+)$")
 
 
-def import_answers(path: str | os.PathLike, agent: str, run_id: str | None = None, seed: int | None = None) -> list[LogRecord]:
+def import_answers(
+    path: str | os.PathLike, agent: str, run_id: str | None = None, seed: int | None = None
+) -> list[LogRecord]:
     """Read an answer table (``Palabra, Answer1..AnswerN``) into sampled ``word_query`` records."""
     path = Path(path)
     table = pd.read_csv(path, dtype=str, keep_default_na=False)
     if "Palabra" not in table.columns:
-        raise ValueError(f"{path}, line 1, field Palabra: missing column (expected header Palabra,Answer1..AnswerN)")
-    answer_cols = sorted((c for c in table.columns if _ANSWER_RE.match(c)), key=lambda c: int(_ANSWER_RE.match(c).group(1)))
+        raise ValueError(
+            f"{path}, line 1, field Palabra: missing column (expected header Palabra,Answer1..AnswerN)"
+        )
+    answer_cols = sorted(
+        (c for c in table.columns if _ANSWER_RE.match(c)), key=lambda c: int(_ANSWER_RE.match(c).group(1))
+    )
     if not answer_cols:
-        raise ValueError(f"{path}, line 1, field Answer1: no Answer<N> columns (expected header Palabra,Answer1..AnswerN)")
+        raise ValueError(
+            f"{path}, line 1, field Answer1: no Answer<N> columns (expected header Palabra,Answer1..AnswerN)"
+        )
     run_id = run_id or f"import:{path.stem}"
     records = []
     for line, row in enumerate(table.to_dict(orient="records"), start=2):

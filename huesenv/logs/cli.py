@@ -10,7 +10,9 @@ def register(subparsers) -> None:
     sub = parser.add_subparsers(dest="logs_command", metavar="ACTION")
     sub.required = True
 
-    imp = sub.add_parser("import-answers", help="turn a Palabra,Answer1..AnswerN table into a sampled agent's log")
+    imp = sub.add_parser(
+        "import-answers", help="turn a Palabra,Answer1..AnswerN table into a sampled agent's log"
+    )
     imp.add_argument("csv", help="answer table (one row per word)")
     imp.add_argument("--agent", required=True, help="agent id to record, e.g. 'vlm:InternVL3.5-8B'")
     imp.add_argument("-o", "--output", required=True, help="log to append to (.jsonl) or write (.parquet)")
@@ -39,7 +41,9 @@ def _import(args: argparse.Namespace) -> int:
             writer.append(records)
     n_invalid = sum(len(r.extra.get("invalid_answers", [])) for r in records)
     n_answers = sum(len(r.cells or []) for r in records)
-    print(f"{args.output}: {len(records)} words, {n_answers} answers, {n_invalid} invalid answers ({args.agent})")
+    print(
+        f"{args.output}: {len(records)} words, {n_answers} answers, {n_invalid} invalid answers ({args.agent})"
+    )
     return 0
 
 
@@ -60,7 +64,10 @@ def _check(args: argparse.Namespace) -> int:
     for path in args.logs:
         result = read_records(path)
         counts = Counter((r.kind, r.agent_id) for r in result.records)
-        print(f"{path}: {len(result.records)} records" + (f", torn line {result.torn_line} ignored" if result.torn_line else ""))
+        print(
+            f"{path}: {len(result.records)} records"
+            + (f", torn line {result.torn_line} ignored" if result.torn_line else "")
+        )
         for (kind, agent), n in sorted(counts.items()):
             print(f"  {kind:12s} {agent}: {n}")
     return 0

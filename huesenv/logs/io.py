@@ -24,9 +24,10 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -62,7 +63,9 @@ def validate_record(record: LogRecord, where: str = "record") -> LogRecord:
     """Check coordinates and words of a record; ``where`` prefixes the error ("<file>, line N")."""
     if record.cells is not None:
         if not isinstance(record.cells, list):
-            raise ValueError(f"{where}, field cells: expected a list of coordinates, got {type(record.cells).__name__}")
+            raise ValueError(
+                f"{where}, field cells: expected a list of coordinates, got {type(record.cells).__name__}"
+            )
         for i, cell in enumerate(record.cells):
             _check_coord(cell, where, f"cells[{i}]")
     if record.scores is not None:
@@ -109,12 +112,18 @@ def parse_line(text: str, where: str) -> LogRecord:
             raise ValueError(f"{where}, field {name}: missing (required in every record)")
     unknown = sorted(set(data) - set(LogRecord.field_names()))
     if unknown:
-        raise ValueError(f"{where}, field {unknown[0]}: unknown field (schema version {SCHEMA_VERSION} has no such field)")
+        raise ValueError(
+            f"{where}, field {unknown[0]}: unknown field (schema version {SCHEMA_VERSION} has no such field)"
+        )
     try:
         record = LogRecord.from_dict(data)
     except (TypeError, ValueError) as err:
         message = str(err)
-        field = message.split(":")[0].removeprefix("LogRecord.") if message.startswith("LogRecord.") else "<record>"
+        field = (
+            message.split(":")[0].removeprefix("LogRecord.")
+            if message.startswith("LogRecord.")
+            else "<record>"
+        )
         raise ValueError(f"{where}, field {field}: {message}") from None
     return validate_record(record, where)
 
@@ -145,7 +154,9 @@ def read_records(path: str | os.PathLike) -> ReadResult:
             continue
         records.append(parse_line(line, f"{path}, line {number}"))
     if torn_line is not None:
-        warnings.warn(f"{path}, line {torn_line}: torn last line ignored ({len(torn_text)} characters)", stacklevel=2)
+        warnings.warn(
+            f"{path}, line {torn_line}: torn last line ignored ({len(torn_text)} characters)", stacklevel=2
+        )
     return ReadResult(records=records, torn_line=torn_line, torn_text=torn_text)
 
 
@@ -213,7 +224,7 @@ class LogWriter:
         if not self._fh.closed:
             self._fh.close()
 
-    def __enter__(self) -> "LogWriter":
+    def __enter__(self) -> LogWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -267,11 +278,23 @@ def write_parquet(records: Sequence[LogRecord], path: str | os.PathLike) -> Path
             columns[name].append(value)
     schema = pa.schema(
         [
-            ("kind", pa.string()), ("run_id", pa.string()), ("agent_id", pa.string()), ("seed", pa.int64()),
-            ("episode", pa.int64()), ("step", pa.int64()), ("word", pa.string()), ("category", pa.string()),
-            ("cells", pa.list_(pa.string())), ("scores", pa.list_(pa.float64())), ("answer", pa.string()),
-            ("raw_text", pa.string()), ("valid", pa.bool_()), ("timings", pa.string()), ("extra", pa.string()),
-            ("created", pa.float64()), ("schema_version", pa.int64()),
+            ("kind", pa.string()),
+            ("run_id", pa.string()),
+            ("agent_id", pa.string()),
+            ("seed", pa.int64()),
+            ("episode", pa.int64()),
+            ("step", pa.int64()),
+            ("word", pa.string()),
+            ("category", pa.string()),
+            ("cells", pa.list_(pa.string())),
+            ("scores", pa.list_(pa.float64())),
+            ("answer", pa.string()),
+            ("raw_text", pa.string()),
+            ("valid", pa.bool_()),
+            ("timings", pa.string()),
+            ("extra", pa.string()),
+            ("created", pa.float64()),
+            ("schema_version", pa.int64()),
         ]
     )
     table = pa.table({name: columns[name] for name in schema.names}, schema=schema)
@@ -311,4 +334,3 @@ def load_logs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Lo
         else:
             records.extend(read_records(path).records)
     return records
-

@@ -73,7 +73,9 @@ class LogRecord:
         if not self.agent_id or not isinstance(self.agent_id, str):
             raise ValueError("LogRecord.agent_id: expected a non-empty string")
         if self.scores is not None:
-            self.scores = [float(s) if s is not None and math.isfinite(float(s)) else None for s in self.scores]
+            self.scores = [
+                float(s) if s is not None and math.isfinite(float(s)) else None for s in self.scores
+            ]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -83,11 +85,13 @@ class LogRecord:
         return tuple(f.name for f in fields(cls))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "LogRecord":
+    def from_dict(cls, data: dict[str, Any]) -> LogRecord:
         """Build a record from a parsed JSON object; unknown keys or a wrong version raise ``ValueError``."""
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
-            raise ValueError(f"field schema_version: {version!r} is not the supported version {SCHEMA_VERSION}")
+            raise ValueError(
+                f"field schema_version: {version!r} is not the supported version {SCHEMA_VERSION}"
+            )
         missing = [k for k in REQUIRED_FIELDS if k not in data]
         if missing:
             raise ValueError(f"missing field(s) {missing}")

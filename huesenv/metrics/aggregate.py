@@ -31,7 +31,7 @@ Aggregation follows the paper's three steps: per-word fail flags → per agent
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -49,10 +49,28 @@ from huesenv.vocabulary import normalise_word
 MIN_HUMAN_ANSWERS = 3
 
 WORD_COLUMNS = [
-    "agent", "word", "category", "top1_coord", "mahalanobis_d2", "mahalanobis_outlier", "hotelling_t2", "hotelling_p",
-    "hotelling_fail", "agent_color", "human_color", "human_fail_rate",
-    "human_mode_coord", "agent_neutral", "severity", "n_cloud", "n_answers", "n_invalid", "n_human",
-    "agent_id", "architecture_family", "data_family",
+    "agent",
+    "word",
+    "category",
+    "top1_coord",
+    "mahalanobis_d2",
+    "mahalanobis_outlier",
+    "hotelling_t2",
+    "hotelling_p",
+    "hotelling_fail",
+    "agent_color",
+    "human_color",
+    "human_fail_rate",
+    "human_mode_coord",
+    "agent_neutral",
+    "severity",
+    "n_cloud",
+    "n_answers",
+    "n_invalid",
+    "n_human",
+    "agent_id",
+    "architecture_family",
+    "data_family",
 ]
 
 
@@ -88,20 +106,32 @@ def word_level(
         cloud = entry.cloud(top_k)
         arch, data = families_of(entry.agent_id)
         row = {
-            "agent": agent, "word": word, "category": entry.category,
+            "agent": agent,
+            "word": word,
+            "category": entry.category,
             "top1_coord": format_coord(top1) if top1 is not None else None,
-            "mahalanobis_d2": np.nan, "mahalanobis_outlier": np.nan,
-            "hotelling_t2": np.nan, "hotelling_p": np.nan, "hotelling_fail": np.nan,
+            "mahalanobis_d2": np.nan,
+            "mahalanobis_outlier": np.nan,
+            "hotelling_t2": np.nan,
+            "hotelling_p": np.nan,
+            "hotelling_fail": np.nan,
             "agent_color": category_of_cell(top1) if top1 is not None else None,
             "human_color": category_of_cell(human_mode),
             "human_fail_rate": fail_by_word.get(word, np.nan),
             "human_mode_coord": format_coord(human_mode),
             "agent_neutral": bool(is_neutral(top1)) if top1 is not None else None,
             "severity": severity(top1, human_mode) if top1 is not None else None,
-            "n_cloud": len(cloud), "n_answers": entry.n_answers, "n_invalid": entry.n_invalid, "n_human": len(human_xy),
-            "agent_id": entry.agent_id, "architecture_family": arch, "data_family": data,
+            "n_cloud": len(cloud),
+            "n_answers": entry.n_answers,
+            "n_invalid": entry.n_invalid,
+            "n_human": len(human_xy),
+            "agent_id": entry.agent_id,
+            "architecture_family": arch,
+            "data_family": data,
         }
-        if top1 is None and len(human_xy) >= MIN_HUMAN_ANSWERS:  # asked, no valid answer: a failure of both tests
+        if (
+            top1 is None and len(human_xy) >= MIN_HUMAN_ANSWERS
+        ):  # asked, no valid answer: a failure of both tests
             row.update(mahalanobis_outlier=True, hotelling_fail=True)
         elif top1 is not None and len(human_xy) >= MIN_HUMAN_ANSWERS:
             point = mahalanobis_top1(cells_to_xy([top1]), human_xy, alpha)
@@ -118,7 +148,9 @@ def word_level(
 def pooled_human_fail_rate(word_df: pd.DataFrame) -> float:
     """Human Fail Rate pooled over the answers of the frame's words (each word once; see the module docstring)."""
     if "n_human" not in word_df.columns:
-        raise ValueError("pooled_human_fail_rate: the word table needs an 'n_human' column (as word_level writes)")
+        raise ValueError(
+            "pooled_human_fail_rate: the word table needs an 'n_human' column (as word_level writes)"
+        )
     words = word_df.drop_duplicates("word")
     n = words["n_human"].astype(float)
     fail = words["human_fail_rate"].astype(float)
@@ -146,8 +178,10 @@ def agent_level(word_df: pd.DataFrame, invalid: pd.DataFrame | None = None) -> p
                 "architecture_family": group["architecture_family"].iloc[0],
                 "data_family": group["data_family"].iloc[0],
                 "n_words": int(len(group)),
-                "mahalanobis_fail_rate": float(maha.mean()), "mahalanobis_fail_err": _se(maha),
-                "hotelling_fail_rate": float(hot.mean()), "hotelling_fail_err": _se(hot),
+                "mahalanobis_fail_rate": float(maha.mean()),
+                "mahalanobis_fail_err": _se(maha),
+                "hotelling_fail_rate": float(hot.mean()),
+                "hotelling_fail_err": _se(hot),
                 "human_fail_rate": pooled_human_fail_rate(group),
                 "median_mahalanobis_d2": float(group["mahalanobis_d2"].median()),
                 "colour_match_rate": float((sev == "match").mean()),
@@ -177,21 +211,44 @@ def category_level(word_df: pd.DataFrame, by: str = "architecture_family") -> pd
     if by == "agent":
         for (category, agent), g in word_df.groupby(["category", "agent"], sort=True):
             m, h = g["mahalanobis_outlier"].astype("Float64"), g["hotelling_fail"].astype("Float64")
-            rows.append({"category": category, by: agent, "n_agents": 1, "n_words": len(g),
-                         "human_fail_rate": float(human[category]),
-                         "mahalanobis_fail_mean": float(m.mean()), "mahalanobis_fail_err": _se(m),
-                         "hotelling_fail_mean": float(h.mean()), "hotelling_fail_err": _se(h)})
+            rows.append(
+                {
+                    "category": category,
+                    by: agent,
+                    "n_agents": 1,
+                    "n_words": len(g),
+                    "human_fail_rate": float(human[category]),
+                    "mahalanobis_fail_mean": float(m.mean()),
+                    "mahalanobis_fail_err": _se(m),
+                    "hotelling_fail_mean": float(h.mean()),
+                    "hotelling_fail_err": _se(h),
+                }
+            )
         return pd.DataFrame(rows)
     per_agent = (
-        word_df.assign(m=word_df["mahalanobis_outlier"].astype("Float64"), h=word_df["hotelling_fail"].astype("Float64"))
-        .groupby(["category", by, "agent"], sort=True)[["m", "h"]].mean().reset_index()
+        word_df.assign(
+            m=word_df["mahalanobis_outlier"].astype("Float64"), h=word_df["hotelling_fail"].astype("Float64")
+        )
+        .groupby(["category", by, "agent"], sort=True)[["m", "h"]]
+        .mean()
+        .reset_index()
     )
     for (category, group), g in per_agent.groupby(["category", by], sort=True):
-        rows.append({"category": category, by: group, "n_agents": int(len(g)), "n_words": int(
-            word_df[(word_df["category"] == category) & (word_df[by] == group)]["word"].nunique()),
-                     "human_fail_rate": float(human[category]),
-                     "mahalanobis_fail_mean": float(g["m"].mean()), "mahalanobis_fail_err": _se(g["m"]),
-                     "hotelling_fail_mean": float(g["h"].mean()), "hotelling_fail_err": _se(g["h"])})
+        rows.append(
+            {
+                "category": category,
+                by: group,
+                "n_agents": int(len(g)),
+                "n_words": int(
+                    word_df[(word_df["category"] == category) & (word_df[by] == group)]["word"].nunique()
+                ),
+                "human_fail_rate": float(human[category]),
+                "mahalanobis_fail_mean": float(g["m"].mean()),
+                "mahalanobis_fail_err": _se(g["m"]),
+                "hotelling_fail_mean": float(g["h"].mean()),
+                "hotelling_fail_err": _se(g["h"]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -202,17 +259,24 @@ def word_summary(word_df: pd.DataFrame) -> pd.DataFrame:
         m, h = g["mahalanobis_outlier"].astype("Float64"), g["hotelling_fail"].astype("Float64")
         top = g["top1_coord"].dropna()
         colours = g["agent_color"].dropna()
-        rows.append({
-            "word": word, "category": g["category"].iloc[0], "n_agents": int(len(g)),
-            "human_fail_rate": float(g["human_fail_rate"].iloc[0]), "human_mode_coord": g["human_mode_coord"].iloc[0],
-            "human_color": g["human_color"].iloc[0],
-            "agent_mode_coord": top.mode().iloc[0] if len(top) else None,
-            "agent_color": colours.mode().iloc[0] if len(colours) else None,
-            "mahalanobis_fail_mean": float(m.mean()), "mahalanobis_fail_err": _se(m),
-            "hotelling_fail_mean": float(h.mean()), "hotelling_fail_err": _se(h),
-            "semantic_bleeding_rate": float((g["severity"] == "semantic_bleeding").mean()),
-            "uncertainty_collapse_rate": float((g["severity"] == "uncertainty_collapse").mean()),
-        })
+        rows.append(
+            {
+                "word": word,
+                "category": g["category"].iloc[0],
+                "n_agents": int(len(g)),
+                "human_fail_rate": float(g["human_fail_rate"].iloc[0]),
+                "human_mode_coord": g["human_mode_coord"].iloc[0],
+                "human_color": g["human_color"].iloc[0],
+                "agent_mode_coord": top.mode().iloc[0] if len(top) else None,
+                "agent_color": colours.mode().iloc[0] if len(colours) else None,
+                "mahalanobis_fail_mean": float(m.mean()),
+                "mahalanobis_fail_err": _se(m),
+                "hotelling_fail_mean": float(h.mean()),
+                "hotelling_fail_err": _se(h),
+                "semantic_bleeding_rate": float((g["severity"] == "semantic_bleeding").mean()),
+                "uncertainty_collapse_rate": float((g["severity"] == "uncertainty_collapse").mean()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -220,10 +284,15 @@ def family_level(agent_df: pd.DataFrame, by: str = "architecture_family") -> pd.
     """Per family: the agents' fail rates, mean ± SE across agents (the human rate: mean of the agents' pooled rates)."""
     rows = []
     for family, g in agent_df.groupby(by, sort=True):
-        rows.append({by: family, "n_agents": int(len(g)),
-                     "mahalanobis_fail_mean": float(g["mahalanobis_fail_rate"].mean()),
-                     "mahalanobis_fail_err": _se(g["mahalanobis_fail_rate"]),
-                     "hotelling_fail_mean": float(g["hotelling_fail_rate"].mean()),
-                     "hotelling_fail_err": _se(g["hotelling_fail_rate"]),
-                     "human_fail_rate": float(g["human_fail_rate"].mean())})
+        rows.append(
+            {
+                by: family,
+                "n_agents": int(len(g)),
+                "mahalanobis_fail_mean": float(g["mahalanobis_fail_rate"].mean()),
+                "mahalanobis_fail_err": _se(g["mahalanobis_fail_rate"]),
+                "hotelling_fail_mean": float(g["hotelling_fail_rate"].mean()),
+                "hotelling_fail_err": _se(g["hotelling_fail_rate"]),
+                "human_fail_rate": float(g["human_fail_rate"].mean()),
+            }
+        )
     return pd.DataFrame(rows)

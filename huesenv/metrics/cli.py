@@ -8,9 +8,13 @@ import argparse
 def register(subparsers) -> None:
     parser = subparsers.add_parser("metrics", help="score word_query logs against the human baseline")
     parser.add_argument("logs", nargs="+", help="logs (.jsonl or .parquet)")
-    parser.add_argument("--humans", default=None, help="human responses (.csv/.csv.gz/.parquet); default: packaged cohort")
+    parser.add_argument(
+        "--humans", default=None, help="human responses (.csv/.csv.gz/.parquet); default: packaged cohort"
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--top-k", type=int, default=5, help="cells of a ranking compared with Hotelling (default 5)")
+    parser.add_argument(
+        "--top-k", type=int, default=5, help="cells of a ranking compared with Hotelling (default 5)"
+    )
     parser.add_argument("--out", required=True, help="output folder for CSVs and plots")
     parser.add_argument("--no-plots", action="store_true", help="write the CSVs only")
     parser.set_defaults(func=_run)
@@ -25,6 +29,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.top_k < 1:
         raise ValueError(f"--top-k: expected a positive integer, got {args.top_k}")
     humans = load_humans(args.humans)
-    report = write_metrics(args.logs, humans, args.out, alpha=args.alpha, top_k=args.top_k, plots=not args.no_plots)
+    report = write_metrics(
+        args.logs, humans, args.out, alpha=args.alpha, top_k=args.top_k, plots=not args.no_plots
+    )
     print_report(report)
     return 0

@@ -24,8 +24,8 @@ with ``valid = False`` counts one (or the length of its
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 import pandas as pd
 

@@ -25,12 +25,18 @@ class DistributionalResult:
     n_agent: int
 
 
-def hotelling_cloud(agent_xy: np.ndarray, human_xy: np.ndarray, alpha: float = 0.05, floor: float | None = None) -> DistributionalResult:
+def hotelling_cloud(
+    agent_xy: np.ndarray, human_xy: np.ndarray, alpha: float = 0.05, floor: float | None = None
+) -> DistributionalResult:
     """Hotelling T² of the agent's cloud (m, 2) against the human answers (n, 2); fail if p < α."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     agent_xy = np.atleast_2d(np.asarray(agent_xy, dtype=np.float64))
     result = hotelling_two_sample(agent_xy, np.asarray(human_xy, dtype=np.float64), floor)
     return DistributionalResult(
-        t2=result.t2, f=result.f, p_value=result.p_value, fail=bool(result.p_value < alpha), n_agent=len(agent_xy)
+        t2=result.t2,
+        f=result.f,
+        p_value=result.p_value,
+        fail=bool(result.p_value < alpha),
+        n_agent=len(agent_xy),
     )

@@ -44,7 +44,11 @@ import re
 
 ARCHITECTURE_FAMILIES = ("OpenAI", "SigLIP", "CoCa / ConvNeXt", "MobileCLIP", "EVA", "Multilingual")
 DATA_FAMILIES = (
-    "Owners (WebLI)", "LAION (Massive scale)", "DataComp / DFN (Curated)", "Meta (CommonPool/MetaCLIP)", "Pioneers (YFCC/CC)",
+    "Owners (WebLI)",
+    "LAION (Massive scale)",
+    "DataComp / DFN (Curated)",
+    "Meta (CommonPool/MetaCLIP)",
+    "Pioneers (YFCC/CC)",
 )
 
 ARCHITECTURE_RULES: tuple[tuple[str, str], ...] = (
@@ -94,7 +98,7 @@ def hub_repo(model: str) -> str | None:
     """The repo name of an ``"hf-hub:<org>/<repo>"`` model (``None`` for any other name)."""
     if not model.startswith(HUB_PREFIX):
         return None
-    return model[len(HUB_PREFIX):].rpartition("/")[2]
+    return model[len(HUB_PREFIX) :].rpartition("/")[2]
 
 
 def architecture_family(model: str) -> str:
@@ -125,7 +129,11 @@ def split_agent_id(agent_id: str) -> tuple[str, str | None]:
     A hub model keeps its prefix and is not split at ``/``:
     ``"clip:hf-hub:timm/ViT-B-16-SigLIP-webli"`` → ("hf-hub:timm/ViT-B-16-SigLIP-webli", None).
     """
-    text = agent_id.split(":", 1)[1] if re.match(r"^[a-z-]+:", agent_id) and not agent_id.startswith(HUB_PREFIX) else agent_id
+    text = (
+        agent_id.split(":", 1)[1]
+        if re.match(r"^[a-z-]+:", agent_id) and not agent_id.startswith(HUB_PREFIX)
+        else agent_id
+    )
     if "@" in text:
         model, _, tag = text.rpartition("@")
         return model, tag

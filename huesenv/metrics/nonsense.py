@@ -34,7 +34,7 @@ The class labels are the paper's spelling in Table 5 (``specific_color_collapse`
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -98,20 +98,35 @@ def nonsense_table(records_or_frame, k: int = ROW_K) -> pd.DataFrame:
             top1 = entry.top1() if entry else None
             cells.append(format_coord(top1) if top1 is not None else None)
             colours.append(cell_colour(top1) if top1 is not None else None)
-        per_row = [row_collapse(colours[4 * r: 4 * r + 4], k) for r in range(4)]
+        per_row = [row_collapse(colours[4 * r : 4 * r + 4], k) for r in range(4)]
         agent_id = ids[agent]
         arch, data = families_of(agent_id)
         rows.append(
             {
-                "agent": agent, "architecture_family": arch, "data_family": data,
-                "cells": ";".join(c or "-" for c in cells), "colours": ";".join(c or "-" for c in colours),
-                "row_collapse": ";".join(per_row), "behaviour": classify_behaviour(per_row),
-                "n_missing": sum(c is None for c in cells), "agent_id": agent_id,
+                "agent": agent,
+                "architecture_family": arch,
+                "data_family": data,
+                "cells": ";".join(c or "-" for c in cells),
+                "colours": ";".join(c or "-" for c in colours),
+                "row_collapse": ";".join(per_row),
+                "behaviour": classify_behaviour(per_row),
+                "n_missing": sum(c is None for c in cells),
+                "agent_id": agent_id,
             }
         )
     return pd.DataFrame(
-        rows, columns=["agent", "architecture_family", "data_family", "cells", "colours", "row_collapse", "behaviour", "n_missing",
-                 "agent_id"]
+        rows,
+        columns=[
+            "agent",
+            "architecture_family",
+            "data_family",
+            "cells",
+            "colours",
+            "row_collapse",
+            "behaviour",
+            "n_missing",
+            "agent_id",
+        ],
     )
 
 

@@ -35,13 +35,17 @@ def _pyplot():
     return plt
 
 
-def _violins(ax, groups: list[np.ndarray], positions: list[float], width: float = 0.7, color: str = "#7a9cc6") -> None:
+def _violins(
+    ax, groups: list[np.ndarray], positions: list[float], width: float = 0.7, color: str = "#7a9cc6"
+) -> None:
     for values, pos in zip(groups, positions):
         values = values[~np.isnan(values)]
         if len(values) == 0:
             continue
         if len(values) > 1 and np.ptp(values) > 0:
-            parts = ax.violinplot([values], positions=[pos], widths=width, showmedians=True, showextrema=False)
+            parts = ax.violinplot(
+                [values], positions=[pos], widths=width, showmedians=True, showextrema=False
+            )
             for body in parts["bodies"]:
                 body.set_facecolor(color)
                 body.set_alpha(0.6)
@@ -60,10 +64,20 @@ def plot_family_violins(agent_df: pd.DataFrame, path: str | Path, human_fail_rat
         families = sorted(agent_df[by].unique())
         for c, (metric, label) in enumerate(METRICS):
             ax = axes[r][c]
-            groups = [agent_df.loc[agent_df[by] == f, f"{metric}_fail_rate"].to_numpy(dtype=float) for f in families]
+            groups = [
+                agent_df.loc[agent_df[by] == f, f"{metric}_fail_rate"].to_numpy(dtype=float) for f in families
+            ]
             _violins(ax, groups, list(range(len(families))))
-            ax.axhline(human_fail_rate, ls="--", color="crimson", lw=1.2, label=f"Human fail rate {human_fail_rate:.3f}")
-            ax.set_xticks(range(len(families)), [f"{f}\n(n={len(g)})" for f, g in zip(families, groups)], fontsize=7)
+            ax.axhline(
+                human_fail_rate,
+                ls="--",
+                color="crimson",
+                lw=1.2,
+                label=f"Human fail rate {human_fail_rate:.3f}",
+            )
+            ax.set_xticks(
+                range(len(families)), [f"{f}\n(n={len(g)})" for f, g in zip(families, groups)], fontsize=7
+            )
             ax.set_ylim(-0.02, 1.02)
             ax.set_ylabel(label)
             ax.set_title(f"{label} by {by.replace('_', ' ')}", fontsize=9)
@@ -78,15 +92,21 @@ def plot_category_violins(word_df: pd.DataFrame, path: str | Path, by: str = "ar
 
     plt = _pyplot()
     per_agent = (
-        word_df.assign(m=word_df["mahalanobis_outlier"].astype("Float64").astype(float),
-                       h=word_df["hotelling_fail"].astype("Float64").astype(float))
-        .groupby(["category", by, "agent"])[["m", "h"]].mean().reset_index()
+        word_df.assign(
+            m=word_df["mahalanobis_outlier"].astype("Float64").astype(float),
+            h=word_df["hotelling_fail"].astype("Float64").astype(float),
+        )
+        .groupby(["category", by, "agent"])[["m", "h"]]
+        .mean()
+        .reset_index()
     )
     categories = [c for c in _category_order() if c in set(per_agent["category"])]
     families = sorted(per_agent[by].unique())
     width = 0.8 / max(len(families), 1)
     palette = plt.get_cmap("tab10")
-    fig, axes = plt.subplots(2, 1, figsize=(max(10, 1.6 * len(categories) * max(1, len(families) / 3)), 8), squeeze=False)
+    fig, axes = plt.subplots(
+        2, 1, figsize=(max(10, 1.6 * len(categories) * max(1, len(families) / 3)), 8), squeeze=False
+    )
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -132,8 +152,15 @@ def plot_nonsense_mosaics(nonsense_df: pd.DataFrame, path: str | Path, columns: 
                 image[j // 4, j % 4] = board.rgb[parse_coord(coord)] / 255.0
         ax.imshow(image, interpolation="nearest")
         for j, coord in enumerate(labels):
-            ax.text(j % 4, j // 4, coord, ha="center", va="center", fontsize=6,
-                    color="white" if coord != "-" and image[j // 4, j % 4].mean() < 0.5 else "black")
+            ax.text(
+                j % 4,
+                j // 4,
+                coord,
+                ha="center",
+                va="center",
+                fontsize=6,
+                color="white" if coord != "-" and image[j // 4, j % 4].mean() < 0.5 else "black",
+            )
         ax.axis("on")
         ax.set_xticks([])
         ax.set_yticks(range(4), ROW_LABELS, fontsize=5)

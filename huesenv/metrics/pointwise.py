@@ -24,11 +24,17 @@ class PointwiseResult:
     outlier: bool
 
 
-def mahalanobis_top1(point_xy: np.ndarray, human_xy: np.ndarray, alpha: float = 0.05, floor: float | None = None) -> PointwiseResult:
+def mahalanobis_top1(
+    point_xy: np.ndarray, human_xy: np.ndarray, alpha: float = 0.05, floor: float | None = None
+) -> PointwiseResult:
     """D² of one xy point to the human answers (n, 2), and whether it exceeds χ²₂(1 − α)."""
     human_xy = np.asarray(human_xy, dtype=np.float64)
     if len(human_xy) < 2:
         raise ValueError(f"need at least 2 human answers for a covariance, got {len(human_xy)}")
-    d2 = float(mahalanobis_d2(np.asarray(point_xy, dtype=np.float64), human_xy.mean(axis=0), sample_covariance(human_xy), floor)[0])
+    d2 = float(
+        mahalanobis_d2(
+            np.asarray(point_xy, dtype=np.float64), human_xy.mean(axis=0), sample_covariance(human_xy), floor
+        )[0]
+    )
     threshold = chi2_threshold(alpha, dof=2)
     return PointwiseResult(d2=d2, threshold=threshold, outlier=bool(d2 > threshold))

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 
 from huesenv.logs.io import load_logs
 from huesenv.logs.schema import LogRecord
 from huesenv.metrics.aggregate import (
-    agent_level, category_level, family_level, human_fail_table, pooled_human_fail_rate, word_level, word_summary,
+    agent_level,
+    category_level,
+    family_level,
+    human_fail_table,
+    pooled_human_fail_rate,
+    word_level,
+    word_summary,
 )
 from huesenv.metrics.nonsense import nonsense_table
 
@@ -52,17 +58,23 @@ def write_metrics(
     categories = pd.DataFrame()
     if len(words):
         categories = pd.concat(
-            [category_level(words, by=b).rename(columns={b: "group"}).assign(grouping=b)
-             for b in ("architecture_family", "data_family", "agent")],
+            [
+                category_level(words, by=b).rename(columns={b: "group"}).assign(grouping=b)
+                for b in ("architecture_family", "data_family", "agent")
+            ],
             ignore_index=True,
         )
     nonsense = nonsense_table(records)
-    human_rate = pooled_human_fail_rate(words) if len(words) else float("nan")  # pooled over answers, as humans summary
+    human_rate = (
+        pooled_human_fail_rate(words) if len(words) else float("nan")
+    )  # pooled over answers, as humans summary
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {
-        "word_level": out / "word_level.csv", "agent_level": out / "agent_level.csv",
-        "category_level": out / "category_level.csv", "nonsense": out / "nonsense.csv",
+        "word_level": out / "word_level.csv",
+        "agent_level": out / "agent_level.csv",
+        "category_level": out / "category_level.csv",
+        "nonsense": out / "nonsense.csv",
     }
     words.to_csv(paths["word_level"], index=False)
     agents.to_csv(paths["agent_level"], index=False)
@@ -78,9 +90,15 @@ def write_metrics(
         from huesenv.metrics import plots as P
 
         if len(agents):
-            paths["fig_families"] = P.plot_family_violins(agents, out / "fail_rates_by_family.png", human_rate)
-            paths["fig_categories_arch"] = P.plot_category_violins(words, out / "fail_rates_by_category_architecture.png")
-            paths["fig_categories_data"] = P.plot_category_violins(words, out / "fail_rates_by_category_data.png", by="data_family")
+            paths["fig_families"] = P.plot_family_violins(
+                agents, out / "fail_rates_by_family.png", human_rate
+            )
+            paths["fig_categories_arch"] = P.plot_category_violins(
+                words, out / "fail_rates_by_category_architecture.png"
+            )
+            paths["fig_categories_data"] = P.plot_category_violins(
+                words, out / "fail_rates_by_category_data.png", by="data_family"
+            )
         if len(nonsense):
             paths["fig_nonsense"] = P.plot_nonsense_mosaics(nonsense, out / "nonsense_mosaics.png")
     return MetricsReport(words, agents, categories, nonsense, human_rate, paths)
@@ -101,19 +119,37 @@ def _pm(value: float, err: float) -> str:
 
 def print_report(report: MetricsReport, console=None) -> None:
     """Rich tables: per agent (with the Human Fail Rate alongside), per category, nonsense classes."""
+    import sys
+
     from rich.console import Console
     from rich.table import Table
 
-    import sys
-
     console = console or (Console() if sys.stdout.isatty() else Console(width=160))
-    t = Table(title=f"Alignment per agent (Human Fail Rate pooled over answers, same words: {_num(report.human_fail_rate)})")
-    for col in ("agent", "words", "Mahalanobis fail", "Hotelling fail", "Human fail (pooled)", "bleeding", "collapse", "invalid"):
+    t = Table(
+        title=f"Alignment per agent (Human Fail Rate pooled over answers, same words: {_num(report.human_fail_rate)})"
+    )
+    for col in (
+        "agent",
+        "words",
+        "Mahalanobis fail",
+        "Hotelling fail",
+        "Human fail (pooled)",
+        "bleeding",
+        "collapse",
+        "invalid",
+    ):
         t.add_column(col, justify="left" if col == "agent" else "right")
     for r in report.agent.itertuples(index=False):
-        t.add_row(r.agent, str(r.n_words), _pm(r.mahalanobis_fail_rate, r.mahalanobis_fail_err),
-                  _pm(r.hotelling_fail_rate, r.hotelling_fail_err), _num(r.human_fail_rate),
-                  _num(r.semantic_bleeding_rate), _num(r.uncertainty_collapse_rate), f"{r.n_invalid}/{r.n_answers + r.n_invalid}")
+        t.add_row(
+            r.agent,
+            str(r.n_words),
+            _pm(r.mahalanobis_fail_rate, r.mahalanobis_fail_err),
+            _pm(r.hotelling_fail_rate, r.hotelling_fail_err),
+            _num(r.human_fail_rate),
+            _num(r.semantic_bleeding_rate),
+            _num(r.uncertainty_collapse_rate),
+            f"{r.n_invalid}/{r.n_answers + r.n_invalid}",
+        )
     console.print(t)
     if len(report.category):
         c = Table(title="Per semantic category (grouped by architecture family)")
@@ -121,9 +157,14 @@ def print_report(report: MetricsReport, console=None) -> None:
             c.add_column(col)
         sel = report.category[report.category["grouping"] == "architecture_family"]
         for r in sel.itertuples(index=False):
-            c.add_row(r.category, str(r.group), str(r.n_agents), _num(r.human_fail_rate),
-                      _pm(r.mahalanobis_fail_mean, r.mahalanobis_fail_err),
-                      _pm(r.hotelling_fail_mean, r.hotelling_fail_err))
+            c.add_row(
+                r.category,
+                str(r.group),
+                str(r.n_agents),
+                _num(r.human_fail_rate),
+                _pm(r.mahalanobis_fail_mean, r.mahalanobis_fail_err),
+                _pm(r.hotelling_fail_mean, r.hotelling_fail_err),
+            )
         console.print(c)
     if len(report.nonsense):
         n = Table(title="Nonsense baseline")
@@ -134,5 +175,3 @@ def print_report(report: MetricsReport, console=None) -> None:
         console.print(n)
     for name, path in report.paths.items():
         console.print(f"[dim]{name}: {path}[/dim]")
-
-

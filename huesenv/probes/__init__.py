@@ -14,13 +14,25 @@ from huesenv.probes.run import TASKS, build_trials, run_probe
 from huesenv.probes.trials import ParsedAnswer, ProbeTrial, make_record, parse_percent, parse_reply
 
 __all__ = [
-    "ParsedAnswer", "ProbeTrial", "TASKS", "build_trials", "export_stimuli", "make_record", "parse_percent",
-    "parse_reply", "probe_frame", "run_probe", "write_report",
+    "ParsedAnswer",
+    "ProbeTrial",
+    "TASKS",
+    "build_trials",
+    "export_stimuli",
+    "make_record",
+    "parse_percent",
+    "parse_reply",
+    "probe_frame",
+    "run_probe",
+    "write_report",
 ]
 
 
 # the envs import gymnasium: load them on first use
-__getattr__ = lazy_exports(__name__, {
-    "GCAEnv": "huesenv.probes.gca.env",
-    "TextInterferenceEnv": "huesenv.probes.interference.env",
-})
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "GCAEnv": "huesenv.probes.gca.env",
+        "TextInterferenceEnv": "huesenv.probes.interference.env",
+    },
+)

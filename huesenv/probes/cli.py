@@ -7,30 +7,47 @@ from pathlib import Path
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--agent", metavar="SPEC", help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)")
+    p.add_argument(
+        "--agent", metavar="SPEC", help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)"
+    )
     p.add_argument("--seed", type=int, default=0, help="stimulus-set and subsampling seed (default 0)")
     p.add_argument("--limit", type=int, default=None, help="evaluate a seeded subsample of N trials")
     p.add_argument("--batch-size", type=int, default=16, help="queries per act_batch call (default 16)")
-    p.add_argument("--out", default="runs/probes", metavar="DIR", help="logs and report folder (default runs/probes)")
-    p.add_argument("--run-id", default=None,
-                   help="run id for the log records (default: a hash of task, seed, agent and options)")
-    p.add_argument("--export", metavar="DIR", help="write the stimuli as PNG + manifest.csv (ground truth) to DIR")
+    p.add_argument(
+        "--out", default="runs/probes", metavar="DIR", help="logs and report folder (default runs/probes)"
+    )
+    p.add_argument(
+        "--run-id",
+        default=None,
+        help="run id for the log records (default: a hash of task, seed, agent and options)",
+    )
+    p.add_argument(
+        "--export", metavar="DIR", help="write the stimuli as PNG + manifest.csv (ground truth) to DIR"
+    )
     p.add_argument("--progress", action="store_true", help="show a progress bar")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("probe", help="single-step probes: Graded Color Attribution, text interference",
-                       description="Run an agent on a probe (JSONL log + metric report) and/or export its stimuli.")
+    p = sub.add_parser(
+        "probe",
+        help="single-step probes: Graded Color Attribution, text interference",
+        description="Run an agent on a probe (JSONL log + metric report) and/or export its stimuli.",
+    )
     tasks = p.add_subparsers(dest="probe_task", metavar="TASK")
     tasks.required = True
     g = tasks.add_parser("gca", help="Graded Color Attribution (colour / introspection / coverage questions)")
     _common(g)
     g.add_argument("--conditions", nargs="+", default=None, choices=["prior", "counterfactual", "shape"])
-    g.add_argument("--question-types", nargs="+", default=None, choices=["colour", "introspection", "coverage"])
-    g.add_argument("--orderings", nargs="+", default=None,
-                   choices=["standard", "visual-prior", "post-hoc", "text-prior"])
+    g.add_argument(
+        "--question-types", nargs="+", default=None, choices=["colour", "introspection", "coverage"]
+    )
+    g.add_argument(
+        "--orderings", nargs="+", default=None, choices=["standard", "visual-prior", "post-hoc", "text-prior"]
+    )
     g.add_argument("--objects", nargs="+", default=None, help="catalogue object names (default: all)")
-    g.add_argument("--data-dir", default=None, help="local copy of the published GCA dataset (see load_gca_folder)")
+    g.add_argument(
+        "--data-dir", default=None, help="local copy of the published GCA dataset (see load_gca_folder)"
+    )
     g.set_defaults(func=run)
     t = tasks.add_parser("interference", help='"What color is it" text-interference benchmark')
     _common(t)
@@ -45,8 +62,13 @@ def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
     if args.probe_task == "gca":
         stim = {k: v for k, v in {"conditions": args.conditions, "objects": args.objects}.items() if v}
         trial = dict(stim)
-        trial.update({k: v for k, v in {"question_types": args.question_types, "orderings": args.orderings}.items()
-                      if v})
+        trial.update(
+            {
+                k: v
+                for k, v in {"question_types": args.question_types, "orderings": args.orderings}.items()
+                if v
+            }
+        )
         if args.data_dir:
             trial["data_dir"] = args.data_dir
         return trial, stim
@@ -74,14 +96,23 @@ def run(args: argparse.Namespace) -> int:
 
         agent = make_agent(args.agent)
         # the same id run_probe would derive, needed here for the report folder's name
-        run_id = args.run_id or default_run_id(args.probe_task, args.seed, agent_id_of(agent), limit=args.limit,
-                                               **trial_kwargs)
+        run_id = args.run_id or default_run_id(
+            args.probe_task, args.seed, agent_id_of(agent), limit=args.limit, **trial_kwargs
+        )
         out = Path(args.out)
         log_path = out / f"{args.probe_task}.jsonl"
         with LogWriter(log_path) as writer:
-            records = run_probe(agent, args.probe_task, seed=args.seed, limit=args.limit,
-                                batch_size=args.batch_size, run_id=run_id, on_record=writer.append,
-                                progress=args.progress, **trial_kwargs)
+            records = run_probe(
+                agent,
+                args.probe_task,
+                seed=args.seed,
+                limit=args.limit,
+                batch_size=args.batch_size,
+                run_id=run_id,
+                on_record=writer.append,
+                progress=args.progress,
+                **trial_kwargs,
+            )
         files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{run_id}")
         valid = sum(r.valid for r in records)
         print(f"{len(records)} trials ({valid} valid) by {agent.agent_id}, run {run_id}; log {log_path}")

@@ -15,7 +15,8 @@ with ``self.np_random``; ``reset(options={"trial": i | trial_id})`` picks one.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -34,8 +35,14 @@ class ProbeEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 1}
     task = "probe"
 
-    def __init__(self, trials: Sequence[ProbeTrial], *, render_mode: str | None = None, run_id: str = "env",
-                 agent_id: str = "env-user") -> None:
+    def __init__(
+        self,
+        trials: Sequence[ProbeTrial],
+        *,
+        render_mode: str | None = None,
+        run_id: str = "env",
+        agent_id: str = "env-user",
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode: {render_mode!r} is not one of {self.metadata['render_modes']}")
         if not trials:
@@ -45,11 +52,13 @@ class ProbeEnv(gym.Env):
         self.render_mode = render_mode
         self.run_id = run_id
         self.agent_id = agent_id
-        self.observation_space = spaces.Dict({
-            "image": spaces.Box(0, 255, (IMAGE_SIZE, IMAGE_SIZE, 3), dtype=np.uint8),
-            "question": spaces.Text(max_length=MAX_QUESTION, min_length=0, charset=CHARSET),
-            "options": spaces.Text(max_length=MAX_QUESTION, min_length=0, charset=CHARSET),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "image": spaces.Box(0, 255, (IMAGE_SIZE, IMAGE_SIZE, 3), dtype=np.uint8),
+                "question": spaces.Text(max_length=MAX_QUESTION, min_length=0, charset=CHARSET),
+                "options": spaces.Text(max_length=MAX_QUESTION, min_length=0, charset=CHARSET),
+            }
+        )
         self.action_space = spaces.Text(max_length=MAX_ANSWER, min_length=0, charset=CHARSET)
         self._current: ProbeTrial | None = None
         self._image: np.ndarray | None = None
@@ -85,20 +94,27 @@ class ProbeEnv(gym.Env):
         else:
             i = int(pick)
             if not 0 <= i < len(self._trials):
-                raise ValueError(f"reset options, field trial: index {i} is not in 0..{len(self._trials) - 1}")
+                raise ValueError(
+                    f"reset options, field trial: index {i} is not in 0..{len(self._trials) - 1}"
+                )
         self._current = self._trials[i]
         self._image = self._current.image()
         self._episode += 1
-        return self._obs(), {"trial_id": self._current.trial_id, "truth": self._current.truth,
-                             "subject": self._current.subject, "trial_index": i}
+        return self._obs(), {
+            "trial_id": self._current.trial_id,
+            "truth": self._current.truth,
+            "subject": self._current.subject,
+            "trial_index": i,
+        }
 
     def step(self, action: Any):
         if self._current is None:
             raise RuntimeError(f"{type(self).__name__}.step called before reset")
         trial = self._current
         parsed = parse_reply(trial, action)
-        self.last_record = make_record(trial, parsed, agent_id=self.agent_id, run_id=self.run_id, seed=self._seed,
-                                       episode=self._episode)
+        self.last_record = make_record(
+            trial, parsed, agent_id=self.agent_id, run_id=self.run_id, seed=self._seed, episode=self._episode
+        )
         reward = float(self.reward(trial, parsed))
         return self._obs(), reward, True, False, {"parsed": parsed, "trial_id": trial.trial_id}
 

@@ -8,13 +8,41 @@ pixel guarantees (coverage, colours) hold in the exported files too.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-GCA_COLUMNS = ("file", "stimulus_id", "object", "base", "kind", "condition", "colour", "tau", "coverage",
-               "eligible_pixels", "mask_pixels", "options", "distractor", "seed")
-INTERFERENCE_COLUMNS = ("file", "stimulus_id", "subset", "type", "text_words", "text_colours", "char_colours",
-                        "named_colours", "question", "question_colour", "masked", "truth", "seed")
+GCA_COLUMNS = (
+    "file",
+    "stimulus_id",
+    "object",
+    "base",
+    "kind",
+    "condition",
+    "colour",
+    "tau",
+    "coverage",
+    "eligible_pixels",
+    "mask_pixels",
+    "options",
+    "distractor",
+    "seed",
+)
+INTERFERENCE_COLUMNS = (
+    "file",
+    "stimulus_id",
+    "subset",
+    "type",
+    "text_words",
+    "text_colours",
+    "char_colours",
+    "named_colours",
+    "question",
+    "question_colour",
+    "masked",
+    "truth",
+    "seed",
+)
 
 
 def _save_png(image, path: Path) -> None:
@@ -24,8 +52,15 @@ def _save_png(image, path: Path) -> None:
     Image.fromarray(image).save(path, format="PNG", optimize=False)
 
 
-def export_stimuli(task: str, out_dir: str | Path, *, seed: int = 0, stimuli: Sequence[Any] | None = None,
-                   limit: int | None = None, **kwargs: Any) -> Path:
+def export_stimuli(
+    task: str,
+    out_dir: str | Path,
+    *,
+    seed: int = 0,
+    stimuli: Sequence[Any] | None = None,
+    limit: int | None = None,
+    **kwargs: Any,
+) -> Path:
     """Export ``task``'s seeded stimuli (or the given ones) to ``out_dir``; returns the manifest path."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

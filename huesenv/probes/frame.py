@@ -7,7 +7,8 @@ already-flat frame lets them run on live records, JSONL logs and Parquet alike.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -20,7 +21,9 @@ def probe_frame(data: Any, task: str | None = None) -> pd.DataFrame:
         df = data.copy()
         if "extra" in df.columns:
             extra = pd.DataFrame([e if isinstance(e, dict) else {} for e in df["extra"]], index=df.index)
-            df = pd.concat([df.drop(columns=["extra"]), extra.drop(columns=[c for c in extra if c in df])], axis=1)
+            df = pd.concat(
+                [df.drop(columns=["extra"]), extra.drop(columns=[c for c in extra if c in df])], axis=1
+            )
     else:
         rows = []
         for r in data if isinstance(data, Iterable) else []:

@@ -29,8 +29,12 @@ def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
         path = out / f"{name}.csv"
         df.to_csv(path, index=False)
         written.append(path)
-        lines += [f"## {name}", "", df.to_string(index=False, float_format=lambda v: f"{v:.3f}") if len(df) else
-                  "(no rows)", ""]
+        lines += [
+            f"## {name}",
+            "",
+            df.to_string(index=False, float_format=lambda v: f"{v:.3f}") if len(df) else "(no rows)",
+            "",
+        ]
     summary = out / "report.txt"
     summary.write_text("\n".join(lines), encoding="utf-8")
     written.append(summary)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,9 @@ def subsample(trials: Sequence[ProbeTrial], limit: int | None, seed: int = 0) ->
         return list(trials)
     if limit < 0:
         raise ValueError(f"limit: {limit} is negative")
-    idx = np.sort(np.random.default_rng([int(seed) & 0xFFFFFFFF, 7]).choice(len(trials), size=limit, replace=False))
+    idx = np.sort(
+        np.random.default_rng([int(seed) & 0xFFFFFFFF, 7]).choice(len(trials), size=limit, replace=False)
+    )
     return [trials[int(i)] for i in idx]
 
 
@@ -60,8 +63,11 @@ def default_run_id(task: str, seed: int, agent_id: str, **options: Any) -> str:
     selections get different ids; ``batch_size`` and ``progress`` are not, as
     they do not change what is asked.
     """
-    key = json.dumps({"task": str(task), "seed": int(seed), "agent_id": str(agent_id), "options": options},
-                     sort_keys=True, default=str)
+    key = json.dumps(
+        {"task": str(task), "seed": int(seed), "agent_id": str(agent_id), "options": options},
+        sort_keys=True,
+        default=str,
+    )
     return f"probe-{task}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
@@ -115,7 +121,7 @@ def run_probe(
 
         iterator = tqdm(iterator, total=(len(trials) + batch_size - 1) // batch_size, unit="batch")
     for start in iterator:
-        batch = trials[start:start + batch_size]
+        batch = trials[start : start + batch_size]
         queries = [t.query() for t in batch]
         t0 = time.perf_counter()
         try:
@@ -124,14 +130,25 @@ def run_probe(
             answers = [_invalid(str(err)) for _ in batch]
         elapsed = time.perf_counter() - t0
         if len(answers) != len(batch):
-            raise ValueError(f"agent {agent_id}: act_batch returned {len(answers)} answers for {len(batch)} queries")
+            raise ValueError(
+                f"agent {agent_id}: act_batch returned {len(answers)} answers for {len(batch)} queries"
+            )
         out = []
         for i, (trial, ans) in enumerate(zip(batch, answers)):
             parsed = parse_reply(trial, ans)
             timings = dict(getattr(ans, "timings", {}) or {})
             timings.setdefault("batch_s", elapsed / len(batch))
-            out.append(make_record(trial, parsed, agent_id=str(agent_id), run_id=run_id, seed=seed,
-                                   episode=start + i, timings=timings))
+            out.append(
+                make_record(
+                    trial,
+                    parsed,
+                    agent_id=str(agent_id),
+                    run_id=run_id,
+                    seed=seed,
+                    episode=start + i,
+                    timings=timings,
+                )
+            )
         records += out
         if on_record is not None:
             on_record(out)

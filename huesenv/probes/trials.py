@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -66,8 +67,14 @@ class ProbeTrial:
         """The agent-facing :class:`huesenv.agents.protocol.ProbeQuery`."""
         from huesenv.agents.protocol import ProbeQuery
 
-        return ProbeQuery(image=self.image() if image is None else image, question=self.question,
-                          options=self.options, subject=self.subject, task=self.task, trial_id=self.trial_id)
+        return ProbeQuery(
+            image=self.image() if image is None else image,
+            question=self.question,
+            options=self.options,
+            subject=self.subject,
+            task=self.task,
+            trial_id=self.trial_id,
+        )
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,11 @@ def parse_reply(trial: ProbeTrial, answer: Any) -> ParsedAnswer:
     elif isinstance(answer, str) or answer is None:
         raw, text, option = answer, answer, None
     else:
-        raw, text, option = getattr(answer, "raw_text", None), _reply_text(answer), getattr(answer, "option", None)
+        raw, text, option = (
+            getattr(answer, "raw_text", None),
+            _reply_text(answer),
+            getattr(answer, "option", None),
+        )
         if raw is None:
             raw = text
         if trial.answer_kind not in ("option", "colour") and raw:
@@ -162,17 +173,39 @@ def make_record(
     from huesenv.logs.schema import LogRecord
 
     extra: dict[str, Any] = {
-        "task": trial.task, "trial_id": trial.trial_id, "question": trial.question,
-        "options": list(trial.options) if trial.options is not None else None, "truth": trial.truth,
-        "subject": trial.subject, "answer_kind": trial.answer_kind,
+        "task": trial.task,
+        "trial_id": trial.trial_id,
+        "question": trial.question,
+        "options": list(trial.options) if trial.options is not None else None,
+        "truth": trial.truth,
+        "subject": trial.subject,
+        "answer_kind": trial.answer_kind,
     }
     extra.update(dict(trial.fields))
     for k, v in parsed.values.items():
         extra[f"parsed_{k}"] = v
-    return LogRecord(kind="probe_trial", run_id=run_id, agent_id=agent_id, seed=seed, episode=episode, step=0,
-                     answer=parsed.answer, raw_text=parsed.raw_text, valid=parsed.valid,
-                     timings=dict(timings or {}), extra=extra)
+    return LogRecord(
+        kind="probe_trial",
+        run_id=run_id,
+        agent_id=agent_id,
+        seed=seed,
+        episode=episode,
+        step=0,
+        answer=parsed.answer,
+        raw_text=parsed.raw_text,
+        valid=parsed.valid,
+        timings=dict(timings or {}),
+        extra=extra,
+    )
 
 
-__all__ = ["ANSWER_KINDS", "CHARSET", "IMAGE_SIZE", "ParsedAnswer", "ProbeTrial", "make_record", "parse_percent",
-           "parse_reply"]
+__all__ = [
+    "ANSWER_KINDS",
+    "CHARSET",
+    "IMAGE_SIZE",
+    "ParsedAnswer",
+    "ProbeTrial",
+    "make_record",
+    "parse_percent",
+    "parse_reply",
+]

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -104,8 +104,13 @@ def attention_slots(n_trials: int, positions: Sequence[int], condition: str) -> 
         slots.remove(max(bad))
 
 
-def plan_items(stimuli: Sequence[GCAStimulus], attention: Sequence[GCAStimulus], condition: str,
-               attention_positions: Sequence[int], rng: np.random.Generator) -> list[GCAItem]:
+def plan_items(
+    stimuli: Sequence[GCAStimulus],
+    attention: Sequence[GCAStimulus],
+    condition: str,
+    attention_positions: Sequence[int],
+    rng: np.random.Generator,
+) -> list[GCAItem]:
     """Lay out one survey: trials in the given order, attention checks at their 1-based item numbers
     (see :func:`attention_slots`), the introspection question first or last."""
     slots = set(attention_slots(len(stimuli), attention_positions, condition))
@@ -131,8 +136,16 @@ def plan_items(stimuli: Sequence[GCAStimulus], attention: Sequence[GCAStimulus],
     return items
 
 
-def create_plan(conn: sqlite3.Connection, participant_id: str, serial: int, source: StimulusSource,
-                n_trials: int, attention_positions: Sequence[int], condition: str, seed: int) -> list[GCAItem]:
+def create_plan(
+    conn: sqlite3.Connection,
+    participant_id: str,
+    serial: int,
+    source: StimulusSource,
+    n_trials: int,
+    attention_positions: Sequence[int],
+    condition: str,
+    seed: int,
+) -> list[GCAItem]:
     """Draw and store a participant's survey (inside a write transaction)."""
     if n_trials < 1:
         raise ValueError(f"GCA trials per participant: expected at least 1, got {n_trials}")
@@ -147,8 +160,10 @@ def create_plan(conn: sqlite3.Connection, participant_id: str, serial: int, sour
         raise ValueError("GCA stimulus source repeated a stimulus within one survey")
     for stim in drawn:
         if stim.distractor in ("white", stim.colour):
-            raise ValueError(f"GCA stimulus {stim.stimulus_id}: distractor {stim.distractor!r} must differ from "
-                             f"white and the manipulation colour {stim.colour!r}")
+            raise ValueError(
+                f"GCA stimulus {stim.stimulus_id}: distractor {stim.distractor!r} must differ from "
+                f"white and the manipulation colour {stim.colour!r}"
+            )
         if conn.execute("SELECT 1 FROM gca_stimuli WHERE stimulus_id = ?", (stim.stimulus_id,)).fetchone():
             continue  # rendered for an earlier participant
         conn.execute(
@@ -158,8 +173,19 @@ def create_plan(conn: sqlite3.Connection, participant_id: str, serial: int, sour
     conn.executemany(
         "INSERT INTO gca_items (participant_id, position, kind, stimulus_id, question, options, distractor, expected)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(participant_id, it.position, it.kind, it.stimulus_id, it.question, json.dumps(list(it.options)),
-          it.distractor, it.expected) for it in items],
+        [
+            (
+                participant_id,
+                it.position,
+                it.kind,
+                it.stimulus_id,
+                it.question,
+                json.dumps(list(it.options)),
+                it.distractor,
+                it.expected,
+            )
+            for it in items
+        ],
     )
     return items
 
@@ -180,8 +206,12 @@ def current_item(conn: sqlite3.Connection, participant_id: str) -> GCAItem | Non
 
 
 def progress(conn: sqlite3.Connection, participant_id: str) -> tuple[int, int]:
-    total = conn.execute("SELECT COUNT(*) FROM gca_items WHERE participant_id = ?", (participant_id,)).fetchone()[0]
-    done = conn.execute("SELECT COUNT(*) FROM gca_responses WHERE participant_id = ?", (participant_id,)).fetchone()[0]
+    total = conn.execute(
+        "SELECT COUNT(*) FROM gca_items WHERE participant_id = ?", (participant_id,)
+    ).fetchone()[0]
+    done = conn.execute(
+        "SELECT COUNT(*) FROM gca_responses WHERE participant_id = ?", (participant_id,)
+    ).fetchone()[0]
     return int(done), int(total)
 
 
@@ -195,14 +225,18 @@ def _int_field(form, name: str, lo: int, hi: int) -> int:
     return value
 
 
-def record_response(conn: sqlite3.Connection, participant_id: str, form, response_ms: int | None = None) -> GCAItem:
+def record_response(
+    conn: sqlite3.Connection, participant_id: str, form, response_ms: int | None = None
+) -> GCAItem:
     """Validate and store the response to the current item (inside a write transaction)."""
     raw_pos = form.get("position", "")
     item = current_item(conn, participant_id)
     if item is None:
         raise ResponseRefused("the survey is already complete")
     if not isinstance(raw_pos, str) or raw_pos.strip() != str(item.position):
-        raise ResponseRefused("this item was already answered or is not the current one; answers cannot be changed")
+        raise ResponseRefused(
+            "this item was already answered or is not the current one; answers cannot be changed"
+        )
     choice = confidence = threshold = None
     if item.kind == "introspection":
         threshold = _int_field(form, "threshold", 0, 100)

@@ -11,7 +11,7 @@ other rule can be applied afterwards.
 from __future__ import annotations
 
 import sqlite3
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -39,8 +39,10 @@ def parse_painting(text: object) -> tuple[str, ...]:
     for i, p in enumerate(parts):
         if p.lower() not in allowed:
             unpainted = sum(1 for q in parts if q.lower() not in allowed)
-            raise ValueError(f"field categories: {unpainted} cell(s) not painted with one of "
-                             f"{', '.join(MACRO_COLOURS)} (first: cell {load_board().coords[i]})")
+            raise ValueError(
+                f"field categories: {unpainted} cell(s) not painted with one of "
+                f"{', '.join(MACRO_COLOURS)} (first: cell {load_board().coords[i]})"
+            )
         out.append(allowed[p.lower()])
     return tuple(out)
 
@@ -48,15 +50,19 @@ def parse_painting(text: object) -> tuple[str, ...]:
 def store_painting(conn: sqlite3.Connection, participant_id: str, categories: Sequence[str]) -> None:
     """Store one participant's painting (inside a write transaction); one per participant."""
     try:
-        conn.execute("INSERT INTO tessellations (participant_id, categories, submitted_at) VALUES (?, ?, ?)",
-                     (participant_id, ",".join(categories), utc_now()))
+        conn.execute(
+            "INSERT INTO tessellations (participant_id, categories, submitted_at) VALUES (?, ?, ?)",
+            (participant_id, ",".join(categories), utc_now()),
+        )
     except sqlite3.IntegrityError:
         raise PaintingRefused("this participant has already submitted a tessellation") from None
 
 
 def load_paintings(conn: sqlite3.Connection) -> list[tuple[str, tuple[str, ...]]]:
     """All stored paintings as ``(participant_id, categories)`` in submission order."""
-    rows = conn.execute("SELECT participant_id, categories FROM tessellations ORDER BY submitted_at, participant_id")
+    rows = conn.execute(
+        "SELECT participant_id, categories FROM tessellations ORDER BY submitted_at, participant_id"
+    )
     return [(pid, tuple(cats.split(","))) for pid, cats in rows.fetchall()]
 
 
@@ -78,15 +84,17 @@ def consensus_table(paintings: Sequence[Sequence[str]]) -> pd.DataFrame:
     votes = vote_counts(paintings)
     n = len(paintings)
     best = votes.argmax(axis=1)  # first maximum = earliest in MACRO_COLOURS: the documented tie rule
-    table = pd.DataFrame({
-        "coord": load_board().coords,
-        "category": [MACRO_COLOURS[k] for k in best],
-        "agreement": votes[np.arange(N_CELLS), best] / n,
-        "n": n,
-        "index": np.arange(N_CELLS),
-        "row": np.arange(N_CELLS) // N_COLS,
-        "col": np.arange(N_CELLS) % N_COLS,
-    })
+    table = pd.DataFrame(
+        {
+            "coord": load_board().coords,
+            "category": [MACRO_COLOURS[k] for k in best],
+            "agreement": votes[np.arange(N_CELLS), best] / n,
+            "n": n,
+            "index": np.arange(N_CELLS),
+            "row": np.arange(N_CELLS) // N_COLS,
+            "col": np.arange(N_CELLS) % N_COLS,
+        }
+    )
     for k, colour in enumerate(MACRO_COLOURS):
         table[f"votes_{colour}"] = votes[:, k]
     return table

@@ -19,8 +19,8 @@ refused, so earlier answers can never be changed.  The schema's
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -62,8 +62,15 @@ def check_vocabulary(vocabulary: Sequence[Word], k: int) -> tuple[Word, ...]:
     return tuple(seen.values())
 
 
-def assign_words(conn: sqlite3.Connection, participant_id: str, serial: int, vocabulary: Sequence[Word],
-                 k: int, seed: int, mode: str = "balanced") -> list[WordItem]:
+def assign_words(
+    conn: sqlite3.Connection,
+    participant_id: str,
+    serial: int,
+    vocabulary: Sequence[Word],
+    k: int,
+    seed: int,
+    mode: str = "balanced",
+) -> list[WordItem]:
     """Choose and store the participant's words (call inside a write transaction)."""
     rng = np.random.default_rng((int(seed), int(serial)))
     n = len(vocabulary)
@@ -77,7 +84,9 @@ def assign_words(conn: sqlite3.Connection, participant_id: str, serial: int, voc
     else:
         raise ValueError(f"assignment mode {mode!r}: expected 'balanced' or 'uniform'")
     chosen = rng.permutation(chosen)  # presentation order
-    items = [WordItem(pos, vocabulary[i].text, vocabulary[i].category, int(i) + 1) for pos, i in enumerate(chosen)]
+    items = [
+        WordItem(pos, vocabulary[i].text, vocabulary[i].category, int(i) + 1) for pos, i in enumerate(chosen)
+    ]
     conn.executemany(
         "INSERT INTO word_assignments (participant_id, position, word, category, clue_id) VALUES (?, ?, ?, ?, ?)",
         [(participant_id, it.position, it.word, it.category, it.clue_id) for it in items],
@@ -98,8 +107,12 @@ def current_item(conn: sqlite3.Connection, participant_id: str) -> WordItem | No
 
 def progress(conn: sqlite3.Connection, participant_id: str) -> tuple[int, int]:
     """``(answered, total)`` for the progress indicator."""
-    total = conn.execute("SELECT COUNT(*) FROM word_assignments WHERE participant_id = ?", (participant_id,)).fetchone()[0]
-    done = conn.execute("SELECT COUNT(*) FROM word_answers WHERE participant_id = ?", (participant_id,)).fetchone()[0]
+    total = conn.execute(
+        "SELECT COUNT(*) FROM word_assignments WHERE participant_id = ?", (participant_id,)
+    ).fetchone()[0]
+    done = conn.execute(
+        "SELECT COUNT(*) FROM word_answers WHERE participant_id = ?", (participant_id,)
+    ).fetchone()[0]
     return int(done), int(total)
 
 
@@ -116,8 +129,13 @@ def parse_answer(word: object, coordinate: object) -> tuple[str, int]:
     return normalise_word(word), cell
 
 
-def record_answer(conn: sqlite3.Connection, participant_id: str, word: object, coordinate: object,
-                  response_ms: int | None = None) -> tuple[WordItem, int, int]:
+def record_answer(
+    conn: sqlite3.Connection,
+    participant_id: str,
+    word: object,
+    coordinate: object,
+    response_ms: int | None = None,
+) -> tuple[WordItem, int, int]:
     """Store the answer to the current word (call inside a write transaction).
 
     Returns ``(item, cell, answer_id)``.  ``ValueError`` for malformed fields,
@@ -128,7 +146,9 @@ def record_answer(conn: sqlite3.Connection, participant_id: str, word: object, c
     if item is None:
         raise AnswerRefused("all words are already answered")
     if text != item.word:
-        raise AnswerRefused("this word was already answered or is not the current word; answers cannot be changed")
+        raise AnswerRefused(
+            "this word was already answered or is not the current word; answers cannot be changed"
+        )
     try:
         cur = conn.execute(
             "INSERT INTO word_answers (participant_id, word, cell, answered_at, response_ms) VALUES (?, ?, ?, ?, ?)",
@@ -141,7 +161,8 @@ def record_answer(conn: sqlite3.Connection, participant_id: str, word: object, c
 
 def last_answer(conn: sqlite3.Connection, participant_id: str) -> sqlite3.Row | None:
     return conn.execute(
-        "SELECT id, word, cell FROM word_answers WHERE participant_id = ? ORDER BY id DESC LIMIT 1", (participant_id,)
+        "SELECT id, word, cell FROM word_answers WHERE participant_id = ? ORDER BY id DESC LIMIT 1",
+        (participant_id,),
     ).fetchone()
 
 
@@ -150,8 +171,10 @@ def earlier_distribution(conn: sqlite3.Connection, word: str, before_id: int | N
     if before_id is None:
         rows = conn.execute("SELECT cell, COUNT(*) FROM word_answers WHERE word = ? GROUP BY cell", (word,))
     else:
-        rows = conn.execute("SELECT cell, COUNT(*) FROM word_answers WHERE word = ? AND id < ? GROUP BY cell",
-                            (word, int(before_id)))
+        rows = conn.execute(
+            "SELECT cell, COUNT(*) FROM word_answers WHERE word = ? AND id < ? GROUP BY cell",
+            (word, int(before_id)),
+        )
     counts = np.zeros(N_CELLS, dtype=np.int64)
     for cell, n in rows.fetchall():
         counts[int(cell)] = int(n)

@@ -13,8 +13,9 @@ asked for ``top_k > 1`` cells degrade gracefully when their favourite is taken.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -85,18 +86,30 @@ def observation_to_query(
             if phase == "pick_target":
                 vocab = layout.vocabulary
             else:
-                allowed = mask[layout.cue_offset:layout.cue_offset + len(layout.vocabulary)]
+                allowed = mask[layout.cue_offset : layout.cue_offset + len(layout.vocabulary)]
                 vocab = tuple(w for w, ok in zip(layout.vocabulary, allowed) if ok)
                 forbidden |= {w for w, ok in zip(layout.vocabulary, allowed) if not ok}
         return CueQuery(
-            card=card, target=target, cue_index=cue_index, forbidden=frozenset(forbidden), vocabulary=vocab,
-            occupied=np.asarray(inner["occupied"], dtype=bool), player=player, game=game,
+            card=card,
+            target=target,
+            cue_index=cue_index,
+            forbidden=frozenset(forbidden),
+            vocabulary=vocab,
+            occupied=np.asarray(inner["occupied"], dtype=bool),
+            player=player,
+            game=game,
         )
     raise ValueError(f"no decision to make in phase {phase!r}")
 
 
-def answer_to_action(answer: Answer, query: GuessQuery | CueQuery, obs: Mapping[str, Any], layout,
-                     rules: HuesCuesRules | None = None, used_cues: tuple[str, ...] = ()) -> Decision:
+def answer_to_action(
+    answer: Answer,
+    query: GuessQuery | CueQuery,
+    obs: Mapping[str, Any],
+    layout,
+    rules: HuesCuesRules | None = None,
+    used_cues: tuple[str, ...] = (),
+) -> Decision:
     """Turn an agent's answer into an env action, checking it against the observation's mask and the cue rules."""
     mask = np.asarray(obs["action_mask"], dtype=bool)
     if isinstance(query, GuessQuery):
@@ -105,7 +118,9 @@ def answer_to_action(answer: Answer, query: GuessQuery | CueQuery, obs: Mapping[
         for c in np.asarray(answer.cells).ravel():
             c = int(c)
             if 0 <= c < N_CELLS and mask[c]:
-                return Decision(c, bool(answer.valid), "" if answer.valid else "agent marked its answer invalid", cell=c)
+                return Decision(
+                    c, bool(answer.valid), "" if answer.valid else "agent marked its answer invalid", cell=c
+                )
         return Decision(None, False, "no ranked cell is legal (occupied or off the board)")
     if query.target is None:
         t = answer.target

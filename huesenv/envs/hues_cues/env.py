@@ -87,7 +87,8 @@ reveal also `target` (cell), `target_coord`, `round_points`; at the end `final_s
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -98,8 +99,16 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from huesenv.board import N_CELLS, N_COLS, N_ROWS, format_coord, load_board
 from huesenv.envs.hues_cues.rules import (
-    CUE_CHARSET, CUE_PHASES, DEFAULT_RULES, GUESS_PHASES, PHASES, Action, GameState, HuesCuesRules,
-    IllegalActionError, RoundResult,
+    CUE_CHARSET,
+    CUE_PHASES,
+    DEFAULT_RULES,
+    GUESS_PHASES,
+    PHASES,
+    Action,
+    GameState,
+    HuesCuesRules,
+    IllegalActionError,
+    RoundResult,
 )
 from huesenv.vocabulary import normalise_word, word_texts
 
@@ -145,10 +154,16 @@ class ActionLayout:
             action = action["action"]
         elif isinstance(action, str):
             if self.cue_mode != "text":
-                raise IllegalActionError("string cues need cue_mode='text'; in vocabulary mode pass the word's index")
+                raise IllegalActionError(
+                    "string cues need cue_mode='text'; in vocabulary mode pass the word's index"
+                )
             return Action("cue", cue=action if action.strip() else None)
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
+            if (
+                isinstance(action, np.ndarray)
+                and action.shape in ((), (1,))
+                and np.issubdtype(action.dtype, np.integer)
+            ):
                 action = int(action.reshape(()))
             else:
                 raise IllegalActionError(f"expected an integer action 0-{self.n - 1}, got {action!r}")
@@ -209,7 +224,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action: expected one of {ILLEGAL_MODES}, got {illegal_action!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
         if max_cycles is not None and max_cycles < 1:
             raise ValueError(f"max_cycles: expected a positive integer or None, got {max_cycles!r}")
         words = tuple(normalise_word(w) for w in (vocabulary if vocabulary is not None else word_texts()))
@@ -243,27 +260,31 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             cues: spaces.Space = spaces.MultiDiscrete([v + 2, v + 2])
         else:
             cues = spaces.Box(0, MAX_CODEPOINT, (2, self.rules.max_cue_chars), np.int16)
-        inner = spaces.Dict({
-            "board": spaces.Box(0, 255, (N_ROWS, N_COLS, 3), np.uint8),
-            "occupied": spaces.Box(0, 1, (N_CELLS,), np.int8),
-            "cues": cues,
-            "phase": spaces.Discrete(len(PHASES)),
-            "role": spaces.Discrete(2),
-            "cue_giver": spaces.Discrete(n),
-            "round": spaces.Discrete(rounds),
-            "card": spaces.Box(-1, N_CELLS - 1, (self.rules.card_size,), np.int16),
-            "target": spaces.Box(-1, N_CELLS - 1, (1,), np.int16),
-            "scores": spaces.Box(0, MAX_SCORE, (n,), np.int32),
-        })
+        inner = spaces.Dict(
+            {
+                "board": spaces.Box(0, 255, (N_ROWS, N_COLS, 3), np.uint8),
+                "occupied": spaces.Box(0, 1, (N_CELLS,), np.int8),
+                "cues": cues,
+                "phase": spaces.Discrete(len(PHASES)),
+                "role": spaces.Discrete(2),
+                "cue_giver": spaces.Discrete(n),
+                "round": spaces.Discrete(rounds),
+                "card": spaces.Box(-1, N_CELLS - 1, (self.rules.card_size,), np.int16),
+                "target": spaces.Box(-1, N_CELLS - 1, (1,), np.int16),
+                "scores": spaces.Box(0, MAX_SCORE, (n,), np.int32),
+            }
+        )
         return spaces.Dict({"observation": inner, "action_mask": spaces.Box(0, 1, (self.layout.n,), np.int8)})
 
     def _make_action_space(self) -> spaces.Space:
         if self.cue_mode == "vocabulary":
             return spaces.Discrete(self.layout.n)
-        return spaces.Dict({
-            "action": spaces.Discrete(self.layout.n),
-            "cue": spaces.Text(min_length=0, max_length=self.rules.max_cue_chars, charset=CUE_CHARSET),
-        })
+        return spaces.Dict(
+            {
+                "action": spaces.Discrete(self.layout.n),
+                "cue": spaces.Text(min_length=0, max_length=self.rules.max_cue_chars, charset=CUE_CHARSET),
+            }
+        )
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._obs_spaces[agent]
@@ -291,7 +312,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         """(A,) int8 mask of the legal actions of ``agent`` now (zeros when it is not its turn)."""
         s = self.state_obj
         mask = np.zeros(self.layout.n, dtype=np.int8)
-        if s.done or self._seat[agent] != s.current or self.terminations.get(agent) or self.truncations.get(agent):
+        if (
+            s.done
+            or self._seat[agent] != s.current
+            or self.terminations.get(agent)
+            or self.truncations.get(agent)
+        ):
             return mask
         if s.phase in CUE_PHASES:
             if self.cue_mode == "vocabulary":
@@ -300,7 +326,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
                     i = self.layout.word_index.get(cue)
                     if i is not None:
                         ok[i] = False
-                mask[self.layout.cue_offset:self.layout.cue_offset + len(ok)] = ok
+                mask[self.layout.cue_offset : self.layout.cue_offset + len(ok)] = ok
             else:
                 mask[self.layout.text_action] = 1
             if s.can_pass():
@@ -370,7 +396,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         s = self.state_obj
         scores = {a: s.scores[i] for i, a in enumerate(self.possible_agents)}
         base: dict[str, Any] = {
-            "round": s.round, "phase": s.phase, "scores": scores, "used_cues": tuple(s.used_cues), "cues": tuple(s.cues),
+            "round": s.round,
+            "phase": s.phase,
+            "scores": scores,
+            "used_cues": tuple(s.used_cues),
+            "cues": tuple(s.cues),
         }
         if result is not None:
             base["target"] = result.target
@@ -400,7 +430,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         illegal = None
         if why is not None:
             if self.illegal_action == "raise":
-                raise IllegalActionError(f"{agent} ({s.role(self._seat[agent])}, phase {s.phase}): illegal action {action!r}: {why}")
+                raise IllegalActionError(
+                    f"{agent} ({s.role(self._seat[agent])}, phase {s.phase}): illegal action {action!r}: {why}"
+                )
             self.rewards[agent] = self.illegal_reward
             illegal = (agent, why)
         else:
@@ -429,18 +461,35 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
         s = self.state_obj
         players = tuple(self.possible_agents)
-        reveal = self._last_reveal if self._last_reveal is not None else (s.history[-1] if s.done and s.history else None)
+        reveal = (
+            self._last_reveal
+            if self._last_reveal is not None
+            else (s.history[-1] if s.done and s.history else None)
+        )
         if reveal is not None:
             return RenderView(
-                players=players, cones={c.cell: c.seat for c in reveal.cones},
-                cues=tuple("(pass)" if c is None else c for c in reveal.cues), cue_giver=reveal.cue_giver,
-                current=None if s.done else s.current, phase="done" if s.done else "reveal",
-                scores=tuple(s.scores), round=reveal.round, target=reveal.target, message=message,
+                players=players,
+                cones={c.cell: c.seat for c in reveal.cones},
+                cues=tuple("(pass)" if c is None else c for c in reveal.cues),
+                cue_giver=reveal.cue_giver,
+                current=None if s.done else s.current,
+                phase="done" if s.done else "reveal",
+                scores=tuple(s.scores),
+                round=reveal.round,
+                target=reveal.target,
+                message=message,
             )
         return RenderView(
-            players=players, cones={c.cell: c.seat for c in s.cones},
-            cues=tuple("(pass)" if c is None else c for c in s.cues), cue_giver=s.cue_giver, current=s.current,
-            phase=s.phase, scores=tuple(s.scores), round=s.round, target=None, message=message,
+            players=players,
+            cones={c.cell: c.seat for c in s.cones},
+            cues=tuple("(pass)" if c is None else c for c in s.cues),
+            cue_giver=s.cue_giver,
+            current=s.current,
+            phase=s.phase,
+            scores=tuple(s.scores),
+            round=s.round,
+            target=None,
+            message=message,
         )
 
     def render(self) -> np.ndarray | None:

@@ -26,8 +26,9 @@ Choices, documented because a tournament's numbers depend on them:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,9 @@ class Driver:
         """``(action, decision, answer, query, seconds)`` for the acting agent."""
         env = self.env
         phase = PHASES[int(obs["observation"]["phase"])]
-        query = observation_to_query(obs, env.layout, info=info, rules=env.rules, player=agent_name, game=self.game)
+        query = observation_to_query(
+            obs, env.layout, info=info, rules=env.rules, player=agent_name, game=self.game
+        )
         answer: Answer
         t0 = time.perf_counter()
         if phase == "cue_1" and self._pending_cue is not None:
@@ -161,41 +164,76 @@ def play_game(
             given = [c for c in cues if c is not None]
             word = given[-1] if given else None
         is_giver = phase in ("pick_target", "cue_1", "cue_2")
-        target = s.target if is_giver and phase != "pick_target" else (cell if phase == "pick_target" else None)
+        target = (
+            s.target if is_giver and phase != "pick_target" else (cell if phase == "pick_target" else None)
+        )
         extra: dict[str, Any] = {
-            "game": game_index, "round": rnd, "player": name, "role": "cue_giver" if is_giver else "guesser",
-            "phase": phase, "cue_index": 2 if phase in ("cue_2", "guess_2") else 1,
+            "game": game_index,
+            "round": rnd,
+            "player": name,
+            "role": "cue_giver" if is_giver else "guesser",
+            "phase": phase,
+            "cue_index": 2 if phase in ("cue_2", "guess_2") else 1,
             "cell": format_coord(cell) if cell is not None else None,
             "target": format_coord(target) if target is not None else None,
-            "points": 0, "passed": passed, "cues": cues,
+            "points": 0,
+            "passed": passed,
+            "cues": cues,
         }
         if not decision.valid:
             extra["fallback"] = decision.reason or "invalid answer"
         timings = dict(answer.timings)
         timings.setdefault("act_s", seconds)
-        emit(LogRecord(
-            kind="game_step", run_id=run, agent_id=agent.agent_id, seed=seed, episode=game_index, step=step,
-            word=word, category=category_of(word) if word and is_known(word) else None,
-            cells=[format_coord(cell)] if cell is not None else None,
-            answer=format_coord(cell) if cell is not None else (cue if cue is not None else ("" if passed else None)),
-            raw_text=answer.raw_text, valid=bool(decision.valid), timings=timings, extra=extra,
-        ))
+        emit(
+            LogRecord(
+                kind="game_step",
+                run_id=run,
+                agent_id=agent.agent_id,
+                seed=seed,
+                episode=game_index,
+                step=step,
+                word=word,
+                category=category_of(word) if word and is_known(word) else None,
+                cells=[format_coord(cell)] if cell is not None else None,
+                answer=format_coord(cell)
+                if cell is not None
+                else (cue if cue is not None else ("" if passed else None)),
+                raw_text=answer.raw_text,
+                valid=bool(decision.valid),
+                timings=timings,
+                extra=extra,
+            )
+        )
         step += 1
         result = env.last_reveal
         if result is not None:
             for k, seat_name in enumerate(seats):
                 mine = [c for c in result.cones if c.seat == k]
-                emit(LogRecord(
-                    kind="game_step", run_id=run, agent_id=agents[seat_name].agent_id, seed=seed,
-                    episode=game_index, step=step, cells=[format_coord(c.cell) for c in mine] or None,
-                    extra={
-                        "game": game_index, "round": result.round, "player": seat_name,
-                        "role": "cue_giver" if k == result.cue_giver else "guesser", "phase": "reveal",
-                        "cue_index": None, "cell": None, "target": format_coord(result.target),
-                        "points": int(result.points[k]), "passed": result.cues[-1] is None,
-                        "cues": list(result.cues), "cone_indices": [c.cue_index for c in mine],
-                    },
-                ))
+                emit(
+                    LogRecord(
+                        kind="game_step",
+                        run_id=run,
+                        agent_id=agents[seat_name].agent_id,
+                        seed=seed,
+                        episode=game_index,
+                        step=step,
+                        cells=[format_coord(c.cell) for c in mine] or None,
+                        extra={
+                            "game": game_index,
+                            "round": result.round,
+                            "player": seat_name,
+                            "role": "cue_giver" if k == result.cue_giver else "guesser",
+                            "phase": "reveal",
+                            "cue_index": None,
+                            "cell": None,
+                            "target": format_coord(result.target),
+                            "points": int(result.points[k]),
+                            "passed": result.cues[-1] is None,
+                            "cues": list(result.cues),
+                            "cone_indices": [c.cue_index for c in mine],
+                        },
+                    )
+                )
                 step += 1
     s = env.state_obj
     env.close()
@@ -203,11 +241,16 @@ def play_game(
         scores={a: int(s.scores[i]) for i, a in enumerate(seats)},
         records=records,
         points_by_role={a: dict(s.points_by_role[i]) for i, a in enumerate(seats)},
-        rounds=list(s.history), seed=seed, game_index=game_index, num_players=num_players,
+        rounds=list(s.history),
+        seed=seed,
+        game_index=game_index,
+        num_players=num_players,
     )
 
 
-def recompute_from_records(records: list[LogRecord], seats: list[str], rules: HuesCuesRules | None = None) -> dict[str, int]:
+def recompute_from_records(
+    records: list[LogRecord], seats: list[str], rules: HuesCuesRules | None = None
+) -> dict[str, int]:
     """Final scores recomputed from the recorded cones and revealed targets alone (a log-level check)."""
     from huesenv.board import parse_coord
     from huesenv.envs.hues_cues.rules import score_round

@@ -56,9 +56,10 @@ Rules (defaults follow the published board game):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Literal, Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -70,11 +71,41 @@ CUE_PHASES = ("cue_1", "cue_2")
 GUESS_PHASES = ("guess_1", "guess_2")
 
 BASIC_COLOUR_NAMES: tuple[str, ...] = (
-    "PURPLE", "BLUE", "GREEN", "RED", "PINK", "YELLOW", "ORANGE", "BROWN", "WHITE", "BLACK", "GRAY", "GREY",
+    "PURPLE",
+    "BLUE",
+    "GREEN",
+    "RED",
+    "PINK",
+    "YELLOW",
+    "ORANGE",
+    "BROWN",
+    "WHITE",
+    "BLACK",
+    "GRAY",
+    "GREY",
 )
 RELATIVE_WORDS: tuple[str, ...] = (
-    "LIGHTER", "DARKER", "BRIGHTER", "DULLER", "PALER", "DEEPER", "RICHER", "WARMER", "COOLER",
-    "MORE", "LESS", "HIGHER", "LOWER", "ABOVE", "BELOW", "LEFT", "RIGHT", "UP", "DOWN", "CLOSER", "FURTHER",
+    "LIGHTER",
+    "DARKER",
+    "BRIGHTER",
+    "DULLER",
+    "PALER",
+    "DEEPER",
+    "RICHER",
+    "WARMER",
+    "COOLER",
+    "MORE",
+    "LESS",
+    "HIGHER",
+    "LOWER",
+    "ABOVE",
+    "BELOW",
+    "LEFT",
+    "RIGHT",
+    "UP",
+    "DOWN",
+    "CLOSER",
+    "FURTHER",
 )
 # Characters a cue may contain: Latin letters (ASCII, Latin-1, Latin Extended-A)
 # and a little punctuation.  Why a whitelist: anything else (digits, '#', '_',
@@ -125,21 +156,27 @@ class HuesCuesRules:
 
     def __post_init__(self) -> None:
         if not 2 <= self.min_players <= self.max_players:
-            raise ValueError(f"HuesCuesRules.min_players/max_players: expected 2 <= min <= max, got {self.min_players}, {self.max_players}")
+            raise ValueError(
+                f"HuesCuesRules.min_players/max_players: expected 2 <= min <= max, got {self.min_players}, {self.max_players}"
+            )
         if not 1 <= self.card_size <= N_CELLS:
             raise ValueError(f"HuesCuesRules.card_size: expected 1-{N_CELLS}, got {self.card_size}")
         if self.deck is not None:
             deck = tuple(tuple(check_index(c) for c in card) for card in self.deck)
             for i, card in enumerate(deck):
                 if len(card) != self.card_size or len(set(card)) != len(card):
-                    raise ValueError(f"HuesCuesRules.deck, card {i}: expected {self.card_size} distinct cells, got {card}")
+                    raise ValueError(
+                        f"HuesCuesRules.deck, card {i}: expected {self.card_size} distinct cells, got {card}"
+                    )
             if not deck:
                 raise ValueError("HuesCuesRules.deck: expected at least one card")
             object.__setattr__(self, "deck", deck)
         elif self.deck_size < 1:
             raise ValueError(f"HuesCuesRules.deck_size: expected >= 1, got {self.deck_size}")
         if len(self.cue_word_limits) != 2 or min(self.cue_word_limits) < 1:
-            raise ValueError(f"HuesCuesRules.cue_word_limits: expected two limits >= 1, got {self.cue_word_limits}")
+            raise ValueError(
+                f"HuesCuesRules.cue_word_limits: expected two limits >= 1, got {self.cue_word_limits}"
+            )
         object.__setattr__(self, "forbidden_words", tuple(normalise_word(w) for w in self.forbidden_words))
         object.__setattr__(self, "relative_words", tuple(normalise_word(w) for w in self.relative_words))
 
@@ -150,16 +187,24 @@ class HuesCuesRules:
     # -- derived quantities ----------------------------------------------------
     def rounds_per_player(self, num_players: int) -> int:
         self.check_players(num_players)
-        return self.rounds_per_player_many if num_players >= self.many_players_from else self.rounds_per_player_few
+        return (
+            self.rounds_per_player_many
+            if num_players >= self.many_players_from
+            else self.rounds_per_player_few
+        )
 
     def num_rounds(self, num_players: int) -> int:
         return num_players * self.rounds_per_player(num_players)
 
     def check_players(self, num_players: int) -> int:
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
-            self.min_players <= num_players <= self.max_players
+        if (
+            isinstance(num_players, bool)
+            or not isinstance(num_players, (int, np.integer))
+            or not (self.min_players <= num_players <= self.max_players)
         ):
-            raise ValueError(f"num_players: expected an integer {self.min_players}-{self.max_players}, got {num_players!r}")
+            raise ValueError(
+                f"num_players: expected an integer {self.min_players}-{self.max_players}, got {num_players!r}"
+            )
         return int(num_players)
 
     @property
@@ -178,7 +223,8 @@ class HuesCuesRules:
             order = rng.permutation(len(self.deck))
             return tuple(self.deck[i] for i in order)
         return tuple(
-            tuple(int(c) for c in rng.choice(N_CELLS, size=self.card_size, replace=False)) for _ in range(self.deck_size)
+            tuple(int(c) for c in rng.choice(N_CELLS, size=self.card_size, replace=False))
+            for _ in range(self.deck_size)
         )
 
     # -- cues --------------------------------------------------------------------
@@ -192,7 +238,9 @@ class HuesCuesRules:
         if isinstance(cue_index, bool) or cue_index not in (1, 2):
             raise ValueError(f"cue_problem: field cue_index is {cue_index!r}, expected 1 or 2")
         if not isinstance(text, str) or not text.strip():
-            return "a cue must be a non-empty string" + (" (pass with None or '')" if cue_index == 2 and self.allow_pass else "")
+            return "a cue must be a non-empty string" + (
+                " (pass with None or '')" if cue_index == 2 and self.allow_pass else ""
+            )
         cue = normalise_word(text)
         problem = _static_cue_problem(self, cue, cue_index)
         if problem is None and self.unique_cues and cue in set(used):
@@ -292,7 +340,11 @@ def score_cones(
 
 
 def score_round(
-    target: int, cones: Sequence[tuple[int, int]], cue_giver: int, num_players: int, rules: HuesCuesRules | None = None
+    target: int,
+    cones: Sequence[tuple[int, int]],
+    cue_giver: int,
+    num_players: int,
+    rules: HuesCuesRules | None = None,
 ) -> list[int]:
     """Points per seat for one round: ``cones`` are ``(seat, cell)`` pairs; the one scoring rule."""
     rules = rules or DEFAULT_RULES
@@ -361,7 +413,12 @@ class GameState:
     moves: int = 0
 
     @classmethod
-    def new(cls, num_players: int, seed: int | np.random.Generator | None = None, rules: HuesCuesRules | None = None) -> "GameState":
+    def new(
+        cls,
+        num_players: int,
+        seed: int | np.random.Generator | None = None,
+        rules: HuesCuesRules | None = None,
+    ) -> GameState:
         rules = rules or DEFAULT_RULES
         n = rules.check_players(num_players)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -493,13 +550,20 @@ class GameState:
 
     def _reveal(self) -> RoundResult:
         assert self.target is not None
-        points = score_round(self.target, [(c.seat, c.cell) for c in self.cones], self.cue_giver, self.num_players, self.rules)
+        points = score_round(
+            self.target, [(c.seat, c.cell) for c in self.cones], self.cue_giver, self.num_players, self.rules
+        )
         for seat, p in enumerate(points):
             self.scores[seat] += p
             self.points_by_role[seat][self.role(seat)] += p
         result = RoundResult(
-            round=self.round, cue_giver=self.cue_giver, card=self.card, target=self.target,
-            cues=tuple(self.cues), cones=tuple(self.cones), points=tuple(points),
+            round=self.round,
+            cue_giver=self.cue_giver,
+            card=self.card,
+            target=self.target,
+            cues=tuple(self.cues),
+            cones=tuple(self.cones),
+            points=tuple(points),
         )
         self.history.append(result)
         if self.round + 1 >= self.num_rounds:
@@ -509,13 +573,15 @@ class GameState:
             self._start_round(self.round + 1)
         return result
 
-    def clone(self) -> "GameState":
+    def clone(self) -> GameState:
         from copy import deepcopy
 
         return deepcopy(self)
 
 
-def recompute_scores(history: Sequence[RoundResult], num_players: int, rules: HuesCuesRules | None = None) -> list[int]:
+def recompute_scores(
+    history: Sequence[RoundResult], num_players: int, rules: HuesCuesRules | None = None
+) -> list[int]:
     """Final scores recomputed from the revealed rounds alone (a check on the incremental bookkeeping)."""
     totals = [0] * num_players
     for r in history:

@@ -1,18 +1,53 @@
 """Graded Color Attribution (GCA): stimuli, questions, env and metrics."""
 
 from huesenv.probes.gca.metrics import (
-    colour_shares, coverage_error, distractor_rate, empirical_consistency, empirical_thresholds, faithfulness,
+    colour_shares,
+    coverage_error,
+    distractor_rate,
+    empirical_consistency,
+    empirical_thresholds,
+    faithfulness,
     faithfulness_pairs,
-    fit_logistic, gca_report, hallucination, stated_thresholds,
+    fit_logistic,
+    gca_report,
+    hallucination,
+    stated_thresholds,
 )
-from huesenv.probes.gca.objects import CONDITIONS, MANIPULATION_COLOURS, MANIPULATION_RGB, OBJECTS, SHAPES, GCAObject
+from huesenv.probes.gca.objects import (
+    CONDITIONS,
+    MANIPULATION_COLOURS,
+    MANIPULATION_RGB,
+    OBJECTS,
+    SHAPES,
+    GCAObject,
+)
 from huesenv.probes.gca.questions import ORDERINGS, QUESTION_TYPES, gca_trials
 from huesenv.probes.gca.stimuli import TAUS, FileStimulus, GCAStimulus, gca_stimuli, load_gca_folder
 
 __all__ = [
-    "CONDITIONS", "FileStimulus", "GCAObject", "GCAStimulus", "MANIPULATION_COLOURS", "MANIPULATION_RGB", "OBJECTS",
-    "ORDERINGS", "QUESTION_TYPES", "SHAPES", "TAUS", "colour_shares", "coverage_error", "distractor_rate",
+    "CONDITIONS",
+    "FileStimulus",
+    "GCAObject",
+    "GCAStimulus",
+    "MANIPULATION_COLOURS",
+    "MANIPULATION_RGB",
+    "OBJECTS",
+    "ORDERINGS",
+    "QUESTION_TYPES",
+    "SHAPES",
+    "TAUS",
+    "colour_shares",
+    "coverage_error",
+    "distractor_rate",
     "empirical_consistency",
-    "empirical_thresholds", "faithfulness", "faithfulness_pairs", "fit_logistic", "gca_report", "gca_stimuli",
-    "gca_trials", "hallucination", "load_gca_folder", "stated_thresholds",
+    "empirical_thresholds",
+    "faithfulness",
+    "faithfulness_pairs",
+    "fit_logistic",
+    "gca_report",
+    "gca_stimuli",
+    "gca_trials",
+    "hallucination",
+    "load_gca_folder",
+    "stated_thresholds",
 ]

@@ -13,7 +13,7 @@ introspection 0.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from huesenv.probes.env_base import ProbeEnv
 from huesenv.probes.gca.objects import CONDITIONS
@@ -46,8 +46,14 @@ class GCAEnv(ProbeEnv):
             stimuli = [s for s in load_gca_folder(data_dir) if s.condition in conds]
             trials = gca_trials(stimuli, seed=seed, question_types=question_types, orderings=orderings)
         else:
-            trials = gca_trials(seed=seed, question_types=question_types, orderings=orderings,
-                                conditions=conditions, objects=objects, taus=taus)
+            trials = gca_trials(
+                seed=seed,
+                question_types=question_types,
+                orderings=orderings,
+                conditions=conditions,
+                objects=objects,
+                taus=taus,
+            )
         super().__init__(trials, render_mode=render_mode, run_id=run_id, agent_id=agent_id)
 
     def reward(self, trial: ProbeTrial, parsed: ParsedAnswer) -> float:

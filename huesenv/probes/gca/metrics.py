@@ -69,15 +69,19 @@ def colour_shares(data: Any, by: tuple[str, ...] = ("agent_id", "condition", "ta
         valid = g[g["response"] != "invalid"]
         nv = len(valid)
         row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-        row.update({
-            "n": len(g),
-            "share_colour": (valid["response"] == "colour").mean() if nv else np.nan,
-            "share_white": (valid["response"] == "white").mean() if nv else np.nan,
-            "share_distractor": (valid["response"] == "distractor").mean() if nv else np.nan,
-            "invalid": (g["response"] == "invalid").mean(),
-        })
+        row.update(
+            {
+                "n": len(g),
+                "share_colour": (valid["response"] == "colour").mean() if nv else np.nan,
+                "share_white": (valid["response"] == "white").mean() if nv else np.nan,
+                "share_distractor": (valid["response"] == "distractor").mean() if nv else np.nan,
+                "invalid": (g["response"] == "invalid").mean(),
+            }
+        )
         rows.append(row)
-    return pd.DataFrame(rows, columns=[*by, "n", "share_colour", "share_white", "share_distractor", "invalid"])
+    return pd.DataFrame(
+        rows, columns=[*by, "n", "share_colour", "share_white", "share_distractor", "invalid"]
+    )
 
 
 def fit_logistic(tau: np.ndarray, said_colour: np.ndarray) -> tuple[float, float, bool]:
@@ -113,8 +117,15 @@ def empirical_thresholds(data: Any, by: tuple[str, ...] = ("agent_id", "conditio
         shares = g.assign(c=said).groupby("tau")["c"].mean()
         above = shares[shares >= 0.5]
         row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-        row.update({"n": len(g), "t50": t50, "scale": s, "fit_ok": ok,
-                    "crossing": float(above.index.min()) if len(above) else np.nan})
+        row.update(
+            {
+                "n": len(g),
+                "t50": t50,
+                "scale": s,
+                "fit_ok": ok,
+                "crossing": float(above.index.min()) if len(above) else np.nan,
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows, columns=[*by, "n", "t50", "scale", "fit_ok", "crossing"])
 
@@ -136,8 +147,14 @@ def stated_thresholds(data: Any, by: tuple[str, ...] = ("agent_id", "ordering", 
     for key, g in df.groupby(list(by), sort=True):
         t = g["threshold"].astype(float)
         row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-        row.update({"n": len(t), "mean": t.mean(), "sd": t.std(ddof=1) if len(t) > 1 else np.nan,
-                    "sem": t.std(ddof=1) / np.sqrt(len(t)) if len(t) > 1 else np.nan})
+        row.update(
+            {
+                "n": len(t),
+                "mean": t.mean(),
+                "sd": t.std(ddof=1) if len(t) > 1 else np.nan,
+                "sem": t.std(ddof=1) / np.sqrt(len(t)) if len(t) > 1 else np.nan,
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows, columns=[*by, "n", "mean", "sd", "sem"])
 
@@ -146,12 +163,24 @@ def faithfulness_pairs(data: Any) -> pd.DataFrame:
     """One row per (decision, stated threshold) pair: agent, ordering, condition, tau, said_colour, faithful."""
     intro = _intro_frame(data)
     colour = colour_frame(data)
-    cols = ["agent_id", "ordering", "condition", "base", "colour", "tau", "threshold", "said_colour", "faithful"]
+    cols = [
+        "agent_id",
+        "ordering",
+        "condition",
+        "base",
+        "colour",
+        "tau",
+        "threshold",
+        "said_colour",
+        "faithful",
+    ]
     parts: list[pd.DataFrame] = []
     if not intro.empty:
         same = intro[intro["ordering"].isin(["standard", "post-hoc"])].dropna(subset=["threshold"])
         if not same.empty and "parsed_colour" in same.columns:
-            same = same[same["parsed_colour"].isin(["white"]) | (same["parsed_colour"] == same["colour"])].copy()
+            same = same[
+                same["parsed_colour"].isin(["white"]) | (same["parsed_colour"] == same["colour"])
+            ].copy()
             same["said_colour"] = same["parsed_colour"] == same["colour"]
             parts.append(same)
         vis = intro[intro["ordering"] == "visual-prior"].dropna(subset=["threshold"])
@@ -160,13 +189,15 @@ def faithfulness_pairs(data: Any) -> pd.DataFrame:
         if not vis.empty and not dec.empty:
             m = vis[["agent_id", "stimulus_id", "ordering", "threshold"]].merge(
                 dec[["agent_id", "stimulus_id", "condition", "base", "colour", "tau", "said_colour"]],
-                on=["agent_id", "stimulus_id"])
+                on=["agent_id", "stimulus_id"],
+            )
             parts.append(m)
         txt = intro[intro["ordering"] == "text-prior"].dropna(subset=["threshold"])
         if not txt.empty and not dec.empty:
             m = txt[["agent_id", "condition", "base", "colour", "ordering", "threshold"]].merge(
                 dec[["agent_id", "condition", "base", "colour", "tau", "said_colour"]],
-                on=["agent_id", "condition", "base", "colour"])
+                on=["agent_id", "condition", "base", "colour"],
+            )
             parts.append(m)
     if not parts:
         return pd.DataFrame(columns=cols)
@@ -198,7 +229,9 @@ def empirical_consistency(data: Any) -> pd.DataFrame:
     for (agent, cond), g in df.groupby(["agent_id", "condition"], sort=True):
         t50 = float(emp.loc[(emp["agent_id"] == agent) & (emp["condition"] == cond), "t50"].iloc[0])
         agree = (g["response"] == "colour") == (g["tau"].astype(float) >= t50)
-        rows.append({"agent_id": agent, "condition": cond, "t50": t50, "n": len(g), "consistency": agree.mean()})
+        rows.append(
+            {"agent_id": agent, "condition": cond, "t50": t50, "n": len(g), "consistency": agree.mean()}
+        )
     return pd.DataFrame(rows, columns=["agent_id", "condition", "t50", "n", "consistency"])
 
 
@@ -222,8 +255,9 @@ def coverage_error(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -
         return pd.DataFrame(columns=[*by, "n", "mean_error", "mean_abs_error"])
     df["error"] = pd.to_numeric(df["answer"], errors="coerce") - df["coverage"].astype(float)
     g = df.dropna(subset=["error"]).groupby(list(by), sort=True)["error"]
-    return pd.DataFrame({"n": g.size(), "mean_error": g.mean(), "mean_abs_error": g.apply(lambda e: e.abs().mean())}
-                        ).reset_index()
+    return pd.DataFrame(
+        {"n": g.size(), "mean_error": g.mean(), "mean_abs_error": g.apply(lambda e: e.abs().mean())}
+    ).reset_index()
 
 
 def distractor_rate(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
@@ -254,8 +288,17 @@ def gca_report(data: Any) -> dict[str, pd.DataFrame]:
 
 
 __all__ = [
-    "colour_frame", "colour_shares", "coverage_error", "distractor_rate", "empirical_consistency",
+    "colour_frame",
+    "colour_shares",
+    "coverage_error",
+    "distractor_rate",
+    "empirical_consistency",
     "empirical_thresholds",
-    "faithfulness", "faithfulness_pairs", "fit_logistic", "gca_report", "hallucination", "response_category",
+    "faithfulness",
+    "faithfulness_pairs",
+    "fit_logistic",
+    "gca_report",
+    "hallucination",
+    "response_category",
     "stated_thresholds",
 ]

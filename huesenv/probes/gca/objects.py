@@ -29,7 +29,15 @@ from functools import lru_cache
 import numpy as np
 
 MANIPULATION_COLOURS: tuple[str, ...] = (
-    "red", "brown", "pink", "green", "blue", "yellow", "purple", "orange", "grey",
+    "red",
+    "brown",
+    "pink",
+    "green",
+    "blue",
+    "yellow",
+    "purple",
+    "orange",
+    "grey",
 )
 MANIPULATION_RGB: dict[str, tuple[int, int, int]] = {
     "red": (220, 30, 35),
@@ -139,8 +147,10 @@ def shape_vertices(shape: str, variant: int, size: int = 512) -> list[tuple[floa
     r = SHAPE_RADIUS * scale
     cx, cy = size / 2 + dx, size / 2 + dy
     start = -math.pi / 2 + (math.pi / n if n == 4 else 0.0) + math.radians(rot)
-    return [(cx + r * math.cos(start + 2 * math.pi * k / n), cy + r * math.sin(start + 2 * math.pi * k / n))
-            for k in range(n)]
+    return [
+        (cx + r * math.cos(start + 2 * math.pi * k / n), cy + r * math.sin(start + 2 * math.pi * k / n))
+        for k in range(n)
+    ]
 
 
 @lru_cache(maxsize=64)
@@ -169,6 +179,15 @@ def object_by_name(name: str) -> GCAObject:
 
 
 __all__ = [
-    "CONDITIONS", "GCAObject", "MANIPULATION_COLOURS", "MANIPULATION_RGB", "OBJECTS", "SHAPES",
-    "SHAPE_VARIANTS", "object_by_name", "render_shape", "shape_name", "shape_vertices",
+    "CONDITIONS",
+    "GCAObject",
+    "MANIPULATION_COLOURS",
+    "MANIPULATION_RGB",
+    "OBJECTS",
+    "SHAPES",
+    "SHAPE_VARIANTS",
+    "object_by_name",
+    "render_shape",
+    "shape_name",
+    "shape_vertices",
 ]

@@ -87,10 +87,12 @@ def _element_polylines(el: ET.Element) -> list[list[complex]]:
     return []
 
 
-def svg_polylines(svg_text: str, source: str = "<svg>") -> tuple[list[list[complex]], tuple[float, float, float, float]]:
+def svg_polylines(
+    svg_text: str, source: str = "<svg>"
+) -> tuple[list[list[complex]], tuple[float, float, float, float]]:
     """All stroked polylines of an SVG and its viewBox; unknown structure raises ``ValueError``."""
     try:
-        root = ET.fromstring(svg_text[svg_text.index("<svg"):])
+        root = ET.fromstring(svg_text[svg_text.index("<svg") :])
     except (ValueError, ET.ParseError) as err:
         raise ValueError(f"{source}, field svg: not an SVG document ({err})") from err
     vb = _number_list(root.attrib.get("viewBox", "0 0 24 24"))
@@ -98,7 +100,11 @@ def svg_polylines(svg_text: str, source: str = "<svg>") -> tuple[list[list[compl
         raise ValueError(f"{source}, field viewBox: expected 4 numbers, got {root.attrib.get('viewBox')!r}")
     polys: list[list[complex]] = []
     for el in root.iter():
-        if el.attrib.get("stroke") == "none" and el.tag.endswith("path") and el.attrib.get("d", "").startswith("M0 0h24v24H0z"):
+        if (
+            el.attrib.get("stroke") == "none"
+            and el.tag.endswith("path")
+            and el.attrib.get("d", "").startswith("M0 0h24v24H0z")
+        ):
             continue  # Tabler's invisible bounding box
         polys.extend(_element_polylines(el))
     if not polys:
@@ -157,4 +163,12 @@ def render_icon(name: str, stroke: float = STROKE) -> tuple[np.ndarray, np.ndarr
     return grey, mask
 
 
-__all__ = ["DARK_LEVEL", "SIZE", "STROKE", "draw_polylines", "foreground_mask", "render_icon", "svg_polylines"]
+__all__ = [
+    "DARK_LEVEL",
+    "SIZE",
+    "STROKE",
+    "draw_polylines",
+    "foreground_mask",
+    "render_icon",
+    "svg_polylines",
+]

@@ -26,7 +26,7 @@
 from __future__ import annotations
 
 import zlib
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -46,7 +46,9 @@ INTRO_RULE_NO_IMAGE = (
     "is {colour}? What value should x% be?"
 )
 COLOUR_Q = "What color is the {object} in the image?"
-COVERAGE_Q = "What percent of pixels in the {object} are {colour}? Reply with the format: estimated_percentage=x%."
+COVERAGE_Q = (
+    "What percent of pixels in the {object} are {colour}? Reply with the format: estimated_percentage=x%."
+)
 _NO_DISTRACTOR = {"grey"}  # anti-aliased outline edges are grey: never "absent from the image"
 
 
@@ -69,9 +71,18 @@ def _blank() -> np.ndarray:
 
 
 def _fields(stim, **more) -> dict:
-    d = {"object": stim.subject, "base": stim.base, "condition": stim.condition, "colour": stim.colour,
-         "tau": stim.tau, "coverage": round(float(stim.coverage()), 4), "stimulus_id": stim.stimulus_id,
-         "question_type": None, "ordering": None, "distractor": None}
+    d = {
+        "object": stim.subject,
+        "base": stim.base,
+        "condition": stim.condition,
+        "colour": stim.colour,
+        "tau": stim.tau,
+        "coverage": round(float(stim.coverage()), 4),
+        "stimulus_id": stim.stimulus_id,
+        "question_type": None,
+        "ordering": None,
+        "distractor": None,
+    }
     d.update(more)
     return d
 
@@ -91,27 +102,60 @@ def stimulus_trials(
     opts, distractor = colour_options(stim, seed)
     majority = col if stim.coverage() >= 50.0 else "white"
     if "colour" in qtypes:
-        out.append(ProbeTrial("gca", f"gca/{sid}/colour", COLOUR_Q.format(object=obj), opts, majority, obj,
-                              "option", _fields(stim, question_type="colour", distractor=distractor), stim.image))
+        out.append(
+            ProbeTrial(
+                "gca",
+                f"gca/{sid}/colour",
+                COLOUR_Q.format(object=obj),
+                opts,
+                majority,
+                obj,
+                "option",
+                _fields(stim, question_type="colour", distractor=distractor),
+                stim.image,
+            )
+        )
     if "introspection" in qtypes:
         rule = INTRO_RULE.format(object=obj, colour=col)
         texts = {
             "standard": f"{rule} Then answer: {COLOUR_Q.format(object=obj)} Choose white or {col}. "
-                        "Reply with the format: threshold=x%, color=<color>.",
+            "Reply with the format: threshold=x%, color=<color>.",
             "visual-prior": f"Look at the image. {rule} Reply with the format: threshold=x%.",
             "post-hoc": f"{COLOUR_Q.format(object=obj)} Choose white or {col}. After answering, {rule[0].lower()}{rule[1:]} "
-                        "Reply with the format: color=<color>, threshold=x%.",
+            "Reply with the format: color=<color>, threshold=x%.",
         }
         for ordering in orderings:
             if ordering not in texts:
                 continue
             kind = "threshold" if ordering == "visual-prior" else "threshold+colour"
-            out.append(ProbeTrial("gca", f"gca/{sid}/introspection/{ordering}", texts[ordering], None, None, obj,
-                                  kind, _fields(stim, question_type="introspection", ordering=ordering), stim.image))
+            out.append(
+                ProbeTrial(
+                    "gca",
+                    f"gca/{sid}/introspection/{ordering}",
+                    texts[ordering],
+                    None,
+                    None,
+                    obj,
+                    kind,
+                    _fields(stim, question_type="introspection", ordering=ordering),
+                    stim.image,
+                )
+            )
     if "coverage" in qtypes:
         cov = round(float(stim.coverage()), 2)
-        out.append(ProbeTrial("gca", f"gca/{sid}/coverage", COVERAGE_Q.format(object=obj, colour=col), None,
-                              f"{cov:g}", obj, "percent", _fields(stim, question_type="coverage"), stim.image))
+        out.append(
+            ProbeTrial(
+                "gca",
+                f"gca/{sid}/coverage",
+                COVERAGE_Q.format(object=obj, colour=col),
+                None,
+                f"{cov:g}",
+                obj,
+                "percent",
+                _fields(stim, question_type="coverage"),
+                stim.image,
+            )
+        )
     return out
 
 
@@ -119,11 +163,22 @@ def text_prior_trial(stim, seed: int = DEFAULT_SEED) -> ProbeTrial:
     """The no-image introspection trial of a stimulus's (object, colour) pair."""
     obj, col = stim.subject, stim.colour
     pid = f"{stim.condition}/{stim.base.replace(' ', '_')}/{col}"
-    fields = {"object": obj, "base": stim.base, "condition": stim.condition, "colour": col, "tau": None,
-              "coverage": None, "stimulus_id": pid, "question_type": "introspection", "ordering": "text-prior",
-              "distractor": None}
+    fields = {
+        "object": obj,
+        "base": stim.base,
+        "condition": stim.condition,
+        "colour": col,
+        "tau": None,
+        "coverage": None,
+        "stimulus_id": pid,
+        "question_type": "introspection",
+        "ordering": "text-prior",
+        "distractor": None,
+    }
     q = INTRO_RULE_NO_IMAGE.format(object=obj, colour=col) + " Reply with the format: threshold=x%."
-    return ProbeTrial("gca", f"gca/{pid}/introspection/text-prior", q, None, None, obj, "threshold", fields, _blank)
+    return ProbeTrial(
+        "gca", f"gca/{pid}/introspection/text-prior", q, None, None, obj, "threshold", fields, _blank
+    )
 
 
 def gca_trials(
@@ -156,5 +211,14 @@ def gca_trials(
     return out
 
 
-__all__ = ["COLOUR_Q", "COVERAGE_Q", "INTRO_RULE", "ORDERINGS", "QUESTION_TYPES", "colour_options", "gca_trials",
-           "stimulus_trials", "text_prior_trial"]
+__all__ = [
+    "COLOUR_Q",
+    "COVERAGE_Q",
+    "INTRO_RULE",
+    "ORDERINGS",
+    "QUESTION_TYPES",
+    "colour_options",
+    "gca_trials",
+    "stimulus_trials",
+    "text_prior_trial",
+]

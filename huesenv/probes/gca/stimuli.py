@@ -30,16 +30,23 @@ import math
 import os
 import re
 import zlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
 from huesenv.probes.gca.objects import (
-    CONDITIONS, MANIPULATION_COLOURS, MANIPULATION_RGB, OBJECTS, SHAPE_VARIANTS, SHAPES, object_by_name,
-    render_shape, shape_name,
+    CONDITIONS,
+    MANIPULATION_COLOURS,
+    MANIPULATION_RGB,
+    OBJECTS,
+    SHAPE_VARIANTS,
+    SHAPES,
+    object_by_name,
+    render_shape,
+    shape_name,
 )
 from huesenv.probes.gca.outlines import DARK_LEVEL, SIZE, render_icon
 
@@ -104,7 +111,9 @@ def recolour(grey: np.ndarray, coloured: np.ndarray, rgb: Sequence[int]) -> np.n
     """RGB image: grey everywhere, ``rgb × grey/255`` on coloured pixels."""
     out = np.repeat(np.asarray(grey, dtype=np.uint8)[:, :, None], 3, axis=2)
     factor = grey[coloured].astype(np.float64)[:, None] / 255.0
-    out[coloured] = np.clip(np.rint(np.asarray(rgb, dtype=np.float64)[None, :] * factor), 0, 255).astype(np.uint8)
+    out[coloured] = np.clip(np.rint(np.asarray(rgb, dtype=np.float64)[None, :] * factor), 0, 255).astype(
+        np.uint8
+    )
     return out
 
 
@@ -151,14 +160,23 @@ class GCAStimulus:
         """Everything the manifest records about this stimulus."""
         grey, mask = base_images(self.base, self.kind)
         elig = eligible_pixels(grey, mask)
-        return {"stimulus_id": self.stimulus_id, "object": self.subject, "base": self.base, "kind": self.kind,
-                "condition": self.condition, "colour": self.colour, "tau": self.tau,
-                "coverage": round(self.coverage(), 4), "eligible_pixels": int(elig.sum()),
-                "mask_pixels": int(np.asarray(mask).sum()), "seed": self.seed}
+        return {
+            "stimulus_id": self.stimulus_id,
+            "object": self.subject,
+            "base": self.base,
+            "kind": self.kind,
+            "condition": self.condition,
+            "colour": self.colour,
+            "tau": self.tau,
+            "coverage": round(self.coverage(), 4),
+            "eligible_pixels": int(elig.sum()),
+            "mask_pixels": int(np.asarray(mask).sum()),
+            "seed": self.seed,
+        }
 
 
 @lru_cache(maxsize=8)
-def _image_cached(stim: "GCAStimulus") -> np.ndarray:
+def _image_cached(stim: GCAStimulus) -> np.ndarray:
     """Consecutive trials ask about the same stimulus: render it once."""
     grey, col = stim._parts()
     out = recolour(grey, col, MANIPULATION_RGB[stim.colour])
@@ -210,7 +228,9 @@ def gca_stimuli(
             for shape in shapes:
                 for v in range(len(SHAPE_VARIANTS)):
                     for colour in colours:
-                        out += [GCAStimulus(shape_name(shape, v), "shape", "shape", colour, t, seed) for t in taus]
+                        out += [
+                            GCAStimulus(shape_name(shape, v), "shape", "shape", colour, t, seed) for t in taus
+                        ]
             continue
         for obj in objs:
             colour = obj.canonical if cond == "prior" else obj.counterfactual
@@ -222,9 +242,16 @@ def gca_stimuli(
 
 
 _CONDITION_ALIASES = {
-    "prior": "prior", "color": "prior", "colour": "prior", "canonical": "prior", "world-knowledge": "prior",
-    "world_knowledge": "prior", "counterfactual": "counterfactual", "counterfact": "counterfactual",
-    "shape": "shape", "shapes": "shape",
+    "prior": "prior",
+    "color": "prior",
+    "colour": "prior",
+    "canonical": "prior",
+    "world-knowledge": "prior",
+    "world_knowledge": "prior",
+    "counterfactual": "counterfactual",
+    "counterfact": "counterfactual",
+    "shape": "shape",
+    "shapes": "shape",
 }
 
 
@@ -261,9 +288,17 @@ class FileStimulus:
             return np.asarray(im, dtype=np.uint8).copy()
 
     def ground_truth(self) -> dict:
-        return {"stimulus_id": self.stimulus_id, "object": self.subject, "base": self.base, "kind": self.kind,
-                "condition": self.condition, "colour": self.colour, "tau": self.tau,
-                "coverage": self.coverage(), "source_file": self.path}
+        return {
+            "stimulus_id": self.stimulus_id,
+            "object": self.subject,
+            "base": self.base,
+            "kind": self.kind,
+            "condition": self.condition,
+            "colour": self.colour,
+            "tau": self.tau,
+            "coverage": self.coverage(),
+            "source_file": self.path,
+        }
 
 
 _FILE_NAME = re.compile(r"^(?P<object>.+?)[_-](?P<colour>[a-z]+)[_-](?P<tau>\d{1,3})$", re.IGNORECASE)
@@ -297,7 +332,9 @@ def load_gca_folder(root: str | os.PathLike) -> list[FileStimulus]:
     def _make(src: str, line: int, file: str, obj: str, cond: str, colour: str, tau: str, cov: str | None):
         c = _CONDITION_ALIASES.get(cond.strip().lower())
         if c is None:
-            raise ValueError(f"{src}, line {line}, field condition: {cond!r} is not one of {sorted(_CONDITION_ALIASES)}")
+            raise ValueError(
+                f"{src}, line {line}, field condition: {cond!r} is not one of {sorted(_CONDITION_ALIASES)}"
+            )
         col = canonical_colour(colour)
         if col is None:
             raise ValueError(f"{src}, line {line}, field color: {colour!r} is not a colour name")
@@ -324,21 +361,44 @@ def load_gca_folder(root: str | os.PathLike) -> list[FileStimulus]:
             if missing:
                 raise ValueError(f"{manifest}, line 1, field header: missing column(s) {sorted(missing)}")
             for i, row in enumerate(reader, start=2):
-                _make(str(manifest), i, row["file"], row["object"], row["condition"], row[colour_col], row["tau"],
-                      row.get("coverage"))
+                _make(
+                    str(manifest),
+                    i,
+                    row["file"],
+                    row["object"],
+                    row["condition"],
+                    row[colour_col],
+                    row["tau"],
+                    row.get("coverage"),
+                )
         return out
     for sub in sorted(p for p in root.iterdir() if p.is_dir()):
         for path in sorted(sub.rglob("*.png")):
             m = _FILE_NAME.match(path.stem)
             if not m:
                 raise ValueError(f"{path}, line 0, field file name: expected <object>_<color>_<tau>.png")
-            _make(str(path), 0, str(path.relative_to(root)), m["object"], sub.name, m["colour"], m["tau"], None)
+            _make(
+                str(path), 0, str(path.relative_to(root)), m["object"], sub.name, m["colour"], m["tau"], None
+            )
     if not out:
-        raise ValueError(f"{root}, line 0, field manifest: no manifest.csv and no <condition>/*.png images found")
+        raise ValueError(
+            f"{root}, line 0, field manifest: no manifest.csv and no <condition>/*.png images found"
+        )
     return out
 
 
 __all__ = [
-    "FileStimulus", "GCAStimulus", "PATCH", "TAUS", "base_images", "coloured_mask", "eligible_pixels",
-    "gca_stimuli", "load_gca_folder", "patch_counts", "patch_order", "patches_needed", "recolour",
+    "FileStimulus",
+    "GCAStimulus",
+    "PATCH",
+    "TAUS",
+    "base_images",
+    "coloured_mask",
+    "eligible_pixels",
+    "gca_stimuli",
+    "load_gca_folder",
+    "patch_counts",
+    "patch_order",
+    "patches_needed",
+    "recolour",
 ]

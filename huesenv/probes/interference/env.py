@@ -6,7 +6,7 @@ Reward 1 for a correct answer (see :mod:`huesenv.probes.interference.metrics`), 
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from huesenv.probes.env_base import ProbeEnv
 from huesenv.probes.interference.metrics import score_trial
@@ -36,7 +36,9 @@ class TextInterferenceEnv(ProbeEnv):
 
     def reward(self, trial: ProbeTrial, parsed: ParsedAnswer) -> float:
         f = trial.fields
-        s = score_trial(parsed.answer, parsed.valid, f["type"], trial.truth, f["named_colours"], f["question_colour"])
+        s = score_trial(
+            parsed.answer, parsed.valid, f["type"], trial.truth, f["named_colours"], f["question_colour"]
+        )
         return 1.0 if s["correct"] else 0.0
 
 

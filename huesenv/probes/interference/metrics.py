@@ -48,8 +48,11 @@ def score_trial(answer: Any, valid: bool, type_: int, truth: Any, named: Any, qu
         correct = len(got) == 1 and got == want
     else:
         correct = bool(got) and set(got) == set(want)
-    return {"correct": bool(correct), "h1": bool(set(got) & set(_split(named))),
-            "h2": bool(question_colour in got) if int(type_) in (2, 4) else False}
+    return {
+        "correct": bool(correct),
+        "h1": bool(set(got) & set(_split(named))),
+        "h2": bool(question_colour in got) if int(type_) in (2, 4) else False,
+    }
 
 
 def score_frame(data: Any) -> pd.DataFrame:
@@ -57,8 +60,10 @@ def score_frame(data: Any) -> pd.DataFrame:
     df = probe_frame(data, task="interference")
     if df.empty:
         return df.assign(correct=pd.Series(dtype=bool), h1=pd.Series(dtype=bool), h2=pd.Series(dtype=bool))
-    flags = [score_trial(r.answer, bool(r.valid), r.type, r.text_colour, r.named_colours, r.question_colour)
-             for r in df.itertuples(index=False)]
+    flags = [
+        score_trial(r.answer, bool(r.valid), r.type, r.text_colour, r.named_colours, r.question_colour)
+        for r in df.itertuples(index=False)
+    ]
     return pd.concat([df, pd.DataFrame(flags, index=df.index)], axis=1)
 
 
@@ -71,13 +76,18 @@ def interference_table(data: Any) -> pd.DataFrame:
     rows = []
     for (agent, subset, type_), g in df.groupby(["agent_id", "subset", "type"], sort=True):
         _, has_h1, has_h2 = reported(subset, type_)
-        rows.append({
-            "agent_id": agent, "subset": subset, "type": int(type_), "n": len(g),
-            "accuracy": 100.0 * g["correct"].mean(),
-            "h1": 100.0 * g["h1"].mean() if has_h1 else np.nan,
-            "h2": 100.0 * g["h2"].mean() if has_h2 else np.nan,
-            "invalid": 100.0 * (~g["valid"]).mean(),
-        })
+        rows.append(
+            {
+                "agent_id": agent,
+                "subset": subset,
+                "type": int(type_),
+                "n": len(g),
+                "accuracy": 100.0 * g["correct"].mean(),
+                "h1": 100.0 * g["h1"].mean() if has_h1 else np.nan,
+                "h2": 100.0 * g["h2"].mean() if has_h2 else np.nan,
+                "invalid": 100.0 * (~g["valid"]).mean(),
+            }
+        )
     return pd.DataFrame(rows, columns=cols)
 
 

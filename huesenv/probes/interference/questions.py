@@ -7,9 +7,16 @@ passed to agents is ``"text"``.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from huesenv.probes.interference.stimuli import PER_TYPE, PROMPT, SUBSETS, TYPES, InterferenceStimulus, interference_stimuli
+from huesenv.probes.interference.stimuli import (
+    PER_TYPE,
+    PROMPT,
+    SUBSETS,
+    TYPES,
+    InterferenceStimulus,
+    interference_stimuli,
+)
 from huesenv.probes.trials import ProbeTrial
 
 SUBJECT = "text"
@@ -18,14 +25,28 @@ SUBJECT = "text"
 def stimulus_trial(stim: InterferenceStimulus) -> ProbeTrial:
     """The one trial of a stimulus; its log fields are those of the schema (subset, type, colours, words)."""
     fields = {
-        "subset": stim.subset, "type": stim.type, "stimulus_id": stim.stimulus_id,
-        "text_colour": stim.truth, "question_colour": stim.question_colour, "text_words": list(stim.words),
-        "named_colours": list(stim.named_colours), "image_question": stim.question,
+        "subset": stim.subset,
+        "type": stim.type,
+        "stimulus_id": stim.stimulus_id,
+        "text_colour": stim.truth,
+        "question_colour": stim.question_colour,
+        "text_words": list(stim.words),
+        "named_colours": list(stim.named_colours),
+        "image_question": stim.question,
         "masked": [list(m) for m in stim.masked],
     }
     kind = "colour" if stim.type in (1, 2) else "colours"
-    return ProbeTrial("interference", f"interference/{stim.stimulus_id}", PROMPT, None, stim.truth, SUBJECT, kind,
-                      fields, stim.image)
+    return ProbeTrial(
+        "interference",
+        f"interference/{stim.stimulus_id}",
+        PROMPT,
+        None,
+        stim.truth,
+        SUBJECT,
+        kind,
+        fields,
+        stim.image,
+    )
 
 
 def interference_trials(

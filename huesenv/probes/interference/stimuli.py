@@ -1,4 +1,4 @@
-""""What color is it" stimuli: a question line and coloured text inside a 512×512 image.
+""" "What color is it" stimuli: a question line and coloured text inside a 512×512 image.
 
 Subsets (paper §III): ``color`` (the text is a colour word drawn in another
 colour), ``simple`` (a colour-free word: the control), ``mask`` (as ``color``,
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import itertools
 import zlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -43,14 +43,55 @@ TYPES: tuple[int, ...] = (1, 2, 3, 4)
 PER_TYPE = 100
 IMAGE_SIZE = 512
 MIN_DELTA_E = 20.0
-TEXT_COLOURS: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "grey", "black")
-TEXT_RGB: dict[str, tuple[int, int, int]] = {**{k: v for k, v in MANIPULATION_RGB.items()}, "black": (0, 0, 0)}
+TEXT_COLOURS: tuple[str, ...] = (
+    "red",
+    "orange",
+    "yellow",
+    "green",
+    "blue",
+    "purple",
+    "pink",
+    "brown",
+    "grey",
+    "black",
+)
+TEXT_RGB: dict[str, tuple[int, int, int]] = {
+    **{k: v for k, v in MANIPULATION_RGB.items()},
+    "black": (0, 0, 0),
+}
 QUESTION_COLOURS: tuple[str, ...] = tuple(c for c in TEXT_COLOURS if c not in ("black", "grey"))
 COLOUR_WORDS: tuple[str, ...] = TEXT_COLOURS
 SIMPLE_WORDS: tuple[str, ...] = (
-    "GOOD", "SATURDAY", "TABLE", "HAPPY", "RIVER", "MUSIC", "PAPER", "WINDOW", "CHAIR", "HOUSE", "PLANET",
-    "SMILE", "CLOCK", "TRAIN", "PENCIL", "MONDAY", "DANCE", "FRIEND", "LETTER", "SUMMER", "TICKET", "JUMP",
-    "GARDEN", "QUIET", "THINK", "WALK", "MARKET", "BOTTLE", "CAMERA", "DOCTOR",
+    "GOOD",
+    "SATURDAY",
+    "TABLE",
+    "HAPPY",
+    "RIVER",
+    "MUSIC",
+    "PAPER",
+    "WINDOW",
+    "CHAIR",
+    "HOUSE",
+    "PLANET",
+    "SMILE",
+    "CLOCK",
+    "TRAIN",
+    "PENCIL",
+    "MONDAY",
+    "DANCE",
+    "FRIEND",
+    "LETTER",
+    "SUMMER",
+    "TICKET",
+    "JUMP",
+    "GARDEN",
+    "QUIET",
+    "THINK",
+    "WALK",
+    "MARKET",
+    "BOTTLE",
+    "CAMERA",
+    "DOCTOR",
 )
 QUESTIONS = {
     1: "What color is the word below?",
@@ -67,8 +108,10 @@ _QUESTION_FONT = 28
 def _lab() -> dict[str, np.ndarray]:
     import colour
 
-    return {k: colour.XYZ_to_Lab(colour.sRGB_to_XYZ(np.asarray(v, dtype=float) / 255.0))
-            for k, v in TEXT_RGB.items()}
+    return {
+        k: colour.XYZ_to_Lab(colour.sRGB_to_XYZ(np.asarray(v, dtype=float) / 255.0))
+        for k, v in TEXT_RGB.items()
+    }
 
 
 def delta_e(a: str | Sequence[int], b: str | Sequence[int]) -> float:
@@ -92,7 +135,7 @@ def _pairwise() -> dict[tuple[str, str], float]:
     labs = np.stack([_lab()[n] for n in names])
     out: dict[tuple[str, str], float] = {}
     for i, a in enumerate(names):
-        d = colour.delta_E(np.repeat(labs[i:i + 1], len(names), axis=0), labs, method="CIE 2000")
+        d = colour.delta_E(np.repeat(labs[i : i + 1], len(names), axis=0), labs, method="CIE 2000")
         for j, b in enumerate(names):
             out[(a, b)] = float(d[j])
     return out
@@ -134,7 +177,11 @@ class InterferenceStimulus:
     @property
     def named_colours(self) -> tuple[str, ...]:
         """The colours the words name (the semantic colour set S(Text(I)); empty for ``simple``)."""
-        return tuple(w.lower() for w in self.words if w.lower() in TEXT_COLOURS) if self.subset != "simple" else ()
+        return (
+            tuple(w.lower() for w in self.words if w.lower() in TEXT_COLOURS)
+            if self.subset != "simple"
+            else ()
+        )
 
     @property
     def truth(self) -> str:
@@ -152,12 +199,19 @@ class InterferenceStimulus:
         return _render(self)[0].copy()
 
     def ground_truth(self) -> dict:
-        return {"stimulus_id": self.stimulus_id, "subset": self.subset, "type": self.type,
-                "text_words": "|".join(self.words), "text_colours": ",".join(self.text_colours),
-                "char_colours": "|".join(",".join(c) for c in self.char_colours),
-                "named_colours": ",".join(self.named_colours), "question_colour": self.question_colour,
-                "masked": "|".join(",".join(str(i) for i in m) for m in self.masked), "truth": self.truth,
-                "seed": self.seed}
+        return {
+            "stimulus_id": self.stimulus_id,
+            "subset": self.subset,
+            "type": self.type,
+            "text_words": "|".join(self.words),
+            "text_colours": ",".join(self.text_colours),
+            "char_colours": "|".join(",".join(c) for c in self.char_colours),
+            "named_colours": ",".join(self.named_colours),
+            "question_colour": self.question_colour,
+            "masked": "|".join(",".join(str(i) for i in m) for m in self.masked),
+            "truth": self.truth,
+            "seed": self.seed,
+        }
 
 
 def _fit_font(words: Sequence[str], max_size: int, width: int = 440):
@@ -181,8 +235,13 @@ def _render(stim: InterferenceStimulus) -> tuple[np.ndarray, list]:
         qsize -= 2
     qfont = load_font(qsize, "bold")
     qw = qfont.getlength(stim.question)
-    draw.text(((IMAGE_SIZE - qw) / 2, _QUESTION_Y), stim.question, font=qfont, fill=TEXT_RGB[stim.question_colour],
-              anchor="ls")
+    draw.text(
+        ((IMAGE_SIZE - qw) / 2, _QUESTION_Y),
+        stim.question,
+        font=qfont,
+        fill=TEXT_RGB[stim.question_colour],
+        anchor="ls",
+    )
     n = len(stim.words)
     font = _fit_font(stim.words, 110 if n == 1 else 90)
     baselines = [320] if n == 1 else [250, 420]
@@ -213,7 +272,9 @@ def _rng(seed: int, subset: str, type_: int, index: int) -> np.random.Generator:
 
 def _pick(rng: np.random.Generator, pool: Sequence[str], k: int = 1) -> list[str]:
     if len(pool) < k:
-        raise ValueError(f"colour library: only {len(pool)} colours left, {k} needed (MIN_DELTA_E too large?)")
+        raise ValueError(
+            f"colour library: only {len(pool)} colours left, {k} needed (MIN_DELTA_E too large?)"
+        )
     idx = rng.choice(len(pool), size=k, replace=False)
     return [pool[int(i)] for i in idx]
 
@@ -252,19 +313,39 @@ def make_stimulus(subset: str, type_: int, index: int, seed: int = 0) -> Interfe
             masked.append(tuple(sorted(int(i) for i in rng.choice(len(w), size=k, replace=False))))
         else:
             masked.append(())
-    return InterferenceStimulus(subset, type_, index, int(seed), tuple(words), tuple(char_colours),
-                                question_colour, tuple(masked))
+    return InterferenceStimulus(
+        subset, type_, index, int(seed), tuple(words), tuple(char_colours), question_colour, tuple(masked)
+    )
 
 
 def interference_stimuli(
-    *, seed: int = 0, subsets: Iterable[str] = SUBSETS, types: Iterable[int] = TYPES, per_type: int = PER_TYPE,
+    *,
+    seed: int = 0,
+    subsets: Iterable[str] = SUBSETS,
+    types: Iterable[int] = TYPES,
+    per_type: int = PER_TYPE,
 ) -> list[InterferenceStimulus]:
     """The full seeded set: subsets × types × ``per_type`` images (paper: 100 each)."""
-    return [make_stimulus(s, int(t), i, seed)
-            for s, t in itertools.product(tuple(subsets), tuple(types)) for i in range(int(per_type))]
+    return [
+        make_stimulus(s, int(t), i, seed)
+        for s, t in itertools.product(tuple(subsets), tuple(types))
+        for i in range(int(per_type))
+    ]
 
 
 __all__ = [
-    "COLOUR_WORDS", "InterferenceStimulus", "MIN_DELTA_E", "PER_TYPE", "PROMPT", "QUESTIONS", "SIMPLE_WORDS",
-    "SUBSETS", "TEXT_COLOURS", "TEXT_RGB", "TYPES", "delta_e", "interference_stimuli", "make_stimulus",
+    "COLOUR_WORDS",
+    "InterferenceStimulus",
+    "MIN_DELTA_E",
+    "PER_TYPE",
+    "PROMPT",
+    "QUESTIONS",
+    "SIMPLE_WORDS",
+    "SUBSETS",
+    "TEXT_COLOURS",
+    "TEXT_RGB",
+    "TYPES",
+    "delta_e",
+    "interference_stimuli",
+    "make_stimulus",
 ]
