@@ -11,9 +11,12 @@ from huesenv.probes.export import export_stimuli
 from huesenv.probes.frame import probe_frame
 from huesenv.probes.report import write_report
 from huesenv.probes.run import TASKS, build_trials, run_probe
+from huesenv.probes.answers import KINDS, parse_answer
 from huesenv.probes.trials import ParsedAnswer, ProbeTrial, make_record, parse_percent, parse_reply
 
 __all__ = [
+    "KINDS",
+    "parse_answer",
     "ParsedAnswer",
     "ProbeTrial",
     "TASKS",
