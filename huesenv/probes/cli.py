@@ -44,6 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument(
         "--orderings", nargs="+", default=None, choices=["standard", "visual-prior", "post-hoc", "text-prior"]
     )
+    g.add_argument(
+        "--prior-image",
+        default="none",
+        choices=["none", "white"],
+        help="text-prior ordering: ask in text only (none, default) or with a white 512x512 image",
+    )
     g.add_argument("--objects", nargs="+", default=None, help="catalogue object names (default: all)")
     g.add_argument(
         "--data-dir", default=None, help="local copy of the published GCA dataset (see load_gca_folder)"
@@ -69,6 +75,8 @@ def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
                 if v
             }
         )
+        if args.prior_image != "none":
+            trial["prior_image"] = args.prior_image
         if args.data_dir:
             trial["data_dir"] = args.data_dir
         return trial, stim

@@ -2,7 +2,7 @@
 
 **Colours.** The paper's nine manipulation colours with the sRGB values we paint
 (:data:`MANIPULATION_RGB`; saturated, mid-lightness exemplars of each basic term,
-chosen so each is named its own term by :func:`huesenv.colour_names.parse_colour`
+chosen so each is named its own term by :func:`huesenv.colour_names.canonical_colour`
 and lies ≥ 20 ΔE2000 from the others).  The distractor colour offered with
 each question is one of the other eight, never grey (anti-aliased outline edges
 are grey, so grey is never "absent from the image").
