@@ -57,8 +57,9 @@ brown"→brown.
 4. *The subject* (``subject``: the object asked about) — "the/a/this/its
    <subject>" is the object, not a colour: with subject "orange", "The orange
    is white" → white, "It is orange" → orange.
-5. *The question line* — a colour in a clause whose topic is the question
-   (the first of question/word/text/letters in the clause is "question"):
+5. *The question line* — a colour whose topic is the question (the nearest
+   of question/word/text/letters before it in its clause is "question", not
+   counting "below/above/under … the question"):
    "The question is written in red, and the word below is in blue." → blue.
 
 Rules 3 and 5 are soft: when nothing else is left, those mentions count (a
@@ -197,6 +198,7 @@ _HEDGE_AFTER = frozenset(
 )  # fmt: skip
 _PRIMARY_WORDS = frozenset({"mostly", "mainly", "primarily", "predominantly", "largely", "answer", "choose"})
 _PRIMARY_PHRASES = (("i'd", "say"), ("i", "would", "say"), ("call", "it"), ("i'd", "call"), ("so",))
+_PLACE_WORDS = frozenset({"below", "above", "under", "beneath", "after", "before", "over", "of"})
 _TOPICS = frozenset({"question", "word", "words", "text", "letters", "letter", "font"})
 _SHOWN_CUES = frozenset(
     {"word", "words", "text", "says", "say", "reads", "read", "spells", "spelling", "spell"}
@@ -366,8 +368,12 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
         if any(t.text.isupper() and len(t.text) > 1 for t in words) or prev in _SHOWN_CUES:
             m.shown = True
     # 5. question clause
-    topics = [w for w in before if w in _TOPICS]
-    if topics and topics[0] == "question":
+    topics = [
+        "question" if k and before[k - 1] == "question" else w  # "the question text" is the question
+        for k, w in enumerate(before)
+        if w in _TOPICS and not set(before[max(0, k - 2) : k]) & _PLACE_WORDS  # "the word below the question"
+    ]
+    if topics and topics[-1] == "question":
         m.question = True
     # hedges and primary markers
     m.hedged = bool(set(before) & _HEDGE_BEFORE) or nxt in _HEDGE_AFTER
