@@ -111,8 +111,7 @@ def probe_prompt(
     kind = probe_kind(options, kind)
     q = question.strip()
     if structured:
-        if kind == "threshold+colour" or kind in ("threshold", "coverage"):
-            q = _drop_format_line(q)
+        q = _drop_format_line(q)  # the JSON form replaces any free-text format line
         example = _JSON_EXAMPLES[kind].format(options=", ".join(options or ()))
         prefix = f"{q} Options: {', '.join(options)}." if kind == "option" and options else q
         return PROBE_JSON.format(question=prefix, example=example)
