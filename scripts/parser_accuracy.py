@@ -1,8 +1,9 @@
 """Accuracy of :func:`huesenv.probes.parse_answer` on the reply corpus, per kind and family.
 
 Usage: ``python scripts/parser_accuracy.py [tests/data/reply_corpus.jsonl] [--wrong]``.
-Prints one line per kind (n, correct, accuracy), one per (kind, family), and with
-``--wrong`` every reply it reads differently from the corpus's expected value.
+Prints one line per kind (n, correct, accuracy), one per (kind, family), one per
+corpus batch (1: written before the parser, 2 and 3: written after it, as checks),
+and with ``--wrong`` every reply it reads differently from the expected value.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def evaluate(path: Path) -> tuple[dict, list[dict]]:
         row = json.loads(line)
         got = parse_answer(row["kind"], row["text"], **row.get("kwargs", {}))
         ok = matches(row["kind"], got, row["expected"])
-        for key in ((row["kind"], "all"), (row["kind"], row["family"])):
+        batch = f"batch{row.get('batch', 1)}"
+        for key in ((row["kind"], "all"), (row["kind"], row["family"]), ("batch", batch)):
             counts[key][0] += 1
             counts[key][1] += ok
         if not ok:
@@ -52,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wrong", action="store_true", help="list the replies read differently")
     args = ap.parse_args(argv)
     counts, wrong = evaluate(Path(args.corpus))
+    batches = {k: v for k, v in counts.items() if k[0] == "batch"}
+    counts = {k: v for k, v in counts.items() if k[0] != "batch"}
     total = [sum(v[0] for k, v in counts.items() if k[1] == "all"), 0]
     total[1] = sum(v[1] for k, v in counts.items() if k[1] == "all")
     for (kind, fam), (n, ok) in sorted(
@@ -60,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         indent = "" if fam == "all" else "    "
         print(f"{indent}{kind:10s} {fam:9s} n={n:4d} correct={ok:4d} accuracy={ok / n:.3f}")
     print(f"all        all       n={total[0]:4d} correct={total[1]:4d} accuracy={total[1] / total[0]:.3f}")
+    for (_, batch), (n, ok) in sorted(batches.items()):
+        print(f"{batch:20s} n={n:4d} correct={ok:4d} accuracy={ok / n:.3f}")
     if args.wrong:
         for w in wrong:
             print(

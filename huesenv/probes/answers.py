@@ -86,7 +86,8 @@ text-interference hallucination, and must be scored as one).
 **kind threshold / coverage** — numbers in [0, 100]:
 
 * number words become digits ("thirty-five percent" → 35 %), "percent"/
-  "per cent" → ``%``;
+  "per cent" → ``%``; a reply without any digit reads its number words
+  ("Fifty." → 50);
 * a range "30-40%", "between 30 and 40%", "50% to 60%" counts as its
   midpoint (35, 55) — a careful reader's single value for a hedged range;
 * a decimal below 1 without ``%`` is a fraction: "0.35" → 35;
@@ -97,7 +98,9 @@ text-interference hallucination, and must be scored as one).
 * then an answer phrase: "should be / would be / I'd say / choose / go with /
   estimate / set … at / threshold of / answer is N" (the first);
 * then, if all numbers agree, that number; else the numbers written with
-  ``%`` if they agree; else the last number (the GCA authors' own rule);
+  ``%`` if they agree; else the one number marked as an estimate ("about/
+  around/roughly/approximately N%": "roughly 35% are red; the rest (65%) is
+  white" → 35); else the last number (the GCA authors' own rule);
 * with no digits: "half"/"majority" → 50, "a third" → 33.3, "two thirds" →
   66.7, "a quarter" → 25, "three quarters" → 75.
 
@@ -447,6 +450,7 @@ _WORDNUM = re.compile(
     + r")|(one hundred|a hundred|hundred))\b(?=\s*(?:%|percent|per cent|pct))",
     re.IGNORECASE,
 )
+_WORDNUM_BARE = re.compile(_WORDNUM.pattern.split(r"\b(?=")[0] + r"\b", re.IGNORECASE)
 _FRACTIONS = (
     (r"\bthree[\s-]quarters?\b", 75.0),
     (r"\btwo[\s-]thirds?\b", 100.0 * 2 / 3),
@@ -469,6 +473,9 @@ _PHRASE = re.compile(
     re.IGNORECASE,
 )
 _RANGE = re.compile(r"(?:between\s+)?" + _NUM + r"\s*(%?)\s*(?:-|to|and)\s*" + _NUM + r"\s*%", re.IGNORECASE)
+_ESTIMATE = re.compile(
+    r"(?:about|around|roughly|approximately|approx\.?|~|≈)\s*" + _NUM + r"\s*%", re.IGNORECASE
+)
 _CHAIN = re.compile(r"\s*%?\s*[-+*/×]\s*\d+(?:\.\d+)?\s*%?\s*=\s*" + _NUM)
 
 
@@ -481,7 +488,11 @@ def _words_to_digits(s: str) -> str:
         return str(_UNITS[m.group(3).lower()])
 
     s = re.sub(r"\bper\s*cent\b|\bpercent(?:age points?)?\b|\bpct\b", "%", s, flags=re.IGNORECASE)
-    return _WORDNUM.sub(repl, s)
+    s = _WORDNUM.sub(repl, s)
+    if not re.search(r"\d", s) and not any(re.search(f, s, re.IGNORECASE) for f, _ in _FRACTIONS):
+        # no digits and no fraction: a number word is the answer ("Fifty.")
+        s = _WORDNUM_BARE.sub(repl, s)
+    return s
 
 
 def _value(token: str, percent: bool) -> float | None:
@@ -530,6 +541,9 @@ def _percent(text: str) -> float | None:
         pct = {v for v, p in nums if p}
         if len(pct) == 1:
             return next(iter(pct))
+        estimates = {_value(m.group(1), True) for m in _ESTIMATE.finditer(s)} - {None}
+        if len(estimates) == 1:
+            return next(iter(estimates))
         return nums[-1][0]
     low = s.lower()
     for pattern, v in _FRACTIONS:
