@@ -33,6 +33,9 @@ anywhere in the reply is read first: keys ``color``/``colour``/``answer``/
 ``answer`` (coverage), ``answer``/``yes_no`` (yes_no), ``answer``/``option``/
 ``choice`` (option).  A JSON value that does not parse falls back to the text.
 
+**Colour codes.**  ``#FF0000``, ``#f00`` and ``rgb(255, 0, 0)`` are read as the
+basic term whose focal colour is nearest in CIELAB (red).
+
 **Colour words.**  Words are mapped through
 :data:`huesenv.colour_names.SYNONYMS` ("gray"→grey, "navy"→blue,
 "crimson"→red, "gold"→yellow, "silver"→grey …) and ``-ish``/``-y`` forms
@@ -70,10 +73,12 @@ text-interference hallucination, and must be scored as one).
 
 * a mention marked as *the* answer wins: after "answer"/"answer is", "mostly",
   "mainly", "primarily", "predominantly", "largely", "I'd say", "I would say",
-  "call it", "choose", "so", or in bold (first such mention);
+  "call it", "choose", "so", "instead", "rather", a correction ("actually",
+  "wait", "correction", up to five words before, across punctuation: "Blue? No
+  wait, it is purple." → purple), or in bold (first such mention);
 * otherwise hedged mentions are dropped when an unhedged one is left: a
   clause with maybe/perhaps/possibly/some/few/small/slightly/partly/partially/
-  hint/tinge/touch before the colour, or a colour followed by patches/spots/
+  hint/tinge/touch/might/expect(ed) before the colour, or a colour followed by patches/spots/
   areas/parts/bits/specks/flecks: "mostly red, maybe orange" → red,
   "white with some red patches" → white;
 * one distinct colour left → it; several: when the first two are joined by
@@ -101,10 +106,11 @@ text-interference hallucination, and must be scored as one).
   ``%`` if they agree; else the one number marked as an estimate ("about/
   around/roughly/approximately N%": "roughly 35% are red; the rest (65%) is
   white" → 35); else the last number (the GCA authors' own rule);
-* with no digits: "half"/"majority" → 50, "a third" → 33.3, "two thirds" →
-  66.7, "a quarter" → 25, "three quarters" → 75.
+* with no digits: a spoken fraction — "half"/"majority" → 50, "a third" →
+  33.3, "two thirds" → 66.7, "a quarter" → 25, "three quarters" → 75,
+  "two-fifths" → 40.
 
-**kind yes_no** — "yes and no", "either way", "not sure", "hard to say",
+**kind yes_no** — a correction ("actually, no") wins; "yes and no", "either way", "not sure", "hard to say",
 "can't tell", "depends" without a lean → ``None``; "lean(ing) towards yes/no"
 → that; a leading yes/yeah/yep/sure/absolutely/correct/true/indeed (True) or
 no/nope/nah/not/false/incorrect (False; "not sure" excepted); "I don't think
@@ -193,13 +199,18 @@ _BW_NOUNS = frozenset(
 )
 _HEDGE_BEFORE = frozenset(
     {"maybe", "perhaps", "possibly", "some", "few", "small", "slightly", "partly", "partially", "hint",
-     "hints", "tinge", "touch", "touches", "bit", "bits", "little", "scattered", "traces", "slight"}
+     "hints", "tinge", "touch", "touches", "bit", "bits", "little", "scattered", "traces", "slight", "expect",
+     "expected", "expecting", "might"}
 )  # fmt: skip
 _HEDGE_AFTER = frozenset(
     {"patches", "patch", "spots", "spot", "areas", "area", "parts", "bits", "specks", "flecks", "squares",
      "blocks", "sections", "portions", "accents", "highlights", "tint", "tints"}
 )  # fmt: skip
-_PRIMARY_WORDS = frozenset({"mostly", "mainly", "primarily", "predominantly", "largely", "answer", "choose"})
+_PRIMARY_WORDS = frozenset(
+    {"mostly", "mainly", "primarily", "predominantly", "largely", "answer", "choose", "actually", "wait",
+     "instead", "rather", "correction"}
+)  # fmt: skip
+_CORRECTIONS = frozenset({"actually", "wait", "correction"})
 _PRIMARY_PHRASES = (("i'd", "say"), ("i", "would", "say"), ("call", "it"), ("i'd", "call"), ("so",))
 _PLACE_WORDS = frozenset({"below", "above", "under", "beneath", "after", "before", "over", "of"})
 _TOPICS = frozenset({"question", "word", "words", "text", "letters", "letter", "font"})
@@ -253,6 +264,44 @@ def _tokens(text: str) -> list[_Tok]:
     return out
 
 
+_PROTOTYPES = {  # sRGB of each basic term's focal colour, for reading colour codes
+    "red": (220, 30, 35), "orange": (250, 135, 10), "yellow": (250, 215, 20), "green": (40, 160, 60),
+    "blue": (25, 95, 235), "purple": (145, 40, 180), "pink": (250, 130, 190), "brown": (135, 80, 35),
+    "grey": (128, 128, 128), "white": (255, 255, 255), "black": (0, 0, 0),
+}  # fmt: skip
+_HEX = re.compile(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})\b")
+_RGB = re.compile(r"\brgb\s*\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)", re.IGNORECASE)
+
+
+def _lab(rgb: tuple[int, int, int]) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB triple: enough to name a colour code by its nearest basic term."""
+    lin = [((c / 255) / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4) for c in rgb]
+    x = (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047
+    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    z = (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in (x, y, z)]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+def _nearest_term(rgb: tuple[int, int, int]) -> str:
+    lab = _lab(rgb)
+    return min(_PROTOTYPES, key=lambda k: sum((a - b) ** 2 for a, b in zip(lab, _lab(_PROTOTYPES[k]))))
+
+
+def _colour_codes(text: str) -> str:
+    """``#FF0000`` / ``rgb(255, 0, 0)`` → the nearest basic colour name (a careful reader names the code)."""
+
+    def hex_name(m: re.Match) -> str:
+        h = m.group(1)
+        h = "".join(c * 2 for c in h) if len(h) == 3 else h
+        return " " + _nearest_term((int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))) + " "
+
+    def rgb_name(m: re.Match) -> str:
+        return " " + _nearest_term(tuple(min(255, int(v)) for v in m.groups())) + " "  # type: ignore[arg-type]
+
+    return _RGB.sub(rgb_name, _HEX.sub(hex_name, text))
+
+
 def _dashes(text: str) -> str:
     """A spaced dash separates clauses ("pink -- not blue"); a joined hyphen joins words ("blue-green")."""
     return re.sub(r"\s+-+\s+|--+|\n", " ; ", text)
@@ -282,7 +331,7 @@ def _masked_match(shown: str, words: set[str]) -> bool:
 
 
 def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | None) -> list[_Mention]:
-    toks = _tokens(_dashes(text))
+    toks = _tokens(_dashes(_colour_codes(text)))
     n = len(toks)
     subj = [w.lower() for w in re.findall(r"[A-Za-z]+", subject or "")]
     shown = _word_list(shown_word)
@@ -381,8 +430,10 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
     # hedges and primary markers
     m.hedged = bool(set(before) & _HEDGE_BEFORE) or nxt in _HEDGE_AFTER
     recent = before[-4:]
+    just_before = {toks[k].low for k in range(max(0, m.first - 5), m.first)}  # "No wait, it is purple"
     m.primary = (
         bool(set(recent) & _PRIMARY_WORDS)
+        or bool(just_before & _CORRECTIONS)
         or any(tuple(recent[-len(p) - k : len(recent) - k]) == p for p in _PRIMARY_PHRASES for k in (0, 1, 2))
         or any(t.bold for t in words)
     )
@@ -413,7 +464,7 @@ def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | Non
         return distinct[0]
     a = plain[0]
     b = next(m for m in plain if m.colour != a.colour)
-    toks = _tokens(_dashes(text))
+    toks = _tokens(_dashes(_colour_codes(text)))
     between = [t.low for t in toks[a.last + 1 : b.first]]
     if "or" in between:
         return None
@@ -451,13 +502,25 @@ _WORDNUM = re.compile(
     re.IGNORECASE,
 )
 _WORDNUM_BARE = re.compile(_WORDNUM.pattern.split(r"\b(?=")[0] + r"\b", re.IGNORECASE)
-_FRACTIONS = (
-    (r"\bthree[\s-]quarters?\b", 75.0),
-    (r"\btwo[\s-]thirds?\b", 100.0 * 2 / 3),
-    (r"\b(?:a|one)[\s-]third\b", 100.0 / 3),
-    (r"\b(?:a|one)[\s-]quarter\b|\bquarter\b", 25.0),
-    (r"\bhalf\b|\bmajority\b", 50.0),
+_DENOMINATORS = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
+                 "eighth": 8, "tenth": 10}  # fmt: skip
+_NUMERATORS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "seven": 7, "nine": 9}
+_FRACTION = re.compile(
+    r"\b(" + "|".join(_NUMERATORS) + r")[\s-]+(" + "|".join(_DENOMINATORS) + r")s?\b|\b(half|majority)\b",
+    re.IGNORECASE,
 )
+
+
+def _fraction(s: str) -> float | None:
+    """The first spoken fraction as a percentage ("two-fifths" → 40, "a third" → 33.3, "half" → 50)."""
+    m = _FRACTION.search(s)
+    if m is None:
+        return None
+    if m.group(3):
+        return 50.0
+    return round(100.0 * _NUMERATORS[m.group(1).lower()] / _DENOMINATORS[m.group(2).lower()], 1)
+
+
 _NUM = r"(\d+(?:\.\d+)?|\.\d+)"
 _QUAL = r"(?:about|around|roughly|approximately|approx\.?|at least|greater than|more than|over|above|~|≈|only|just|somewhere)?\s*"
 _KEY = re.compile(
@@ -489,7 +552,7 @@ def _words_to_digits(s: str) -> str:
 
     s = re.sub(r"\bper\s*cent\b|\bpercent(?:age points?)?\b|\bpct\b", "%", s, flags=re.IGNORECASE)
     s = _WORDNUM.sub(repl, s)
-    if not re.search(r"\d", s) and not any(re.search(f, s, re.IGNORECASE) for f, _ in _FRACTIONS):
+    if not re.search(r"\d", s) and _fraction(s) is None:
         # no digits and no fraction: a number word is the answer ("Fifty.")
         s = _WORDNUM_BARE.sub(repl, s)
     return s
@@ -545,11 +608,7 @@ def _percent(text: str) -> float | None:
         if len(estimates) == 1:
             return next(iter(estimates))
         return nums[-1][0]
-    low = s.lower()
-    for pattern, v in _FRACTIONS:
-        if re.search(pattern, low):
-            return round(v, 1)
-    return None
+    return _fraction(s)
 
 
 # --------------------------------------------------------------------------- yes / no
@@ -565,6 +624,9 @@ _UNSURE = re.compile(
 
 def _yes_no(text: str) -> bool | None:
     s = _strip_emphasis(text).lower()
+    fix = re.search(r"\b(?:actually|wait|correction|on second thought)\b[,:.!]?\s*(yes|no)\b", s)
+    if fix:
+        return fix.group(1) == "yes"
     lean = re.search(r"lean(?:ing|s)?\s+(?:towards?\s+|to\s+)?(?:a\s+)?[\"']?(yes|no)\b", s)
     if lean:
         return lean.group(1) == "yes"
