@@ -10,6 +10,7 @@ from huesenv.lazy import lazy_exports
 from huesenv.probes.answers import KINDS, parse_answer
 from huesenv.probes.export import export_stimuli
 from huesenv.probes.frame import probe_frame
+from huesenv.probes.replies import import_replies
 from huesenv.probes.report import write_report
 from huesenv.probes.run import TASKS, build_trials, run_probe
 from huesenv.probes.trials import ParsedAnswer, ProbeTrial, make_record, parse_reply
@@ -22,6 +23,7 @@ __all__ = [
     "TASKS",
     "build_trials",
     "export_stimuli",
+    "import_replies",
     "make_record",
     "parse_reply",
     "probe_frame",

@@ -10,6 +10,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agent", metavar="SPEC", help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)"
     )
+    p.add_argument(
+        "--replies",
+        metavar="FILE",
+        help="score replies gathered elsewhere (.csv/.jsonl: trial_id, reply[, agent]) instead of an agent",
+    )
     p.add_argument("--seed", type=int, default=0, help="stimulus-set and subsampling seed (default 0)")
     p.add_argument("--limit", type=int, default=None, help="evaluate a seeded subsample of N trials")
     p.add_argument("--batch-size", type=int, default=16, help="queries per act_batch call (default 16)")
@@ -86,8 +91,10 @@ def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.agent and not args.export:
-        raise ValueError("nothing to do: give --agent SPEC and/or --export DIR")
+    if not args.agent and not args.export and not args.replies:
+        raise ValueError("nothing to do: give --agent SPEC, --replies FILE and/or --export DIR")
+    if args.agent and args.replies:
+        raise ValueError("--agent and --replies: give one source of answers")
     trial_kwargs, stim_kwargs = _task_kwargs(args)
     if args.export:
         from huesenv.probes.export import export_stimuli
@@ -124,6 +131,24 @@ def run(args: argparse.Namespace) -> int:
         files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{run_id}")
         valid = sum(r.valid for r in records)
         print(f"{len(records)} trials ({valid} valid) by {agent.agent_id}, run {run_id}; log {log_path}")
+        for f in files:
+            print(f"wrote {f}")
+    if args.replies:
+        from huesenv.logs import LogWriter
+        from huesenv.probes.replies import import_replies
+        from huesenv.probes.report import write_report
+
+        records = import_replies(
+            args.replies, args.probe_task, seed=args.seed, run_id=args.run_id, **trial_kwargs
+        )
+        out = Path(args.out)
+        log_path = out / f"{args.probe_task}.jsonl"
+        with LogWriter(log_path) as writer:
+            writer.append(records)
+        name = args.run_id or Path(args.replies).stem
+        files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{name}")
+        valid = sum(r.valid for r in records)
+        print(f"{len(records)} replies ({valid} readable) from {args.replies}; log {log_path}")
         for f in files:
             print(f"wrote {f}")
     return 0
