@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents.protocol import ProbeQuery
+from huesenv.logs.schema import LogRecord
 from huesenv.probes.answers import parse_answer
 
 ANSWER_KINDS = ("option", "colour", "colours", "coverage", "threshold", "threshold+colour", "percent")
@@ -71,8 +73,6 @@ class ProbeTrial:
 
     def query(self, image: np.ndarray | None = None):
         """The agent-facing :class:`huesenv.agents.protocol.ProbeQuery` (``image=None`` when text-only)."""
-        from huesenv.agents.protocol import ProbeQuery
-
         if self.text_only:
             image = None
         elif image is None:
@@ -153,8 +153,6 @@ def make_record(
     timings: Mapping[str, float] | None = None,
 ):
     """The ``probe_trial`` :class:`~huesenv.logs.schema.LogRecord` of one answered trial."""
-    from huesenv.logs.schema import LogRecord
-
     extra: dict[str, Any] = {
         "task": trial.task,
         "trial_id": trial.trial_id,
