@@ -8,6 +8,7 @@ from pathlib import Path
 from huesenv.agents.registry import make_agent
 from huesenv.logs import LogWriter
 from huesenv.probes.export import export_stimuli
+from huesenv.probes.replies import import_replies
 from huesenv.probes.report import write_report
 from huesenv.probes.run import agent_id_of, default_run_id, run_probe
 
@@ -133,10 +134,6 @@ def run(args: argparse.Namespace) -> int:
         for f in files:
             print(f"wrote {f}")
     if args.replies:
-        from huesenv.logs import LogWriter
-        from huesenv.probes.replies import import_replies
-        from huesenv.probes.report import write_report
-
         records = import_replies(
             args.replies, args.probe_task, seed=args.seed, run_id=args.run_id, **trial_kwargs
         )
