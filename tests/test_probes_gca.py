@@ -95,13 +95,26 @@ def test_catalogue():
     assert "mouse" not in names and "computer mouse" in names  # never an ambiguous name
     sources = (Path(huesenv.__file__).parent / "data" / "gca" / "SOURCES.md").read_text(encoding="utf-8")
     assert "Lucide" in sources and "Tabler" in sources and "ISC" in sources and "MIT" in sources
+    outlines = Path(huesenv.__file__).parent / "data" / "gca" / "outlines"
     for o in OBJECTS:
         assert o.canonical in MANIPULATION_COLOURS and o.counterfactual in MANIPULATION_COLOURS
         assert o.canonical != o.counterfactual
-        grey, mask = base_images(o.name, "object")
-        interior = (mask & (grey >= DARK_LEVEL)).mean()
-        assert 0.03 < interior < 0.6, (o.name, interior)  # non-degenerate masks, as the paper filtered
+        assert (outlines / f"{o.icon}.svg").is_file()
+    for name in ("apple", "computer mouse", "banana", "rat", "school bus", "lettuce"):  # both icon sets
+        _assert_non_degenerate(name)
     assert len(SHAPES) * len(SHAPE_VARIANTS) == 25
+
+
+def _assert_non_degenerate(name):
+    grey, mask = base_images(name, "object")
+    interior = (mask & (grey >= DARK_LEVEL)).mean()
+    assert 0.03 < interior < 0.6, (name, interior)  # non-degenerate masks, as the paper filtered
+
+
+@pytest.mark.integration
+def test_every_outline_has_a_non_degenerate_mask():
+    for o in OBJECTS:  # renders all 163 outlines (~20 s)
+        _assert_non_degenerate(o.name)
 
 
 def test_stimulus_set_layout():
