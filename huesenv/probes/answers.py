@@ -192,7 +192,7 @@ _MODIFIERS = frozenset(
 )
 _DRAWING_NOUNS = frozenset(
     {"background", "backdrop", "outline", "outlines", "outlined", "border", "borders", "line", "lines",
-     "linework", "stroke", "strokes", "edges", "contour", "contours", "lettering"}
+     "linework", "stroke", "strokes", "edges", "contour", "contours"}
 )  # fmt: skip
 _BW_NOUNS = frozenset(
     {"drawing", "image", "outline", "line", "sketch", "picture", "illustration", "photo", "icon", "clipart"}
