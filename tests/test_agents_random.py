@@ -35,7 +35,9 @@ def test_free_text_answers_by_question():
     }
     assert colours <= set(CANONICAL_COLOURS) and len(colours) > 5  # drawn from the whole vocabulary
     numbers = [
-        parse_answer("coverage", agent.answer_probe(ProbeQuery(_IMG, "What percent of pixels are red?")).raw_text)
+        parse_answer(
+            "coverage", agent.answer_probe(ProbeQuery(_IMG, "What percent of pixels are red?")).raw_text
+        )
         for _ in range(200)
     ]
     assert all(n is not None and 0 <= n <= 100 and n == int(n) for n in numbers) and len(set(numbers)) > 50

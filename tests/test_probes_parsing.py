@@ -1,7 +1,5 @@
 """Reply parsing per answer kind, and metrics reading the same records from any container."""
 
-import pytest
-
 from huesenv.agents.protocol import Answer
 from huesenv.probes.trials import ProbeTrial, parse_reply
 
