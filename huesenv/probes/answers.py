@@ -73,12 +73,16 @@ text-interference hallucination, and must be scored as one).
 
 * a mention marked as *the* answer wins: after "answer"/"answer is", "mostly",
   "mainly", "primarily", "predominantly", "largely", "I'd say", "I would say",
-  "call it", "choose", "so", "instead", "rather", a correction ("actually",
-  "wait", "correction", up to five words before, across punctuation: "Blue? No
+  "call it", "choose", "go with", "so", "instead", "rather", a conclusion
+  ("therefore", "thus", "hence", "overall") or a correction ("actually",
+  "wait", "correction") up to five words before, across punctuation ("Blue? No
   wait, it is purple." → purple), or in bold (first such mention);
+* a list of several colours ("white, red, and blue", "between white and red")
+  is the choices being weighed, and is dropped when another mention is left:
+  "The options are white, red, and blue. The apple is red." → red;
 * otherwise hedged mentions are dropped when an unhedged one is left: a
   clause with maybe/perhaps/possibly/some/few/small/slightly/partly/partially/
-  hint/tinge/touch/might/expect(ed) before the colour, or a colour followed by patches/spots/
+  hint/tinge/touch/part/might/expect(ed) before the colour, or a colour followed by patches/spots/
   areas/parts/bits/specks/flecks: "mostly red, maybe orange" → red,
   "white with some red patches" → white;
 * one distinct colour left → it; several: when the first two are joined by
@@ -200,7 +204,7 @@ _BW_NOUNS = frozenset(
 _HEDGE_BEFORE = frozenset(
     {"maybe", "perhaps", "possibly", "some", "few", "small", "slightly", "partly", "partially", "hint",
      "hints", "tinge", "touch", "touches", "bit", "bits", "little", "scattered", "traces", "slight", "expect",
-     "expected", "expecting", "might"}
+     "expected", "expecting", "might", "part", "partial"}
 )  # fmt: skip
 _HEDGE_AFTER = frozenset(
     {"patches", "patch", "spots", "spot", "areas", "area", "parts", "bits", "specks", "flecks", "squares",
@@ -211,7 +215,20 @@ _PRIMARY_WORDS = frozenset(
      "instead", "rather", "correction"}
 )  # fmt: skip
 _CORRECTIONS = frozenset({"actually", "wait", "correction"})
-_PRIMARY_PHRASES = (("i'd", "say"), ("i", "would", "say"), ("call", "it"), ("i'd", "call"), ("so",))
+_CONCLUSIONS = frozenset({"overall", "therefore", "thus", "hence"})
+_PRIMARY_PHRASES = (
+    ("i'd", "say"),
+    ("i", "would", "say"),
+    ("call", "it"),
+    ("i'd", "call"),
+    ("so",),
+    ("go", "with"),
+    ("going", "with"),
+    ("therefore",),
+    ("thus",),
+    ("overall",),
+)
+_LIST_GLUE = frozenset({",", "and", "or", "/", "&", "either", "nor", "both"})
 _PLACE_WORDS = frozenset({"below", "above", "under", "beneath", "after", "before", "over", "of"})
 _TOPICS = frozenset({"question", "word", "words", "text", "letters", "letter", "font"})
 _SHOWN_CUES = frozenset(
@@ -405,7 +422,7 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
     if nxt in _DRAWING_NOUNS:
         m.drawing = True
     if m.colour in ("black", "white"):
-        span = " ".join(t.low for t in toks[max(0, m.first - 3) : min(n, m.last + 5)])
+        span = " ".join(t.low for t in toks[max(0, m.first - 5) : min(n, m.last + 7)])
         if re.search(r"black\s*(?:-\s*)?(?:and|&)\s*(?:-\s*)?white(?:\s*-)?\s+(\w+)", span):
             noun = re.search(r"black\s*(?:-\s*)?(?:and|&)\s*(?:-\s*)?white(?:\s*-)?\s+(\w+)", span).group(1)
             if noun in _BW_NOUNS or noun in _DRAWING_NOUNS:
@@ -433,7 +450,7 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
     just_before = {toks[k].low for k in range(max(0, m.first - 5), m.first)}  # "No wait, it is purple"
     m.primary = (
         bool(set(recent) & _PRIMARY_WORDS)
-        or bool(just_before & _CORRECTIONS)
+        or bool(just_before & (_CORRECTIONS | _CONCLUSIONS))
         or any(tuple(recent[-len(p) - k : len(recent) - k]) == p for p in _PRIMARY_PHRASES for k in (0, 1, 2))
         or any(t.bold for t in words)
     )
@@ -458,13 +475,16 @@ def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | Non
     primary = [m for m in ms if m.primary]
     if primary:
         return primary[0].colour
+    toks = _tokens(_dashes(_colour_codes(text)))
+    ms = _without_enumerations(ms, toks)
+    if not ms:
+        return None
     plain = [m for m in ms if not m.hedged] or ms
     distinct = list(dict.fromkeys(m.colour for m in plain))
     if len(distinct) == 1:
         return distinct[0]
     a = plain[0]
     b = next(m for m in plain if m.colour != a.colour)
-    toks = _tokens(_dashes(_colour_codes(text)))
     between = [t.low for t in toks[a.last + 1 : b.first]]
     if "or" in between:
         return None
@@ -473,6 +493,25 @@ def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | Non
     if between and set(between) <= {",", "and", "&", "/"}:
         return None  # a list: "red, white, and blue"
     return a.colour
+
+
+def _without_enumerations(ms: list[_Mention], toks: list[_Tok]) -> list[_Mention]:
+    """Drop lists of several colours ("white, red, and blue"; "between white and red") when other mentions exist.
+
+    A list of colours next to a separate mention is the choices being weighed,
+    not the answer: "The options are white, red, and blue. The apple is red." →
+    red.  A reply that is nothing but a list keeps it (and gives no single colour).
+    """
+    groups: list[list[_Mention]] = []
+    for m in ms:
+        if groups and set(t.low for t in toks[groups[-1][-1].last + 1 : m.first]) <= _LIST_GLUE:
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    lists = [g for g in groups if len({m.colour for m in g}) > 1]
+    if not lists or len(lists) == len(groups):
+        return ms
+    return [m for g in groups if g not in lists for m in g]
 
 
 def _colour_set(text: str, subject: str | None, shown_word: Any) -> frozenset[str] | None:
