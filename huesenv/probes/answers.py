@@ -114,12 +114,14 @@ text-interference hallucination, and must be scored as one).
   33.3, "two thirds" → 66.7, "a quarter" → 25, "three quarters" → 75,
   "two-fifths" → 40.
 
-**kind yes_no** — a correction ("actually, no") wins; "yes and no", "either way", "not sure", "hard to say",
-"can't tell", "depends" without a lean → ``None``; "lean(ing) towards yes/no"
-→ that; a leading yes/yeah/yep/sure/absolutely/correct/true/indeed (True) or
-no/nope/nah/not/false/incorrect (False; "not sure" excepted); "I don't think
-so"/"probably not" → False, "I think so" → True; then "answer is yes/no",
-"I('d| would) say yes/no"; then the first standalone yes/no.
+**kind yes_no** — in order: a lone "Y"/"N"; a correction ("actually, no");
+"yes/no", "yes and no" → ``None``; "probably/likely/I think yes|no|not" and
+"lean towards yes/no" → that; "definitely/absolutely/certainly not" → False;
+"either way", "not sure", "hard to say", "can't tell", "depends", "no idea"
+→ ``None``; "I don't think so"/"probably not"/"not really" → False, "I think
+so"/"probably" → True; a leading yes/yeah/yep/sure/absolutely/correct/true/
+indeed (True) or no/nope/nah/not/false/incorrect/unlikely (False); "answer is
+yes/no", "I('d| would) say yes/no"; then the first standalone yes/no.
 
 **kind option** — a leading option letter ("B", "B)", "(a) white"), "(B)"
 anywhere, "option 2"/"answer: C", a bare number (1-based); then, when the
@@ -662,13 +664,23 @@ _UNSURE = re.compile(
 
 
 def _yes_no(text: str) -> bool | None:
-    s = _strip_emphasis(text).lower()
+    s = _strip_emphasis(text).lower().strip()
+    if re.fullmatch(r"[\"'(]*([yn])[\"').!]*", s):
+        return s.strip("\"'().! ") == "y"
     fix = re.search(r"\b(?:actually|wait|correction|on second thought)\b[,:.!]?\s*(yes|no)\b", s)
     if fix:
         return fix.group(1) == "yes"
-    lean = re.search(r"lean(?:ing|s)?\s+(?:towards?\s+|to\s+)?(?:a\s+)?[\"']?(yes|no)\b", s)
+    if re.search(r"\byes\s*(?:/|and|or)\s*no\b|\bno\s*(?:/|and|or)\s*yes\b", s):
+        return None
+    lean = re.search(
+        r"(?:\blean(?:ing|s)?\s+(?:towards?\s+|to\s+)?(?:a\s+)?|\bprobably\s+|\blikely\s+|\bi think\s+)"
+        r"[\"']?(yes|no|not)\b",
+        s,
+    )
     if lean:
         return lean.group(1) == "yes"
+    if re.search(r"^(?:definitely|absolutely|certainly|surely|of course)\s+not\b", s):
+        return False
     if _UNSURE.search(s):
         return None
     if re.search(r"\b(?:i )?do(?:n'?t| not) think so\b|\bprobably not\b|\bnot really\b|\bnot at all\b", s):
@@ -679,13 +691,17 @@ def _yes_no(text: str) -> bool | None:
     if words:
         if words[0] in _YES:
             return True
-        if words[0] in _NO:
+        if words[0] in _NO or words[0] == "unlikely":
             return False
     m = re.search(r"\b(?:answer is|answer:|i'?d say|i would say|i say)\s*[\"']?(yes|no)\b", s)
     if m:
         return m.group(1) == "yes"
     m = re.search(r"\b(yes|no)\b", s)
-    return None if m is None else m.group(1) == "yes"
+    if m:
+        return m.group(1) == "yes"
+    if words and words[0] == "likely":
+        return True
+    return None
 
 
 # --------------------------------------------------------------------------- options
