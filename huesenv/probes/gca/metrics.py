@@ -152,22 +152,27 @@ def _intro_frame(data: Any) -> pd.DataFrame:
 
 
 def stated_thresholds(data: Any, by: tuple[str, ...] = ("agent_id", "ordering", "condition")) -> pd.DataFrame:
-    """Per group: mean, sd, sem and n of the stated thresholds (valid replies only)."""
-    df = _intro_frame(data).dropna(subset=["threshold"])
+    """Per group: mean, sd, sem and n of the stated thresholds (readable replies), and ``invalid``.
+
+    ``invalid`` is the share of the group's introspection replies that gave no
+    readable threshold (kept in the log with their raw text, never dropped).
+    """
+    every = _intro_frame(data)
     rows = []
-    for key, g in df.groupby(list(by), sort=True):
-        t = g["threshold"].astype(float)
+    for key, g in every.groupby(list(by), sort=True, dropna=False):
+        t = g["threshold"].dropna().astype(float)
         row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
         row.update(
             {
                 "n": len(t),
-                "mean": t.mean(),
+                "mean": t.mean() if len(t) else np.nan,
                 "sd": t.std(ddof=1) if len(t) > 1 else np.nan,
                 "sem": t.std(ddof=1) / np.sqrt(len(t)) if len(t) > 1 else np.nan,
+                "invalid": 1.0 - len(t) / len(g),
             }
         )
         rows.append(row)
-    return pd.DataFrame(rows, columns=[*by, "n", "mean", "sd", "sem"])
+    return pd.DataFrame(rows, columns=[*by, "n", "mean", "sd", "sem", "invalid"])
 
 
 def threshold_consistency(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
@@ -296,18 +301,31 @@ def hallucination(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) ->
 
 
 def coverage_error(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
-    """Coverage estimates vs realised coverage: n, mean signed error, mean absolute error (pp)."""
+    """Coverage estimates vs realised coverage: n, mean signed error, mean absolute error (pp), invalid share."""
+    cols = [*by, "n", "mean_error", "mean_abs_error", "invalid"]
     df = probe_frame(data, task="gca")
     if df.empty or "question_type" not in df.columns:
-        return pd.DataFrame(columns=[*by, "n", "mean_error", "mean_abs_error"])
-    df = df[(df["question_type"] == "coverage") & df["valid"]].copy()
+        return pd.DataFrame(columns=cols)
+    df = df[df["question_type"] == "coverage"].copy()
     if df.empty:
-        return pd.DataFrame(columns=[*by, "n", "mean_error", "mean_abs_error"])
-    df["error"] = pd.to_numeric(df["answer"], errors="coerce") - df["coverage"].astype(float)
-    g = df.dropna(subset=["error"]).groupby(list(by), sort=True)["error"]
-    return pd.DataFrame(
-        {"n": g.size(), "mean_error": g.mean(), "mean_abs_error": g.apply(lambda e: e.abs().mean())}
-    ).reset_index()
+        return pd.DataFrame(columns=cols)
+    df["error"] = pd.to_numeric(df["answer"].where(df["valid"]), errors="coerce") - df["coverage"].astype(
+        float
+    )
+    rows = []
+    for key, g in df.groupby(list(by), sort=True):
+        e = g["error"].dropna()
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row.update(
+            {
+                "n": len(e),
+                "mean_error": e.mean() if len(e) else np.nan,
+                "mean_abs_error": e.abs().mean() if len(e) else np.nan,
+                "invalid": 1.0 - len(e) / len(g),
+            }
+        )
+        rows.append(row)
+    return pd.DataFrame(rows, columns=cols)
 
 
 def distractor_rate(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
