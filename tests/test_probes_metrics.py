@@ -204,3 +204,21 @@ def test_threshold_consistency_is_the_sem_across_the_four_orderings():
     assert list(by_tau["tau"]) == [0.0, 50.0, 100.0]  # the text prior counts at every τ of its pair
     assert (by_tau["n_orderings"] == 4).all() and np.allclose(by_tau["sem"], row["sem"])
     assert "threshold_consistency" in gca_report(records)
+
+
+def test_unreadable_threshold_replies_are_counted_invalid():
+    class Vague:
+        name = "vague"
+
+        def act_batch(self, queries):
+            return [
+                Answer(raw_text="It depends." if q.trial_id.endswith("text-prior") else "threshold=40%")
+                for q in queries
+            ]
+
+    trials = gca_trials(
+        objects=["apple"], conditions=["prior"], question_types=["introspection"], taus=[0, 50]
+    )
+    stated = stated_thresholds(run_probe(Vague(), trials, run_id="v")).set_index("ordering")
+    assert stated.loc["text-prior", "invalid"] == 1.0 and stated.loc["text-prior", "n"] == 0
+    assert stated.loc["standard", "invalid"] == 0.0 and stated.loc["standard", "mean"] == 40.0
