@@ -81,16 +81,17 @@ text-interference hallucination, and must be scored as one).
   is the choices being weighed, and is dropped when another mention is left:
   "The options are white, red, and blue. The apple is red." → red;
 * otherwise hedged mentions are dropped when an unhedged one is left: a
-  clause with maybe/perhaps/possibly/some/few/small/slightly/partly/partially/
-  hint/tinge/touch/part/might/expect(ed) before the colour, or a colour followed by patches/spots/
-  areas/parts/bits/specks/flecks: "mostly red, maybe orange" → red,
-  "white with some red patches" → white;
+  clause with maybe/perhaps/possibly/some/few/small/slightly/partly/
+  partially/hint/tinge/touch/part/might/expect(ed) before the colour, or a
+  colour followed by patches/spots/areas/parts/bits/specks/flecks: "mostly
+  red, maybe orange" → red, "white with some red patches" → white;
 * one distinct colour left → it; several: when the first two are joined by
   "or" (alternatives: "either red or orange") or by "and"/"&" in one phrase
   ("red and white") the reply gives no single colour → ``None``; otherwise
   the first (answers come first, elaboration after).
 
-**kind colours** — every remaining, unnegated mention (hedges kept), as a set.
+**kind colours** — every remaining, unnegated mention (hedges and lists kept),
+as a set: "The letters are red, blue, and possibly green." → {red, blue, green}.
 
 **kind threshold / coverage** — numbers in [0, 100]:
 
