@@ -62,6 +62,10 @@ def test_corpus_accuracy_per_kind():
         ('The word "RED" is written in orange.', {"shown_word": "RED"}, "orange"),
         ("The word RED is written in orange.", {"shown_word": "RED"}, "orange"),
         ("The word red is written in orange.", {"shown_word": "RED"}, "orange"),
+        ("Red is written in orange.", {"shown_word": "RED"}, "orange"),
+        ("#FFA500", {}, "orange"),
+        ("Blue? No wait, it is purple.", {}, "purple"),
+        ("The options are white, red, and blue. The apple is red.", {}, "red"),
         ('The word is "BLUE".', {"shown_word": "BLUE"}, "blue"),  # the hallucination is still read
         ("It looks mostly red, maybe orange", {}, "red"),
         ("It's either red or orange.", {}, None),

@@ -56,7 +56,9 @@ brown"→brown.
 3. *The shown word* (``shown_word``: the word(s) drawn in the image, e.g.
    ``"RED"`` or ``"CHAIR HOUSE"``) — a mention of it in quotes, written in
    capitals as in the image, or right after word/text/says/reads/spells/spelling:
-   ``The word "RED" is written in orange.`` → orange.
+   ``The word "RED" is written in orange.`` → orange.  Any colour that is
+   itself *written/printed/displayed/coloured … in* something names the text,
+   not its ink: "Red is written in orange." → orange.
 4. *The subject* (``subject``: the object asked about) — "the/a/this/its
    <subject>" is the object, not a colour: with subject "orange", "The orange
    is white" → white, "It is orange" → orange.
@@ -232,6 +234,20 @@ _PRIMARY_PHRASES = (
     ("overall",),
 )
 _LIST_GLUE = frozenset({",", "and", "or", "/", "&", "either", "nor", "both"})
+_WRITTEN = frozenset(
+    {
+        "written",
+        "printed",
+        "displayed",
+        "colored",
+        "coloured",
+        "rendered",
+        "drawn",
+        "shown",
+        "spelled",
+        "typed",
+    }
+)
 _PLACE_WORDS = frozenset({"below", "above", "under", "beneath", "after", "before", "over", "of"})
 _TOPICS = frozenset({"question", "word", "words", "text", "letters", "letter", "font"})
 _SHOWN_CUES = frozenset(
@@ -439,6 +455,12 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
         prev = toks[m.first - 1].low if m.first > 0 else ""
         if any(t.text.isupper() and len(t.text) > 1 for t in words) or prev in _SHOWN_CUES:
             m.shown = True
+    # 3b. "Red is written in orange": a colour that is *written/printed/…* is the text, not its ink
+    after = [t.low for t in toks[m.last + 1 : m.last + 4]]
+    if after[:1] in (["is"], ["are"], ["was"], ["appears"]) and len(after) > 1 and after[1] in _WRITTEN:
+        m.shown = True
+    elif len(after) > 1 and after[0] in ("written", "printed", "spelled", "typed") and after[1] == "in":
+        m.shown = True
     # 5. question clause
     topics = [
         "question" if k and before[k - 1] == "question" else w  # "the question text" is the question
