@@ -102,7 +102,8 @@ as a set: "The letters are red, blue, and possibly green." → {red, blue, green
   ("Fifty." → 50);
 * a range "30-40%", "between 30 and 40%", "50% to 60%" counts as its
   midpoint (35, 55) — a careful reader's single value for a hedged range;
-* a decimal below 1 without ``%`` is a fraction: "0.35" → 35;
+* a decimal below 1 without ``%`` is a fraction: "0.35" → 35, and so is a
+  digit fraction: "1/3" → 33.3, "3/4" → 75 ("50/50" stays two numbers);
 * numbers glued to ``×``/``x`` (16×16, 512x512) are sizes, not answers;
 * ``key=value`` wins: threshold, x, x%, estimated_percentage, percentage,
   value, answer, coverage followed by ``=``, ``:``, ``≈``, "is", "should be",
@@ -639,9 +640,18 @@ def _midpoints(s: str) -> str:
     return _RANGE.sub(repl, s)
 
 
+_DIGIT_FRACTION = re.compile(r"(?<![\d.])([1-9])\s*/\s*([2-9]|10)(?!\d|\.\d)")
+
+
+def _fraction_percent(m: re.Match) -> str:
+    a, b = int(m.group(1)), int(m.group(2))
+    return f"{100.0 * a / b:.1f}%" if a < b else m.group(0)
+
+
 def _percent(text: str) -> float | None:
     s = _words_to_digits(_strip_emphasis(text))
     s = re.sub(r"\d+\s*[x×]\s*\d+", " ", s)  # image and patch sizes
+    s = _DIGIT_FRACTION.sub(_fraction_percent, s)  # "1/3" → 33.3%
     s = _midpoints(s)
     for m in _KEY.finditer(s):
         token = m.group(1)
