@@ -234,7 +234,8 @@ _PRIMARY_PHRASES = (
     ("thus",),
     ("overall",),
 )
-_LIST_GLUE = frozenset({",", "and", "or", "/", "&", "either", "nor", "both"})
+_LIST_GLUE = frozenset({",", "and", "or", "/", "&", "either", "nor", "both", "*", "_", '"', "'"})
+_BLACK_AND_WHITE = re.compile(r"black\s*(?:-\s*)?(?:and|&)\s*(?:-\s*)?white(?:\s*-)?\s+(\w+)")
 _WRITTEN = frozenset(
     {
         "written",
@@ -443,10 +444,9 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
         m.drawing = True
     if m.colour in ("black", "white"):
         span = " ".join(t.low for t in toks[max(0, m.first - 5) : min(n, m.last + 7)])
-        if re.search(r"black\s*(?:-\s*)?(?:and|&)\s*(?:-\s*)?white(?:\s*-)?\s+(\w+)", span):
-            noun = re.search(r"black\s*(?:-\s*)?(?:and|&)\s*(?:-\s*)?white(?:\s*-)?\s+(\w+)", span).group(1)
-            if noun in _BW_NOUNS or noun in _DRAWING_NOUNS:
-                m.drawing = True
+        bw = _BLACK_AND_WHITE.search(span)
+        if bw and (bw.group(1) in _BW_NOUNS or bw.group(1) in _DRAWING_NOUNS):
+            m.drawing = True
     # 3. the shown word
     words = toks[m.first : m.last + 1]
     lows = {t.low for t in words if t.text != "-"}
