@@ -101,7 +101,11 @@ def test_probe_and_cue(tiny_vlm):
 def test_text_only_queries_are_generated_without_an_image(tiny_vlm):
     path, ids = tiny_vlm
     agent = make_agent(
-        f"vlm:{path}", device="cpu", max_new_tokens=1, retries=0, generate_kwargs=bias(ids, [(("red",), 100.0)])
+        f"vlm:{path}",
+        device="cpu",
+        max_new_tokens=1,
+        retries=0,
+        generate_kwargs=bias(ids, [(("red",), 100.0)]),
     )
     img = np.full((20, 20, 3), 90, np.uint8)
     queries = [
