@@ -299,7 +299,9 @@ def open_readonly(path: str | Path) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
         conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-    except sqlite3.OperationalError:
+    except sqlite3.DatabaseError as err:
+        if not isinstance(err, sqlite3.OperationalError) or "unable to open" not in str(err):
+            raise ValueError(f"{path}: not a collection database ({err})") from None
         wal = Path(f"{path}-wal")
         if wal.exists() and wal.stat().st_size > 0:
             raise ValueError(
