@@ -42,7 +42,7 @@ def _png(stim) -> Callable[[], bytes]:
         from PIL import Image
 
         buf = io.BytesIO()
-        Image.fromarray(np.asarray(stim.image(), dtype=np.uint8)).save(buf, format="PNG")
+        Image.fromarray(np.asarray(stim.image(), dtype=np.uint8)).save(buf, format="PNG", compress_level=3)
         return buf.getvalue()
 
     return render
