@@ -45,7 +45,13 @@ class TimedParticipant(HttpParticipant):
     def _open(self, req) -> Page:
         t0 = time.perf_counter()
         page = super()._open(req)
-        self.log.append((f"{req.get_method()} {urllib.request.urlparse(req.full_url).path}", time.perf_counter() - t0, page.status))
+        self.log.append(
+            (
+                f"{req.get_method()} {urllib.request.urlparse(req.full_url).path}",
+                time.perf_counter() - t0,
+                page.status,
+            )
+        )
         return page
 
     def image(self, position: str) -> int:
@@ -86,7 +92,7 @@ def _serve(tmp_path, task: str, *extra: str):
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                raise AssertionError((tmp_path / f"{task}.log").read_text()[-2000:])
+                raise AssertionError((tmp_path / f"{task}.log").read_text()[-2000:]) from None
             time.sleep(0.3)
 
 
@@ -186,11 +192,15 @@ def test_load_gca_with_real_stimuli(tmp_path):
 
     db, results = _run(tmp_path, "gca", body)
     with sqlite3.connect(db) as conn:
-        stored = conn.execute("SELECT participant_id, position, choice, threshold FROM gca_responses").fetchall()
+        stored = conn.execute(
+            "SELECT participant_id, position, choice, threshold FROM gca_responses"
+        ).fetchall()
         n_items = conn.execute("SELECT COUNT(*) FROM gca_items").fetchone()[0]
         n_images = conn.execute("SELECT COUNT(*) FROM gca_images").fetchone()[0]
     assert n_items == N_PARTICIPANTS * 96  # the paper's survey: 90 trials, 5 checks, 1 introspection
-    acknowledged = sorted(repr((pid_pos, c, t)) for answered in results.values() for pid_pos, c, t in answered)
+    acknowledged = sorted(
+        repr((pid_pos, c, t)) for answered in results.values() for pid_pos, c, t in answered
+    )
     assert len(acknowledged) == N_PARTICIPANTS * GCA_ITEMS_EACH
     assert sorted(repr((pos, c, None if t is None else str(t))) for _, pos, c, t in stored) == acknowledged
     assert 0 < n_images <= N_PARTICIPANTS * GCA_ITEMS_EACH  # rendered on demand, each once

@@ -20,8 +20,8 @@ pytest.importorskip("flask")
 from huesenv.board import load_board  # noqa: E402
 from huesenv.cli import main  # noqa: E402
 from huesenv.collect.app import CollectConfig, create_app  # noqa: E402
-from huesenv.collect.db import SECRET_KEY_ENV, Database, open_readonly  # noqa: E402
-from huesenv.collect.export import export, word_answers_frame  # noqa: E402
+from huesenv.collect.db import SECRET_KEY_ENV, open_readonly  # noqa: E402
+from huesenv.collect.export import word_answers_frame  # noqa: E402
 from huesenv.collect.security import RateLimiter, parse_rate  # noqa: E402
 from huesenv.collect.tasks.gca import GCAStimulus  # noqa: E402
 from huesenv.collect.testing import ClientParticipant, onboarding_form  # noqa: E402
@@ -88,7 +88,11 @@ def test_pages_need_no_inline_script_under_the_csp(tmp_path):
     for task in ("words", "gca", "tessellation"):
         folder = tmp_path / task
         folder.mkdir()
-        kw = {"gca_trials": 2, "gca_attention_positions": (), "gca_source": _bytes_source} if task == "gca" else {}
+        kw = (
+            {"gca_trials": 2, "gca_attention_positions": (), "gca_source": _bytes_source}
+            if task == "gca"
+            else {}
+        )
         p = ClientParticipant(make_app(folder, task=task, **kw).test_client())
         pages.append(p.get("/start").text)
         page = p.onboard()
@@ -181,7 +185,12 @@ def test_database_files_are_private(tmp_path):
         conn.close()
     finally:
         os.umask(old)
-    assert set(modes) == {"collect.sqlite3", "collect.sqlite3.key", "collect.sqlite3-wal", "collect.sqlite3-shm"}
+    assert set(modes) == {
+        "collect.sqlite3",
+        "collect.sqlite3.key",
+        "collect.sqlite3-wal",
+        "collect.sqlite3-shm",
+    }
     assert set(modes.values()) == {0o600}, modes
     # an existing world-readable database is tightened when the app opens it
     os.chmod(tmp_path / "collect.sqlite3", 0o644)
@@ -276,7 +285,12 @@ def test_image_ids_are_validated(tmp_path):
     app = make_app(tmp_path, task="gca", gca_trials=2, gca_attention_positions=(), gca_source=_bytes_source)
     p = ClientParticipant(app.test_client())
     p.onboard()
-    for path in ["/gca/image/" + "9" * 40 + ".png", "/gca/image/-1.png", "/gca/image/x.png", "/gca/image/7.png"]:
+    for path in [
+        "/gca/image/" + "9" * 40 + ".png",
+        "/gca/image/-1.png",
+        "/gca/image/x.png",
+        "/gca/image/7.png",
+    ]:
         assert p.client.get(path).status_code == 404, path
     assert p.client.get("/gca/image/1.png").status_code == 200
 
@@ -335,7 +349,8 @@ def test_replayed_onboarding_creates_no_duplicate(tmp_path):
 # -- no 5xx on bad input -------------------------------------------------------------------------------
 def _bytes_source(rng, n_trials, n_attention):
     return [
-        GCAStimulus(f"s{k}", "apple", "prior", "red", 50.0, "blue", _png(k)) for k in range(n_trials + n_attention)
+        GCAStimulus(f"s{k}", "apple", "prior", "red", 50.0, "blue", _png(k))
+        for k in range(n_trials + n_attention)
     ]
 
 
@@ -344,7 +359,11 @@ BAD_VALUES = ["", "x" * 5000, "\x00", "-1", "9" * 40, "1e308", "NaN", "<script>"
 
 @pytest.mark.parametrize("task", ["words", "gca", "tessellation"])
 def test_bad_input_never_gives_a_server_error(tmp_path, task):
-    kw = {"gca_trials": 2, "gca_attention_positions": (2,), "gca_source": _bytes_source} if task == "gca" else {}
+    kw = (
+        {"gca_trials": 2, "gca_attention_positions": (2,), "gca_source": _bytes_source}
+        if task == "gca"
+        else {}
+    )
     app = make_app(tmp_path, task=task, start_rate=None, **kw)
     paths = [
         "/",
@@ -440,7 +459,12 @@ def test_gca_images_are_rendered_outside_write_transactions(tmp_path):
         ]
 
     app = make_app(
-        tmp_path, task="gca", gca_trials=3, gca_attention_positions=(), gca_source=source, gca_introspection="last"
+        tmp_path,
+        task="gca",
+        gca_trials=3,
+        gca_attention_positions=(),
+        gca_source=source,
+        gca_introspection="last",
     )
     p = ClientParticipant(app.test_client())
     page = p.onboard()
@@ -474,7 +498,7 @@ def test_gca_prerender_fills_the_image_table(tmp_path):
         ]
 
     source.stimulus_ids = tuple(f"p{k}" for k in range(5))
-    source.render_png = lambda sid: (lambda: _png(int(sid[1:])))
+    source.render_png = lambda sid: lambda: _png(int(sid[1:]))
     app = make_app(
         tmp_path, task="gca", gca_trials=2, gca_attention_positions=(), gca_source=source, gca_prerender=True
     )
@@ -533,12 +557,15 @@ def test_consensus_page_is_cached_and_stays_correct(tmp_path):
     colours = sorted(set(base))
     paintings = []
     client = app.test_client()
-    for k in range(4):
+    for _ in range(4):
         painting = [colours[int(rng.integers(len(colours)))] if rng.random() < 0.3 else c for c in base]
         paintings.append(painting)
         p = ClientParticipant(app.test_client())
         page = p.onboard()
-        assert p.post("/tessellation", {"csrf_token": page.token, "categories": ",".join(painting)}).path == "/done"
+        assert (
+            p.post("/tessellation", {"csrf_token": page.token, "categories": ",".join(painting)}).path
+            == "/done"
+        )
         resp = client.get("/tessellation/consensus")
         table = consensus_table(paintings)
         for coord, cat in zip(table["coord"][:40], table["category"][:40]):

@@ -171,7 +171,9 @@ def create_app(config: CollectConfig) -> Flask:
         if source is None:
             source = gca_task.probes_source()
         for condition in ("first", "last"):  # a dry run: the survey can be drawn (nothing is rendered)
-            n_checks = len(gca_task.attention_slots(config.gca_trials, config.gca_attention_positions, condition))
+            n_checks = len(
+                gca_task.attention_slots(config.gca_trials, config.gca_attention_positions, condition)
+            )
             drawn = source(np.random.default_rng(0), config.gca_trials, n_checks)
             if len(drawn) != config.gca_trials + n_checks:
                 raise ValueError(
@@ -216,7 +218,7 @@ def create_app(config: CollectConfig) -> Flask:
     consensus_cache = tess_task.ConsensusCache()
     board = load_board()
     cells = [
-        (board.coords[i], "#%02x%02x%02x" % tuple(int(v) for v in board.rgb[i]))
+        (board.coords[i], "#{:02x}{:02x}{:02x}".format(*(int(v) for v in board.rgb[i])))
         for i in range(board.rgb.shape[0])
     ]
     grid = {"rows": ROW_LETTERS[:N_ROWS], "n_cols": N_COLS, "cells": cells}
@@ -284,7 +286,10 @@ def create_app(config: CollectConfig) -> Flask:
         for key, value in found.items():
             if not isinstance(value, str) or not _PLATFORM_ID.fullmatch(value):
                 return message(
-                    _("Bad request"), f"{key}: expected 1-64 letters, digits, '-' or '_'", 400, url_for("index")
+                    _("Bad request"),
+                    f"{key}: expected 1-64 letters, digits, '-' or '_'",
+                    400,
+                    url_for("index"),
                 )
         if "pid" not in session:  # an ongoing participant keeps the ids they arrived with
             session["platform"] = {PLATFORM_PARAMS[k]: v for k, v in found.items()}
@@ -384,7 +389,10 @@ def create_app(config: CollectConfig) -> Flask:
         if err.rule == "consent":
             return _("Please confirm that you agree to take part.")
         if err.rule == "adult-only":
-            return _("This study is open only to people aged %(age)s or older. Thank you for your interest.", age=age)
+            return _(
+                "This study is open only to people aged %(age)s or older. Thank you for your interest.",
+                age=age,
+            )
         if err.rule == "guardian":
             return _(
                 "Participants under %(age)s need the consent of a parent or legal guardian: please ask "
@@ -424,7 +432,10 @@ def create_app(config: CollectConfig) -> Flask:
                         minutes = max(1, int(wait // 60) + 1)
                         return message(
                             _("Too many attempts"),
-                            _("Too many sign-ups from your connection. Please try again in %(n)s minutes.", n=minutes),
+                            _(
+                                "Too many sign-ups from your connection. Please try again in %(n)s minutes.",
+                                n=minutes,
+                            ),
                             429,
                             None,
                             {"Retry-After": str(int(wait) + 1)},
@@ -432,15 +443,20 @@ def create_app(config: CollectConfig) -> Flask:
                 platform = session.get("platform") if isinstance(session.get("platform"), dict) else {}
                 drawn: list = []
                 with transaction(c):
-                    row = c.execute("SELECT participant_id FROM onboardings WHERE token = ?", (token,)).fetchone()
+                    row = c.execute(
+                        "SELECT participant_id FROM onboardings WHERE token = ?", (token,)
+                    ).fetchone()
                     if row is not None:  # a concurrent replay won the race
                         pid = row[0]
                     else:
-                        if platform.get("platform_pid") and c.execute(
-                            "SELECT 1 FROM onboardings o JOIN participants p ON p.id = o.participant_id"
-                            " WHERE o.platform_pid = ? AND p.task = ?",
-                            (platform["platform_pid"], config.task),
-                        ).fetchone():
+                        if (
+                            platform.get("platform_pid")
+                            and c.execute(
+                                "SELECT 1 FROM onboardings o JOIN participants p ON p.id = o.participant_id"
+                                " WHERE o.platform_pid = ? AND p.task = ?",
+                                (platform["platform_pid"], config.task),
+                            ).fetchone()
+                        ):
                             return message(
                                 _("Already taken part"),
                                 _("This study-platform ID has already taken part in this study."),
@@ -449,7 +465,13 @@ def create_app(config: CollectConfig) -> Flask:
                         pid, serial = parts.create_participant(c, config.task, demo)
                         if config.task == "words":
                             words_task.assign_words(
-                                c, pid, serial, vocabulary, config.words_per_participant, seed, config.assignment
+                                c,
+                                pid,
+                                serial,
+                                vocabulary,
+                                config.words_per_participant,
+                                seed,
+                                config.assignment,
                             )
                         elif config.task == "gca":
                             condition = gca_task.introspection_condition(config.gca_introspection, serial)
@@ -569,7 +591,8 @@ def create_app(config: CollectConfig) -> Flask:
         row = None
         if isinstance(answer, int) and 0 < answer < 2**63:
             row = c.execute(
-                "SELECT id, word, cell FROM word_answers WHERE id = ? AND participant_id = ?", (answer, p["id"])
+                "SELECT id, word, cell FROM word_answers WHERE id = ? AND participant_id = ?",
+                (answer, p["id"]),
             ).fetchone()
         if row is None:
             session.pop("feedback", None)
@@ -650,7 +673,9 @@ def create_app(config: CollectConfig) -> Flask:
         p, redirect_to = require("tessellation")
         if redirect_to:
             if request.method == "POST":
-                return message(_("Not accepted"), _("Your tessellation was already submitted."), 409, url_for("index"))
+                return message(
+                    _("Not accepted"), _("Your tessellation was already submitted."), 409, url_for("index")
+                )
             return redirect_to
         error = None
         if request.method == "POST":
@@ -661,7 +686,9 @@ def create_app(config: CollectConfig) -> Flask:
                     tess_task.store_painting(c, p["id"], cats)
                     parts.mark_finished(c, p["id"])
             except tess_task.PaintingRefused:
-                return message(_("Not accepted"), _("Your tessellation was already submitted."), 409, url_for("index"))
+                return message(
+                    _("Not accepted"), _("Your tessellation was already submitted."), 409, url_for("index")
+                )
             except ValueError as err:
                 error = str(err)
             else:
@@ -769,7 +796,9 @@ def app_from_env() -> Flask:
             db_path=db,
             task=env.get("HUESENV_COLLECT_TASK", "words"),
             vocabulary=vocabulary,
-            words_per_participant=whole("HUESENV_COLLECT_WORDS", str(words_task.DEFAULT_WORDS_PER_PARTICIPANT)),
+            words_per_participant=whole(
+                "HUESENV_COLLECT_WORDS", str(words_task.DEFAULT_WORDS_PER_PARTICIPANT)
+            ),
             trust_proxy=whole("HUESENV_COLLECT_TRUST_PROXY", "1"),
             information=information,
             completion_code=env.get("HUESENV_COLLECT_COMPLETION_CODE") or None,

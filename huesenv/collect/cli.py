@@ -69,7 +69,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: this machine only)",
     )
-    s.add_argument("--port", type=_bounded_int(1, 65535, "a TCP port"), default=5000, help="port (default 5000)")
+    s.add_argument(
+        "--port", type=_bounded_int(1, 65535, "a TCP port"), default=5000, help="port (default 5000)"
+    )
     s.add_argument(
         "--db", default="collect.sqlite3", metavar="PATH", help="SQLite database (created if missing)"
     )
@@ -81,7 +83,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "default the paper's 100 words",
     )
     s.add_argument(
-        "--words-per-participant", type=_bounded_int(1, 1000, "a whole number of words"), default=15, metavar="K"
+        "--words-per-participant",
+        type=_bounded_int(1, 1000, "a whole number of words"),
+        default=15,
+        metavar="K",
     )
     s.add_argument(
         "--assignment",
@@ -135,7 +140,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="adult (default): adults only; guardian: minors with a parent's or guardian's consent",
     )
     s.add_argument("--adult-age", type=_bounded_int(16, 21, "an age"), default=18, help="default 18")
-    s.add_argument("--completion-code", metavar="CODE", help="completion code shown at the end (e.g. Prolific's)")
+    s.add_argument(
+        "--completion-code", metavar="CODE", help="completion code shown at the end (e.g. Prolific's)"
+    )
     s.add_argument(
         "--completion-url",
         metavar="URL",
@@ -288,7 +295,9 @@ def serve(args: argparse.Namespace) -> int:
             request_handler=PrivateRequestHandler,
         )
     except OSError as err:
-        raise ValueError(f"--host {args.host} --port {args.port}: cannot listen there ({err.strerror or err})") from None
+        raise ValueError(
+            f"--host {args.host} --port {args.port}: cannot listen there ({err.strerror or err})"
+        ) from None
     return 0
 
 

@@ -278,7 +278,9 @@ def session_key(db: Database, key_file: str | Path | None = None) -> str:
     if not path.is_file():
         raise ValueError(f"{path}: session key file is not a file")
     if stat.S_IMODE(path.stat().st_mode) & 0o077:
-        raise ValueError(f"{path}: session key file is readable by others; expected mode 0600 (chmod 600 {path})")
+        raise ValueError(
+            f"{path}: session key file is readable by others; expected mode 0600 (chmod 600 {path})"
+        )
     key = path.read_text(encoding="utf-8").strip()
     if len(key) < 32:
         raise ValueError(f"{path}: session key file: expected at least 32 characters")

@@ -123,7 +123,7 @@ SPANISH: dict[str, str] = {
     "Fill": "Relleno",
     "Undo": "Deshacer",
     "show regions only": "mostrar solo las regiones",
-    "%(n)s cells left to paint": "quedan %(n)s casillas por pintar",
+    "Cells left to paint: %(n)s": "Casillas por pintar: %(n)s",
     "all cells painted": "todas las casillas pintadas",
     "Please paint every cell (%(n)s left).": "Pinte todas las casillas (quedan %(n)s).",
     "Submit regions": "Enviar regiones",

@@ -83,17 +83,23 @@ def _ticked(form: Mapping[str, str], field: str) -> bool:
 def parse_consent(form: Mapping[str, str], demo: Demographics, policy: str = "adult") -> Consent:
     """Check consent, the age gate and the display confirmation (see the module docstring); ``FieldError``."""
     if not _ticked(form, "consent"):
-        raise FieldError("consent: please confirm that you agree to take part", field="consent", rule="consent")
+        raise FieldError(
+            "consent: please confirm that you agree to take part", field="consent", rule="consent"
+        )
     adult, guardian = _ticked(form, "adult"), _ticked(form, "guardian")
     if policy == "adult":
         if not adult:
             raise FieldError("adult: this study is open only to adults", field="adult", rule="adult-only")
         if demo.age_range in CHILD_AGE_RANGES:
-            raise FieldError("age_range: contradicts the adult confirmation", field="age_range", rule="age-check")
+            raise FieldError(
+                "age_range: contradicts the adult confirmation", field="age_range", rule="age-check"
+            )
         guardian = False
     elif policy == "guardian":
         if adult and demo.age_range in CHILD_AGE_RANGES:
-            raise FieldError("age_range: contradicts the adult confirmation", field="age_range", rule="age-check")
+            raise FieldError(
+                "age_range: contradicts the adult confirmation", field="age_range", rule="age-check"
+            )
         if not adult and not guardian:
             raise FieldError("guardian: a parent or guardian must consent", field="guardian", rule="guardian")
         if adult:

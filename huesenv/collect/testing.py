@@ -93,7 +93,10 @@ class _Base:
     ) -> Page:
         """Fill the onboarding form (consent, adult and display boxes ticked unless ``extra`` says otherwise)."""
         page = self.get("/")
-        page = self.post("/start", {"csrf_token": page.token, **onboarding_form(language, gender, age_range, color_blind, **extra)})
+        page = self.post(
+            "/start",
+            {"csrf_token": page.token, **onboarding_form(language, gender, age_range, color_blind, **extra)},
+        )
         if not page.path.endswith("/instructions"):
             raise AssertionError(f"onboarding ended on {page.path} ({page.status})")
         return self.post("/instructions", {"csrf_token": page.token})
@@ -158,7 +161,9 @@ class HttpParticipant(_Base):
     def __init__(self, base_url: str, timeout: float = 30.0) -> None:
         self.base = base_url.rstrip("/")
         self.timeout = timeout
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar(_LoopbackSecurePolicy())))
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(CookieJar(_LoopbackSecurePolicy()))
+        )
 
     def _open(self, req: urllib.request.Request) -> Page:
         try:

@@ -360,7 +360,9 @@ class ImageStore:
                 self._locks.pop(stimulus_id, None)
             return data
 
-    def prerender(self, conn: sqlite3.Connection, stimulus_ids: Iterable[str], stop: threading.Event | None = None) -> int:
+    def prerender(
+        self, conn: sqlite3.Connection, stimulus_ids: Iterable[str], stop: threading.Event | None = None
+    ) -> int:
         """Render every listed image not stored yet (e.g. a background thread at start-up); returns the count."""
         n = 0
         for sid in stimulus_ids:

@@ -38,6 +38,8 @@ DISPLAY_SPELLING: dict[str, str] = {"HAPINESS": "HAPPINESS", "SHRECK": "SHREK"}
 def display_word(word: str) -> str:
     """How a cue word is shown to participants (the paper's typos corrected; the stored word is unchanged)."""
     return DISPLAY_SPELLING.get(word, word)
+
+
 MAX_WORD_LENGTH = 100
 MAX_COORD_LENGTH = 8
 
