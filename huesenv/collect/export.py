@@ -259,7 +259,11 @@ def participants_frame(db_path: str | Path) -> pd.DataFrame:
 
 
 def export(db_path: str | Path, out: str | Path, task: str = "words", *, finished_only: bool = False) -> int:
-    """Write one task's table; returns the number of rows written."""
+    """Write one task's table; returns the number of rows written (the output type is checked first)."""
+    if not str(out).lower().endswith((".csv", ".csv.gz", ".parquet")):
+        raise ValueError(f"{out}: unknown file type; expected .csv, .csv.gz or .parquet")
+    if task not in EXPORT_TASKS:
+        raise ValueError(f"--task {task!r}: expected one of {', '.join(EXPORT_TASKS)}")
     if task == "participants":
         frame = participants_frame(db_path)
     elif task == "words":
