@@ -515,7 +515,7 @@ def test_access_log_has_no_addresses_or_query_strings(tmp_path):
 
     from werkzeug.serving import make_server
 
-    from huesenv.collect.security import PrivateRequestHandler
+    from huesenv.collect.accesslog import PrivateRequestHandler
 
     app = make_app(tmp_path, secure_cookies=False)
     records: list[str] = []

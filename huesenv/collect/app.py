@@ -23,6 +23,7 @@ bad request answered with a 4xx page in the participant's interface language
 from __future__ import annotations
 
 import logging
+import os
 import re
 import secrets
 import threading
@@ -36,17 +37,19 @@ import numpy as np
 from flask import Flask, Response, abort, g, redirect, render_template, request, session, url_for
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from huesenv.board import N_COLS, N_ROWS, ROW_LETTERS, format_coord, load_board
 from huesenv.categories import MACRO_COLOURS
 from huesenv.collect import i18n
 from huesenv.collect import participants as parts
 from huesenv.collect.db import Database, session_key, transaction, utc_now
-from huesenv.collect.security import RateLimiter, add_security_headers
+from huesenv.collect.gca_probes import make_probes_source
+from huesenv.collect.security import RateLimiter, add_security_headers, parse_rate
 from huesenv.collect.tasks import gca as gca_task
 from huesenv.collect.tasks import tessellation as tess_task
 from huesenv.collect.tasks import words as words_task
-from huesenv.vocabulary import Word
+from huesenv.vocabulary import Word, read_vocabulary_file, words
 
 TASKS = ("words", "gca", "tessellation")
 log = logging.getLogger("huesenv.collect")
@@ -162,14 +165,12 @@ def create_app(config: CollectConfig) -> Flask:
     check_config(config)
     vocabulary: tuple[Word, ...] = ()
     if config.task == "words":
-        from huesenv.vocabulary import words
-
         vocabulary = words_task.check_vocabulary(config.vocabulary or words(), config.words_per_participant)
     source = config.gca_source
     if config.task == "gca":
         gca_task.introspection_condition(config.gca_introspection, 1)  # validates the mode
         if source is None:
-            source = gca_task.probes_source()
+            source = make_probes_source()
         for condition in ("first", "last"):  # a dry run: the survey can be drawn (nothing is rendered)
             n_checks = len(
                 gca_task.attention_slots(config.gca_trials, config.gca_attention_positions, condition)
@@ -208,8 +209,6 @@ def create_app(config: CollectConfig) -> Flask:
     )
     app.config.update(config.extra_flask_config)
     if config.trust_proxy:
-        from werkzeug.middleware.proxy_fix import ProxyFix
-
         n = config.trust_proxy
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     CSRFProtect(app)
@@ -768,18 +767,12 @@ def app_from_env() -> Flask:
     ``HUESENV_COLLECT_START_LIMIT`` (``N/SECONDS`` or ``off``).  Cookies are
     always ``Secure`` here.
     """
-    import os
-
-    from huesenv.collect.security import parse_rate
-
     env = os.environ
     db = env.get("HUESENV_COLLECT_DB")
     if not db:
         raise ValueError("HUESENV_COLLECT_DB: expected the path of the collection database")
     vocabulary = None
     if env.get("HUESENV_COLLECT_VOCABULARY"):
-        from huesenv.vocabulary import read_vocabulary_file
-
         vocabulary = read_vocabulary_file(env["HUESENV_COLLECT_VOCABULARY"])
 
     def whole(name: str, default: str) -> int:

@@ -10,6 +10,11 @@ import argparse
 import ipaddress
 from pathlib import Path
 
+from huesenv.collect.export import export as run_export
+from huesenv.collect.i18n import UI_LANGUAGES
+from huesenv.collect.security import parse_rate
+from huesenv.vocabulary import read_vocabulary_file
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -38,8 +43,6 @@ def _host(text: str) -> str:
 
 
 def _rate(text: str):
-    from huesenv.collect.security import parse_rate
-
     try:
         return parse_rate(text)
     except ValueError as err:
@@ -207,8 +210,6 @@ def _int_list(text: str, flag: str) -> tuple[int, ...]:
 
 
 def _information(pattern: str) -> dict[str, str]:
-    from huesenv.collect.i18n import UI_LANGUAGES
-
     out = {}
     for code, _ in UI_LANGUAGES:
         path = Path(pattern.replace("{lang}", code))
@@ -236,14 +237,12 @@ def _check_db_path(text: str) -> Path:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from huesenv.collect.app import CollectConfig, create_app
-    from huesenv.collect.security import PrivateRequestHandler
+    from huesenv.collect.app import CollectConfig, create_app  # Flask: an optional extra
+    from huesenv.collect.accesslog import PrivateRequestHandler  # werkzeug comes with Flask
 
     db_path = _check_db_path(args.db)
     vocabulary = None
     if args.vocabulary:
-        from huesenv.vocabulary import read_vocabulary_file
-
         if not Path(args.vocabulary).is_file():
             raise FileNotFoundError(f"--vocabulary {args.vocabulary}: no such file")
         vocabulary = read_vocabulary_file(args.vocabulary)
@@ -302,8 +301,6 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
-    from huesenv.collect.export import export as run_export
-
     if Path(args.output).resolve() == Path(args.db).resolve():
         raise ValueError(f"-o {args.output}: is the database being exported; choose another file")
     try:

@@ -20,9 +20,9 @@ allowed because the board colours every cell with one), ``frame-ancestors
 'none'`` against click-jacking, no referrer (the landing URL can carry a
 study-platform id), ``nosniff``, and HSTS on HTTPS requests.
 
-**Access log.**  :class:`PrivateRequestHandler` is werkzeug's request handler
-without the client address and without query strings (the landing URL can carry
-``PROLIFIC_PID``).
+**Access log.**  :class:`huesenv.collect.accesslog.PrivateRequestHandler` is
+werkzeug's request handler without the client address and without query strings
+(the landing URL can carry ``PROLIFIC_PID``).
 """
 
 from __future__ import annotations
@@ -31,8 +31,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-
-from werkzeug.serving import WSGIRequestHandler
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -109,18 +107,3 @@ class RateLimiter:
         if len(self._hits) >= self.max_keys:  # still full: forget the oldest half rather than grow
             for k in sorted(self._hits, key=lambda k: self._hits[k][-1])[: len(self._hits) // 2]:
                 del self._hits[k]
-
-
-class PrivateRequestHandler(WSGIRequestHandler):
-    """werkzeug's access log without client addresses or query strings."""
-
-    def address_string(self) -> str:
-        return "-"
-
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        path = getattr(self, "path", None)
-        if path is None:  # a malformed request line: log nothing of it
-            request_line = "(bad request line)"
-        else:
-            request_line = f"{self.command} {path.split('?', 1)[0]} {self.request_version}"
-        self.log("info", '"%s" %s %s', request_line.translate(self._control_char_table), code, size)
