@@ -120,6 +120,7 @@ def click_and_wait(driver, wait, element) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.integration
 @pytest.mark.timeout(300)
 def test_browser_word_task_end_to_end(tmp_path):
     _need_browser()
@@ -193,6 +194,7 @@ def test_browser_word_task_end_to_end(tmp_path):
 
 
 @pytest.mark.browser
+@pytest.mark.integration
 @pytest.mark.timeout(300)
 def test_browser_gca_and_tessellation_pages(tmp_path):
     _need_browser()

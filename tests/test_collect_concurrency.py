@@ -45,6 +45,7 @@ def server(tmp_path):
         thread.join(10)
 
 
+@pytest.mark.integration
 def test_simultaneous_participants_lose_nothing(server, tmp_path):
     from huesenv.humans import load_humans
 

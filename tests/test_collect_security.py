@@ -357,7 +357,14 @@ def _bytes_source(rng, n_trials, n_attention):
 BAD_VALUES = ["", "x" * 5000, "\x00", "-1", "9" * 40, "1e308", "NaN", "<script>", "A1" * 3, "é" * 50]
 
 
-@pytest.mark.parametrize("task", ["words", "gca", "tessellation"])
+@pytest.mark.parametrize(
+    "task",
+    [
+        "gca",
+        pytest.param("words", marks=pytest.mark.integration),
+        pytest.param("tessellation", marks=pytest.mark.integration),
+    ],
+)
 def test_bad_input_never_gives_a_server_error(tmp_path, task):
     kw = (
         {"gca_trials": 2, "gca_attention_positions": (2,), "gca_source": _bytes_source}
@@ -510,6 +517,7 @@ def test_gca_prerender_fills_the_image_table(tmp_path):
 
 
 # -- the access log -----------------------------------------------------------------------------------
+@pytest.mark.integration
 def test_access_log_has_no_addresses_or_query_strings(tmp_path):
     import urllib.request
 

@@ -237,8 +237,8 @@ def _check_db_path(text: str) -> Path:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from huesenv.collect.app import CollectConfig, create_app  # Flask: an optional extra
     from huesenv.collect.accesslog import PrivateRequestHandler  # werkzeug comes with Flask
+    from huesenv.collect.app import CollectConfig, create_app  # Flask: an optional extra
 
     db_path = _check_db_path(args.db)
     vocabulary = None
