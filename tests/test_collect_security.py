@@ -75,7 +75,7 @@ def test_security_headers_on_every_kind_of_response(tmp_path):
         csp = resp.headers["Content-Security-Policy"]
         assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "default-src 'self'" in csp
         assert resp.headers["X-Content-Type-Options"] == "nosniff"
-        assert resp.headers["Referrer-Policy"] == "no-referrer"
+        assert resp.headers["Referrer-Policy"] == "same-origin"
         assert resp.headers["X-Frame-Options"] == "DENY"
         assert "Strict-Transport-Security" not in resp.headers  # plain http: browsers ignore it
     https = client.get("/start", base_url="https://study.example")
@@ -100,6 +100,21 @@ def test_pages_need_no_inline_script_under_the_csp(tmp_path):
     for text in pages:
         assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", text), text[:300]
         assert not re.search(r"\son[a-z]+\s*=", text), re.search(r"\son[a-z]+\s*=.{0,60}", text)
+
+
+def test_forms_work_over_https_with_the_referrer_policy(tmp_path):
+    """Over HTTPS the CSRF check wants a same-origin Referer, which ``same-origin`` lets browsers send."""
+    app = make_app(tmp_path)
+    base = "https://study.example"
+    client = app.test_client()
+    page = client.get("/start", base_url=base).get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    form = {"csrf_token": token, **onboarding_form()}
+    refused = client.post("/start", data=form, base_url=base)  # no Referer: what no-referrer would cause
+    assert refused.status_code == 400
+    ok = client.post("/start", data=form, base_url=base, headers={"Referer": base + "/start"})
+    assert ok.status_code == 302 and ok.headers["Location"].endswith("/instructions")
+    assert count(tmp_path / "collect.sqlite3", "participants") == 1
 
 
 # -- the signing key -------------------------------------------------------------------------------

@@ -17,8 +17,10 @@ never written anywhere; behind a proxy, ``trust_proxy`` hops of
 **Headers.**  A strict Content-Security-Policy (scripts from this origin only:
 the templates have no inline script or handler; inline *style attributes* are
 allowed because the board colours every cell with one), ``frame-ancestors
-'none'`` against click-jacking, no referrer (the landing URL can carry a
-study-platform id), ``nosniff``, and HSTS on HTTPS requests.
+'none'`` against click-jacking, a referrer only within this origin (the landing
+URL can carry a study-platform id; flask-wtf's CSRF check wants the same-origin
+``Referer`` over HTTPS, so ``no-referrer`` would refuse every form there),
+``nosniff``, and HSTS on HTTPS requests.
 
 **Access log.**  :class:`huesenv.collect.accesslog.PrivateRequestHandler` is
 werkzeug's request handler without the client address and without query strings
@@ -40,7 +42,7 @@ SECURITY_HEADERS: dict[str, str] = {
     "Content-Security-Policy": CSP,
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
