@@ -132,11 +132,14 @@ def _run(tmp_path, task: str, body, *extra: str):
     five = [(what, s) for what, _, s in log if s >= 500]
     all_s = np.array([d for _, d, _ in log])
     onboarding = np.array([d for what, d, _ in log if what == "POST /start"])
+    held = np.array([float(x) for x in re.findall(r"write lock held ([0-9.]+) ms", server_log)])
     print(
         f"\n[load] {task}: {N_PARTICIPANTS} participants, {len(log)} requests in {wall:.1f} s; "
         f"5xx: {len(five)}; p95 all requests {np.percentile(all_s, 95) * 1000:.0f} ms, "
-        f"p95 onboarding {np.percentile(onboarding, 95) * 1000:.0f} ms, max {all_s.max() * 1000:.0f} ms"
+        f"p95 onboarding {np.percentile(onboarding, 95) * 1000:.0f} ms, max {all_s.max() * 1000:.0f} ms; "
+        f"onboarding write lock held p95 {np.percentile(held, 95):.0f} ms, max {held.max():.0f} ms"
     )
+    assert len(held) == N_PARTICIPANTS
     assert not errors, errors[:5]
     assert not five, five[:10]
     assert len(results) == N_PARTICIPANTS and all(s < 400 for s in statuses), sorted(set(statuses))

@@ -442,6 +442,7 @@ def create_app(config: CollectConfig) -> Flask:
                 platform = session.get("platform") if isinstance(session.get("platform"), dict) else {}
                 drawn: list = []
                 with transaction(c):
+                    locked_at = time.perf_counter()  # BEGIN IMMEDIATE returned: the write lock is ours
                     row = c.execute(
                         "SELECT participant_id FROM onboardings WHERE token = ?", (token,)
                     ).fetchone()
@@ -503,9 +504,10 @@ def create_app(config: CollectConfig) -> Flask:
                                 platform.get("session_id"),
                             ),
                         )
+                held_ms = (time.perf_counter() - locked_at) * 1000
                 images.register(drawn)  # rendered when first shown, never inside a transaction
                 login(pid)
-                log.info("participant joined (%s task)", config.task)
+                log.info("participant joined (%s task; write lock held %.1f ms)", config.task, held_ms)
                 return redirect(url_for("instructions"))
         return render_template(
             "onboarding.html",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 from pathlib import Path
 
 from huesenv.collect.export import export as run_export
@@ -273,6 +274,12 @@ def serve(args: argparse.Namespace) -> int:
         secret_key_file=args.secret_key_file,
     )
     app = create_app(config)
+    app_log = logging.getLogger("huesenv.collect")  # counts and timings only, never participant data
+    if not app_log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        app_log.addHandler(handler)
+        app_log.setLevel(logging.INFO)
     if not loopback:
         print(
             f"warning: listening on {args.host}, reachable from other machines; this development server "

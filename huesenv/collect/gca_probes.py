@@ -60,16 +60,24 @@ def make_probes_source(seed: int = 0, mix: dict[str, int] = PAPER_MIX, **stimulu
     if not mix:
         raise ValueError("GCA stimulus set is empty for the requested conditions")
 
+    converted: dict[str, GCAStimulus] = {}  # drawing stays cheap inside the onboarding transaction
+
     def convert(stim) -> GCAStimulus:
+        done = converted.get(stim.stimulus_id)
+        if done is not None:
+            return done
         _, distractor = colour_options(stim, seed)
-        return GCAStimulus(
-            stimulus_id=stim.stimulus_id,
-            object=stim.subject,
-            condition=stim.condition,
-            colour=stim.colour,
-            tau=float(stim.tau),
-            distractor=distractor,
-            png=_png(stim),
+        return converted.setdefault(
+            stim.stimulus_id,
+            GCAStimulus(
+                stimulus_id=stim.stimulus_id,
+                object=stim.subject,
+                condition=stim.condition,
+                colour=stim.colour,
+                tau=float(stim.tau),
+                distractor=distractor,
+                png=_png(stim),
+            ),
         )
 
     by_id = {s.stimulus_id: s for s in pool}
