@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -373,6 +374,20 @@ def test_browser_phone_spanish_painter_and_introspection(tmp_path):
             cells = driver.execute_script(painted)
             assert all(cells[r * 30 + (r - 1)] for r in range(1, 15)) and sum(cells) == 44
             driver.find_element(By.ID, "undo").click()
+            assert sum(driver.execute_script(painted)) == 30
+            driver.execute_script(  # a finger: pointer events with coordinates, two samples far apart
+                "function at(c) { var r = document.querySelector('[data-coord=' + c + ']').getBoundingClientRect();"
+                "  return {clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, pointerType: 'touch',"
+                "          bubbles: true, pointerId: 7}; }"
+                "var board = document.getElementById('board');"
+                "board.dispatchEvent(new PointerEvent('pointerdown', at('C1')));"
+                "board.dispatchEvent(new PointerEvent('pointermove', at('C30')));"
+                "document.dispatchEvent(new PointerEvent('pointerup', at('C30')));"
+            )
+            cells = driver.execute_script(painted)
+            assert all(cells[60:90]) and sum(cells) == 60, "a touch drag skipped cells"
+            driver.find_element(By.ID, "undo").click()
+            time.sleep(1)  # the painter ignores the compatibility mouse events that follow a touch
             assert sum(driver.execute_script(painted)) == 30
             driver.find_element(By.CSS_SELECTOR, '.paint[data-category="Green"]').click()
             driver.find_element(By.ID, "tool-fill").click()
