@@ -273,7 +273,10 @@ def serve(args: argparse.Namespace) -> int:
         trust_proxy=args.trust_proxy,
         secret_key_file=args.secret_key_file,
     )
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except OSError as err:  # e.g. a database or key file in a folder this user cannot write
+        raise ValueError(f"{err.filename or args.db}: {err.strerror or err}") from None
     app_log = logging.getLogger("huesenv.collect")  # counts and timings only, never participant data
     if not app_log.handlers:
         handler = logging.StreamHandler()
