@@ -209,13 +209,23 @@ HOSTILE = [
 ]
 
 
+@pytest.fixture(scope="module")
+def good_db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("good")
+    create_app(CollectConfig(db_path=folder / "GOOD", words_per_participant=2))
+    return folder
+
+
 @pytest.mark.parametrize("args", HOSTILE, ids=[" ".join(a)[:40] for a in HOSTILE])
-def test_collect_cli_hostile_inputs_end_in_one_line(tmp_path, capsys, monkeypatch, args):
+def test_collect_cli_hostile_inputs_end_in_one_line(tmp_path, capsys, monkeypatch, args, good_db):
     """Every bad input: exit status 2, one line on stderr naming it, no traceback, nothing created."""
+    import shutil
+
     monkeypatch.chdir(tmp_path)
     (tmp_path / "JUNK").write_bytes(b"not a database at all" * 10)
     good = tmp_path / "GOOD"
-    create_app(CollectConfig(db_path=good, words_per_participant=2))
+    for name in ("GOOD", "GOOD.key"):
+        shutil.copy2(good_db / name, tmp_path / name)
     before = sorted(p.name for p in tmp_path.iterdir())
     args = [str(good) if a == "GOOD" else a for a in args]
     if args[0] == "serve":
