@@ -29,6 +29,7 @@ import secrets
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlencode
@@ -213,7 +214,6 @@ def create_app(config: CollectConfig) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     CSRFProtect(app)
     limiter = RateLimiter(*config.start_rate) if config.start_rate is not None else None
-    images = gca_task.ImageStore(lookup=getattr(source, "render_png", None))
     consensus_cache = tess_task.ConsensusCache()
     board = load_board()
     cells = [
@@ -222,6 +222,17 @@ def create_app(config: CollectConfig) -> Flask:
     ]
     grid = {"rows": ROW_LETTERS[:N_ROWS], "n_cols": N_COLS, "cells": cells}
     stop_prerender = threading.Event()
+    # One writer at a time inside this process: threads queue on a lock (fair, no polling) instead of
+    # SQLite's busy handler, which sleeps and retries and can starve a waiter for its whole timeout
+    # when many participants arrive at once.  Other processes are still kept out by BEGIN IMMEDIATE.
+    write_lock = threading.Lock()
+
+    @contextmanager
+    def writing(c):
+        with write_lock, transaction(c):
+            yield c
+
+    images = gca_task.ImageStore(lookup=getattr(source, "render_png", None), write_lock=write_lock)
 
     def conn():
         if "conn" not in g:
@@ -441,7 +452,7 @@ def create_app(config: CollectConfig) -> Flask:
                         )
                 platform = session.get("platform") if isinstance(session.get("platform"), dict) else {}
                 drawn: list = []
-                with transaction(c):
+                with writing(c):
                     locked_at = time.perf_counter()  # BEGIN IMMEDIATE returned: the write lock is ours
                     row = c.execute(
                         "SELECT participant_id FROM onboardings WHERE token = ?", (token,)
@@ -529,7 +540,7 @@ def create_app(config: CollectConfig) -> Flask:
             return redirect_to
         if request.method == "POST":
             c = conn()
-            with transaction(c):
+            with writing(c):
                 parts.mark_started(c, p["id"])
             return redirect(next_url(participant()))
         n = config.words_per_participant if config.task == "words" else None
@@ -553,7 +564,7 @@ def create_app(config: CollectConfig) -> Flask:
         if request.method == "POST":
             key = f"w{words_task.current_item(c, p['id']).position}"
             try:
-                with transaction(c):
+                with writing(c):
                     item, cell, answer_id = words_task.record_answer(
                         c, p["id"], request.form.get("word"), request.form.get("coordinate"), elapsed_ms(key)
                     )
@@ -627,7 +638,7 @@ def create_app(config: CollectConfig) -> Flask:
         if request.method == "POST":
             key = f"g{gca_task.current_item(c, p['id']).position}"
             try:
-                with transaction(c):
+                with writing(c):
                     gca_task.record_response(c, p["id"], request.form, elapsed_ms(key))
                     if gca_task.current_item(c, p["id"]) is None:
                         parts.mark_finished(c, p["id"])
@@ -683,7 +694,7 @@ def create_app(config: CollectConfig) -> Flask:
             try:
                 cats = tess_task.parse_painting(request.form.get("categories"))
                 c = conn()
-                with transaction(c):
+                with writing(c):
                     tess_task.store_painting(c, p["id"], cats)
                     parts.mark_finished(c, p["id"])
             except tess_task.PaintingRefused:

@@ -308,8 +308,13 @@ class ImageStore:
     it twice in this process; across processes ``INSERT OR IGNORE`` keeps one copy.
     """
 
-    def __init__(self, lookup: Callable[[str], Callable[[], bytes] | None] | None = None) -> None:
+    def __init__(
+        self,
+        lookup: Callable[[str], Callable[[], bytes] | None] | None = None,
+        write_lock: threading.Lock | None = None,
+    ) -> None:
         self.lookup = lookup
+        self.write_lock = write_lock if write_lock is not None else threading.Lock()
         self._renderers: dict[str, Callable[[], bytes]] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -351,7 +356,7 @@ class ImageStore:
             data = bytes(fn())  # the slow part: no lock of SQLite's is held
             if not data:
                 raise ValueError(f"GCA stimulus {stimulus_id}: the renderer returned no bytes")
-            with transaction(conn):
+            with self.write_lock, transaction(conn):
                 conn.execute(
                     "INSERT OR IGNORE INTO gca_images (stimulus_id, png) VALUES (?, ?)", (stimulus_id, data)
                 )
