@@ -43,5 +43,5 @@ __all__ = [
 
 # Flask loads only with the app
 __getattr__ = lazy_exports(
-    __name__, {"create_app": "huesenv.collect.app", "CollectConfig": "huesenv.collect.app"}
+    __name__, {"create_app": "huesenv.collect.app", "CollectConfig": "huesenv.collect.config"}
 )

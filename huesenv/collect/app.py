@@ -28,9 +28,8 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
@@ -44,6 +43,7 @@ from huesenv.board import N_COLS, N_ROWS, ROW_LETTERS, format_coord, load_board
 from huesenv.categories import MACRO_COLOURS
 from huesenv.collect import i18n
 from huesenv.collect import participants as parts
+from huesenv.collect.config import DEFAULT_INFORMATION, TASKS, CollectConfig, check_config, paragraphs  # noqa: F401 (re-exported)
 from huesenv.collect.db import Database, session_key, transaction, utc_now
 from huesenv.collect.gca_probes import make_probes_source
 from huesenv.collect.security import RateLimiter, add_security_headers, parse_rate
@@ -52,7 +52,6 @@ from huesenv.collect.tasks import tessellation as tess_task
 from huesenv.collect.tasks import words as words_task
 from huesenv.vocabulary import Word, read_vocabulary_file, words
 
-TASKS = ("words", "gca", "tessellation")
 log = logging.getLogger("huesenv.collect")
 
 # Display colours for the eight regions in the tessellation painter and consensus map.
@@ -69,96 +68,6 @@ CATEGORY_DISPLAY = {
 # Study-platform parameters captured from the landing URL (Prolific's names).
 PLATFORM_PARAMS = {"PROLIFIC_PID": "platform_pid", "STUDY_ID": "study_id", "SESSION_ID": "session_id"}
 _PLATFORM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_COMPLETION_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-DEFAULT_INFORMATION = (
-    "This study asks which colours you associate with things. It takes a few minutes.",
-    "We store your answers with the details below and a random identifier; we do not ask for your name or "
-    "contact details. Taking part is voluntary: you can stop at any time by closing the page.",
-    "(The researchers running this study replace this text with their approved information sheet.)",
-)
-MAX_GCA_TRIALS = 1000
-MAX_WORDS_PER_PARTICIPANT = 1000
-
-
-@dataclass
-class CollectConfig:
-    """Everything a collection server needs; see ``huesenv collect serve --help`` for the CLI spelling.
-
-    ``information`` is the consent/information text shown before onboarding:
-    one string for every interface language or a mapping ``{"en": ..., "es": ...}``
-    (paragraphs separated by blank lines, shown as plain text); ``None`` shows a
-    generic placeholder.  ``completion_url`` may contain ``{code}`` (replaced by
-    ``completion_code``), e.g. ``https://app.prolific.com/submissions/complete?cc={code}``.
-    ``start_rate`` is ``(N, seconds)``: at most N new participants per client
-    address per window (``None``: no limit).  ``trust_proxy``: how many reverse
-    proxies' ``X-Forwarded-*`` headers to believe (0 when clients connect directly).
-    """
-
-    db_path: str | Path
-    task: str = "words"
-    vocabulary: Sequence[Word] | None = None  # None: the paper's 100 words
-    words_per_participant: int = words_task.DEFAULT_WORDS_PER_PARTICIPANT
-    assignment: str = "balanced"
-    show_feedback: bool = True
-    languages: Sequence[str] = parts.DEFAULT_LANGUAGES
-    gca_trials: int = gca_task.PAPER_TRIALS
-    gca_attention_positions: Sequence[int] = gca_task.PAPER_ATTENTION_POSITIONS
-    gca_introspection: str = "alternate"
-    gca_source: gca_task.StimulusSource | None = None  # None: the probes package's generator
-    gca_prerender: bool = False  # render every stimulus in a background thread at start-up
-    seed: int | None = None  # None: the seed stored in the database on creation
-    secure_cookies: bool = True
-    trust_proxy: int = 0
-    start_rate: tuple[int, float] | None = (30, 600.0)
-    information: str | Mapping[str, str] | None = None
-    age_policy: str = "adult"
-    adult_age: int = 18
-    completion_code: str | None = None
-    completion_url: str | None = None
-    secret_key_file: str | Path | None = None  # None: the database path + ".key"
-    extra_flask_config: dict = field(default_factory=dict)
-
-
-def _whole(value: object, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{name} {value!r}: expected a whole number {lo}-{hi}")
-    return value
-
-
-def check_config(config: CollectConfig) -> None:
-    """Refuse a configuration that could not serve participants (one line naming the setting)."""
-    if config.task not in TASKS:
-        raise ValueError(f"--task {config.task!r}: expected one of {', '.join(TASKS)}")
-    _whole(config.words_per_participant, "--words-per-participant", 1, MAX_WORDS_PER_PARTICIPANT)
-    _whole(config.gca_trials, "--gca-trials", 1, MAX_GCA_TRIALS)
-    for pos in config.gca_attention_positions:
-        _whole(pos, "--gca-attention item", 1, MAX_GCA_TRIALS * 2)
-    _whole(config.trust_proxy, "--trust-proxy", 0, 5)
-    _whole(config.adult_age, "--adult-age", 16, 21)
-    parts.age_ranges(config.age_policy)
-    if config.start_rate is not None:
-        n, window = config.start_rate
-        _whole(n, "--start-limit count", 1, 1_000_000)
-        if not 0 < float(window) <= 86400:
-            raise ValueError(f"--start-limit window {window!r}: expected 0 < seconds <= 86400")
-    if config.completion_code is not None and not _COMPLETION_CODE.fullmatch(config.completion_code):
-        raise ValueError(
-            f"--completion-code {config.completion_code!r}: expected 1-64 letters, digits, '-' or '_'"
-        )
-    if config.completion_url is not None:
-        url = config.completion_url
-        if not re.fullmatch(r"https://[^\s\"'<>]+", url) and not re.fullmatch(
-            r"http://(127\.0\.0\.1|localhost)(:[0-9]+)?(/[^\s\"'<>]*)?", url
-        ):
-            raise ValueError(f"--completion-url {url!r}: expected an https:// address")
-        if "{code}" in url and config.completion_code is None:
-            raise ValueError("--completion-url contains {code} but no --completion-code is set")
-    if config.seed is not None:
-        _whole(config.seed, "--seed", 0, 2**63 - 1)
-
-
-def _paragraphs(text: str) -> tuple[str, ...]:
-    return tuple(p.strip() for p in re.split(r"\n\s*\n", text) if p.strip())
 
 
 def create_app(config: CollectConfig) -> Flask:
@@ -189,7 +98,7 @@ def create_app(config: CollectConfig) -> Flask:
     for ui, _name in i18n.UI_LANGUAGES:
         text = config.information.get(ui) if isinstance(config.information, Mapping) else config.information
         information[ui] = (
-            _paragraphs(text)
+            paragraphs(text)
             if text
             else tuple(i18n.translate(ui, paragraph) for paragraph in DEFAULT_INFORMATION)
         )
