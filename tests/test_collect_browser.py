@@ -352,7 +352,9 @@ def test_browser_phone_spanish_painter_and_introspection(tmp_path):
             wait.until(ec.presence_of_element_located((By.ID, "palette")))
             _viewport(driver, 844, 390)  # the painter on a phone held sideways
             box = _fits(driver)
-            assert box["right"] <= box["width"] and box["cell"] >= 8, box
+            assert (
+                box["right"] <= box["width"] and box["bottom"] <= box["height"] + 1 and box["cell"] >= 10
+            ), box
             driver.save_screenshot(str(shots / "phone_04_tessellation_landscape.png"))
             driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
             painted = "return Array.prototype.map.call(document.querySelectorAll('#board button.cell'), function (c) { return c.classList.contains('painted'); });"
