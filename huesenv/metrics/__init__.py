@@ -5,6 +5,7 @@ from huesenv.metrics.aggregate import (
     category_level,
     family_level,
     pooled_human_fail_rate,
+    skipped_words,
     word_level,
     word_summary,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "print_report",
     "row_collapse",
     "severity",
+    "skipped_words",
     "split_agent_id",
     "split_checkpoint",
     "word_level",
