@@ -132,7 +132,9 @@ def test_sampled_agent_pools_samples_and_counts_invalid(words):
     cloud = cells_to_xy([parse_coord(c) for c in ("I4", "J7", "K10")])
     assert banana["hotelling_t2"] == pytest.approx(hotelling_two_sample(cloud, human).t2)
     winter = w.loc[("vlm:demo", "WINTER")]
-    assert winter["n_invalid"] == 1 and winter["n_cloud"] == 1  # the unparseable record is counted, not dropped
+    assert (
+        winter["n_invalid"] == 1 and winter["n_cloud"] == 1
+    )  # the unparseable record is counted, not dropped
     human = HUMANS.xy("WINTER")
     assert winter["hotelling_t2"] == pytest.approx(
         hotelling_two_sample(cells_to_xy([parse_coord("L24")]), human).t2
@@ -156,7 +158,18 @@ def test_sampled_cloud_all_uses_every_sample():
 
 
 def test_top_k_is_honoured_for_sampled_agents_with_deterministic_ties():
-    samples = ["A1", "B2", "B2", "C3", "A1", "D4", "E5", "E5", "F6", "C3"]  # A1, B2, C3, E5 twice; D4, F6 once
+    samples = [
+        "A1",
+        "B2",
+        "B2",
+        "C3",
+        "A1",
+        "D4",
+        "E5",
+        "E5",
+        "F6",
+        "C3",
+    ]  # A1, B2, C3, E5 twice; D4, F6 once
     records = [_sampled("vlm:ties", "BANANA", samples)]
     sizes = {}
     for k in (1, 2, 3, 5, 6, 10):
@@ -293,9 +306,9 @@ def test_config_agents_sharing_an_agent_id_stay_apart():
     df = word_level([a, b, s1, s2], HUMANS, human_table=HUMAN_TABLE).set_index("agent")
     assert sorted(df.index) == ["clip_plain", "clip_template", "vlm_a", "vlm_b"]
     assert df.loc["clip_plain", "top1_coord"] == "I4" and df.loc["clip_template", "top1_coord"] == "A13"
-    assert (
-        df.loc["vlm_a", "n_answers"] == 3 and df.loc["vlm_a", "n_cloud"] == 1
-    ) and df.loc["vlm_b", "top1_coord"] == "A13"  # samples not pooled across agents; one distinct cell
+    assert (df.loc["vlm_a", "n_answers"] == 3 and df.loc["vlm_a", "n_cloud"] == 1) and df.loc[
+        "vlm_b", "top1_coord"
+    ] == "A13"  # samples not pooled across agents; one distinct cell
     assert df.loc["clip_template", "agent_id"] == "clip:ViT-B-32/openai"
     assert (
         df.loc["clip_template", "architecture_family"] == "OpenAI"

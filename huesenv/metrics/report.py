@@ -189,10 +189,16 @@ def print_report(report: MetricsReport, console=None) -> None:
         console.print(c)
     if len(report.nonsense):
         n = Table(title="Nonsense baseline")
-        for col in ("agent", "row collapse", "behaviour"):
+        for col in ("agent", "row collapse", "behaviour (Table 5)", "mode (Fig. 12)", "selective rows"):
             n.add_column(col)
         for r in report.nonsense.itertuples(index=False):
-            n.add_row(r.agent, r.row_collapse.replace(";", " / "), r.behaviour)
+            n.add_row(
+                r.agent,
+                r.row_collapse.replace(";", " / "),
+                r.behaviour,
+                r.mode,
+                r.selective_rows.replace(";", ", "),
+            )
         console.print(n)
     for name, path in report.paths.items():
         console.print(f"[dim]{name}: {path}[/dim]")
