@@ -11,6 +11,13 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--humans", default=None, help="human responses (.csv/.csv.gz/.parquet); default: packaged cohort"
     )
+    parser.add_argument(
+        "--cvd",
+        metavar="PATH",
+        default=None,
+        help="participants with a colour-vision deficiency (one userId a line, or a CSV with a userId column) "
+        "for a --humans export without a colorBlind column",
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument(
         "--top-k",
@@ -38,7 +45,11 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--alpha: expected a number in (0, 1), got {args.alpha}")
     if args.top_k < 1:
         raise ValueError(f"--top-k: expected a positive integer, got {args.top_k}")
-    humans = load_humans(args.humans)
+    if args.cvd and not args.humans:
+        raise ValueError(
+            "--cvd: expected together with --humans PATH (the packaged cohort has its own flags)"
+        )
+    humans = load_humans(args.humans, cvd=args.cvd)
     report = write_metrics(
         args.logs,
         humans,
