@@ -22,9 +22,11 @@ Per row (first failure reported):
 * ``timestamp``: ISO 8601 (naive = UTC; JavaScript's ``Date`` as JSON is
   ISO 8601 with milliseconds and ``Z``) or a number of seconds since the epoch
   (milliseconds when above 1e11, as JavaScript's ``Date.now()`` writes).
-* ``language`` is stored lower-case, with the app's language names mapped to
-  ISO 639-1 codes (``spanish``/``español`` → ``es``, ``english``/``inglés`` →
-  ``en``) so that one filter value selects both exports' rows.  The app shows
+* ``language`` is stored lower-case as written (the apps write ``spanish`` /
+  ``english``, the packaged cohort ``es`` / ``en``); the ``language`` filter
+  compares ISO 639-1 codes (``spanish``/``español`` → ``es``,
+  ``english``/``inglés`` → ``en``), so ``language="es"`` and
+  ``language="spanish"`` select the same rows of either export.  The app shows
   Spanish speakers the Spanish words: such rows name a word outside the paper's
   English vocabulary and need ``vocabulary=`` (below) to load.
 * ``word`` goes through :func:`huesenv.vocabulary.normalise_word` (``STITCH`` →
@@ -466,7 +468,7 @@ def load_humans(
                 "category": category,
                 "cell": cell,
                 "coord": format_coord(cell),
-                "language": LANGUAGE_CODES.get(get["language"].lower(), get["language"].lower()),
+                "language": get["language"].lower(),
                 "gender": get["gender"].lower(),
                 "age_range": get["ageRange"],
                 "colorblind": colorblind,
@@ -500,7 +502,11 @@ def load_humans(
     ):
         wanted = _as_values(value)
         if wanted is not None:
-            mask = frame[column].str.lower().isin(wanted).to_numpy()
+            have = frame[column].str.lower()
+            if name == "language":
+                wanted = {LANGUAGE_CODES.get(v, v) for v in wanted}
+                have = have.map(lambda v: LANGUAGE_CODES.get(v, v))
+            mask = have.isin(wanted).to_numpy()
             filtered[name] = int((keep & ~mask).sum())
             keep &= mask
     frame = frame[keep].reset_index(drop=True)
