@@ -73,16 +73,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover
-    from huesenv.board import Board
+
+class HasLab(Protocol):
+    """Anything with CIELAB colours per cell, like :class:`huesenv.board.Board` (which imports this module)."""
+
+    @property
+    def lab(self) -> np.ndarray: ...
+
 
 MACRO_COLOURS = ("Brown", "Red", "Orange", "Yellow", "Green", "Blue", "Purple", "Pink")
 NEUTRAL_CELLS = ("I18",)
 K_NEIGHBOURS = 5
+GRID_SHAPE = (16, 30)  # rows × columns of the board (huesenv.board.N_ROWS × N_COLS), for step 3
 GREY_TERMS = ("grey", "gray")
 
 # Colour terms that can head an XKCD name, and the basic category they belong to.
@@ -258,21 +264,7 @@ def merge_islands(categories: Sequence[str], n_rows: int, n_cols: int) -> tuple[
             grid[cell] = new
 
 
-def classify_board(board: Board) -> tuple[str, ...]:
-    """Category of each of the board's 480 cells: naming (steps 1–2), then areas (step 3)."""
-    from huesenv.board import N_COLS, N_ROWS
-
-    return merge_islands(classify_lab(board.lab), N_ROWS, N_COLS)
-
-
-def category_of_cell(cell: int | str) -> str:
-    """Macro-colour category of one cell of the packaged board."""
-    from huesenv.board import load_board, to_index
-
-    return load_board().categories[to_index(cell)]
-
-
-def is_neutral(cell: int | str) -> bool:
-    from huesenv.board import parse_coord, to_index
-
-    return to_index(cell) in {parse_coord(c) for c in NEUTRAL_CELLS}
+def classify_board(board: HasLab, shape: tuple[int, int] = GRID_SHAPE) -> tuple[str, ...]:
+    """Category of each cell of a board (``board.lab``: CIELAB of every cell, row-major ``shape``):
+    naming (steps 1–2), then one area per category (step 3)."""
+    return merge_islands(classify_lab(board.lab), *shape)

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from huesenv.board import load_board, parse_coord
-from huesenv.categories import MACRO_COLOURS, NEUTRAL_CELLS, is_neutral, name_to_category
+from huesenv.board import is_neutral, load_board, parse_coord
+from huesenv.categories import MACRO_COLOURS, NEUTRAL_CELLS, name_to_category
 
 AGREEMENT_FLOOR = 0.90  # documented in huesenv.categories
 
@@ -78,7 +78,10 @@ def test_reviewed_cells():
 
 
 def test_merge_islands():
-    from huesenv.categories import merge_islands
+    from huesenv.board import N_COLS, N_ROWS
+    from huesenv.categories import GRID_SHAPE, merge_islands
+
+    assert GRID_SHAPE == (N_ROWS, N_COLS)
 
     B, R, G = "Blue", "Red", "Green"
     grid = [B, B, B, B, B] + [R, R, G, G, G] + [R, B, G, G, G] + [R, R, G, G, G]
