@@ -380,3 +380,16 @@ def test_human_fail_rates_pooled_like_humans_summary(tmp_path):
     assert report.agent["human_fail_rate"].iloc[0] == pytest.approx(pooled["All"])
     unweighted = table.loc[table["category"] == "Food", "fail_rate"].mean()
     assert abs(unweighted - pooled["Food"]) > 1e-3  # the two definitions differ here, so the test can fail
+
+
+def test_cli_top_k_and_sampled_cloud_for_sampled_agents(tmp_path):
+    samples = ["L24", "L24", "L25", "M24", "K24", "L23", "L24", "M25"]  # 6 distinct cells
+    log = tmp_path / "vlm.jsonl"
+    with LogWriter(log) as w:
+        w.append([_sampled("vlm:demo", "WINTER", samples)])
+    clouds = {}
+    for flags in ([], ["--top-k", "3"], ["--sampled-cloud", "all"]):
+        out = tmp_path / ("m" + "".join(flags))
+        assert main(["metrics", str(log), "--out", str(out), "--no-plots", *flags]) == 0
+        clouds[" ".join(flags)] = int(pd.read_csv(out / "word_level.csv")["n_cloud"].iloc[0])
+    assert clouds == {"": 5, "--top-k 3": 3, "--sampled-cloud all": 8}
