@@ -197,7 +197,7 @@ def _skipped_note(word_df: pd.DataFrame, what: str) -> list[str]:
 
 
 def _load_humans(config: ExperimentConfig) -> Any:
-    return load_humans(config["humans"].get("path"))
+    return load_humans(config["humans"].get("path"), cvd=config["humans"].get("cvd"))
 
 
 def build_report_data(

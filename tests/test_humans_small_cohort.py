@@ -66,6 +66,8 @@ def test_metrics_tables_skip_and_report_short_words(tmp_path):
         _sampled("APPLE", ["A13", "A13"]),
         _sampled("WINTER", ["L24", "L23", "L24"]),
         _sampled("SKY", ["K21", "K21", "L22"]),
+        _sampled("GRASS", ["N10"]),  # no human answered GRASS at all
+        _sampled("ZIZAX", ["I18"]),  # a nonsense input: no human reference by design, not a word row
     ]
     words = word_level(records, humans).set_index("word")
     for short in ("BANANA", "APPLE"):
@@ -75,11 +77,16 @@ def test_metrics_tables_skip_and_report_short_words(tmp_path):
         assert row["agent_color"] is not None and row["severity"] is not None  # the modal cell still serves
     for scored in ("WINTER", "SKY"):
         assert not pd.isna(words.loc[scored, "mahalanobis_outlier"])
+    assert "ZIZAX" not in words.index
+    grass = words.loc["GRASS"]
+    assert grass["n_human"] == 0 and pd.isna(grass["human_color"]) and pd.isna(grass["severity"])
+    assert grass["agent_color"] == "Green" and pd.isna(grass["mahalanobis_outlier"])
     skipped = skipped_words(words.reset_index())
-    assert skipped["word"].tolist() == ["APPLE", "BANANA"] and skipped["n_human"].tolist() == [2, 1]
+    assert skipped["word"].tolist() == ["APPLE", "BANANA", "GRASS"]
+    assert skipped["n_human"].tolist() == [2, 1, 0]
     assert skipped["reason"].str.contains("≥ 3").all()
     agent = agent_level(words.reset_index()).iloc[0]
-    assert agent["n_words"] == 4 and agent["n_scored"] == 2
+    assert agent["n_words"] == 5 and agent["n_scored"] == 2
     flags = words.loc[["WINTER", "SKY"], "mahalanobis_outlier"].astype(float)
     assert agent["mahalanobis_fail_rate"] == pytest.approx(flags.mean())  # mean over the scored words only
 
@@ -132,7 +139,9 @@ def test_cli_metrics_and_humans_summary_with_a_pilot_export(tmp_path, capsys):
 def test_tournament_with_a_pilot_export_finishes_and_reports_skipped_words(tmp_path):
     from huesenv.experiments import load_config, run_experiment
 
-    pilot = _pilot(tmp_path, 1)
+    pilot = _pilot(tmp_path, 1, app_format=True)  # the authors' app columns: no colorBlind
+    cvd = tmp_path / "cvd.txt"
+    cvd.write_text(pd.read_csv(pilot)["userId"].iloc[0] + "\n")
     config = {
         "name": "pilot",
         "seed": 1,
@@ -143,12 +152,14 @@ def test_tournament_with_a_pilot_export_finishes_and_reports_skipped_words(tmp_p
         "lineups": [["random", "human", "human"]],
         "tournament": {"batch_size": 1},
         "wordlevel": {"enabled": True, "agents": ["random", "human"], "top_k": 5},
-        "humans": {"path": str(pilot)},
+        "humans": {"path": str(pilot), "cvd": str(cvd)},
         "report": {"formats": ["markdown"], "board_images": 0},
     }
     path = tmp_path / "pilot.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    result = run_experiment(load_config(path), progress=False)
+    loaded = load_config(path)
+    assert loaded.agent("human").kwargs == {"path": str(pilot), "cvd": str(cvd)}  # replay: same cohort
+    result = run_experiment(loaded, progress=False)
     report = (result.run_dir / "report.md").read_text(encoding="utf-8")
     assert "word-level evaluation: 100 word(s) not scored by Mahalanobis/Hotelling" in report
     assert "guess alignment:" in report and "fewer than 3 human answers" in report

@@ -1,8 +1,9 @@
 """Word-, agent-, category- and family-level alignment tables (the shape of the paper's Table 3).
 
-:func:`word_level` scores every agent × word that both the agent and the human
-reference answered (nonsense inputs have no human answers: see
-:mod:`huesenv.metrics.nonsense`).  The human reference is any object with the
+:func:`word_level` has a row for every agent × word the agent answered, except
+the nonsense inputs (no human answers by design: see
+:mod:`huesenv.metrics.nonsense`); a word the human reference lacks altogether
+is a skipped word with ``n_human = 0`` (below).  The human reference is any object with the
 ``HumanResponses`` interface of :mod:`huesenv.humans` (``words``,
 ``xy(word)``, ``mode_cell(word)``); its per-word Human Fail Rate comes from
 ``huesenv.humans.consistency_table`` unless a table with ``word, fail_rate``
@@ -56,7 +57,7 @@ from huesenv.metrics.distributional import hotelling_cloud
 from huesenv.metrics.families import families_of
 from huesenv.metrics.pointwise import mahalanobis_top1
 from huesenv.metrics.severity import severity
-from huesenv.vocabulary import normalise_word
+from huesenv.vocabulary import NONSENSE_CATEGORY, normalise_word
 
 MIN_HUMAN_ANSWERS = 3
 
@@ -110,13 +111,17 @@ def word_level(
     table = human_fail_table(humans, alpha) if human_table is None else human_table
     fail_by_word = {normalise_word(w): float(f) for w, f in zip(table["word"], table["fail_rate"])}
     human_words = {normalise_word(w) for w in humans.words}
-    human_cache: dict[str, tuple[np.ndarray, int]] = {}
+    human_cache: dict[str, tuple[np.ndarray, int | None]] = {}
     rows = []
     for (agent, word), entry in sorted(answer_sets(as_records(records_or_frame)).items()):
-        if word not in human_words:
-            continue
+        if word not in human_words and entry.category == NONSENSE_CATEGORY:
+            continue  # no human reference by design: see huesenv.metrics.nonsense
         if word not in human_cache:
-            human_cache[word] = (np.asarray(humans.xy(word), dtype=np.float64), int(humans.mode_cell(word)))
+            human_cache[word] = (
+                (np.asarray(humans.xy(word), dtype=np.float64), int(humans.mode_cell(word)))
+                if word in human_words
+                else (np.empty((0, 2)), None)  # a word nobody in the cohort answered: reported, skipped
+            )
         human_xy, human_mode = human_cache[word]
         top1 = entry.top1()
         cloud = entry.cloud(top_k, sampled_cloud)
@@ -132,11 +137,11 @@ def word_level(
             "hotelling_p": np.nan,
             "hotelling_fail": np.nan,
             "agent_color": category_of_cell(top1) if top1 is not None else None,
-            "human_color": category_of_cell(human_mode),
+            "human_color": category_of_cell(human_mode) if human_mode is not None else None,
             "human_fail_rate": fail_by_word.get(word, np.nan),
-            "human_mode_coord": format_coord(human_mode),
+            "human_mode_coord": format_coord(human_mode) if human_mode is not None else None,
             "agent_neutral": bool(is_neutral(top1)) if top1 is not None else None,
-            "severity": severity(top1, human_mode) if top1 is not None else None,
+            "severity": severity(top1, human_mode) if top1 is not None and human_mode is not None else None,
             "n_cloud": len(cloud),
             "n_answers": entry.n_answers,
             "n_invalid": entry.n_invalid,
