@@ -176,3 +176,13 @@ def test_when_the_floor_binds_on_the_packaged_cohort():
     assert word_consistency(gold) == pytest.approx(39 / 42) and word_consistency(
         gold, floor=TINY
     ) == pytest.approx(38 / 42)
+
+
+def test_loo_batched_equals_one_set_at_a_time():
+    rng = np.random.default_rng(4)
+    sets = rng.normal(0.3, 0.02, size=(5, 12, 2))
+    sets[2] = sets[2, :1]  # a degenerate set (all on one point): floored like the unbatched call
+    batched = loo_mahalanobis_d2(sets)
+    assert batched.shape == (5, 12)
+    for i in range(5):
+        np.testing.assert_allclose(batched[i], loo_mahalanobis_d2(sets[i]), rtol=1e-12, atol=1e-12)

@@ -79,6 +79,7 @@ import pandas as pd
 from huesenv.board import N_CELLS, N_COLS, N_ROWS, chebyshev_distance, format_coord, load_board, parse_coord
 from huesenv.humans.consistency import word_consistency
 from huesenv.humans.loader import EXPORT_COLUMNS, RECONSTRUCTION_PREFIX
+from huesenv.stats import chi2_threshold, loo_mahalanobis_d2
 from huesenv.vocabulary import word_texts
 
 DEFAULT_SEED = 20260325
@@ -255,9 +256,15 @@ def _cvd_answer(mode: int, lab: np.ndarray, answers: np.ndarray, rng: np.random.
     order = np.argsort(delta, kind="stable")
     confusion = order[delta[order] <= CVD_CONFUSION_DE]
     before = word_consistency(xy[answers])
-    for cell in confusion:
-        if word_consistency(xy[np.append(answers, cell)]) < before - 1e-12:
-            return int(cell)
+    if len(confusion):  # the consistency with each candidate added, all candidates in one batched call
+        sets = np.concatenate(
+            [np.broadcast_to(xy[answers], (len(confusion), len(answers), 2)), xy[confusion][:, None, :]],
+            axis=1,
+        )
+        after = 1.0 - (loo_mahalanobis_d2(sets) > chi2_threshold()).mean(axis=1)
+        lower = np.flatnonzero(after < before - 1e-12)
+        if len(lower):
+            return int(confusion[lower[0]])
     return int(order[0])
 
 
