@@ -206,6 +206,12 @@ def test_authors_app_export_loads_with_colour_vision_unknown(tmp_path):
     assert humans.cells("APPLE").tolist() == [parse_coord(c) for c in ("A13", "B13", "A12")]
 
 
+def test_app_export_timestamp_as_a_spreadsheet_writes_it(tmp_path):
+    row = APP_ROWS[0].replace("2025-03-01T10:00:00.123Z", "3/1/2025 10:00:00")
+    humans = load_humans(write_app(tmp_path, [row]))
+    assert humans.frame["timestamp"].iloc[0] == pd.Timestamp("2025-03-01T10:00:00Z")
+
+
 def test_cvd_list_supplied_separately(tmp_path):
     path = write_app(tmp_path)
     listed = "8a0e4d11-5f3b-4a7e-b1c2-9d8e7f6a5b02"

@@ -20,8 +20,10 @@ Per row (first failure reported):
   vocabulary for the paper's words; ``clueCategory`` only names the category of
   a custom word).
 * ``timestamp``: ISO 8601 (naive = UTC; JavaScript's ``Date`` as JSON is
-  ISO 8601 with milliseconds and ``Z``) or a number of seconds since the epoch
-  (milliseconds when above 1e11, as JavaScript's ``Date.now()`` writes).
+  ISO 8601 with milliseconds and ``Z``), a spreadsheet's rendering of it that
+  pandas reads (``3/1/2025 10:00:00``, month first, as a Google Sheet exported
+  to CSV writes it) or a number of seconds since the epoch (milliseconds when
+  above 1e11, as JavaScript's ``Date.now()`` writes).
 * ``language`` is stored lower-case as written (the apps write ``spanish`` /
   ``english``, the packaged cohort ``es`` / ``en``); the ``language`` filter
   compares ISO 639-1 codes (``spanish``/``español`` → ``es``,
