@@ -152,9 +152,34 @@ _BOXED = re.compile(r"\\boxed\{([^}]*)\}")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "–": "-", "—": " -- ", "−": "-"})
 
 
+_THINK = re.compile(r"<(think|thinking|reasoning|thought)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _tables(s: str) -> str:
+    """Markdown table rows become sentences: ``| Word "RED" | Orange |`` → ``Word "RED" is Orange .``.
+
+    A row's first cell is the topic of the cells after it, so the row must stay
+    one clause (a ``|`` would otherwise split "Question text" from its colour).
+    """
+    lines = []
+    for line in s.split("\n"):
+        if _TABLE_RULE.match(line) and "-" in line:
+            continue
+        if line.strip().startswith("|") and line.count("|") >= 3:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            line = " is ".join(c for c in cells if c) + " ."
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def _clean(text: str) -> str:
     s = str(text).translate(_QUOTES)
+    after = _THINK.sub(" ", s)
+    if after.strip():
+        s = after  # a reasoning block is not the answer; what follows it is
     s = _FENCE.sub(lambda m: m.group(1), s)
+    s = _tables(s)
     s = _BOXED.sub(lambda m: m.group(1), s)
     s = s.replace("$", " ").replace("\\text", " ")
     return s.strip()
@@ -191,12 +216,42 @@ def _json_value(kind: str, text: str) -> Any:
 
 
 # --------------------------------------------------------------------------- colour mentions
-_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:\.\d+)?|[^\sA-Za-z\d]")
+# Basic colour terms of the languages models drift into (Spanish, French, Portuguese, Italian,
+# German), every gender and number: a reply in another language still names a colour.
+_FOREIGN: dict[str, str] = {
+    w: c
+    for c, words in {
+        "red": "rojo roja rojos rojas rouge rouges vermelho vermelha rosso rossa rossi rosse rot rote roter",
+        "orange": "naranja anaranjado anaranjada laranja arancione",
+        "yellow": "amarillo amarilla amarillos amarillas jaune jaunes amarelo amarela giallo gialla gelb gelbe",
+        "green": "verde verdes vert verte verts vertes grün grüne gruen",
+        "blue": "azul azules bleu bleue bleus bleues blu blau blaue",
+        "purple": "morado morada morados moradas púrpura purpura violeta viola roxo roxa lila",
+        "pink": "rosado rosada rosados rosadas rosa rosas",
+        "brown": "marrón marron marrones brun brune marrom marrone braun braune",
+        "grey": "gris grises grise cinza grigio grigia grau graue",
+        "white": "blanco blanca blancos blancas blanc blanche branco branca bianco bianca weiß weiss weiße",
+        "black": "negro negra negros negras noir noire preto preta nero nera schwarz schwarze",
+    }.items()
+    for w in words.split()
+}
+
+
+def _canon(word: str) -> str | None:
+    """The canonical colour of one word, English (:func:`canonical_colour`) or :data:`_FOREIGN`."""
+    return canonical_colour(word) or _FOREIGN.get(word.strip().lower())
+
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+(?:\.\d+)?|[^\s\w]|_")
 _CLAUSE_END = frozenset(".,;:!?()[]{}|\n")
 _NEGATIONS = frozenset(
     {"not", "no", "never", "nor", "neither", "without", "isn't", "aren't", "isnt", "wasn't"}
 )
 _NEG_WINDOW = 3
+_NONE_WORDS = frozenset(
+    {"none", "nothing", "nowhere", "ninguna", "ninguno"}
+)  # "none of the letters are green"
+_NONE_WINDOW = 6
 _MODIFIERS = frozenset(
     {"light", "dark", "pale", "bright", "deep", "pastel", "vivid", "dull", "ish", "medium", "soft", "hot"}
 )
@@ -210,7 +265,8 @@ _BW_NOUNS = frozenset(
 _HEDGE_BEFORE = frozenset(
     {"maybe", "perhaps", "possibly", "some", "few", "small", "slightly", "partly", "partially", "hint",
      "hints", "tinge", "touch", "touches", "bit", "bits", "little", "scattered", "traces", "slight", "expect",
-     "expected", "expecting", "might", "part", "partial"}
+     "expected", "expecting", "might", "part", "partial", "typically", "usually", "normally", "generally",
+     "often", "commonly", "traditionally", "naturally", "typical", "usual", "normal"}
 )  # fmt: skip
 _HEDGE_AFTER = frozenset(
     {"patches", "patch", "spots", "spot", "areas", "area", "parts", "bits", "specks", "flecks", "squares",
@@ -221,6 +277,24 @@ _PRIMARY_WORDS = frozenset(
      "instead", "rather", "correction"}
 )  # fmt: skip
 _CORRECTIONS = frozenset({"actually", "wait", "correction"})
+# a correction re-states the answer: the first mention after it in its sentence is the final answer
+_CORRECTION_PHRASES = (
+    ("actually",), ("wait",), ("correction",), ("looking", "again"), ("looking", "closer"),
+    ("on", "second", "thought"), ("on", "closer", "inspection"), ("upon", "closer", "inspection"),
+    ("i", "mean"), ("sorry",), ("?", "no"),
+)  # fmt: skip
+_ANSWER_WORDS = frozenset({"answer", "respuesta", "réponse"})
+_ANSWER_KEYS = frozenset({"color", "colour", "colors", "colours"})
+_ANSWER_GLUE = frozenset(
+    {":", "=", "is", "es", "est", "would", "be", "will", "final", "my", "the", "'", '"', "(", "*", "#", ";", "-",
+     "=>", ">", "color", "colour", "it's", "it", "la", "el"}
+)  # fmt: skip
+_SENTENCE_END = frozenset(".!?")
+# a forward answer phrase marks the first colour after it in the sentence ("I would say the heart is white")
+_FORWARD_PHRASES = (
+    ("i'd", "say"), ("i", "would", "say"), ("i'd", "call"), ("i", "would", "call"), ("i'd", "answer"),
+    ("i", "would", "answer"), ("i'll", "go", "with"), ("i'd", "go", "with"), ("i", "choose"),
+)  # fmt: skip
 _CONCLUSIONS = frozenset({"overall", "therefore", "thus", "hence"})
 _PRIMARY_PHRASES = (
     ("i'd", "say"),
@@ -250,6 +324,7 @@ _WRITTEN = frozenset(
         "typed",
     }
 )
+_BACKGROUNDS = frozenset({"background", "backdrop", "fondo"})
 _PLACE_WORDS = frozenset({"below", "above", "under", "beneath", "after", "before", "over", "of"})
 _TOPICS = frozenset({"question", "word", "words", "text", "letters", "letter", "font"})
 _SHOWN_CUES = frozenset(
@@ -279,6 +354,7 @@ class _Mention:
     question: bool = False
     hedged: bool = False
     primary: bool = False
+    final: int = 0  # 2: an explicit answer field ("Answer:", "color=…"); 1: after a correction
 
 
 def _tokens(text: str) -> list[_Tok]:
@@ -393,7 +469,7 @@ def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | 
     out: list[_Mention] = []
     i = 0
     while i < n:
-        colour = None if i in skip else canonical_colour(toks[i].low)
+        colour = None if i in skip else _canon(toks[i].low)
         if colour is None:
             i += 1
             continue
@@ -406,18 +482,18 @@ def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | 
                 t.text == "-"
                 and j + 1 < n
                 and (j + 1) not in skip
-                and (canonical_colour(toks[j + 1].low) or toks[j + 1].low in _MODIFIERS)
+                and (_canon(toks[j + 1].low) or toks[j + 1].low in _MODIFIERS)
             ):
                 j += 1
                 continue
             if j in skip:
                 break
-            c2 = canonical_colour(t.low)
+            c2 = _canon(t.low)
             if c2 is not None:
                 colour, head = c2, j
                 j += 1
                 continue
-            if t.low in _MODIFIERS and j + 1 < n and canonical_colour(toks[j + 1].low):
+            if t.low in _MODIFIERS and j + 1 < n and _canon(toks[j + 1].low):
                 j += 1
                 continue
             break
@@ -428,7 +504,44 @@ def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | 
         _flag(m, toks, clause_of, shown_low)
         out.append(m)
         i = j
+    _mark_final(out, toks)
     return out
+
+
+def _follows(toks: list[_Tok], start: int, phrase: tuple[str, ...]) -> bool:
+    return tuple(t.low for t in toks[start : start + len(phrase)]) == phrase
+
+
+def _mark_final(ms: list[_Mention], toks: list[_Tok]) -> None:
+    """Answer fields, corrections and forward answer phrases (see the module docstring, *kind colour*)."""
+    n = len(toks)
+
+    def next_mention(after: int, limit: int) -> _Mention | None:
+        for m in ms:
+            if m.first > after:
+                stop = any(toks[k].text in _SENTENCE_END for k in range(after + 1, m.first))
+                return None if stop or m.first - after > limit else m
+        return None
+
+    for i, t in enumerate(toks):
+        if t.low in _ANSWER_WORDS:  # "Answer: Red", "the final answer is **red**", "## Answer\nYellow"
+            m = next_mention(i, 8)
+            if m and {x.low for x in toks[i + 1 : m.first]} <= _ANSWER_GLUE:
+                m.final = 2
+        elif t.low in _ANSWER_KEYS and i + 1 < n and toks[i + 1].low in ("=", ":", "is", "es", "est"):
+            m = next_mention(i + 1, 3)  # "color=white", "Colour: grey", "el color es rojo"
+            if m and {x.low for x in toks[i + 2 : m.first]} <= _ANSWER_GLUE:
+                m.final = 2
+        for phrase in _CORRECTION_PHRASES:
+            if _follows(toks, i, phrase):
+                m = next_mention(i + len(phrase) - 1, 12)
+                if m:
+                    m.final = max(m.final, 1)
+        for phrase in _FORWARD_PHRASES:
+            if _follows(toks, i, phrase):
+                m = next_mention(i + len(phrase) - 1, 8)
+                if m:
+                    m.primary = True
 
 
 def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[str]) -> None:
@@ -437,11 +550,16 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
     before = [toks[k].low for k in same]
     # 1. negation
     window = before[-_NEG_WINDOW:]
-    m.negated = any(w in _NEGATIONS or w.endswith("n't") for w in window)
+    m.negated = any(w in _NEGATIONS or w.endswith("n't") for w in window) or bool(
+        set(before[-_NONE_WINDOW:]) & _NONE_WORDS
+    )
     # 2. describing the drawing
     nxt = toks[m.last + 1].low if m.last + 1 < n else ""
     if nxt in _DRAWING_NOUNS:
         m.drawing = True
+    topic = next((w for w in reversed(before) if w in _TOPICS or w in _BACKGROUNDS), None)
+    if topic in _BACKGROUNDS:
+        m.drawing = True  # "the background is white": the clause is about the background
     if m.colour in ("black", "white"):
         span = " ".join(t.low for t in toks[max(0, m.first - 5) : min(n, m.last + 7)])
         bw = _BLACK_AND_WHITE.search(span)
@@ -456,6 +574,17 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
         prev = toks[m.first - 1].low if m.first > 0 else ""
         if any(t.text.isupper() and len(t.text) > 1 for t in words) or prev in _SHOWN_CUES:
             m.shown = True
+    prev_tok = toks[m.first - 1] if m.first > 0 else None
+    if shown_low and lows & shown_low and prev_tok is not None and prev_tok.text == "(" and m.first > 1:
+        before_paren = toks[m.first - 2]
+        if before_paren.quoted or before_paren.text.isupper():
+            m.shown = True  # a gloss of the word just read: 'the word "GR__N" (green)'
+    if shown_low and lows & shown_low:
+        k = m.last + 1
+        while k < n and toks[k].text in "\"'":
+            k += 1
+        if k + 1 < n and toks[k].text in (":", "=", "-") and _canon(toks[k + 1].low):
+            m.shown = True  # a label: "green: red, pink: blue" (the word GREEN is red)
     # 3b. "Red is written in orange": a colour that is *written/printed/…* is the text, not its ink
     after = [t.low for t in toks[m.last + 1 : m.last + 4]]
     if after[:1] in (["is"], ["are"], ["was"], ["appears"]) and len(after) > 1 and after[1] in _WRITTEN:
@@ -498,10 +627,16 @@ def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | Non
     ms = _answer_mentions(_mentions(text, subject, shown_word))
     if not ms:
         return None
+    for level in (2, 1):  # an answer field, then the last correction
+        final = [m for m in ms if m.final == level]
+        if final:
+            return final[-1].colour
     primary = [m for m in ms if m.primary]
     if primary:
         return primary[0].colour
     toks = _tokens(_dashes(_colour_codes(text)))
+    if _alternatives(ms, toks):
+        return None
     ms = _without_enumerations(ms, toks)
     if not ms:
         return None
@@ -519,6 +654,18 @@ def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | Non
     if between and set(between) <= {",", "and", "&", "/"}:
         return None  # a list: "red, white, and blue"
     return a.colour
+
+
+def _alternatives(ms: list[_Mention], toks: list[_Tok]) -> bool:
+    """Two different colours offered as alternatives, hedged or not: "red or maybe orange" → no single answer."""
+    for a, b in zip(ms, ms[1:]):
+        between = {t.low for t in toks[a.last + 1 : b.first]}
+        if a.colour != b.colour and "or" in between and between <= _OR_GLUE:
+            return True
+    return False
+
+
+_OR_GLUE = frozenset({"or", "maybe", "perhaps", "possibly", "probably", "even", ",", "either"})
 
 
 def _without_enumerations(ms: list[_Mention], toks: list[_Tok]) -> list[_Mention]:
@@ -761,7 +908,7 @@ def _option(text: str, options: Sequence[str], subject: str | None, shown_word: 
     if re.fullmatch(r"\d+\.?", s):
         idx = int(s.rstrip(".")) - 1
         return idx if 0 <= idx < k else None
-    canon = [canonical_colour(o) if len(o.split()) == 1 else None for o in options]
+    canon = [_canon(o) if len(o.split()) == 1 else None for o in options]
     if all(c is not None for c in canon):
         c = _single_colour(s, subject, shown_word)
         return canon.index(c) if c in canon else None
