@@ -215,6 +215,49 @@ def _json_value(kind: str, text: str) -> Any:
     return None
 
 
+_NOT_ANSWER_KEYS = frozenset(
+    {"text", "word", "words", "label", "meaning", "word_meaning", "semantic_meaning", "says", "reads", "content",
+     "question", "question_color", "question_colour", "question_text", "background", "background_color",
+     "background_colour", "letter", "char", "character", "explanation", "reasoning", "reason", "rationale",
+     "note", "notes", "thinking", "analysis"}
+)  # fmt: skip
+
+
+def _json_strings(text: str) -> list[str] | None:
+    """Every string value of the first JSON object or array in the reply, nested ones included.
+
+    Keys name what a value is: the text read, the question line, the
+    background, a letter or an explanation (:data:`_NOT_ANSWER_KEYS`) are not
+    the answer; keys themselves are labels (``{"GREEN": "red"}`` is the word
+    GREEN drawn in red).  ``None`` when the reply holds no JSON structure.
+    """
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"[\[{]", text):
+        try:
+            obj, _ = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        if not isinstance(obj, (dict, list)):
+            continue
+        out: list[str] = []
+        _walk_strings(obj, None, out)
+        return out
+    return None
+
+
+def _walk_strings(v: Any, key: str | None, out: list[str]) -> None:
+    if key is not None and key.lower() in _NOT_ANSWER_KEYS:
+        return
+    if isinstance(v, dict):
+        for k, x in v.items():
+            _walk_strings(x, str(k), out)
+    elif isinstance(v, list):
+        for x in v:
+            _walk_strings(x, key, out)
+    elif isinstance(v, str):
+        out.append(v)
+
+
 # --------------------------------------------------------------------------- colour mentions
 # Basic colour terms of the languages models drift into (Spanish, French, Portuguese, Italian,
 # German), every gender and number: a reply in another language still names a colour.
@@ -754,6 +797,14 @@ _ESTIMATE = re.compile(
 _CHAIN = re.compile(r"\s*%?\s*[-+*/×]\s*\d+(?:\.\d+)?\s*%?\s*=\s*" + _NUM)
 
 
+_FOREIGN_NUMBERS = {
+    "diez": 10, "veinte": 20, "treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70,
+    "ochenta": 80, "noventa": 90, "cien": 100, "dix": 10, "vingt": 20, "trente": 30, "quarante": 40,
+    "cinquante": 50, "soixante": 60, "cent": 100,
+}  # fmt: skip
+_FOREIGN_TENS = re.compile(r"\b(" + "|".join(_FOREIGN_NUMBERS) + r")\b(?=\s*%)", re.IGNORECASE)
+
+
 def _words_to_digits(s: str) -> str:
     def repl(m: re.Match) -> str:
         if m.group(4):
@@ -762,7 +813,14 @@ def _words_to_digits(s: str) -> str:
             return str(_TENS[m.group(1).lower()] + (_UNITS[m.group(2).lower()] if m.group(2) else 0))
         return str(_UNITS[m.group(3).lower()])
 
-    s = re.sub(r"\bper\s*cent\b|\bpercent(?:age points?)?\b|\bpct\b", "%", s, flags=re.IGNORECASE)
+    s = re.sub(
+        r"\bper\s*cent\b|\bpercent(?:age points?)?\b|\bpct\b|\bpor\s*ciento\b|\bpour\s*cent\b|\bprozent\b",
+        "%",
+        s,
+        flags=re.IGNORECASE,
+    )
+    s = _FOREIGN_TENS.sub(lambda m: str(_FOREIGN_NUMBERS[m.group(1).lower()]), s)
+    s = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:/|out of)\s*100\b(?!\s*%)", r"\1%", s)  # "40/100"
     s = _WORDNUM.sub(repl, s)
     if not re.search(r"\d", s) and _fraction(s) is None:
         # no digits and no fraction: a number word is the answer ("Fifty.")
@@ -795,6 +853,32 @@ def _fraction_percent(m: re.Match) -> str:
     return f"{100.0 * a / b:.1f}%" if a < b else m.group(0)
 
 
+_UNCOLOURED = re.compile(
+    r"(?<![a-z])(?:white|uncolou?red|blank|remaining|the rest|rest of|unfilled|empty|blanco|blanca)(?![a-z])",
+    re.IGNORECASE,
+)
+_SEGMENT = re.compile(r"[.;,\n|]|\band\b|\bwhile\b|\bwhereas\b|\bbut\b", re.IGNORECASE)
+
+
+def _white_shares(s: str) -> set[float]:
+    """Numbers stated for the uncoloured part ("40% white", "White pixels: 70%", "the remaining 90%").
+
+    A segment (between commas, "and", "while" …) that names white or the rest,
+    and no chromatic colour, states the white share; the probes never ask for it.
+    """
+    out: set[float] = set()
+    for seg in _SEGMENT.split(s):
+        if not _UNCOLOURED.search(seg):
+            continue
+        if any(_canon(w) not in (None, "white", "black") for w in re.findall(r"[^\W\d_]+", seg)):
+            continue
+        for m in re.finditer(r"(?<![\w.])" + _NUM + r"(\s*%)?", seg):
+            v = _value(m.group(1), bool(m.group(2)))
+            if v is not None:
+                out.add(v)
+    return out
+
+
 def _percent(text: str) -> float | None:
     s = _words_to_digits(_strip_emphasis(text))
     s = re.sub(r"\d+\s*[x×]\s*\d+", " ", s)  # image and patch sizes
@@ -818,6 +902,9 @@ def _percent(text: str) -> float | None:
         for m in re.finditer(r"(?<![\w.])" + _NUM + r"(\s*%)?", s)
     ]
     nums = [(v, p) for v, p in nums if v is not None]
+    coloured = [(v, p) for v, p in nums if v not in _white_shares(s)]
+    if coloured and len(coloured) < len(nums):
+        nums = coloured  # "60% white and 40% red": the share asked about is never the uncoloured one
     if nums:
         values = {v for v, _ in nums}
         if len(values) == 1:
@@ -834,8 +921,10 @@ def _percent(text: str) -> float | None:
 
 # --------------------------------------------------------------------------- yes / no
 _YES = frozenset({"yes", "yeah", "yep", "yup", "sure", "absolutely", "definitely", "correct", "true", "indeed",
-                  "certainly", "affirmative", "right"})  # fmt: skip
-_NO = frozenset({"no", "nope", "nah", "not", "false", "incorrect", "never", "negative", "wrong"})
+                  "certainly", "affirmative", "right", "sí", "si", "oui", "ja"})  # fmt: skip
+_NO = frozenset(
+    {"no", "nope", "nah", "not", "false", "incorrect", "never", "negative", "wrong", "non", "nein"}
+)
 _UNSURE = re.compile(
     r"yes and no|either way|not sure|unsure|hard to (?:say|tell)|can'?t (?:tell|say|determine)|cannot (?:tell|say|"
     r"determine)|difficult (?:call|to say)|it depends|uncertain|no idea|don'?t know",
@@ -867,7 +956,14 @@ def _yes_no(text: str) -> bool | None:
         return False
     if re.search(r"\bi think so\b|\bprobably(?: yes)?\b", s):
         return True
-    words = re.findall(r"[a-z']+", s)
+    copula = re.fullmatch(
+        r"(?:it|that|this|they)(?:'s|\s+(?:is|are|was|were|does|do|did))(n't|\s+not)?[\s.!]*|"
+        r"(?:it|that|this|they)\s+(isn't|aren't|wasn't|doesn't|don't|didn't)[\s.!]*",
+        s,
+    )
+    if copula:  # "It is." / "It is not." answer the question as asked
+        return not (copula.group(1) or copula.group(2))
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", s)
     if words:
         if words[0] in _YES:
             return True
@@ -944,6 +1040,11 @@ def parse_answer(
     s = _clean(text)
     if not s:
         return None
+    if kind == "colours":  # nested JSON and lists of objects: every answer value counts
+        strings = _json_strings(s)
+        found = _colour_set(", ".join(strings), subject, None) if strings else None
+        if found:
+            return found
     value = _json_value(kind, s)
     if value is not None:
         if isinstance(value, bool):
