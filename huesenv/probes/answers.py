@@ -23,15 +23,25 @@ Unreadable → ``None``; callers keep the raw text and count the reply invalid.
 
 Rules, in the order they are applied (each one a documented choice):
 
-**Clean-up (all kinds).**  Code fences (```` ```json … ``` ````), markdown
+**Clean-up (all kinds).**  A reasoning block (``<think>…</think>``,
+``<thinking>``, ``<reasoning>``) is dropped when text follows it — the reply
+after it is the answer, the block weighs options.  Code fences (```` ```json … ``` ````), markdown
 emphasis (``**x**``, ``__x__``, backticks), LaTeX ``\\boxed{x}`` and ``$``
-are removed; typographic quotes and dashes are normalised.  A JSON object
+are removed; typographic quotes and dashes are normalised.  A markdown table
+row becomes one sentence, its first cell the topic of the others
+(``| Question text | Black |`` → "Question text is Black ."), and rule lines
+are dropped, so a row's label stays with its value.  A JSON object
 anywhere in the reply is read first: keys ``color``/``colour``/``answer``/
 ``text_color``/``font_color`` (colour), ``colors``/``colours``/``answer``
 (colours; a list or a comma-separated string), ``threshold``/``x``/``value``/
 ``answer`` (threshold), ``estimated_percentage``/``percentage``/``coverage``/
 ``answer`` (coverage), ``answer``/``yes_no`` (yes_no), ``answer``/``option``/
 ``choice`` (option).  A JSON value that does not parse falls back to the text.
+For ``colours`` a JSON object or array at any depth is read first: every string
+value counts except those under keys that name something other than the ink
+(text, word, meaning, question…, background…, letter, explanation…); keys are
+labels (``{"GREEN": "red", "PINK": "blue"}`` → {red, blue};
+``[{"letter": "B", "color": "red"}, …]`` → every colour).
 
 **Colour codes.**  ``#FF0000``, ``#f00`` and ``rgb(255, 0, 0)`` are read as the
 basic term whose focal colour is nearest in CIELAB (red).
@@ -39,7 +49,10 @@ basic term whose focal colour is nearest in CIELAB (red).
 **Colour words.**  Words are mapped through
 :data:`huesenv.colour_names.SYNONYMS` ("gray"→grey, "navy"→blue,
 "crimson"→red, "gold"→yellow, "silver"→grey …) and ``-ish``/``-y`` forms
-count as their base ("reddish"→red, "grayish"→grey).  Consecutive colour words
+count as their base ("reddish"→red, "grayish"→grey).  The basic terms of
+Spanish, French, Portuguese, Italian and German, every gender and number
+("rojo", "azules", "morada", "gris", "blanc", "grün"), are colour words too:
+models drift into the language of a reply they were not asked for.  Consecutive colour words
 and modifiers (light, dark, pale, bright, deep …; a hyphen joins) form one
 compound whose *head* is its last colour word, as English puts the head last:
 "light blue"→blue, "reddish-orange"→orange, "blue-green"→green, "golden
@@ -48,17 +61,22 @@ brown"→brown.
 **Mentions that are not the answer** are set aside:
 
 1. *Negated* — a negation (not, no, never, n't, nor, neither, without) up to
-   three words before, in the same clause: "not red, it's blue" → blue.
+   three words before, in the same clause: "not red, it's blue" → blue; "none"/
+   "nothing" up to six words before: "none of the letters are green".
 2. *Describing the drawing* — a colour right before background, outline(s),
    border, line(s), stroke(s), edges, or "black and white" before drawing/
-   image/outline/line…: "a black outline filled in green" → green.  These are
-   never answers.
+   image/outline/line…: "a black outline filled in green" → green; a colour
+   whose clause is about the background ("the background is white").  These
+   are never answers.
 3. *The shown word* (``shown_word``: the word(s) drawn in the image, e.g.
    ``"RED"`` or ``"CHAIR HOUSE"``) — a mention of it in quotes, written in
    capitals as in the image, or right after word/text/says/reads/spells/spelling:
    ``The word "RED" is written in orange.`` → orange.  Any colour that is
    itself *written/printed/displayed/coloured … in* something names the text,
-   not its ink: "Red is written in orange." → orange.
+   not its ink: "Red is written in orange." → orange.  A shown word glossed
+   in parentheses after the word read ('"GR__N" (green)') and a shown word used
+   as a label before ``:``/``=``/``-`` and a colour ("green: red, pink: blue")
+   are the word too.
 4. *The subject* (``subject``: the object asked about) — "the/a/this/its
    <subject>" is the object, not a colour: with subject "orange", "The orange
    is white" → white, "It is orange" → orange.
@@ -71,8 +89,27 @@ Rules 3 and 5 are soft: when nothing else is left, those mentions count (a
 model that replies ``The word is "BLUE".`` did answer blue — that is the
 text-interference hallucination, and must be scored as one).
 
+Statements of what an object *usually* is (typically, usually, normally,
+generally, often, commonly, traditionally, naturally before the colour) are
+hedged, as below: "Strawberries are typically red, but this one is blue" → blue.
+
 **kind colour** — among the remaining mentions:
 
+* an *answer field* wins over everything, the last one if several: a colour
+  after "answer" ("Answer: Red", "the final answer is **red**", "## Answer\\n
+  Yellow"; only answer glue — ``:``, is, the, final, my… — between), or right
+  after color/colour and ``=``/``:``/is ("color=white", "Colour: grey", "el
+  color es rojo").  Then a *correction*, the last one: the first colour after
+  actually/wait/correction/"looking again"/"looking closer"/"on second
+  thought"/"on closer inspection"/"? No" in the same sentence ("Red. Wait, no
+  -- looking again, it's orange." → orange).  A field or correction that
+  offers alternatives ("Answer: red or orange") gives ``None``;
+* "I'd say / I would say / I'd call / I'll go with / I choose" mark the first
+  colour after them in the sentence as marked below ("I would say the heart
+  is white");
+* two different colours joined by "or" with only hedges between ("red or
+  maybe orange", "either blue or purple") are alternatives → ``None``, even
+  when one of them is hedged;
 * a mention marked as *the* answer wins: after "answer"/"answer is", "mostly",
   "mainly", "primarily", "predominantly", "largely", "I'd say", "I would say",
   "call it", "choose", "go with", "so", "instead", "rather", a conclusion
@@ -104,6 +141,14 @@ as a set: "The letters are red, blue, and possibly green." → {red, blue, green
   midpoint (35, 55) — a careful reader's single value for a hedged range;
 * a decimal below 1 without ``%`` is a fraction: "0.35" → 35, and so is a
   digit fraction: "1/3" → 33.3, "3/4" → 75 ("50/50" stays two numbers);
+  "40/100" and "40 out of 100" are 40 %;
+* "por ciento"/"pour cent"/"Prozent" are ``%``, and Spanish and French tens
+  before them are numbers ("cuarenta y cinco por ciento" → 45);
+* a number stated for the uncoloured part — in a segment (between commas,
+  "and", "while", table cells…) that names white, blank, uncoloured or "the
+  rest/remaining" and no chromatic colour — is set aside when another number
+  is left: the probes never ask for the white share ("60% white and 40% red"
+  → 40, ``{"red_percentage": 42, "white_percentage": 58}`` → 42);
 * numbers glued to ``×``/``x`` (16×16, 512x512) are sizes, not answers;
 * ``key=value`` wins: threshold, x, x%, estimated_percentage, percentage,
   value, answer, coverage followed by ``=``, ``:``, ``≈``, "is", "should be",
@@ -116,16 +161,20 @@ as a set: "The letters are red, blue, and possibly green." → {red, blue, green
   white" → 35); else the last number (the GCA authors' own rule);
 * with no digits: a spoken fraction — "half"/"majority" → 50, "a third" →
   33.3, "two thirds" → 66.7, "a quarter" → 25, "three quarters" → 75,
-  "two-fifths" → 40.
+  "two-fifths" → 40; "no green pixels", "none of the pixels", "not coloured at
+  all" → 0.
 
 **kind yes_no** — in order: a lone "Y"/"N"; a correction ("actually, no");
 "yes/no", "yes and no" → ``None``; "probably/likely/I think yes|no|not" and
 "lean towards yes/no" → that; "definitely/absolutely/certainly not" → False;
 "either way", "not sure", "hard to say", "can't tell", "depends", "no idea"
-→ ``None``; "I don't think so"/"probably not"/"not really" → False, "I think
-so"/"probably" → True; a leading yes/yeah/yep/sure/absolutely/correct/true/
-indeed (True) or no/nope/nah/not/false/incorrect/unlikely (False); "answer is
-yes/no", "I('d| would) say yes/no"; then the first standalone yes/no.
+→ ``None``; "I don't think/believe/suppose/guess so"/"probably not"/"not
+really" → False, "I think/believe/suppose/guess so"/"probably" → True; a reply
+that is only "It is." / "It's not." / "They do." (the question's own verb)
+→ True/False; a leading yes/yeah/yep/sure/absolutely/correct/true/indeed/sí/
+oui/ja (True) or no/nope/nah/not/false/incorrect/unlikely/non/nein (False);
+"answer is yes/no", "I('d| would) say yes/no"; then the first standalone
+yes/no (sí/oui/non too).
 
 **kind option** — a leading option letter ("B", "B)", "(a) white"), "(B)"
 anywhere, "option 2"/"answer: C", a bare number (1-based); then, when the
@@ -264,7 +313,7 @@ def _walk_strings(v: Any, key: str | None, out: list[str]) -> None:
 _FOREIGN: dict[str, str] = {
     w: c
     for c, words in {
-        "red": "rojo roja rojos rojas rouge rouges vermelho vermelha rosso rossa rossi rosse rot rote roter",
+        "red": "rojo roja rojos rojas rouge rouges vermelho vermelha rosso rossa rossi rosse rot",
         "orange": "naranja anaranjado anaranjada laranja arancione",
         "yellow": "amarillo amarilla amarillos amarillas jaune jaunes amarelo amarela giallo gialla gelb gelbe",
         "green": "verde verdes vert verte verts vertes grün grüne gruen",
@@ -324,7 +373,7 @@ _CORRECTIONS = frozenset({"actually", "wait", "correction"})
 _CORRECTION_PHRASES = (
     ("actually",), ("wait",), ("correction",), ("looking", "again"), ("looking", "closer"),
     ("on", "second", "thought"), ("on", "closer", "inspection"), ("upon", "closer", "inspection"),
-    ("i", "mean"), ("sorry",), ("?", "no"),
+    ("?", "no"),
 )  # fmt: skip
 _ANSWER_WORDS = frozenset({"answer", "respuesta", "réponse"})
 _ANSWER_KEYS = frozenset({"color", "colour", "colors", "colours"})
@@ -587,10 +636,15 @@ def _mark_final(ms: list[_Mention], toks: list[_Tok]) -> None:
                     m.primary = True
 
 
+def _possessor(w: str) -> str:
+    """ "question's" is the question (a topic word in the possessive)."""
+    return w[:-2] if w.endswith("'s") and w[:-2] in _TOPICS | _BACKGROUNDS else w
+
+
 def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[str]) -> None:
     n = len(toks)
     same = [k for k in range(0, m.first) if clause_of[k] == m.clause]
-    before = [toks[k].low for k in same]
+    before = [_possessor(toks[k].low) for k in same]
     # 1. negation
     window = before[-_NEG_WINDOW:]
     m.negated = any(w in _NEGATIONS or w.endswith("n't") for w in window) or bool(
@@ -673,7 +727,12 @@ def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | Non
     for level in (2, 1):  # an answer field, then the last correction
         final = [m for m in ms if m.final == level]
         if final:
-            return final[-1].colour
+            m = final[-1]
+            return (
+                None
+                if _alternatives([x for x in ms if x.first >= m.first][:2], _mention_toks(text))
+                else m.colour
+            )
     primary = [m for m in ms if m.primary]
     if primary:
         return primary[0].colour
@@ -697,6 +756,10 @@ def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | Non
     if between and set(between) <= {",", "and", "&", "/"}:
         return None  # a list: "red, white, and blue"
     return a.colour
+
+
+def _mention_toks(text: str) -> list[_Tok]:
+    return _tokens(_dashes(_colour_codes(text)))
 
 
 def _alternatives(ms: list[_Mention], toks: list[_Tok]) -> bool:
@@ -802,7 +865,12 @@ _FOREIGN_NUMBERS = {
     "ochenta": 80, "noventa": 90, "cien": 100, "dix": 10, "vingt": 20, "trente": 30, "quarante": 40,
     "cinquante": 50, "soixante": 60, "cent": 100,
 }  # fmt: skip
-_FOREIGN_TENS = re.compile(r"\b(" + "|".join(_FOREIGN_NUMBERS) + r")\b(?=\s*%)", re.IGNORECASE)
+_FOREIGN_UNITS = {"uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
+                  "ocho": 8, "nueve": 9}  # fmt: skip
+_FOREIGN_TENS = re.compile(
+    r"\b(" + "|".join(_FOREIGN_NUMBERS) + r")(?:\s+y\s+(" + "|".join(_FOREIGN_UNITS) + r"))?\b(?=\s*%)",
+    re.IGNORECASE,
+)
 
 
 def _words_to_digits(s: str) -> str:
@@ -819,7 +887,12 @@ def _words_to_digits(s: str) -> str:
         s,
         flags=re.IGNORECASE,
     )
-    s = _FOREIGN_TENS.sub(lambda m: str(_FOREIGN_NUMBERS[m.group(1).lower()]), s)
+    s = _FOREIGN_TENS.sub(
+        lambda m: str(
+            _FOREIGN_NUMBERS[m.group(1).lower()] + _FOREIGN_UNITS.get((m.group(2) or "").lower(), 0)
+        ),
+        s,
+    )
     s = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:/|out of)\s*100\b(?!\s*%)", r"\1%", s)  # "40/100"
     s = _WORDNUM.sub(repl, s)
     if not re.search(r"\d", s) and _fraction(s) is None:
@@ -916,7 +989,17 @@ def _percent(text: str) -> float | None:
         if len(estimates) == 1:
             return next(iter(estimates))
         return nums[-1][0]
-    return _fraction(s)
+    f = _fraction(s)
+    if f is None and _NO_PIXELS.search(s):
+        return 0.0  # "No green pixels at all.", "none of the pixels are red"
+    return f
+
+
+_NO_PIXELS = re.compile(
+    r"\b(?:no|zero|not a single|not any)\s+(?:\w+\s+){0,2}?(?:pixels?|colou?ring|colou?r)\b|"
+    r"\bnone of (?:the|its)\s+(?:\w+\s+)?pixels\b|\bnot colou?red at all\b",
+    re.IGNORECASE,
+)
 
 
 # --------------------------------------------------------------------------- yes / no
@@ -927,9 +1010,12 @@ _NO = frozenset(
 )
 _UNSURE = re.compile(
     r"yes and no|either way|not sure|unsure|hard to (?:say|tell)|can'?t (?:tell|say|determine)|cannot (?:tell|say|"
-    r"determine)|difficult (?:call|to say)|it depends|uncertain|no idea|don'?t know",
+    r"determine)|difficult (?:call|to say)|it depends|uncertain|no idea|don'?t know|no (?:lo )?sé",
     re.IGNORECASE,
 )
+
+
+_BELIEVE = r"(?:think|believe|suppose|guess|expect|reckon|imagine)"
 
 
 def _yes_no(text: str) -> bool | None:
@@ -952,9 +1038,11 @@ def _yes_no(text: str) -> bool | None:
         return False
     if _UNSURE.search(s):
         return None
-    if re.search(r"\b(?:i )?do(?:n'?t| not) think so\b|\bprobably not\b|\bnot really\b|\bnot at all\b", s):
+    if re.search(
+        rf"\b(?:i )?do(?:n'?t| not) {_BELIEVE} so\b|\bprobably not\b|\bnot really\b|\bnot at all\b", s
+    ):
         return False
-    if re.search(r"\bi think so\b|\bprobably(?: yes)?\b", s):
+    if re.search(rf"\bi(?:'d| would)? {_BELIEVE} so\b|\bi'?d say so\b|\bprobably(?: yes)?\b", s):
         return True
     copula = re.fullmatch(
         r"(?:it|that|this|they)(?:'s|\s+(?:is|are|was|were|does|do|did))(n't|\s+not)?[\s.!]*|"
@@ -972,9 +1060,9 @@ def _yes_no(text: str) -> bool | None:
     m = re.search(r"\b(?:answer is|answer:|i'?d say|i would say|i say)\s*[\"']?(yes|no)\b", s)
     if m:
         return m.group(1) == "yes"
-    m = re.search(r"\b(yes|no)\b", s)
+    m = re.search(r"\b(yes|no|sí|oui|non|ja|nein)\b", s)
     if m:
-        return m.group(1) == "yes"
+        return m.group(1) in ("yes", "sí", "oui", "ja")
     if words and words[0] == "likely":
         return True
     return None
