@@ -56,7 +56,8 @@ models drift into the language of a reply they were not asked for.  Consecutive 
 and modifiers (light, dark, pale, bright, deep …; a hyphen joins) form one
 compound whose *head* is its last colour word, as English puts the head last:
 "light blue"→blue, "reddish-orange"→orange, "blue-green"→green, "golden
-brown"→brown.
+brown"→brown.  Three or more colour words in a row with only spaces between
+are a list written without commas ("red blue green"), not one compound.
 
 **Mentions that are not the answer** are set aside:
 
@@ -79,17 +80,21 @@ brown"→brown.
    are the word too.
 4. *The subject* (``subject``: the object asked about) — "the/a/this/its
    <subject>" is the object, not a colour: with subject "orange", "The orange
-   is white" → white, "It is orange" → orange.
+   is white" → white, "It is orange" → orange; but followed by color/colour/
+   hue/shade/tone it is the colour again ("The orange is an orange color").
 5. *The question line* — a colour whose topic is the question (the nearest
    of question/word/text/letters before it in its clause is "question", not
    counting "below/above/under … the question"):
-   "The question is written in red, and the word below is in blue." → blue.
+   "The question is written in red, and the word below is in blue." → blue;
+   "the colour of the question is red" is about the question too.
 
 Rules 3 and 5 are soft: when nothing else is left, those mentions count (a
 model that replies ``The word is "BLUE".`` did answer blue — that is the
 text-interference hallucination, and must be scored as one).
 
-Statements of what an object *usually* is (typically, usually, normally,
+A colour in a question the reply asks itself (its sentence ends in an
+unquoted ``?``: "orange... or is it red? It's orange.") is a doubt and hedged,
+as are statements of what an object *usually* is (typically, usually, normally,
 generally, often, commonly, traditionally, naturally before the colour) are
 hedged, as below: "Strawberries are typically red, but this one is blue" → blue.
 
@@ -171,7 +176,8 @@ as a set: "The letters are red, blue, and possibly green." → {red, blue, green
 → ``None``; "I don't think/believe/suppose/guess so"/"probably not"/"not
 really" → False, "I think/believe/suppose/guess so"/"probably" → True; a reply
 that is only "It is." / "It's not." / "They do." (the question's own verb)
-→ True/False; a leading yes/yeah/yep/sure/absolutely/correct/true/indeed/sí/
+→ True/False, and so do "That's (not) right/correct/true"; "but (mostly) yes|no"
+after a reservation gives that ("Not entirely, but mostly yes." → True); a leading yes/yeah/yep/sure/absolutely/correct/true/indeed/sí/
 oui/ja (True) or no/nope/nah/not/false/incorrect/unlikely/non/nein (False);
 "answer is yes/no", "I('d| would) say yes/no"; then the first standalone
 yes/no (sí/oui/non too).
@@ -417,6 +423,7 @@ _WRITTEN = frozenset(
     }
 )
 _BACKGROUNDS = frozenset({"background", "backdrop", "fondo"})
+_COLOUR_NOUNS = frozenset({"color", "colour", "colored", "coloured", "hue", "shade", "tone", "tint"})
 _PLACE_WORDS = frozenset({"below", "above", "under", "beneath", "after", "before", "over", "of"})
 _TOPICS = frozenset({"question", "word", "words", "text", "letters", "letter", "font"})
 _SHOWN_CUES = frozenset(
@@ -536,6 +543,17 @@ def _masked_match(shown: str, words: set[str]) -> bool:
     return any(pattern.match(w) for w in words)
 
 
+def _run_length(toks: list[_Tok], i: int, skip: set[int]) -> int:
+    """How many colour words in a row, joined by spaces only, contain token ``i``."""
+    lo = i
+    while lo > 0 and (lo - 1) not in skip and _canon(toks[lo - 1].low):
+        lo -= 1
+    hi = i
+    while hi + 1 < len(toks) and (hi + 1) not in skip and _canon(toks[hi + 1].low):
+        hi += 1
+    return hi - lo + 1
+
+
 def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | None) -> list[_Mention]:
     toks = _tokens(_dashes(_colour_codes(text)))
     n = len(toks)
@@ -557,6 +575,8 @@ def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | 
                 subj,
                 subj[:-1] + [subj[-1] + "s"],
             ):
+                if i + k < n and toks[i + k].low in _COLOUR_NOUNS:
+                    continue  # "an orange color", "the orange hue": the colour, not the object
                 skip.update(range(i, i + k))
     out: list[_Mention] = []
     i = 0
@@ -581,6 +601,8 @@ def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | 
             if j in skip:
                 break
             c2 = _canon(t.low)
+            if c2 is not None and toks[j - 1].text != "-" and _run_length(toks, j - 1, skip) >= 3:
+                break  # "red blue green orange": a list written without commas, not one compound
             if c2 is not None:
                 colour, head = c2, j
                 j += 1
@@ -692,12 +714,18 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
     topics = [
         "question" if k and before[k - 1] == "question" else w  # "the question text" is the question
         for k, w in enumerate(before)
-        if w in _TOPICS and not set(before[max(0, k - 2) : k]) & _PLACE_WORDS  # "the word below the question"
+        if w in _TOPICS
+        and not (
+            set(before[max(0, k - 2) : k]) & _PLACE_WORDS
+            and not set(before[max(0, k - 3) : k]) & _COLOUR_NOUNS
+        )
+        # "the word below the question" is the word; "the colour of the question" is the question
     ]
     if topics and topics[-1] == "question":
         m.question = True
     # hedges and primary markers
-    m.hedged = bool(set(before) & _HEDGE_BEFORE) or nxt in _HEDGE_AFTER
+    end = next((t.text for t in toks[m.last + 1 :] if t.text in _SENTENCE_END and not t.quoted), "")
+    m.hedged = bool(set(before) & _HEDGE_BEFORE) or nxt in _HEDGE_AFTER or end == "?"  # "… or is it red?"
     recent = before[-4:]
     just_before = {toks[k].low for k in range(max(0, m.first - 5), m.first)}  # "No wait, it is purple"
     m.primary = (
@@ -1045,10 +1073,14 @@ def _yes_no(text: str) -> bool | None:
     if re.search(rf"\bi(?:'d| would)? {_BELIEVE} so\b|\bi'?d say so\b|\bprobably(?: yes)?\b", s):
         return True
     copula = re.fullmatch(
-        r"(?:it|that|this|they)(?:'s|\s+(?:is|are|was|were|does|do|did))(n't|\s+not)?[\s.!]*|"
+        r"(?:it|that|this|they)(?:'s|\s+(?:is|are|was|were|does|do|did))(n't|\s+not)?"
+        r"(?:\s+(?:right|correct|true|so|the case))?[\s.!]*|"
         r"(?:it|that|this|they)\s+(isn't|aren't|wasn't|doesn't|don't|didn't)[\s.!]*",
         s,
     )
+    but = re.search(r"\bbut\b(?:\s+(?:mostly|mainly|overall|basically|largely|generally))?\s+(yes|no)\b", s)
+    if but:  # "Not entirely, but mostly yes."
+        return but.group(1) == "yes"
     if copula:  # "It is." / "It is not." answer the question as asked
         return not (copula.group(1) or copula.group(2))
     words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", s)
