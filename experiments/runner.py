@@ -1,13 +1,10 @@
 """Resumable execution: what is done is read back from the append-only logs, never from a side file.
 
-Every unit's records are appended in one ``LogWriter.append`` call and carry
-``extra["unit"]`` (``"game:17"``, ``"agent:random"``), ``extra["unit_size"]``
-(how many records the unit wrote) and ``extra["unit_pos"]`` (0, 1, ...).  On a
-rerun a unit counts as done only when a contiguous block of exactly
-``unit_size`` records with its key and positions 0..n-1 is in the log,
-so a crash mid-append (a torn last line, or a block cut short) leaves that unit
-*not done*: it is played again and only its complete block is ever read, so no
-game is lost and none is counted twice.  Units are written in plan order (Ray
+Every unit's records are appended in one ``LogWriter.append`` call, tagged as a
+block by :func:`huesenv.logs.tag_unit`; on a rerun :func:`huesenv.logs.read_log_state`
+finds the complete blocks, so a crash mid-append (a torn last line, or a block
+cut short) leaves that unit *not done*: it is played again and only its
+complete block is ever read, so no game is lost and none is counted twice.  Units are written in plan order (Ray
 results are buffered until their turn), hence same config → same log bytes,
 apart from the wall-clock fields ``created`` and ``timings`` which
 :func:`canonical_log_lines` drops for comparisons.
@@ -26,70 +23,12 @@ import yaml
 from huesenv.experiments.backends import Task
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import batches, plan_games
+from huesenv.logs import LogState, read_log_state, tag_unit
 
 GAMES_LOG = "games.jsonl"
 WORDLEVEL_LOG = "wordlevel.jsonl"
 CONFIG_FILE = "config.yaml"
 VOLATILE_FIELDS = ("created", "timings")
-
-
-def tag_unit(records: Sequence[Any], key: str) -> list[Any]:
-    for pos, rec in enumerate(records):
-        rec.extra["unit"] = key
-        rec.extra["unit_size"] = len(records)
-        rec.extra["unit_pos"] = pos
-    return list(records)
-
-
-@dataclass
-class LogState:
-    """The complete units found in a log, and what was set aside."""
-
-    units: dict[str, list[Any]] = field(default_factory=dict)  # key -> its records (first complete block)
-    partial_blocks: int = 0  # blocks cut short by a crash (ignored)
-    duplicate_blocks: int = 0  # complete blocks of a unit seen before (ignored)
-    torn_line: int | None = None
-
-    def records(self) -> list[Any]:
-        return [r for recs in self.units.values() for r in recs]
-
-
-def read_log_state(path: Path) -> LogState:
-    """Group a log into complete unit blocks (see the module docstring)."""
-    state = LogState()
-    if not path.exists():
-        return state
-    from huesenv.logs import read_records
-
-    result = read_records(path)
-    state.torn_line = result.torn_line
-    block: list[Any] = []
-    key: str | None = None
-
-    def close_block() -> None:
-        if key is None or not block:
-            return
-        size = block[0].extra.get("unit_size")
-        positions = [r.extra.get("unit_pos") for r in block]
-        if size != len(block) or positions != list(range(len(block))):
-            state.partial_blocks += 1
-        elif key in state.units:
-            state.duplicate_blocks += 1
-        else:
-            state.units[key] = list(block)
-
-    for rec in result.records:
-        rkey = rec.extra.get("unit")
-        if (
-            rkey != key
-            or rec.extra.get("unit_pos") == 0
-            or (block and len(block) == block[0].extra.get("unit_size"))
-        ):
-            close_block()
-            block, key = [], rkey
-        block.append(rec)
-    close_block()
-    return state
 
 
 def canonical_log_lines(path: Path) -> list[str]:

@@ -481,7 +481,7 @@ def play_human_game(
             on_record=screen.on_record,
         )
         if log_path:
-            from huesenv.experiments.runner import tag_unit
+            from huesenv.logs import tag_unit
             from huesenv.logs import LogWriter
 
             with LogWriter(log_path) as writer:
