@@ -201,8 +201,8 @@ def guess_queries(
     run_id: str | None = None,
 ) -> list[Any]:
     """First cones as sampled word→cell answers: one ``word_query`` record per (agent, cue-1 word)."""
-    from huesenv.logs.schema import LogRecord
     from huesenv.logs import cue_text
+    from huesenv.logs.schema import LogRecord
     from huesenv.vocabulary import category_of, is_known, normalise_word
 
     cue_of_round: dict[tuple[int, int], str] = {}

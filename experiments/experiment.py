@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from huesenv.experiments.config import ExperimentConfig
+from huesenv.agents.registry import available_agents, split_spec
+from huesenv.experiments.config import ExperimentConfig, did_you_mean
 from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
 from huesenv.experiments.tournament import plan_games, seat_assignment
 
@@ -40,6 +41,23 @@ def clip_checkpoints(config: ExperimentConfig, stage_agents: list[str]) -> list[
     return out
 
 
+def check_agent_kinds(config: ExperimentConfig) -> None:
+    """Every agent spec names a kind ``make_agent`` knows (checked before the run folder is touched)."""
+    if config["tournament"].get("agent_factory") not in (None, "make_agent"):
+        return  # a custom factory decides which specs it accepts
+    known = available_agents()
+    for spec in config.agents():
+        try:
+            kind = split_spec(spec.spec)[0]
+        except ValueError as err:
+            raise ValueError(f"{config.source}, field agents.{spec.name}.spec: {err}") from None
+        if kind not in known:
+            raise ValueError(
+                f"{config.source}, field agents.{spec.name}.spec: unknown agent kind {kind!r}"
+                f"{did_you_mean(kind, known)}; expected one of {', '.join(known)}"
+            )
+
+
 def preflight(config: ExperimentConfig) -> None:
     """Refuse to start when weights are missing, instead of downloading (or hanging) mid-run."""
     from huesenv.experiments import weights
@@ -51,6 +69,7 @@ def preflight(config: ExperimentConfig) -> None:
     )
     if config["wordlevel"].get("enabled", True):
         used |= {a.name for a in config.wordlevel_agents()}
+    check_agent_kinds(config)
     names = clip_checkpoints(config, sorted(used))
     if names and config["weights"].get("required", True):
         weights.require_weights(names, config["weights"].get("dir"))
@@ -302,9 +321,14 @@ def build_report_data(
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
     summary.append(f"backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
+    if config.data.get("allow_code"):
+        summary.append(
+            "allow_code: this run was started with --allow-code; tournament.agent_factory/play_fn ran "
+            f"{config['tournament'].get('agent_factory')!r} / {config['tournament'].get('play_fn')!r}"
+        )
     return report.ReportData(
         title=f"huesenv experiment: {config.name}",
-        config_yaml=config.to_yaml(),
+        config_yaml=config.to_yaml(),  # masked by write_report, like every document it writes
         summary=summary,
         tables=tables,
         captions=captions,

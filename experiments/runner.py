@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from huesenv.experiments.backends import Task
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import batches, plan_games
 from huesenv.logs import LogState, read_log_state, tag_unit
+from huesenv.secrets import mask_text
 
 GAMES_LOG = "games.jsonl"
 WORDLEVEL_LOG = "wordlevel.jsonl"
@@ -57,15 +58,36 @@ def backup_path(path: Path) -> Path:
     return candidate
 
 
+def _holds_records(run_dir: Path) -> bool:
+    """Whether a run folder's logs hold anything (a start that failed before any unit holds nothing)."""
+    return any(
+        (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0
+        for name in (GAMES_LOG, WORDLEVEL_LOG)
+    )
+
+
 def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
-    """Create the run folder, or check that the one there holds this same experiment (so it can resume)."""
+    """Create the run folder, or check that the one there holds this same experiment (so it can resume).
+
+    A stored config only binds the folder once its logs hold records: a start that
+    failed before its first unit (a bad agent, missing weights) never blocks the next.
+    """
     run_dir = config.run_dir()
     stored = run_dir / CONFIG_FILE
     if stored.exists() and not fresh:
-        previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
-        old = ExperimentConfig.from_dict(previous, source=str(stored))
-        if old.fingerprint() != config.fingerprint():
-            diff = [k for k in old.identity() if old.identity()[k] != config.identity()[k]]
+        try:
+            previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
+            old = ExperimentConfig.from_dict(previous, source=str(stored))
+        except (ValueError, yaml.YAMLError) as err:
+            if _holds_records(run_dir):
+                raise ValueError(f"{stored}: the run folder's stored config is unreadable ({err})") from None
+            old = config
+        # the stored copy has its secrets masked: compare it with this config masked the same way
+        current = ExperimentConfig.from_dict(
+            yaml.safe_load(mask_text(config.to_yaml())), source=config.source
+        )
+        if old.fingerprint() != current.fingerprint() and _holds_records(run_dir):
+            diff = [k for k in old.identity() if old.identity()[k] != current.identity()[k]]
             raise ValueError(
                 f"{stored}, field(s) {', '.join(diff)}: the run folder holds a different experiment; "
                 f"choose another --name or pass --fresh to start over"
@@ -75,7 +97,7 @@ def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
             if (run_dir / name).exists():
                 (run_dir / name).rename(backup_path(run_dir / name))
     run_dir.mkdir(parents=True, exist_ok=True)
-    stored.write_text(config.to_yaml(), encoding="utf-8")
+    stored.write_text(mask_text(config.to_yaml()), encoding="utf-8")
     return run_dir
 
 

@@ -481,8 +481,7 @@ def play_human_game(
             on_record=screen.on_record,
         )
         if log_path:
-            from huesenv.logs import tag_unit
-            from huesenv.logs import LogWriter
+            from huesenv.logs import LogWriter, tag_unit
 
             with LogWriter(log_path) as writer:
                 writer.append(tag_unit(result.records, f"play:{game_index}"))

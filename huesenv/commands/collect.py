@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from huesenv.commands.common import add_out
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -61,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "export", help="write a task's data: words in the human-baseline format, others as CSV"
     )
     e.add_argument("--db", required=True, metavar="PATH")
-    e.add_argument("-o", "--output", required=True, metavar="FILE", help=".csv, .csv.gz or .parquet")
+    add_out(e, required=True, metavar="FILE", help=".csv, .csv.gz or .parquet")
     e.add_argument("--task", choices=("words", "gca", "tessellation", "tessellation-raw"), default="words")
     e.add_argument(
         "--finished-only", action="store_true", help="words: only participants who answered every word"
@@ -110,6 +112,6 @@ def serve(args: argparse.Namespace) -> int:
 def export(args: argparse.Namespace) -> int:
     from huesenv.collect.export import export as run_export
 
-    n = run_export(args.db, args.output, args.task, finished_only=args.finished_only)
-    print(f"wrote {n} rows to {args.output}")
+    n = run_export(args.db, args.out, args.task, finished_only=args.finished_only)
+    print(f"wrote {n} rows to {args.out}")
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from huesenv.commands.common import add_humans, add_out, add_seed, probability
+
 RECONSTRUCTION_NOTICE = (
     "RECONSTRUCTION: these answers were generated from the paper's published summary "
     "statistics (Table 6 modal cells and consistencies); they are NOT human data. "
@@ -23,15 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     hsub.required = True
 
     s = hsub.add_parser("summary", help="one row per word: n, modal cell, LOO Human Consistency")
-    s.add_argument(
-        "--humans",
-        metavar="PATH",
-        help="export (.csv, .csv.gz, .parquet); default: the packaged reconstructed cohort",
-    )
+    add_humans(s, help="export (.csv, .csv.gz, .parquet); default: the packaged reconstructed cohort")
     s.add_argument(
         "--format", choices=("table", "csv"), default="table", help="rich table (default) or CSV on stdout"
     )
-    s.add_argument("--alpha", type=float, default=0.05, help="outlier level of the χ²₂ test (default 0.05)")
+    s.add_argument(
+        "--alpha", type=probability, default=0.05, help="outlier level of the χ²₂ test (default 0.05)"
+    )
     s.add_argument("--include-cvd", action="store_true", help="keep colour-vision-deficient participants")
     s.add_argument("--language", action="append", help="keep only this language (repeatable)")
     s.add_argument("--gender", action="append", help="keep only this gender (repeatable)")
@@ -43,11 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=run_summary)
 
     r = hsub.add_parser("reconstruct", help="regenerate the reconstructed cohort from a seed")
-    r.add_argument("--seed", type=int, default=None, help="random seed (default: the packaged cohort's seed)")
-    r.add_argument(
-        "-o",
-        "--output",
-        metavar="PATH",
+    add_seed(r, default=None, help="random seed (default: the packaged cohort's seed)")
+    add_out(
+        r,
         default="reconstructed_cohort.csv.gz",
         help="output file (.csv, .csv.gz, .parquet; default ./reconstructed_cohort.csv.gz)",
     )
@@ -126,7 +124,7 @@ def run_reconstruct(args: argparse.Namespace) -> int:
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
     result = reconstruct_cohort(seed)
-    path = write_export(result.frame, args.output)
+    path = write_export(result.frame, args.out)
     cal = result.calibration
     within = int((cal["error"].abs() <= 0.03 + 1e-12).sum())
     print(f"wrote {path}: {len(result.frame)} answers, seed {seed}")

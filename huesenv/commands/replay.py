@@ -1,13 +1,11 @@
-"""``huesenv replay`` (step through a logged game, or export it) and ``huesenv play`` (a person plays).
-
-Both live here because they share the renderer; ``huesenv.cli.COMMANDS`` lists
-this module once and :func:`register` adds both subcommands.
-"""
+"""``huesenv replay``: step through a logged game in a window, or export it as GIF/MP4/PNG frames."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from huesenv.commands.common import existing_file, positive_float
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,13 +20,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--game", type=int, default=None, help="game number (extra.game); default: the first game"
     )
     replay.add_argument(
+        "-o",
+        "--out",
         "--export",
+        dest="export",
         metavar="OUT",
         default=None,
         help="write frames to OUT.gif, OUT.mp4 (needs imageio-ffmpeg) or a directory of PNGs",
     )
     replay.add_argument(
-        "--fps", type=float, default=None, help="frames per second (default: the renderer's render_fps)"
+        "--fps",
+        type=positive_float,
+        default=None,
+        help="frames per second (default: the renderer's render_fps)",
     )
     replay.add_argument(
         "--reveal-target",
@@ -37,38 +41,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="show the target only from the reveal on (default), or as soon as it is chosen",
     )
     replay.set_defaults(func=_replay)
-
-    play = subparsers.add_parser(
-        "play",
-        help="play a game in a window against agents and replayed humans",
-        description="Guess by clicking a cell or typing a coordinate (Enter); give cues by typing (Enter); "
-        "Escape clears the input, Escape on an empty input or closing the window quits.",
-    )
-    play.add_argument(
-        "--seat",
-        default="human",
-        help="your 0-based seat (default 'human' = seat 0, or where 'human' appears in --agents)",
-    )
-    play.add_argument(
-        "--agents",
-        default="random,random",
-        help="comma-separated agent specs of the other seats in order (see 'huesenv agents'), "
-        "e.g. random,human-replay,clip:ViT-B-32/laion2b_s34b_b79k",
-    )
-    play.add_argument("--seed", type=int, default=0)
-    play.add_argument(
-        "--cue-mode",
-        choices=("text", "vocabulary"),
-        default="text",
-        help="text: free cues checked by the rules (default); vocabulary: cues from the 100-word list",
-    )
-    play.add_argument("--delay", type=float, default=0.6, help="seconds to pause after each agent move")
-    play.add_argument(
-        "--log",
-        default=None,
-        help="append the game's records to this JSON Lines log, as the log's next free game number",
-    )
-    play.set_defaults(func=_play)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -81,6 +53,7 @@ def _replay(args: argparse.Namespace) -> int:
     )
     from huesenv.render.renderer import RENDER_FPS
 
+    existing_file(args.log, "LOG")
     records = load_replay_records(args.log)  # complete unit blocks only: a crashed write is not replayed
     games = game_records(records)
     if not games:
@@ -98,26 +71,4 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"wrote {n} frames of game {game} to {args.export}")
         return 0
     run_replay(views, fps=fps)
-    return 0
-
-
-def _play(args: argparse.Namespace) -> int:
-    from huesenv.render.human_play import HumanQuit, play_human_game
-
-    specs = [s for s in args.agents.split(",") if s.strip()]
-    try:
-        result = play_human_game(
-            specs,
-            seat=args.seat,
-            seed=args.seed,
-            cue_mode=args.cue_mode,
-            agent_delay=args.delay,
-            log_path=args.log,
-            wait_at_end=True,
-        )
-    except HumanQuit:
-        print("game abandoned")
-        return 0
-    for player, score in sorted(result.scores.items()):
-        print(f"{player}: {score}")
     return 0

@@ -83,18 +83,25 @@ def iter_answer_records(
         try:
             header = next(reader, None)
             if header is None:
-                raise LogError(*_where(path, 1, "Palabra"), "empty file (expected header Palabra,Answer1..AnswerN)")
+                raise LogError(
+                    *_where(path, 1, "Palabra"), "empty file (expected header Palabra,Answer1..AnswerN)"
+                )
             if "Palabra" not in header:
                 raise LogError(
                     *_where(path, 1, "Palabra"), "missing column (expected header Palabra,Answer1..AnswerN)"
                 )
             word_col = header.index("Palabra")
             answer_cols = sorted(
-                ((int(m.group(1)), i, name) for i, name in enumerate(header) if (m := _ANSWER_RE.match(name))),
+                (
+                    (int(m.group(1)), i, name)
+                    for i, name in enumerate(header)
+                    if (m := _ANSWER_RE.match(name))
+                ),
             )
             if not answer_cols:
                 raise LogError(
-                    *_where(path, 1, "Answer1"), "no Answer<N> columns (expected header Palabra,Answer1..AnswerN)"
+                    *_where(path, 1, "Answer1"),
+                    "no Answer<N> columns (expected header Palabra,Answer1..AnswerN)",
                 )
             episode = 0
             for row in reader:
@@ -211,7 +218,9 @@ def write_answers(
                 _count(summary, record)
         return summary
     check_appendable(out)  # corrupt or other-version logs are refused before anything is written
-    done = {key for rec in iter_records(out) if (key := _record_key(rec)) is not None} if out.exists() else set()
+    done = (
+        {key for rec in iter_records(out) if (key := _record_key(rec)) is not None} if out.exists() else set()
+    )
     with LogWriter(out) as writer:
         batch: list[LogRecord] = []
         for record in records:

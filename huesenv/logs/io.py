@@ -27,11 +27,11 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from huesenv.logs.schema import SCHEMA_VERSION, LogError, LogRecord, validate_record
+from huesenv.secrets import mask_text
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,8 @@ def read_records(path: str | os.PathLike) -> ReadResult:
     torn_line, torn_text = torn[0] if torn else (None, None)
     if torn_line is not None:
         warnings.warn(
-            f"{path}, line {torn_line}: torn last line ignored ({len(torn_text or '')} characters)", stacklevel=2
+            f"{path}, line {torn_line}: torn last line ignored ({len(torn_text or '')} characters)",
+            stacklevel=2,
         )
     return ReadResult(records=records, torn_line=torn_line, torn_text=torn_text, versions=frozenset(versions))
 
@@ -227,7 +228,7 @@ class LogWriter:
             lines.append(record_to_json(record))
         if not lines:
             return 0
-        self._fh.write(("\n".join(lines) + "\n").encode("utf-8"))
+        self._fh.write(mask_text("\n".join(lines) + "\n").encode("utf-8"))  # secrets never reach a log
         self._fh.flush()
         os.fsync(self._fh.fileno())
         return len(lines)
@@ -367,9 +368,8 @@ def write_parquet(records: Iterable[LogRecord], path: str | os.PathLike) -> Path
 
 def read_parquet(path: str | os.PathLike) -> list[LogRecord]:
     """Records back from :func:`write_parquet` (validated like JSON Lines; errors name the row)."""
-    import pyarrow.parquet as pq
-
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
     path = Path(path)
     try:

@@ -82,7 +82,11 @@ def _type_ok(value: Any, types: tuple[type | None, ...]) -> bool:
             return True
         if t is float and _is_number(value):
             return True
-        if t not in (None, int, float) and isinstance(value, t) and not (t is not bool and isinstance(value, bool)):
+        if (
+            t not in (None, int, float)
+            and isinstance(value, t)
+            and not (t is not bool and isinstance(value, bool))
+        ):
             return True
     return False
 
@@ -116,7 +120,8 @@ def _scalar_or_list(value: Any) -> str | None:
     if isinstance(value, scalars):
         return None
     if isinstance(value, list) and all(
-        isinstance(x, scalars) or (isinstance(x, list) and all(isinstance(y, scalars) for y in x)) for x in value
+        isinstance(x, scalars) or (isinstance(x, list) and all(isinstance(y, scalars) for y in x))
+        for x in value
     ):
         return None
     return f"a JSON scalar or a list of scalars, got {type(value).__name__}"
@@ -140,7 +145,9 @@ UNIT_FIELDS: tuple[ExtraField, ...] = (
     ExtraField("unit", (str,), 'the unit this record belongs to ("game:17", "agent:random", "play:0")'),
     ExtraField("unit_size", (int,), "how many records the unit wrote", _non_negative),
     ExtraField("unit_pos", (int,), "this record's position in its unit (0, 1, ...)", _non_negative),
-    ExtraField("v1_fields", (dict,), "keys of a version-1 record that version 2 does not declare (kept as read)"),
+    ExtraField(
+        "v1_fields", (dict,), "keys of a version-1 record that version 2 does not declare (kept as read)"
+    ),
 )
 
 GAME_STEP_FIELDS: tuple[ExtraField, ...] = (
@@ -155,9 +162,15 @@ GAME_STEP_FIELDS: tuple[ExtraField, ...] = (
     ExtraField("points", (int,), "points scored at this step (non-zero only on reveal)"),
     ExtraField("passed", (bool,), "the cue giver passed on the second cue"),
     ExtraField("cue", (str, None), "the cue given, where a writer keeps it apart from word (read by replay)"),
-    ExtraField("cues", (list,), "the cues given so far this round (null for a passed cue)", _list_of(str, None)),
-    ExtraField("cone_indices", (list,), "reveal only: which cue each of the seat's cones answered", _list_of(int)),
-    ExtraField("fallback", (str,), "why the agent's answer was replaced by a legal move (valid is then false)"),
+    ExtraField(
+        "cues", (list,), "the cues given so far this round (null for a passed cue)", _list_of(str, None)
+    ),
+    ExtraField(
+        "cone_indices", (list,), "reveal only: which cue each of the seat's cones answered", _list_of(int)
+    ),
+    ExtraField(
+        "fallback", (str,), "why the agent's answer was replaced by a legal move (valid is then false)"
+    ),
     ExtraField("seat_agent", (str,), "the experiment's agent name at this seat (tournaments)"),
     ExtraField("lineup", (int,), "index of the lineup in the experiment config (tournaments)", _non_negative),
     ExtraField("abandoned", (bool,), "the person left the game before its end (huesenv play)"),
@@ -171,8 +184,12 @@ WORD_QUERY_FIELDS: tuple[ExtraField, ...] = (
     ExtraField("source_line", (int,), "line of the source table", _non_negative),
     ExtraField("source_sha256", (str,), "SHA-256 of the source table (makes re-imports idempotent)"),
     ExtraField("n_answers", (int,), "answers the source table promised per word", _non_negative),
-    ExtraField("invalid_answers", (list,), "answers that were not a coordinate: [{column, text}]", _invalid_answers),
-    ExtraField("fallback", (str,), "why the answer is a fallback (e.g. human replay: unknown_cue, exhausted)"),
+    ExtraField(
+        "invalid_answers", (list,), "answers that were not a coordinate: [{column, text}]", _invalid_answers
+    ),
+    ExtraField(
+        "fallback", (str,), "why the answer is a fallback (e.g. human replay: unknown_cue, exhausted)"
+    ),
     ExtraField("word", (str,), "the word the human replay agent answered for"),
     ExtraField("attempts", (int,), "model calls it took (chat agents)", _non_negative),
     ExtraField("prompt_version", (str, int), "version of the prompt templates (chat agents)"),
@@ -203,7 +220,9 @@ PROBE_TRIAL_FIELDS: tuple[ExtraField, ...] = (
     ExtraField("tau", (float, None), "GCA: the colouring threshold (%)"),
     ExtraField("coverage", (float, None), "GCA: share of the object coloured (%)"),
     ExtraField("question_type", (str, None), "GCA: colour, introspection or coverage"),
-    ExtraField("ordering", (str, None), "GCA: introspection ordering (standard, visual-prior, post-hoc, text-prior)"),
+    ExtraField(
+        "ordering", (str, None), "GCA: introspection ordering (standard, visual-prior, post-hoc, text-prior)"
+    ),
     ExtraField("distractor", (str, None), "GCA: the distractor colour option"),
     # interference stimulus fields
     ExtraField("subset", (str,), "interference: color, simple or mask"),
@@ -239,7 +258,9 @@ def describe_fields() -> str:
         if kind == "word_query":
             lines.append(f"  {'<other>':16s} {'scalar':14s} {WORD_QUERY_OPEN}")
         if kind == "probe_trial":
-            lines.append(f"  {PROBE_PARSED_PREFIX + '<name>':16s} {'scalar|list':14s} values the answer parser found")
+            lines.append(
+                f"  {PROBE_PARSED_PREFIX + '<name>':16s} {'scalar|list':14s} values the answer parser found"
+            )
     return "\n".join(lines)
 
 
@@ -280,7 +301,9 @@ class LogRecord:
         if self.kind not in RECORD_KINDS:
             raise LogError("LogRecord", "kind", f"{self.kind!r} is not one of {list(RECORD_KINDS)}")
         if self.KIND is not None and self.kind != self.KIND:
-            raise LogError("LogRecord", "kind", f"a {type(self).__name__} has kind {self.KIND!r}, got {self.kind!r}")
+            raise LogError(
+                "LogRecord", "kind", f"a {type(self).__name__} has kind {self.KIND!r}, got {self.kind!r}"
+            )
         for name in ("run_id", "agent_id"):
             value = getattr(self, name)
             if not value or not isinstance(value, str):
@@ -380,7 +403,11 @@ class ProbeTrial(LogRecord):
 # Per-record unit tags live in the base class: every kind can be written by the resumable runner.
 LogRecord.unit = property(lambda self: self.extra.get("unit"))  # type: ignore[attr-defined]
 
-_KIND_CLASSES: dict[str, type[LogRecord]] = {"game_step": GameStep, "word_query": WordQuery, "probe_trial": ProbeTrial}
+_KIND_CLASSES: dict[str, type[LogRecord]] = {
+    "game_step": GameStep,
+    "word_query": WordQuery,
+    "probe_trial": ProbeTrial,
+}
 
 
 # -- validation ----------------------------------------------------------------------
@@ -456,7 +483,11 @@ def _check_extra(kind: str, extra: Mapping[str, Any], where: str) -> None:
         name = f"extra.{key}"
         spec = declared.get(key) if isinstance(key, str) else None
         if spec is None:
-            if kind == "word_query" and isinstance(key, str) and isinstance(value, (str, int, float, bool, type(None))):
+            if (
+                kind == "word_query"
+                and isinstance(key, str)
+                and isinstance(value, (str, int, float, bool, type(None)))
+            ):
                 continue  # an agent's own Answer.info scalar
             if kind == "probe_trial" and isinstance(key, str) and key.startswith(PROBE_PARSED_PREFIX):
                 problem = _scalar_or_list(value)
@@ -488,9 +519,9 @@ def upgrade_v1(data: Mapping[str, Any]) -> dict[str, Any]:
         keep: dict[str, Any] = {}
         legacy: dict[str, Any] = {}
         for key, value in extra.items():
-            open_ok = (out.get("kind") == "word_query" and isinstance(value, (str, int, float, bool, type(None)))) or (
-                out.get("kind") == "probe_trial" and str(key).startswith(PROBE_PARSED_PREFIX)
-            )
+            open_ok = (
+                out.get("kind") == "word_query" and isinstance(value, (str, int, float, bool, type(None)))
+            ) or (out.get("kind") == "probe_trial" and str(key).startswith(PROBE_PARSED_PREFIX))
             (keep if key in declared or open_ok else legacy)[key] = value
         if legacy:
             keep["v1_fields"] = legacy

@@ -34,7 +34,9 @@ def tag_unit(records: Sequence[LogRecord], key: str) -> list[LogRecord]:
 class LogState:
     """The complete units found in a log, and what was set aside."""
 
-    units: dict[str, list[LogRecord]] = field(default_factory=dict)  # key -> its records (first complete block)
+    units: dict[str, list[LogRecord]] = field(
+        default_factory=dict
+    )  # key -> its records (first complete block)
     partial_blocks: int = 0  # blocks cut short by a crash (ignored)
     duplicate_blocks: int = 0  # complete blocks of a unit seen before (ignored)
     torn_line: int | None = None
