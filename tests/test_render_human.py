@@ -326,7 +326,7 @@ def test_render_package_imports_without_pygame():
         "        if name.split('.')[0] == 'pygame': raise ImportError('blocked')\n"
         "sys.meta_path.insert(0, B())\n"
         "from huesenv.render import RenderView, cell_rect\n"
-        "import huesenv.render.cli, huesenv.render.playback\n"
+        "import huesenv.commands.replay, huesenv.commands.play, huesenv.render.playback\n"
         "print(cell_rect(0))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
