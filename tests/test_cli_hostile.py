@@ -65,9 +65,18 @@ CASES: list[tuple[str, list[str]]] = [
     ("import v1 log", ["logs", "import-answers", "{csv}", "--agent", "a", "-o", "{v1}"]),
     ("import binary log", ["logs", "import-answers", "{csv}", "--agent", "a", "-o", "{bin}"]),
     ("import onto itself", ["logs", "import-answers", "{csv}", "--agent", "a", "-o", "{csv}"]),
-    ("import run id ..", ["logs", "import-answers", "{csv}", "--agent", "a", "-o", "{tmp}/o.jsonl", "--run-id", ".."]),
-    ("import run id path", ["logs", "import-answers", "{csv}", "--agent", "a", "-o", "{tmp}/o.jsonl", "--run-id", "a/b"]),
-    ("import seed text", ["logs", "import-answers", "{csv}", "--agent", "a", "-o", "{tmp}/o.jsonl", "--seed", "x"]),
+    (
+        "import run id ..",
+        ["logs", "import-answers", "{csv}", "--agent", "a", "-o", "{tmp}/o.jsonl", "--run-id", ".."],
+    ),
+    (
+        "import run id path",
+        ["logs", "import-answers", "{csv}", "--agent", "a", "-o", "{tmp}/o.jsonl", "--run-id", "a/b"],
+    ),
+    (
+        "import seed text",
+        ["logs", "import-answers", "{csv}", "--agent", "a", "-o", "{tmp}/o.jsonl", "--seed", "x"],
+    ),
     ("to-parquet missing", ["logs", "to-parquet", "{tmp}/no.jsonl", "-o", "{tmp}/o.parquet"]),
     ("to-parquet bad out ext", ["logs", "to-parquet", "{log}", "-o", "{tmp}/o.csv"]),
     ("to-parquet out folder", ["logs", "to-parquet", "{log}", "-o", "{dir}"]),
@@ -128,7 +137,10 @@ CASES: list[tuple[str, list[str]]] = [
     ("probe run id ..", ["probe", "gca", "--agent", "random", "--run-id", "..", "-o", "{tmp}/p"]),
     ("probe export onto a file", ["probe", "gca", "--export", "{csv}"]),
     ("probe out is a file", ["probe", "gca", "--agent", "random", "-o", "{csv}"]),
-    ("probe data dir missing", ["probe", "gca", "--agent", "random", "--data-dir", "{tmp}/none", "-o", "{tmp}/p"]),
+    (
+        "probe data dir missing",
+        ["probe", "gca", "--agent", "random", "--data-dir", "{tmp}/none", "-o", "{tmp}/p"],
+    ),
     ("probe per-type 0", ["probe", "interference", "--export", "{tmp}/e", "--per-type", "0"]),
     ("probe bad type", ["probe", "interference", "--export", "{tmp}/e", "--types", "7"]),
     ("probe bad subset", ["probe", "interference", "--export", "{tmp}/e", "--subsets", "bogus"]),
@@ -146,9 +158,15 @@ CASES: list[tuple[str, list[str]]] = [
     ("tournament name path", ["tournament", "-o", "{tmp}/r", "--set", "name=a/b"]),
     ("tournament --name ..", ["tournament", "-o", "{tmp}/r", "--name", ".."]),
     ("tournament --name escapes", ["tournament", "-o", "{tmp}/r", "--name", "../x"]),
-    ("tournament code factory", ["tournament", "-o", "{tmp}/r", "--set", "tournament.agent_factory=os:system"]),
+    (
+        "tournament code factory",
+        ["tournament", "-o", "{tmp}/r", "--set", "tournament.agent_factory=os:system"],
+    ),
     ("tournament code play_fn", ["tournament", "-o", "{tmp}/r", "--set", "tournament.play_fn=os:system"]),
-    ("tournament unknown factory", ["tournament", "-o", "{tmp}/r", "--set", "tournament.agent_factory=nosuch"]),
+    (
+        "tournament unknown factory",
+        ["tournament", "-o", "{tmp}/r", "--set", "tournament.agent_factory=nosuch"],
+    ),
     ("tournament allow_code set", ["tournament", "-o", "{tmp}/r", "--set", "allow_code=true"]),
     ("tournament allow_code file", ["tournament", "{allowcode}", "-o", "{tmp}/r"]),
     ("tournament games flag negative", ["tournament", "-o", "{tmp}/r", "--games", "-3"]),
@@ -222,7 +240,10 @@ CASES: list[tuple[str, list[str]]] = [
     # -- collect (the CLI layer's own checks; the server's flags are the collect app's)
     ("collect no action", ["collect"]),
     ("collect export missing db", ["collect", "export", "--db", "{tmp}/none.sqlite3", "-o", "{tmp}/x.csv"]),
-    ("collect export task", ["collect", "export", "--db", "{tmp}/x.sqlite3", "-o", "{tmp}/x.csv", "--task", "bogus"]),
+    (
+        "collect export task",
+        ["collect", "export", "--db", "{tmp}/x.sqlite3", "-o", "{tmp}/x.csv", "--task", "bogus"],
+    ),
     ("collect export no out", ["collect", "export", "--db", "{tmp}/x.sqlite3"]),
     ("collect serve port text", ["collect", "serve", "--port", "x"]),
 ]
@@ -345,7 +366,19 @@ def test_unknown_key_in_file_names_line_and_suggests(tmp_path, capsys):
 
 def test_config_show_prints_resolved_and_masked(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SOME_API_KEY", "sk-abcdef123456")
-    assert main(["config", "show", "--set", "games=3", "--set", "agents.random.kwargs.base_url=https://h/v1?key=sk-abcdef123456"]) == 0
+    assert (
+        main(
+            [
+                "config",
+                "show",
+                "--set",
+                "games=3",
+                "--set",
+                "agents.random.kwargs.base_url=https://h/v1?key=sk-abcdef123456",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "games: 3" in out and "sk-abcdef123456" not in out and "***" in out
 
@@ -362,7 +395,11 @@ def test_allow_code_is_recorded(tmp_path, capsys):
 )
 def test_subprocess_shows_one_line(argv, tmp_path):
     out = subprocess.run(
-        [sys.executable, "-P", "-m", "huesenv", *argv], capture_output=True, text=True, cwd=tmp_path, timeout=120
+        [sys.executable, "-P", "-m", "huesenv", *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
     )
     lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert out.returncode == 2 and len(lines) == 1 and "Traceback" not in out.stderr, out.stderr

@@ -97,8 +97,8 @@ def test_every_field_the_writers_write_is_declared():
     declared = EXTRA_FIELDS["game_step"]
     for key in ("cues", "fallback", "unit", "unit_size", "unit_pos", "cone_indices", "seat_agent", "lineup"):
         assert key in declared and declared[key].doc
-    from huesenv.envs import play_game
     from huesenv.agents import make_agent
+    from huesenv.envs import play_game
 
     agents = {f"player_{i}": make_agent("random", seed=i) for i in range(3)}
     result = play_game(agents, num_players=3, seed=0, run_id="t")
@@ -168,7 +168,9 @@ def test_import_to_parquet_streams_and_reads_back(tmp_path):
 
 def test_writer_masks_secret_values(tmp_path, monkeypatch):
     monkeypatch.setenv("MY_SERVICE_API_KEY", "sk-verysecret123")
-    rec = LogRecord(kind="word_query", run_id="r", agent_id="a", word="BANANA", raw_text="key sk-verysecret123")
+    rec = LogRecord(
+        kind="word_query", run_id="r", agent_id="a", word="BANANA", raw_text="key sk-verysecret123"
+    )
     with LogWriter(tmp_path / "l.jsonl") as writer:
         writer.append([rec])
     text = (tmp_path / "l.jsonl").read_text()

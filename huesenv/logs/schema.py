@@ -324,6 +324,8 @@ class LogRecord:
         if not isinstance(data, Mapping):
             raise LogError(where, "<json>", f"expected a JSON object, got {type(data).__name__}")
         version = data.get("schema_version")
+        if "schema_version" not in data:
+            raise LogError(where, "schema_version", "missing (required in every record)")
         if version not in READABLE_VERSIONS or isinstance(version, bool):
             raise LogError(
                 where,
