@@ -33,12 +33,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from huesenv.board import format_coord, parse_coord
+from huesenv.board import N_CELLS, format_coord, parse_coord
 from huesenv.logs.io import LogWriter, ParquetRecordWriter, check_appendable, iter_records
 from huesenv.logs.schema import LogError, LogRecord, WordQuery
 from huesenv.vocabulary import category_of, normalise_word
 
 _ANSWER_RE = re.compile(r"^Answer(\d+)$")
+_CANONICAL: frozenset[str] = frozenset(format_coord(i) for i in range(N_CELLS))
 FLUSH_EVERY = 64  # records per LogWriter.append (one fsync each)
 
 
@@ -147,6 +148,9 @@ def _record(
     cells, invalid = [], []
     for _, index, name in answer_cols:
         text = row[index]
+        if text in _CANONICAL:  # the usual spelling ("I18"): no parsing needed
+            cells.append(text)
+            continue
         try:
             cells.append(format_coord(parse_coord(text)))
         except ValueError:

@@ -46,7 +46,7 @@ class ReadResult:
 
 def record_to_json(record: LogRecord) -> str:
     """One record as one JSON line (keys sorted, so equal records give equal bytes)."""
-    return json.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False, allow_nan=False)
+    return json.dumps(record._view(), sort_keys=True, ensure_ascii=False, allow_nan=False)
 
 
 def parse_line(text: str, where: str) -> LogRecord:

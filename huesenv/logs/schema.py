@@ -25,13 +25,14 @@ Errors are :class:`LogError` (a ``ValueError``) reading
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from huesenv.board import parse_coord
+from huesenv.board import N_CELLS, format_coord, parse_coord
 from huesenv.vocabulary import is_known
 
 SCHEMA_VERSION = 2
@@ -91,8 +92,11 @@ def _type_ok(value: Any, types: tuple[type | None, ...]) -> bool:
     return False
 
 
+_CANONICAL_COORDS: frozenset[str] = frozenset(format_coord(i) for i in range(N_CELLS))
+
+
 def _coord(value: Any) -> str | None:
-    if value is None:
+    if value is None or value in _CANONICAL_COORDS:  # the spelling writers use: no parsing needed
         return None
     try:
         parse_coord(value)
@@ -312,7 +316,20 @@ class LogRecord:
             self.scores = [_finite_or_none(s) for s in self.scores]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """A copy as plain data (lists and mappings copied, so the record and the dict stay independent)."""
+        out = {}
+        for name in _FIELD_NAMES:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = list(value)
+            elif isinstance(value, dict):
+                value = copy.deepcopy(value)
+            out[name] = value
+        return out
+
+    def _view(self) -> dict[str, Any]:
+        """The fields without copying (for validation and serialisation)."""
+        return {name: getattr(self, name) for name in _FIELD_NAMES}
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
@@ -402,6 +419,8 @@ class ProbeTrial(LogRecord):
     truth = property(lambda self: self.extra.get("truth"))
 
 
+_FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(LogRecord))
+
 # Per-record unit tags live in the base class: every kind can be written by the resumable runner.
 LogRecord.unit = property(lambda self: self.extra.get("unit"))  # type: ignore[attr-defined]
 
@@ -446,7 +465,7 @@ def _check_top_level(data: Mapping[str, Any], where: str) -> None:
 
 def validate_record(record: LogRecord, where: str = "record") -> LogRecord:
     """The one validator: types of every field, coordinates on the board, words known, ``extra`` declared."""
-    _check_top_level(record.to_dict(), where)
+    _check_top_level(record._view(), where)
     if record.cells is not None:
         for i, cell in enumerate(record.cells):
             problem = _coord(cell)
