@@ -327,6 +327,11 @@ class LogRecord:
             out[name] = value
         return out
 
+    @property
+    def unit(self) -> str | None:
+        """The unit block this record belongs to (every kind can be written by the resumable runner)."""
+        return self.extra.get("unit")
+
     def _view(self) -> dict[str, Any]:
         """The fields without copying (for validation and serialisation)."""
         return {name: getattr(self, name) for name in _FIELD_NAMES}
@@ -421,8 +426,6 @@ class ProbeTrial(LogRecord):
 
 _FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(LogRecord))
 
-# Per-record unit tags live in the base class: every kind can be written by the resumable runner.
-LogRecord.unit = property(lambda self: self.extra.get("unit"))  # type: ignore[attr-defined]
 
 _KIND_CLASSES: dict[str, type[LogRecord]] = {
     "game_step": GameStep,

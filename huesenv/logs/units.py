@@ -69,7 +69,7 @@ def read_log_state(path: Path) -> LogState:
             state.units[key] = list(block)
 
     for rec in result.records:
-        rkey = rec.extra.get("unit")
+        rkey = rec.unit
         if (
             rkey != key
             or rec.extra.get("unit_pos") == 0
