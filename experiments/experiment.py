@@ -14,10 +14,19 @@ from typing import Any
 
 import pandas as pd
 
+import huesenv.experiments.analysis as analysis
+import huesenv.experiments.report as report
+import huesenv.experiments.weights as weights
 from huesenv.agents.registry import available_agents, split_spec
+from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
+from huesenv.experiments.report import write_report
 from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
 from huesenv.experiments.tournament import plan_games, seat_assignment
+from huesenv.experiments.tracking import Tracker
+from huesenv.experiments.weights import offline_env
+from huesenv.experiments.wordlevel import score_wordlevel
+from huesenv.humans import load_humans
 
 
 @dataclass
@@ -60,8 +69,6 @@ def check_agent_kinds(config: ExperimentConfig) -> None:
 
 def preflight(config: ExperimentConfig) -> None:
     """Refuse to start when weights are missing, instead of downloading (or hanging) mid-run."""
-    from huesenv.experiments import weights
-
     used = (
         {n for lineup in config["lineups"] for n in lineup}
         if config["tournament"].get("enabled", True)
@@ -108,9 +115,6 @@ def run_experiment(
 
     Downloads are switched off (``HF_HUB_OFFLINE``) while it runs unless ``weights.offline`` is false.
     """
-    from huesenv.experiments.backends import make_backend
-    from huesenv.experiments.weights import offline_env
-
     start = time.perf_counter()
     preflight(config)
     with offline_env(bool(config["weights"].get("offline", True))):
@@ -146,7 +150,6 @@ def _run(
     finally:
         if own_backend:
             backend.close()
-    from huesenv.experiments.report import write_report
 
     data = build_report_data(
         config, run_dir, games_state, words_state, stages, backend_name=getattr(backend, "name", "?")
@@ -168,8 +171,6 @@ def _run(
 
 
 def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path | None:
-    from huesenv.experiments.tracking import Tracker
-
     w = config["wandb"]
     tracker = Tracker(
         mode,
@@ -202,8 +203,6 @@ def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path
 
 
 def _load_humans(config: ExperimentConfig) -> Any:
-    from huesenv.humans import load_humans
-
     return load_humans(config["humans"].get("path"))
 
 
@@ -216,9 +215,6 @@ def build_report_data(
     backend_name: str = "",
 ) -> Any:
     """Tables, plots and board images from the logs (the same whether the run was resumed or not)."""
-    from huesenv.experiments import analysis, report
-    from huesenv.experiments.wordlevel import score_wordlevel
-
     plots_dir = run_dir / "plots"
     plots_dir.mkdir(exist_ok=True)
     m = config["metrics"]

@@ -23,7 +23,7 @@ import yaml
 from huesenv.experiments.backends import Task
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import batches, plan_games
-from huesenv.logs import LogState, read_log_state, tag_unit
+from huesenv.logs import LogState, LogWriter, read_log_state, tag_unit
 from huesenv.secrets import mask_text
 
 GAMES_LOG = "games.jsonl"
@@ -169,8 +169,6 @@ def _run_units(
     ``write(writer, task_index, result, advance)`` appends one task's units, calls ``advance()`` per unit
     and returns how many it wrote.
     """
-    from huesenv.logs import LogWriter
-
     if progress is not None and 0 < done_before < total:
         progress.console.print(f"resuming: {done_before} of {total} {noun} already in {log_path}")
     task_id = progress.add_task(bar, total=total, completed=done_before) if progress else None

@@ -23,6 +23,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from huesenv import __version__
 from huesenv.commands.common import UsageError, build_root_parser, describe_error
 
 # subcommand name -> module providing register(subparsers); every subcommand has its own module
@@ -43,8 +44,6 @@ COMMANDS: dict[str, str] = {
 
 
 def build_parser():
-    from huesenv import __version__
-
     parser = build_root_parser(__version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from huesenv.collect.export import export as run_export
 from huesenv.commands.common import add_out
+from huesenv.vocabulary import read_vocabulary_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -83,8 +85,6 @@ def serve(args: argparse.Namespace) -> int:
 
     vocabulary = None
     if args.vocabulary:
-        from huesenv.vocabulary import read_vocabulary_file
-
         vocabulary = read_vocabulary_file(args.vocabulary)
     config = CollectConfig(
         db_path=args.db,
@@ -110,8 +110,6 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
-    from huesenv.collect.export import export as run_export
-
     n = run_export(args.db, args.out, args.task, finished_only=args.finished_only)
     print(f"wrote {n} rows to {args.out}")
     return 0

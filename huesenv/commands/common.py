@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 DEBUG_HINT = "rerun with HUESENV_DEBUG=1 for the traceback"
 
 
@@ -62,13 +64,8 @@ def describe_error(err: BaseException) -> tuple[str, int]:
         return _one_line(
             f"a missing optional dependency ({name or err}); install the extra that provides it"
         ), 2
-    try:
-        import yaml
-
-        if isinstance(err, yaml.YAMLError):
-            return _one_line(f"not valid YAML ({err})"), 2
-    except ImportError:  # pragma: no cover - yaml is a core dependency
-        pass
+    if isinstance(err, yaml.YAMLError):
+        return _one_line(f"not valid YAML ({err})"), 2
     if isinstance(err, (ConnectionError, TimeoutError)):
         return _one_line(f"network: {err}"), 2
     return _one_line(f"internal error ({type(err).__name__}: {err}); {DEBUG_HINT}"), 1

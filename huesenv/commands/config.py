@@ -11,6 +11,8 @@ import argparse
 from typing import Any
 
 from huesenv.commands.tournament import add_config_flags, config_overrides
+from huesenv.experiments.config import bundled_configs, load_config
+from huesenv.secrets import mask_text
 
 
 def register(subparsers: Any) -> None:
@@ -33,9 +35,6 @@ def register(subparsers: Any) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from huesenv.experiments.config import load_config
-    from huesenv.secrets import mask_text
-
     config = load_config(args.config, config_overrides(args), allow_code=args.allow_code)
     print(f"# {config.source}; run id {config.run_id}; run folder {config.run_dir()}")
     print(mask_text(config.to_yaml()), end="")
@@ -43,8 +42,6 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from huesenv.experiments.config import bundled_configs
-
     for name in bundled_configs():
         print(name)
     return 0

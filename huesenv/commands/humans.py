@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rich.console import Console
+from rich.table import Table
+
 from huesenv.commands.common import add_humans, add_out, add_seed, probability
+from huesenv.humans import consistency_by_category, consistency_table, load_humans
+from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
 
 RECONSTRUCTION_NOTICE = (
     "RECONSTRUCTION: these answers were generated from the paper's published summary "
@@ -53,8 +58,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_summary(args: argparse.Namespace) -> int:
-    from huesenv.humans import consistency_by_category, consistency_table, load_humans
-
     humans = load_humans(
         args.humans,
         on_error="skip" if args.skip_bad_rows else "raise",
@@ -74,9 +77,6 @@ def run_summary(args: argparse.Namespace) -> int:
             print(f"# skipped {skipped} invalid row(s)", file=sys.stderr)
         sys.stdout.write(table.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
         return 0
-
-    from rich.console import Console
-    from rich.table import Table
 
     console = Console()
     if not console.is_terminal:  # pipes and logs: wide enough for every column
@@ -120,8 +120,6 @@ def run_summary(args: argparse.Namespace) -> int:
 
 
 def run_reconstruct(args: argparse.Namespace) -> int:
-    from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
-
     seed = DEFAULT_SEED if args.seed is None else args.seed
     result = reconstruct_cohort(seed)
     path = write_export(result.frame, args.out)

@@ -7,6 +7,9 @@ from collections import Counter
 from pathlib import Path
 
 from huesenv.commands.common import add_out, add_seed, existing_file, safe_name, writable_target
+from huesenv.logs.answers import write_answers
+from huesenv.logs.io import load_logs, read_records, write_parquet
+from huesenv.logs.schema import describe_fields
 
 
 def register(subparsers) -> None:
@@ -48,8 +51,6 @@ def register(subparsers) -> None:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from huesenv.logs.answers import write_answers
-
     existing_file(args.csv, "CSV")
     writable_target(args.out, "--out")
     if not args.agent.strip():
@@ -64,8 +65,6 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _to_parquet(args: argparse.Namespace) -> int:
-    from huesenv.logs.io import load_logs, write_parquet
-
     out = writable_target(args.out, "--out")
     if out.suffix != ".parquet":
         raise ValueError(f"--out {args.out}: expected a .parquet file path")
@@ -80,8 +79,6 @@ def _to_parquet(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from huesenv.logs.io import load_logs, read_records
-
     for path in args.logs:
         existing_file(path, "LOG")
         if str(path).endswith(".parquet"):
@@ -97,7 +94,5 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from huesenv.logs.schema import describe_fields
-
     print(describe_fields())
     return 0

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 
 from huesenv.commands.common import add_humans, add_out, existing_file, positive_int, probability
+from huesenv.humans import load_humans
+from huesenv.metrics.report import print_report, write_metrics
 
 
 def register(subparsers) -> None:
@@ -22,9 +24,6 @@ def register(subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from huesenv.humans import load_humans
-    from huesenv.metrics.report import print_report, write_metrics
-
     if not 0 < args.alpha < 1:
         raise ValueError(f"--alpha: expected a number in (0, 1), got {args.alpha}")
     if args.top_k < 1:

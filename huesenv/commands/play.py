@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from huesenv.commands.common import add_seed, non_negative_float, writable_target
+from huesenv.logs import check_appendable
+from huesenv.play.human import HumanQuit, play_human_game
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,12 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from huesenv.render.human_play import HumanQuit, play_human_game
-
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     if args.log:
-        from huesenv.logs import check_appendable
-
         check_appendable(writable_target(args.log, "--log"))  # a bad log fails before a window opens
     try:
         result = play_human_game(

@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from huesenv.agents import make_agent
 from huesenv.commands.common import add_device, add_out, add_seed, positive_int, safe_name
+from huesenv.logs import LogWriter, check_appendable
+from huesenv.probes.export import export_stimuli
+from huesenv.probes.report import write_report
+from huesenv.probes.run import agent_id_of, default_run_id, run_probe
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -97,18 +102,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--data-dir {args.data_dir}: expected a folder of the published GCA dataset")
     trial_kwargs, stim_kwargs = _task_kwargs(args)
     if args.export:
-        from huesenv.probes.export import export_stimuli
-
         if args.probe_task == "gca" and args.data_dir:
             raise ValueError("--export with --data-dir: the published images are already on disk")
         manifest = export_stimuli(args.probe_task, args.export, seed=args.seed, **stim_kwargs)
         print(f"wrote {manifest}")
     if args.agent:
-        from huesenv.agents import make_agent
-        from huesenv.logs import LogWriter, check_appendable
-        from huesenv.probes.report import write_report
-        from huesenv.probes.run import agent_id_of, default_run_id, run_probe
-
         check_appendable(
             Path(args.out) / f"{args.probe_task}.jsonl"
         )  # a bad log fails before the agent loads

@@ -6,6 +6,14 @@ import argparse
 import sys
 
 from huesenv.commands.common import existing_file, positive_float
+from huesenv.envs.rendering.renderer import RENDER_FPS
+from huesenv.render.playback import (
+    export_frames,
+    game_records,
+    load_replay_records,
+    run_replay,
+    views_from_records,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,15 +52,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from huesenv.render.playback import (
-        export_frames,
-        game_records,
-        load_replay_records,
-        run_replay,
-        views_from_records,
-    )
-    from huesenv.render.renderer import RENDER_FPS
-
     existing_file(args.log, "LOG")
     records = load_replay_records(args.log)  # complete unit blocks only: a crashed write is not replayed
     games = game_records(records)

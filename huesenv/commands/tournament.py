@@ -10,9 +10,15 @@ flags and the run loop here are shared with ``huesenv wordlevel``
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 from huesenv.commands.common import add_humans, add_out, non_negative_int, positive_int, safe_name, seed_int
+from huesenv.experiments.config import bundled_configs, load_config
+from huesenv.experiments.experiment import run_experiment
 
 
 def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
@@ -113,12 +119,6 @@ def config_overrides(args: argparse.Namespace) -> list[str]:
 
 
 def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
-    import sys
-
-    from rich.console import Console
-
-    from huesenv.experiments.config import bundled_configs, load_config
-
     console = Console(stderr=False, width=None if sys.stdout.isatty() else 110)
     if args.list_configs:
         for name in bundled_configs():
@@ -129,7 +129,6 @@ def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
         f"[bold]huesenv[/] experiment [cyan]{config.name}[/] (config {config.source}); "
         f"run folder {config.run_dir()}"
     )
-    from huesenv.experiments.experiment import run_experiment
 
     try:
         result = run_experiment(
@@ -145,8 +144,6 @@ def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _summary(console: Any, result: Any) -> None:
-    from rich.table import Table
-
     for message in result.messages:
         console.print(message)
     board = result.tables.get("leaderboard")
