@@ -10,10 +10,10 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
-from huesenv.agents.protocol import CueQuery, GuessQuery
-from huesenv.board import N_CELLS, parse_coord
-from huesenv.play.human import HumanAgent, HumanInput, HumanQuit, PlayScreen, check_cue, seating
-from huesenv.render import cell_center
+from huesenv.agents.protocol import CueQuery, GuessQuery  # noqa: E402
+from huesenv.board import N_CELLS, parse_coord  # noqa: E402
+from huesenv.play.human import HumanAgent, HumanInput, HumanQuit, PlayScreen, check_cue, seating  # noqa: E402
+from huesenv.render import cell_center  # noqa: E402
 
 
 def click(coord):
