@@ -105,6 +105,8 @@ CASES: list[tuple[str, list[str]]] = [
     ("metrics binary log", ["metrics", "{bin}", "-o", "{tmp}/m"]),
     ("metrics corrupt log", ["metrics", "{corrupt}", "-o", "{tmp}/m"]),
     ("metrics out is a file", ["metrics", "{log}", "-o", "{csv}"]),
+    ("metrics games log only", ["metrics", "{log}", "-o", "{tmp}/m"]),
+    ("metrics empty log", ["metrics", "{empty}", "-o", "{tmp}/m"]),
     # -- agents
     ("agents no action", ["agents"]),
     ("guess no spec", ["agents", "guess"]),
@@ -249,10 +251,10 @@ CASES: list[tuple[str, list[str]]] = [
 ]
 
 
-@pytest.fixture
-def files(tmp_path) -> dict[str, str]:
-    """The prepared inputs a case's ``{name}`` placeholders stand for."""
-    t = tmp_path
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> dict[str, str]:
+    """The prepared inputs a case's ``{name}`` placeholders stand for (shared: no case may change them)."""
+    t = tmp_path_factory.mktemp("inputs")
     (t / "folder").mkdir()
     (t / "binary.bin").write_bytes(bytes(range(256)) * 8)
     (t / "empty.txt").write_bytes(b"")
@@ -279,7 +281,7 @@ def files(tmp_path) -> dict[str, str]:
     (t / "list.yaml").write_text("- a\n- b\n")
     (t / "x.sqlite3").write_bytes(b"")
     return {
-        "tmp": str(t),
+        "inputs": str(t),
         "dir": str(t / "folder"),
         "bin": str(t / "binary.bin"),
         "empty": str(t / "empty.txt"),
@@ -314,12 +316,19 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.fixture
+def files(inputs, tmp_path) -> dict[str, str]:
+    """The shared inputs plus ``{tmp}``, this case's own output folder."""
+    return {**inputs, "tmp": str(tmp_path)}
+
+
 @pytest.mark.parametrize(("name", "template"), CASES, ids=[c[0] for c in CASES])
 def test_bad_input_ends_in_one_error_line(name, template, files, capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # nothing may be written into the checkout
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     monkeypatch.delenv("HUESENV_DEBUG", raising=False)
-    before = _snapshot(tmp_path)
+    shared = Path(files["inputs"])
+    before = _snapshot(shared)
     code = main(_argv(template, files))
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
@@ -328,9 +337,9 @@ def test_bad_input_ends_in_one_error_line(name, template, files, capsys, monkeyp
     assert "Traceback" not in err and "internal error" not in err, err
     assert lines[-1].startswith("huesenv"), lines[-1]
     assert len(lines) == 1, f"{name}: {len(lines)} lines on stderr: {err!r}"
-    after = _snapshot(tmp_path)
-    changed = [k for k in before if after.get(k) != before[k]]
-    assert not changed, f"{name}: changed existing files {changed}"  # nothing already written is lost
+    after = _snapshot(shared)
+    changed = [k for k in before if after.get(k) != before[k]] + [k for k in after if k not in before]
+    assert not changed, f"{name}: changed or added input files {changed}"  # nothing already written is lost
 
 
 def test_battery_is_large():

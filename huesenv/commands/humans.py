@@ -8,7 +8,7 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from huesenv.commands.common import add_humans, add_out, add_seed, probability
+from huesenv.commands.common import add_humans, add_out, add_seed, probability, writable_target
 from huesenv.humans import consistency_by_category, consistency_table, load_humans
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
 
@@ -120,6 +120,9 @@ def run_summary(args: argparse.Namespace) -> int:
 
 
 def run_reconstruct(args: argparse.Namespace) -> int:
+    out = writable_target(args.out, "--out")  # checked before the (slow) reconstruction runs
+    if not str(out).endswith((".csv", ".csv.gz", ".parquet")):
+        raise ValueError(f"--out {args.out}: expected a .csv, .csv.gz or .parquet file path")
     seed = DEFAULT_SEED if args.seed is None else args.seed
     result = reconstruct_cohort(seed)
     path = write_export(result.frame, args.out)

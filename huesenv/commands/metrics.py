@@ -7,6 +7,7 @@ from pathlib import Path
 
 from huesenv.commands.common import add_humans, add_out, existing_file, positive_int, probability
 from huesenv.humans import load_humans
+from huesenv.logs import load_logs
 from huesenv.metrics.report import print_report, write_metrics
 
 
@@ -32,9 +33,14 @@ def _run(args: argparse.Namespace) -> int:
         existing_file(path, "LOG")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise ValueError(f"--out {args.out}: is a file, expected a folder for the CSVs and plots")
+    records = load_logs(args.logs)  # a bad log fails before the human cohort is loaded
+    if not any(r.kind == "word_query" for r in records):
+        raise ValueError(
+            f"{', '.join(args.logs)}: no word_query records to score (expected a word-level log)"
+        )
     humans = load_humans(args.humans)
     report = write_metrics(
-        args.logs, humans, args.out, alpha=args.alpha, top_k=args.top_k, plots=not args.no_plots
+        records, humans, args.out, alpha=args.alpha, top_k=args.top_k, plots=not args.no_plots
     )
     print_report(report)
     return 0
