@@ -268,7 +268,7 @@ def build_report_data(
             )
             if p:
                 plots["guess_alignment"] = p
-        n_games = len({int(r.extra["game"]) for r in game_records})
+        n_games = len({int(r.game) for r in game_records})
         summary.append(
             f"{n_games} games, {len(frame)} seat-games, {len(game_records)} logged steps "
             f"(log: {run_dir.name}/games.jsonl)"

@@ -332,6 +332,14 @@ class LogRecord:
         """The unit block this record belongs to (every kind can be written by the resumable runner)."""
         return self.extra.get("unit")
 
+    @property
+    def unit_size(self) -> int | None:
+        return self.extra.get("unit_size")
+
+    @property
+    def unit_pos(self) -> int | None:
+        return self.extra.get("unit_pos")
+
     def _view(self) -> dict[str, Any]:
         """The fields without copying (for validation and serialisation)."""
         return {name: getattr(self, name) for name in _FIELD_NAMES}

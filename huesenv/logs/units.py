@@ -59,8 +59,8 @@ def read_log_state(path: Path) -> LogState:
     def close_block() -> None:
         if key is None or not block:
             return
-        size = block[0].extra.get("unit_size")
-        positions = [r.extra.get("unit_pos") for r in block]
+        size = block[0].unit_size
+        positions = [r.unit_pos for r in block]
         if size != len(block) or positions != list(range(len(block))):
             state.partial_blocks += 1
         elif key in state.units:
@@ -70,11 +70,7 @@ def read_log_state(path: Path) -> LogState:
 
     for rec in result.records:
         rkey = rec.unit
-        if (
-            rkey != key
-            or rec.extra.get("unit_pos") == 0
-            or (block and len(block) == block[0].extra.get("unit_size"))
-        ):
+        if rkey != key or rec.unit_pos == 0 or (block and len(block) == block[0].unit_size):
             close_block()
             block, key = [], rkey
         block.append(rec)
