@@ -43,6 +43,9 @@ CASES: list[tuple[str, list[str]]] = [
     ("humans alpha nan", ["humans", "summary", "--alpha", "nan"]),
     ("humans alpha text", ["humans", "summary", "--alpha", "x"]),
     ("humans bad format", ["humans", "summary", "--format", "xml"]),
+    ("humans binary named csv", ["humans", "summary", "--humans", "{bincsv}"]),
+    ("humans vocabulary binary", ["humans", "summary", "--vocabulary", "{bincsv}"]),
+    ("humans filters leave nothing", ["humans", "summary", "--language", "klingon"]),
     ("humans vocabulary missing", ["humans", "summary", "--vocabulary", "{tmp}/none.csv"]),
     ("reconstruct negative seed", ["humans", "reconstruct", "--seed", "-1"]),
     ("reconstruct text seed", ["humans", "reconstruct", "--seed", "x"]),
@@ -114,6 +117,9 @@ CASES: list[tuple[str, list[str]]] = [
     ("guess empty spec", ["agents", "guess", "", "BANANA"]),
     ("guess spec colon", ["agents", "guess", "random:", "BANANA"]),
     ("guess no word", ["agents", "guess", "random"]),
+    ("guess empty word", ["agents", "guess", "random", " "]),
+    ("guess top-k above the board", ["agents", "guess", "random", "BANANA", "--top-k", "1000"]),
+    ("metrics top-k above the board", ["metrics", "{log}", "-o", "{tmp}/m", "--top-k", "481"]),
     ("guess top-k 0", ["agents", "guess", "random", "BANANA", "--top-k", "0"]),
     ("guess top-k negative", ["agents", "guess", "random", "BANANA", "--top-k", "-5"]),
     ("guess seed negative", ["agents", "guess", "random", "BANANA", "--seed", "-1"]),
@@ -237,6 +243,8 @@ CASES: list[tuple[str, list[str]]] = [
     ("play delay negative", ["play", "--delay", "-1"]),
     ("play cue mode", ["play", "--cue-mode", "bogus"]),
     ("play seat out of range", ["play", "--seat", "9"]),
+    ("play seat text", ["play", "--seat", "x"]),
+    ("play seat negative", ["play", "--seat", "-1"]),
     ("play log folder", ["play", "--log", "{dir}"]),
     ("play corrupt log", ["play", "--log", "{corrupt}"]),
     # -- collect (the CLI layer's own checks; the server's flags are the collect app's)
@@ -258,6 +266,7 @@ def inputs(tmp_path_factory) -> dict[str, str]:
     (t / "folder").mkdir()
     (t / "binary.bin").write_bytes(bytes(range(256)) * 8)
     (t / "empty.txt").write_bytes(b"")
+    (t / "binary.csv").write_bytes(b"userId,word\n" + bytes(range(128, 256)) * 4)
     (t / "answers.csv").write_text("Palabra,Answer1,Answer2\nBANANA,I4,J7\n")
     (t / "badheader.csv").write_text("Word,Answer1\nBANANA,I4\n")
     (t / "badword.csv").write_text("Palabra,Answer1\nBLORPTASTIC,I4\n")
@@ -285,6 +294,7 @@ def inputs(tmp_path_factory) -> dict[str, str]:
         "dir": str(t / "folder"),
         "bin": str(t / "binary.bin"),
         "empty": str(t / "empty.txt"),
+        "bincsv": str(t / "binary.csv"),
         "csv": str(t / "answers.csv"),
         "badheader": str(t / "badheader.csv"),
         "badword": str(t / "badword.csv"),

@@ -20,7 +20,15 @@ from huesenv.agents.evaluate import evaluate_words
 from huesenv.agents.protocol import GuessQuery
 from huesenv.agents.registry import describe_agents, make_agent
 from huesenv.board import format_coord
-from huesenv.commands.common import add_device, add_out, add_seed, positive_int, safe_name, writable_target
+from huesenv.commands.common import (
+    add_device,
+    add_out,
+    add_seed,
+    positive_int,
+    safe_name,
+    top_k_int,
+    writable_target,
+)
 from huesenv.logs import LogWriter, check_appendable
 
 
@@ -55,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("spec", help="agent spec, e.g. text-embedding or clip:ViT-B-32/openai")
         if name == "guess":
             q.add_argument("word")
-        q.add_argument("--top-k", type=positive_int, default=5)
+        q.add_argument("--top-k", type=top_k_int, default=5, help="cells per answer, 1-480 (default 5)")
         add_seed(q, default=0)
         add_device(q)
         q.add_argument(
@@ -82,6 +90,8 @@ def _agent(args: argparse.Namespace):
 
 
 def run_guess(args: argparse.Namespace) -> int:
+    if not args.word.strip():
+        raise ValueError("WORD: expected a cue word, got an empty string")
     agent = _agent(args)
     agent.reset(args.seed)
     ans = agent.act(GuessQuery(cues=(args.word,), top_k=args.top_k))

@@ -110,6 +110,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def top_k_int(text: str) -> int:
+    """How many cells to ask for: 1..480 (the board has 480 cells)."""
+    value = _int(text)
+    if not 1 <= value <= 480:
+        raise argparse.ArgumentTypeError(f"expected a number of cells 1-480, got {text!r}")
+    return value
+
+
 def seed_int(text: str) -> int:
     """A seed: a whole number in [0, 2**32) (what NumPy's generators accept)."""
     value = _int(text)

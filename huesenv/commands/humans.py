@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -57,7 +58,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=run_reconstruct)
 
 
+def _utf8_file(path: str, flag: str) -> None:
+    """A text input that is not UTF-8 is named here: the decoder's own error does not say which file."""
+    if Path(path).suffix.lower() != ".csv" and flag == "--humans":
+        return  # .csv.gz and .parquet are binary by design
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for _ in iter(lambda: fh.read(1 << 20), ""):
+                pass
+    except UnicodeDecodeError as err:
+        raise ValueError(
+            f"{flag} {path}: not UTF-8 text ({err.reason} at byte {err.start}); expected a CSV file"
+        ) from None
+    except OSError:
+        return  # missing or a folder: the loader names it
+
+
 def run_summary(args: argparse.Namespace) -> int:
+    if args.humans:
+        _utf8_file(args.humans, "--humans")
+    if args.vocabulary and args.vocabulary != "any":
+        _utf8_file(args.vocabulary, "--vocabulary")
     humans = load_humans(
         args.humans,
         on_error="skip" if args.skip_bad_rows else "raise",
@@ -67,6 +88,12 @@ def run_summary(args: argparse.Namespace) -> int:
         age_range=args.age_range,
         vocabulary=args.vocabulary,
     )
+    if len(humans) == 0:
+        filters = ", ".join(f"{k}: {v}" for k, v in humans.filtered.items()) or "none"
+        raise ValueError(
+            f"{humans.source}: no answers left after the filters (rows filtered out by {filters}); "
+            "check --language/--gender/--age-range against the export's values"
+        )
     table = consistency_table(humans, alpha=args.alpha)
     notice = RECONSTRUCTION_NOTICE if humans.is_reconstruction else None
     skipped = len(humans.skipped)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from huesenv.commands.common import add_humans, add_out, existing_file, positive_int, probability
+from huesenv.commands.common import add_humans, add_out, existing_file, probability, top_k_int
 from huesenv.humans import load_humans
 from huesenv.logs import load_logs
 from huesenv.metrics.report import print_report, write_metrics
@@ -17,7 +17,7 @@ def register(subparsers) -> None:
     add_humans(parser)
     parser.add_argument("--alpha", type=probability, default=0.05, help="significance level (default 0.05)")
     parser.add_argument(
-        "--top-k", type=positive_int, default=5, help="cells of a ranking compared with Hotelling (default 5)"
+        "--top-k", type=top_k_int, default=5, help="cells of a ranking compared with Hotelling (default 5)"
     )
     add_out(parser, required=True, metavar="DIR", help="output folder for CSVs and plots")
     parser.add_argument("--no-plots", action="store_true", help="write the CSVs only")

@@ -47,6 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _play(args: argparse.Namespace) -> int:
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if args.seat != "human" and not args.seat.strip().isdigit():
+        raise ValueError(f"--seat {args.seat!r}: expected a seat number (0, 1, ...) or 'human'")
     if args.log:
         check_appendable(writable_target(args.log, "--log"))  # a bad log fails before a window opens
     try:
