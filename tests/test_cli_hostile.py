@@ -129,6 +129,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("words unknown agent", ["agents", "words", "nosuchagent"]),
     ("words out folder", ["agents", "words", "random", "-o", "{dir}"]),
     ("words corrupt log", ["agents", "words", "random", "-o", "{corrupt}"]),
+    ("words log named .csv", ["agents", "words", "random", "-o", "{tmp}/results.csv"]),
     ("words batch 0", ["agents", "words", "random", "--batch-size", "0"]),
     ("words run id ..", ["agents", "words", "random", "--run-id", ".."]),
     # -- probe
@@ -246,6 +247,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("play seat text", ["play", "--seat", "x"]),
     ("play seat negative", ["play", "--seat", "-1"]),
     ("play log folder", ["play", "--log", "{dir}"]),
+    ("play log named .parquet", ["play", "--log", "{tmp}/x.parquet"]),
     ("play corrupt log", ["play", "--log", "{corrupt}"]),
     # -- collect (the CLI layer's own checks; the server's flags are the collect app's)
     ("collect no action", ["collect"]),
@@ -268,6 +270,7 @@ def inputs(tmp_path_factory) -> dict[str, str]:
     (t / "empty.txt").write_bytes(b"")
     (t / "binary.csv").write_bytes(b"userId,word\n" + bytes(range(128, 256)) * 4)
     (t / "answers.csv").write_text("Palabra,Answer1,Answer2\nBANANA,I4,J7\n")
+    (t / "dupcol.csv").write_text("Palabra,Answer1,Answer1\nBANANA,I4,J7\n")
     (t / "badheader.csv").write_text("Word,Answer1\nBANANA,I4\n")
     (t / "badword.csv").write_text("Palabra,Answer1\nBLORPTASTIC,I4\n")
     (t / "longrow.csv").write_text("Palabra,Answer1\nBANANA,I4,J7,K9\n")
@@ -297,6 +300,7 @@ def inputs(tmp_path_factory) -> dict[str, str]:
         "bincsv": str(t / "binary.csv"),
         "csv": str(t / "answers.csv"),
         "badheader": str(t / "badheader.csv"),
+        "dupcol": str(t / "dupcol.csv"),
         "badword": str(t / "badword.csv"),
         "longrow": str(t / "longrow.csv"),
         "corrupt": str(t / "corrupt.jsonl"),

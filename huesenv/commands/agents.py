@@ -24,10 +24,10 @@ from huesenv.commands.common import (
     add_device,
     add_out,
     add_seed,
+    jsonl_target,
     positive_int,
     safe_name,
     top_k_int,
-    writable_target,
 )
 from huesenv.logs import LogWriter, check_appendable
 
@@ -106,7 +106,7 @@ def run_guess(args: argparse.Namespace) -> int:
 
 def run_words(args: argparse.Namespace) -> int:
     if args.out:
-        check_appendable(writable_target(args.out, "--out"))  # a bad log fails before the agent loads
+        check_appendable(jsonl_target(args.out, "--out"))  # a bad log fails before the agent loads
     agent = _agent(args)
     records = evaluate_words(
         agent, top_k=args.top_k, run_id=args.run_id, seed=args.seed, batch_size=args.batch_size

@@ -232,3 +232,15 @@ def writable_target(value: str | Path, flag: str) -> Path:
     if path.is_dir():
         raise ValueError(f"{flag} {value}: is a directory, expected a file path")
     return path
+
+
+LOG_SUFFIXES = (".jsonl", ".json")
+
+
+def jsonl_target(value: str | Path, flag: str) -> Path:
+    """A JSON Lines log to append to: not a folder, named ``.jsonl`` (or ``.json``), so that a typo such as
+    ``-o results.csv`` never appends log lines to a table."""
+    path = writable_target(value, flag)
+    if path.suffix.lower() not in LOG_SUFFIXES:
+        raise ValueError(f"{flag} {value}: expected a JSON Lines log path ending in .jsonl")
+    return path

@@ -6,7 +6,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from huesenv.commands.common import add_out, add_seed, existing_file, safe_name, writable_target
+from huesenv.commands.common import add_out, add_seed, existing_file, jsonl_target, safe_name, writable_target
 from huesenv.logs.answers import write_answers
 from huesenv.logs.io import load_logs, read_records, write_parquet
 from huesenv.logs.schema import describe_fields
@@ -52,6 +52,8 @@ def register(subparsers) -> None:
 
 def _import(args: argparse.Namespace) -> int:
     existing_file(args.csv, "CSV")
+    if not str(args.out).lower().endswith(".parquet"):
+        jsonl_target(args.out, "--out")  # .jsonl to append to, or .parquet to write
     writable_target(args.out, "--out")
     if not args.agent.strip():
         raise ValueError("--agent: expected a non-empty agent id")

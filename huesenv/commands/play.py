@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from huesenv.commands.common import add_seed, non_negative_float, writable_target
+from huesenv.commands.common import add_seed, jsonl_target, non_negative_float
 from huesenv.logs import check_appendable
 from huesenv.play.human import HumanQuit, play_human_game
 
@@ -50,7 +50,7 @@ def _play(args: argparse.Namespace) -> int:
     if args.seat != "human" and not args.seat.strip().isdigit():
         raise ValueError(f"--seat {args.seat!r}: expected a seat number (0, 1, ...) or 'human'")
     if args.log:
-        check_appendable(writable_target(args.log, "--log"))  # a bad log fails before a window opens
+        check_appendable(jsonl_target(args.log, "--log"))  # a bad log fails before a window opens
     try:
         result = play_human_game(
             specs,

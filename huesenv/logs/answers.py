@@ -91,6 +91,11 @@ def iter_answer_records(
                 raise LogError(
                     *_where(path, 1, "Palabra"), "missing column (expected header Palabra,Answer1..AnswerN)"
                 )
+            seen: set[str] = set()
+            for name in header:
+                if name in seen and (name == "Palabra" or _ANSWER_RE.match(name)):
+                    raise LogError(*_where(path, 1, name), "column given twice (expected each column once)")
+                seen.add(name)
             word_col = header.index("Palabra")
             answer_cols = sorted(
                 (
