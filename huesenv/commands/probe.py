@@ -6,9 +6,10 @@ import argparse
 from pathlib import Path
 
 from huesenv.agents import make_agent
-from huesenv.commands.common import add_device, add_out, add_seed, positive_int, safe_name
+from huesenv.commands.common import add_device, add_out, add_seed, existing_file, positive_int, safe_name
 from huesenv.logs import LogWriter, check_appendable
 from huesenv.probes.export import export_stimuli
+from huesenv.probes.replies import import_replies
 from huesenv.probes.report import write_report
 from huesenv.probes.run import agent_id_of, default_run_id, run_probe
 
@@ -20,6 +21,11 @@ def _common(p: argparse.ArgumentParser) -> None:
         dest="agent",
         metavar="SPEC",
         help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)",
+    )
+    p.add_argument(
+        "--replies",
+        metavar="FILE",
+        help="score replies gathered elsewhere (.csv/.jsonl: trial_id, reply[, agent]) instead of an agent",
     )
     add_seed(p, default=0, help="stimulus-set and subsampling seed")
     add_device(p)
@@ -57,6 +63,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument(
         "--orderings", nargs="+", default=None, choices=["standard", "visual-prior", "post-hoc", "text-prior"]
     )
+    g.add_argument(
+        "--prior-image",
+        default="none",
+        choices=["none", "white"],
+        help="text-prior ordering: ask in text only (none, default) or with a white 512x512 image",
+    )
     g.add_argument("--objects", nargs="+", default=None, help="catalogue object names (default: all)")
     g.add_argument(
         "--data-dir", default=None, help="local copy of the published GCA dataset (see load_gca_folder)"
@@ -84,6 +96,8 @@ def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
                 if v
             }
         )
+        if args.prior_image != "none":
+            trial["prior_image"] = args.prior_image
         if args.data_dir:
             trial["data_dir"] = args.data_dir
         return trial, stim
@@ -93,9 +107,16 @@ def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.agent and not args.export:
-        raise ValueError("nothing to do: give --agent SPEC and/or --export DIR")
-    for flag, value in (("--export", args.export), ("--out", args.out if args.agent else None)):
+    if not args.agent and not args.export and not args.replies:
+        raise ValueError("nothing to do: give --agent SPEC, --replies FILE and/or --export DIR")
+    if args.agent and args.replies:
+        raise ValueError("--agent and --replies: give one source of answers")
+    if args.replies:
+        existing_file(args.replies, "--replies")
+    for flag, value in (
+        ("--export", args.export),
+        ("--out", args.out if args.agent or args.replies else None),
+    ):
         if value and Path(value).exists() and not Path(value).is_dir():
             raise ValueError(f"{flag} {value}: is a file, expected a folder")
     if getattr(args, "data_dir", None) and not Path(args.data_dir).is_dir():
@@ -107,9 +128,7 @@ def run(args: argparse.Namespace) -> int:
         manifest = export_stimuli(args.probe_task, args.export, seed=args.seed, **stim_kwargs)
         print(f"wrote {manifest}")
     if args.agent:
-        check_appendable(
-            Path(args.out) / f"{args.probe_task}.jsonl"
-        )  # a bad log fails before the agent loads
+        check_appendable(Path(args.out) / f"{args.probe_task}.jsonl")  # fails before the agent loads
         agent = make_agent(args.agent, **({"device": args.device} if args.device else {}))
         # the same id run_probe would derive, needed here for the report folder's name
         run_id = args.run_id or default_run_id(
@@ -132,6 +151,21 @@ def run(args: argparse.Namespace) -> int:
         files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{run_id}")
         valid = sum(r.valid for r in records)
         print(f"{len(records)} trials ({valid} valid) by {agent.agent_id}, run {run_id}; log {log_path}")
+        for f in files:
+            print(f"wrote {f}")
+    if args.replies:
+        check_appendable(Path(args.out) / f"{args.probe_task}.jsonl")
+        records = import_replies(
+            args.replies, args.probe_task, seed=args.seed, run_id=args.run_id, **trial_kwargs
+        )
+        out = Path(args.out)
+        log_path = out / f"{args.probe_task}.jsonl"
+        with LogWriter(log_path) as writer:
+            writer.append(records)
+        name = args.run_id or Path(args.replies).stem
+        files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{name}")
+        valid = sum(r.valid for r in records)
+        print(f"{len(records)} replies ({valid} readable) from {args.replies}; log {log_path}")
         for f in files:
             print(f"wrote {f}")
     return 0
