@@ -216,6 +216,8 @@ PROBE_TRIAL_FIELDS: tuple[ExtraField, ...] = (
     ExtraField("subject", (str,), "what the question is about (the object, or 'text')"),
     ExtraField("answer_kind", (str,), "how the answer is parsed (option, colour, percent, threshold, ...)"),
     ExtraField("stimulus_id", (str,), "the stimulus the trial shows"),
+    ExtraField("source", (str,), "replies scored from a file (huesenv probe --replies): the file"),
+    ExtraField("source_line", (int,), "replies scored from a file: the line of the reply", _non_negative),
     # GCA stimulus fields
     ExtraField("object", (str,), "GCA: the object drawn"),
     ExtraField("base", (str,), "GCA: the outline image"),
@@ -228,6 +230,9 @@ PROBE_TRIAL_FIELDS: tuple[ExtraField, ...] = (
         "ordering", (str, None), "GCA: introspection ordering (standard, visual-prior, post-hoc, text-prior)"
     ),
     ExtraField("distractor", (str, None), "GCA: the distractor colour option"),
+    ExtraField(
+        "prior_image", (str, bool, None), "GCA text-prior trials: the image shown instead of a stimulus"
+    ),
     # interference stimulus fields
     ExtraField("subset", (str,), "interference: color, simple or mask"),
     ExtraField("type", (int,), "interference: question type 1-4"),
