@@ -222,7 +222,7 @@ class LogWriter:
 
     def append(self, records: Iterable[LogRecord]) -> int:
         """Write one episode's records in one go, flush and fsync; returns how many were written."""
-        lines = []
+        lines: list[str] = []
         for record in records:
             validate_record(record, f"{self.path}, record {len(lines) + 1} of this episode")
             lines.append(record_to_json(record))

@@ -468,9 +468,9 @@ _TOP_LEVEL: dict[str, tuple[type | None, ...]] = {
 
 
 def _type_names(types: tuple[type | None, ...]) -> str:
-    names = {bool: "true/false", int: "an integer", float: "a number", str: "a string", list: "a list",
-             dict: "an object", None: "null"}  # fmt: skip
-    return " or ".join(names.get(t, getattr(t, "__name__", str(t))) for t in types)
+    names: dict[type | None, str] = {bool: "true/false", int: "an integer", float: "a number", str: "a string",
+                                     list: "a list", dict: "an object", None: "null"}  # fmt: skip
+    return " or ".join(names.get(t) or str(getattr(t, "__name__", t)) for t in types)
 
 
 def _check_top_level(data: Mapping[str, Any], where: str) -> None:
