@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from huesenv.envs.rendering.renderer import BoardRenderer
 from huesenv.render.playback import views_from_records
@@ -260,7 +261,7 @@ def write_report(
                 {
                     "title": data.title,
                     "summary": data.summary,
-                    "allow_code": "allow_code: true" in data.config_yaml,
+                    "allow_code": bool((yaml.safe_load(data.config_yaml) or {}).get("allow_code", False)),
                     "tables": {
                         k: _records(v)
                         for k, v in data.tables.items()

@@ -60,15 +60,23 @@ def mask_text(text: str, environ: Mapping[str, str] | None = None) -> str:
     return _QUERY_SECRET.sub(lambda m: f"{m['key']}{MASK}", text)
 
 
-def mask(value: Any, environ: Mapping[str, str] | None = None) -> Any:
-    """A copy of ``value`` (mappings, lists, strings) masked by key name and by value."""
+def mask(value: Any, environ: Mapping[str, str] | None = None, *, by_key: bool = True) -> Any:
+    """A copy of ``value`` (mappings, lists, strings) masked by value and, with ``by_key``, by key name.
+
+    Configs use ``by_key`` (``api_key: ...`` is a secret whatever it holds); log records do not
+    (a timing called ``tokens_per_s`` is not a secret), only their string values are masked.
+    """
     if isinstance(value, Mapping):
         return {
-            k: (MASK if SECRET_NAME_RE.search(str(k)) and not _is_env_name_field(k, v) else mask(v, environ))
+            k: (
+                MASK
+                if by_key and SECRET_NAME_RE.search(str(k)) and not _is_env_name_field(k, v)
+                else mask(v, environ, by_key=by_key)
+            )
             for k, v in value.items()
         }
     if isinstance(value, (list, tuple)):
-        return [mask(v, environ) for v in value]
+        return [mask(v, environ, by_key=by_key) for v in value]
     if isinstance(value, str):
         return mask_text(value, environ)
     return value

@@ -146,3 +146,20 @@ def test_gca_manifest_paths_stay_in_the_dataset(tmp_path, file):
     (root / "manifest.csv").write_text(f"file,object,condition,color,tau\n{file},apple,prior,red,50\n")
     with pytest.raises(ValueError, match="line 2, field file: .* is outside the dataset folder"):
         load_gca_folder(root)
+
+
+def test_parquet_logs_are_masked_but_keep_their_types(tmp_path, monkeypatch):
+    from huesenv.logs import LogRecord, load_logs, write_parquet
+
+    monkeypatch.setenv("OTHER_API_KEY", SECRET)
+    rec = LogRecord(
+        kind="word_query",
+        run_id="r",
+        agent_id="a",
+        word="BANANA",
+        raw_text=f"echo {SECRET}",
+        timings={"tokens_s": 1.5},
+    )
+    write_parquet([rec], tmp_path / "l.parquet")
+    (back,) = load_logs(tmp_path / "l.parquet")
+    assert SECRET not in back.raw_text and back.timings == {"tokens_s": 1.5}

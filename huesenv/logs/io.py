@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from huesenv.logs.schema import SCHEMA_VERSION, LogError, LogRecord, validate_record
-from huesenv.secrets import mask_text
+from huesenv.secrets import mask, mask_text
 
 
 @dataclass(frozen=True)
@@ -335,7 +335,7 @@ class ParquetRecordWriter:
             return
         columns: dict[str, list] = {name: [] for name in self._schema.names}
         for record in self._rows:
-            for name, value in record.to_dict().items():
+            for name, value in mask(record.to_dict(), by_key=False).items():  # secrets never reach a log
                 if name in ("extra", "timings"):
                     value = json.dumps(value, sort_keys=True, ensure_ascii=False)
                 columns[name].append(value)
