@@ -78,6 +78,12 @@ def preflight(config: ExperimentConfig) -> None:
     if config["wordlevel"].get("enabled", True):
         used |= {a.name for a in config.wordlevel_agents()}
     check_agent_kinds(config)
+    humans = (config["humans"] or {}).get("path")
+    if humans and not Path(humans).is_file():
+        what = "is a folder" if Path(humans).is_dir() else "no such file"
+        raise ValueError(
+            f"{config.source}, field humans.path: {humans}: {what} (expected a human-response export)"
+        )
     names = clip_checkpoints(config, sorted(used))
     if names and config["weights"].get("required", True):
         weights.require_weights(names, config["weights"].get("dir"))

@@ -210,6 +210,8 @@ CASES: list[tuple[str, list[str]]] = [
     ("tournament seed float", ["tournament", "-o", "{tmp}/r", "--set", "seed=1.5"]),
     ("tournament wandb flag", ["tournament", "-o", "{tmp}/r", "--wandb", "bogus"]),
     ("tournament backend flag", ["tournament", "-o", "{tmp}/r", "--backend", "bogus"]),
+    ("tournament humans missing", ["tournament", "-o", "{tmp}/r", "--humans", "{tmp}/none.csv"]),
+    ("tournament humans folder", ["tournament", "-o", "{tmp}/r", "--set", "humans.path={dir}"]),
     ("tournament batch 0", ["tournament", "-o", "{tmp}/r", "--set", "tournament.batch_size=0"]),
     # -- wordlevel
     ("wordlevel misspelt", ["wordlevel", "-o", "{tmp}/r", "--set", "wordlevel.topk=3"]),
