@@ -278,7 +278,12 @@ def load_config(
     data.pop("allow_code", None)
     merged = apply_overrides(_merge(DEFAULTS, data), overrides)
     merged["allow_code"] = bool(allow_code)
-    return ExperimentConfig.from_dict(merged, source=str(path))
+    try:
+        return ExperimentConfig.from_dict(merged, source=str(path))
+    except ValueError as err:
+        if not overrides:
+            raise
+        raise ValueError(f"{err} (after the overrides {' '.join(overrides)})") from None
 
 
 def _check_override_path(keys: list[str], text: str) -> None:
