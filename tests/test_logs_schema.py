@@ -26,6 +26,7 @@ from huesenv.logs import (
     tag_unit,
 )
 from huesenv.logs.answers import write_answers
+from huesenv.vocabulary import words
 
 DATA = Path(__file__).parent / "data"
 
@@ -134,6 +135,38 @@ def test_import_is_idempotent_and_resumes(tmp_path):
     assert len(read_records(log).records) == 2
     other = write_answers(table, log, "vlm:y")  # another agent's answers are new records
     assert other.words == 2 and len(read_records(log).records) == 4
+
+
+def test_import_with_a_bad_row_writes_nothing_so_the_fixed_rerun_does_not_duplicate(tmp_path):
+    names = [w.text for w in words()][:80]  # more rows than one flush (FLUSH_EVERY) before the bad one
+    good = "".join(f"{w},I4,J7\n" for w in names)
+    log = tmp_path / "log.jsonl"
+    table = _table(tmp_path / "t.csv", good + "NOTAWORD,A1,A2\n")
+    with pytest.raises(LogError, match=f"line {len(names) + 2}, field Palabra"):
+        write_answers(table, log, "vlm:x")
+    assert not log.exists() or not log.read_bytes()
+    _table(table, good)  # the row fixed: the table's sha256 changes
+    assert write_answers(table, log, "vlm:x").words == len(names)
+    assert len(read_records(log).records) == len(names)
+
+
+def test_import_refuses_a_word_given_twice(tmp_path):
+    table = _table(tmp_path / "t.csv", "BANANA,I4,J7\nHOPE,A1,A2\nbanana,B2,B3\n")
+    with pytest.raises(LogError, match="line 4, field Palabra: word 'BANANA' already given on line 2"):
+        write_answers(table, tmp_path / "log.jsonl", "vlm:x")
+    assert not (tmp_path / "log.jsonl").exists()
+
+
+def test_import_refuses_another_table_for_the_same_agent_and_run(tmp_path):
+    table = _table(tmp_path / "t.csv", "BANANA,I4,J7\n")
+    log = tmp_path / "log.jsonl"
+    write_answers(table, log, "vlm:x")
+    before = log.read_bytes()
+    _table(table, "BANANA,A1,J7\n")  # edited: the metrics would pool both tables' answers
+    with pytest.raises(LogError, match="from another table"):
+        write_answers(table, log, "vlm:x")
+    assert log.read_bytes() == before
+    assert write_answers(table, log, "vlm:x", run_id="second").words == 1
 
 
 def test_import_refuses_corrupt_or_other_version_logs(tmp_path):

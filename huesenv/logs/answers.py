@@ -21,6 +21,14 @@ the same agent and run skips that line, so rerunning an import (or finishing an
 interrupted one) never duplicates a record.  A log that is corrupt or holds
 another schema version is refused before anything is written
 (:func:`huesenv.logs.io.check_appendable`).
+
+**Checked before writing.**  :func:`write_answers` reads the table once without
+writing (every row parsed, each word at most once), so a table with a bad row
+writes nothing: fixing the row changes the table's SHA-256, and records already
+written from the broken version would otherwise be written a second time.  For
+the same reason a log that already holds this agent's answers for this run from
+*another* table is refused (the metrics pool a sampled agent's records per word,
+so the two tables' answers would silently be counted as one agent's).
 """
 
 from __future__ import annotations
@@ -78,7 +86,7 @@ def iter_answer_records(
     if not path.is_file():
         raise LogError(str(path), "<file>", "expected an answer table (.csv), got " + _what(path))
     sha256 = sha256 or file_sha256(path)
-    run_id = run_id or f"import:{path.stem}"
+    run_id = _run_id(path, run_id)
     with open(path, encoding="utf-8-sig", newline="") as fh:
         reader = csv.reader(fh)
         try:
@@ -110,6 +118,7 @@ def iter_answer_records(
                     "no Answer<N> columns (expected header Palabra,Answer1..AnswerN)",
                 )
             episode = 0
+            word_lines: dict[str, int] = {}
             for row in reader:
                 line = reader.line_num
                 if not row:
@@ -119,12 +128,24 @@ def iter_answer_records(
                         *_where(path, line, "<row>"), f"{len(row)} fields but the header has {len(header)}"
                     )
                 row = row + [""] * (len(header) - len(row))
-                yield _record(path, line, row, word_col, answer_cols, agent, run_id, seed, episode, sha256)
+                record = _record(path, line, row, word_col, answer_cols, agent, run_id, seed, episode, sha256)
+                first = word_lines.setdefault(record.word, line)
+                if first != line:
+                    raise LogError(
+                        *_where(path, line, "Palabra"),
+                        f"word {record.word!r} already given on line {first} (expected each word once)",
+                    )
+                yield record
                 episode += 1
         except csv.Error as err:
             raise LogError(*_where(path, reader.line_num, "<row>"), f"not a CSV table ({err})") from None
         except UnicodeDecodeError:
             raise LogError(str(path), "<bytes>", "not UTF-8 text (expected a CSV answer table)") from None
+
+
+def _run_id(path: Path, run_id: str | None) -> str:
+    """The run id recorded for a table: the one given, else ``import:<file stem>``."""
+    return run_id or f"import:{path.stem}"
 
 
 def _what(path: Path) -> str:
@@ -219,6 +240,8 @@ def write_answers(
         raise LogError(str(out), "<file>", "the output is the input table; give another -o")
     summary = ImportSummary()
     sha = file_sha256(path)
+    for _record_checked in iter_answer_records(path, agent, run_id=run_id, seed=seed, sha256=sha):
+        pass  # the whole table is valid before a line is written (see "Checked before writing")
     records = iter_answer_records(path, agent, run_id=run_id, seed=seed, sha256=sha)
     if out.suffix == ".parquet":
         with ParquetRecordWriter(out) as writer:
@@ -230,6 +253,15 @@ def write_answers(
     done = (
         {key for rec in iter_records(out) if (key := _record_key(rec)) is not None} if out.exists() else set()
     )
+    run_id = _run_id(path, run_id)
+    other = sorted({key[2] for key in done if key[:2] == (run_id, agent) and key[2] != sha})
+    if other:
+        raise LogError(
+            str(out),
+            "agent_id",
+            f"already holds {agent!r} answers of run {run_id!r} from another table (sha256 {other[0][:12]}...); "
+            "expected a new --run-id or --agent for a different table",
+        )
     with LogWriter(out) as writer:
         batch: list[LogRecord] = []
         for record in records:
