@@ -14,10 +14,17 @@ through :func:`mask_text` (or its data through :func:`mask`), which replaces
 
 Values shorter than :data:`MIN_SECRET_LEN` are not treated as secrets (masking
 ``"1"`` everywhere would garble the text and reveal nothing useful).
+
+Writers mask text that is already serialised (a JSON log line, an HTML report),
+where a secret holding ``"``, ``\\``, ``&``, ``<`` or non-ASCII characters no
+longer appears as typed; so each secret is also looked for in its JSON-escaped
+and HTML-escaped spellings (:func:`_spellings`).
 """
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -54,10 +61,23 @@ def mask_text(text: str, environ: Mapping[str, str] | None = None) -> str:
     if not isinstance(text, str) or not text:
         return text
     for value in secret_values(environ):
-        if value in text:
-            text = text.replace(value, MASK)
+        for spelling in _spellings(value):
+            if spelling in text:
+                text = text.replace(spelling, MASK)
     text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:{MASK}@", text)
     return _QUERY_SECRET.sub(lambda m: f"{m['key']}{MASK}", text)
+
+
+def _spellings(value: str) -> list[str]:
+    """``value`` as typed and as JSON and HTML writers escape it (longest first, so none is cut short)."""
+    forms = {
+        value,
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        html.escape(value, quote=True),
+        html.escape(value, quote=False),
+    }
+    return sorted(forms, key=len, reverse=True)
 
 
 def mask(value: Any, environ: Mapping[str, str] | None = None, *, by_key: bool = True) -> Any:

@@ -74,6 +74,25 @@ def test_mask_by_value_url_and_query(monkeypatch):
     assert "file-secret-987654" not in mask_text("k=file-secret-987654")
 
 
+def test_secrets_are_masked_in_their_json_and_html_spellings(tmp_path, monkeypatch):
+    import html
+
+    from huesenv.logs import LogRecord, read_records
+    from huesenv.logs.io import LogWriter
+
+    secret = 'sk-\u00fcn"quo<te>&back\\slash'
+    monkeypatch.setenv("MY_SERVICE_API_KEY", secret)
+    record = LogRecord(kind="word_query", run_id="r", agent_id="a", word="BANANA", raw_text=f"echo {secret}")
+    log = tmp_path / "log.jsonl"
+    with LogWriter(log) as writer:
+        writer.append([record])
+    text = log.read_text(encoding="utf-8")
+    assert json.dumps(secret, ensure_ascii=False)[1:-1] not in text and "quo<te>" not in text
+    assert read_records(log).records[0].raw_text == "echo ***"  # still a valid log
+    page = mask_text(f"<p>{html.escape(secret)}</p><p>{html.escape(secret, quote=False)}</p>")
+    assert "quo&lt;te&gt;" not in page and page == "<p>***</p><p>***</p>"
+
+
 def test_run_folder_config_and_report_are_masked(tmp_path, monkeypatch):
     from huesenv.experiments.report import ReportData, write_report
     from huesenv.experiments.runner import prepare_run_dir
