@@ -108,11 +108,14 @@ and in the infos as `cues`, `used_cues`, `illegal_reason` with `info_text=True`.
 `max_cycles=N` truncates the game after N *moves*: legal actions that change
 the game (target picks, cues, passes, cones).  A retried illegal action under
 `illegal_action="penalise"` is not a move.  A full game is at most 12 rounds of
-3 + 2 (n - 1) moves.  PettingZoo's `max_cycles_test` checks that a parallel
-env stops after exactly N parallel steps; in this turn-based game a parallel
-step is one move, so the check holds, but it cannot tell whether a game ends
-early because it finished, and it samples unmasked actions, which end the game
-at once under the default `illegal_action="end"`.
+3 + 2 (n - 1) moves.  In the parallel API one parallel step is one move
+(only the acting agent's action is applied), so a parallel episode truncates
+after exactly N legal steps.  PettingZoo's `max_cycles_test` cannot check this
+game: it samples *unmasked* actions (the first illegal one ends the default
+game, so the episode is shorter than N) and it expects the median agent to act
+N + 1 times in the AEC loop, which holds only when every agent acts every
+cycle, never in a turn-based game where one agent acts per move.  The test
+suite checks the move count directly instead (AEC and parallel, with retries).
 
 ### Version History
 
