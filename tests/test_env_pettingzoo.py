@@ -68,7 +68,10 @@ def test_pettingzoo_max_cycles_test_cannot_apply_to_a_turn_based_game():
 
 @pytest.mark.parametrize("mode", ["dict", "flat"])
 def test_spaces_do_not_depend_on_num_players(mode):
-    spaces_ = {n: hues_cues_v1.raw_env(num_players=n, observation_mode=mode).observation_space("player_0") for n in (3, 6, 10)}
+    spaces_ = {
+        n: hues_cues_v1.raw_env(num_players=n, observation_mode=mode).observation_space("player_0")
+        for n in (3, 6, 10)
+    }
     assert spaces_[3] == spaces_[6] == spaces_[10]
     env = hues_cues_v1.raw_env(num_players=6, observation_mode=mode)
     env.reset(seed=0)
@@ -170,7 +173,11 @@ def test_full_game_terminates_without_max_cycles():
     for agent in env.agent_iter():
         _, _, term, trunc, info = env.last()
         if term or trunc:
-            assert term and not trunc and info["score"] == env.unwrapped.state_obj.scores[env.unwrapped.seat(agent)]
+            assert (
+                term
+                and not trunc
+                and info["score"] == env.unwrapped.state_obj.scores[env.unwrapped.seat(agent)]
+            )
             env.step(None)
             continue
         env.step(_random_legal(env, agent, rng))
@@ -253,7 +260,7 @@ def test_illegal_action_ends_game_by_default():
     assert env.rewards["player_1"] == 0.0 and env.infos["player_0"]["illegal"] == 1
     _, reward, term, trunc, _ = env.last()
     assert term and not trunc and reward == -1.0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         env.step(None)
     assert env.agents == []
 

@@ -109,7 +109,12 @@ def test_adapters_round_trip():
     env.step(parse_coord("I18"))
     q = query_for(env, "player_2")
     assert isinstance(q, GuessQuery) and q.cues == ("SEA",) and not q.legal[parse_coord("I18")]
-    assert q.phase is Phase.GUESS_1 and q.seat == 2 and q.given == ("SEA",) and q.view.cones == ((1, parse_coord("I18")),)
+    assert (
+        q.phase is Phase.GUESS_1
+        and q.seat == 2
+        and q.given == ("SEA",)
+        and q.view.cones == ((1, parse_coord("I18")),)
+    )
     d = answer_to_action(Answer(cells=np.array([parse_coord("I18"), 7])), q, env.action_mask("player_2"), lay)
     assert d.valid and d.action == 7  # first legal cell of the ranking
     env.step(d.action)
@@ -176,7 +181,12 @@ def test_guesser_vector_env():
     actions = GuesserVectorEnv.random_legal_actions(obs["action_mask"], rng)
     assert obs["action_mask"][np.arange(64), actions].all()
     nobs, rewards, term, trunc, info = env.step(actions)
-    assert term.all() and not trunc.any() and (info["final_obs"]["cue"] == obs["cue"]).all()
+    assert term.all() and not trunc.any() and info["_final_obs"].all()
+    # Gymnasium's vector convention: an object array of unbatched per-env observations
+    assert info["final_obs"].dtype == object and info["final_obs"].shape == (64,)
+    assert [o["cue"] for o in info["final_obs"]] == obs["cue"].tolist()
+    assert env.single_observation_space.contains(info["final_obs"][3])
+    assert (info["final_info"]["points"] == info["points"]).all()
     assert rewards.tolist() == batch_guess_points(info["target"], actions).astype(float).tolist()
     occ = np.flatnonzero(nobs["occupied"][0])
     if occ.size:

@@ -88,8 +88,6 @@ _PAREN_RE = re.compile(r"\([^)]*\)")
 _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
 
-
-
 class CueRules(Protocol):
     """The rule values the grammar reads (:class:`huesenv.game.rules.HuesCuesRules` provides them)."""
 
@@ -198,5 +196,3 @@ def _is_coordinate(token: str) -> bool:
     except ValueError:
         return False
     return True
-
-

@@ -78,6 +78,7 @@ __all__ = [
     "score_round",
 ]
 
+
 class IllegalActionError(ValueError):
     """An action the rules do not allow now (wrong phase, occupied cell, invalid cue...)."""
 

@@ -218,7 +218,9 @@ class ActionLayout:
                 return Action("target", cell=a)
             if phase.is_guess:
                 return Action("cone", cell=a)
-            raise IllegalActionError(f"a cell ({format_coord(a)}) is not a valid action in phase {phase.value!r}")
+            raise IllegalActionError(
+                f"a cell ({format_coord(a)}) is not a valid action in phase {phase.value!r}"
+            )
         if not phase.is_cue:
             raise IllegalActionError(f"a cue or pass is not a valid action in phase {phase.value!r}")
         if a == self.pass_action:
@@ -272,7 +274,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action: expected one of {ILLEGAL_MODES}, got {illegal_action!r}")
         if observation_mode not in OBSERVATION_MODES:
-            raise ValueError(f"observation_mode: expected one of {OBSERVATION_MODES}, got {observation_mode!r}")
+            raise ValueError(
+                f"observation_mode: expected one of {OBSERVATION_MODES}, got {observation_mode!r}"
+            )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}"
@@ -475,9 +479,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         offender = None
         self._last_reveal = None
         if why is not None:
-            message = (
-                f"{agent} ({s.role(self._seat[agent])}, phase {s.phase.value}): illegal action {action!r}: {why}"
-            )
+            message = f"{agent} ({s.role(self._seat[agent])}, phase {s.phase.value}): illegal action {action!r}: {why}"
             if self.illegal_action == "raise":
                 raise IllegalActionError(message)
             self.rewards[agent] = self.illegal_reward
