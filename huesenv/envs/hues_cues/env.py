@@ -490,7 +490,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
                 self.terminations = {a: True for a in self.agents}
         else:
             self.last_illegal = None
-            result = s.apply(rule_action)
+            result = s.apply(rule_action, checked=True)
             self._moves += 1
             if result is not None:
                 self._last_reveal = result
