@@ -135,6 +135,11 @@ def cue_problem(rules: CueRules, text: object, cue_index: int, used: Iterable[st
     return problem
 
 
+def counted_words(cue: str) -> int:
+    """How many words count against the word limit (parenthesised disambiguations left out)."""
+    return len(cue_words(_PAREN_RE.sub(" ", normalise_word(cue))))
+
+
 def cue_words(cue: str) -> list[str]:
     """The words of a cue, split at every non-letter/digit character (see the module docstring)."""
     return _WORD_RE.findall(cue)

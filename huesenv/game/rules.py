@@ -341,7 +341,18 @@ class GameState:
         rules = rules or DEFAULT_RULES
         n = rules.check_players(num_players)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        state = cls(rules=rules, num_players=n, deck=rules.make_deck(rng))
+        return cls.from_deck(n, rules.make_deck(rng), rules)
+
+    @classmethod
+    def from_deck(
+        cls, num_players: int, deck: Sequence[tuple[int, ...]], rules: HuesCuesRules | None = None
+    ) -> GameState:
+        """A new game whose round ``r`` uses ``deck[r]`` as dealt (replays build the deck from a log)."""
+        rules = rules or DEFAULT_RULES
+        n = rules.check_players(num_players)
+        if not deck:
+            raise ValueError("GameState.from_deck: expected at least one card")
+        state = cls(rules=rules, num_players=n, deck=deck)
         state.scores = [0] * n
         state.points_by_role = [{"cue_giver": 0, "guesser": 0} for _ in range(n)]
         state._start_round(0)
