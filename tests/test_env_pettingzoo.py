@@ -47,6 +47,11 @@ def test_pettingzoo_battery_on_default_env():
     parallel_api_test(hues_cues_v1.parallel_env(), num_cycles=100)
     seed_test(hues_cues_v1.env, num_cycles=50)
     parallel_seed_test(hues_cues_v1.parallel_env, num_cycles=50)
+
+
+@pytest.mark.integration
+def test_pettingzoo_performance_benchmark():
+    """PettingZoo's own benchmark (runs for about five seconds; speed targets are in benchmarks/bench_env.py)."""
     performance_benchmark(hues_cues_v1.env())
 
 
