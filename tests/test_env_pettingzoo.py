@@ -104,7 +104,7 @@ def test_flat_observation_matches_dict_content():
 
 
 def test_embedding_cue_encoding_with_a_pluggable_encoder():
-    from huesenv.envs.text_encoders import HashTextEncoder
+    from huesenv.agents.text_encoders import HashTextEncoder
 
     env = hues_cues_v1.raw_env(num_players=3, cue_encoding="embedding", text_encoder=HashTextEncoder(32))
     env.reset(seed=0)

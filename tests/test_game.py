@@ -30,7 +30,7 @@ def test_phase_is_its_string():
 def test_one_cue_grammar_for_env_and_window():
     """``sea-salt`` is two words: rejected as cue 1 by the rules and by the play window alike."""
     pytest.importorskip("pygame")
-    from huesenv.render.human_play import check_cue
+    from huesenv.play.human import check_cue
 
     assert counted_words("sea-salt") == 2 and counted_words("(Lilo and) Stitch") == 1
     assert cue_problem(DEFAULT_RULES, "sea-salt", 1) is not None

@@ -140,7 +140,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from huesenv.board import N_CELLS, format_coord
 from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
-from huesenv.envs.text_encoders import MiniLMTextEncoder
+from huesenv.envs.rendering.renderer import BoardRenderer
 from huesenv.game.agent_specs import load_target
 from huesenv.game.cues import CUE_CHARSET
 from huesenv.game.observer import player_view, render_view
@@ -157,7 +157,8 @@ from huesenv.game.view import PlayerView, RenderView
 from huesenv.vocabulary import normalise_word, word_texts
 
 CUE_MODES = ("vocabulary", "text")
-RENDERER = "huesenv.render:BoardRenderer"  # loaded by name: the renderer sits in a higher layer
+# the default cue text encoder, loaded by name: it needs torch (the embed extra) and lives with the agents
+DEFAULT_TEXT_ENCODER = "huesenv.agents.text_encoders:MiniLMTextEncoder"
 ILLEGAL_MODES = ("end", "penalise", "raise")
 
 
@@ -289,7 +290,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.layout = ActionLayout(cue_mode, words)
         self.cue_mode = cue_mode
         if cue_encoding == "embedding" and text_encoder is None:
-            text_encoder = MiniLMTextEncoder()
+            text_encoder = load_target(DEFAULT_TEXT_ENCODER)()
         self.encoder = ObservationEncoder(self.rules, words, cue_encoding, text_encoder, include_board)
         self.encoder.prime(words)
         self.cue_encoding = cue_encoding
@@ -521,7 +522,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self._renderer is None:
-            self._renderer = load_target(RENDERER)()
+            self._renderer = BoardRenderer()
         view = self.render_view()
         if self.render_mode == "rgb_array":
             return self._renderer.frame(view)
