@@ -21,6 +21,17 @@ Cue encodings (``cue_encoding``):
 apart in every encoding.  ``observation_mode="flat"`` concatenates everything
 into one float32 vector (one-hots for categorical fields, scores / 100,
 colours / 255), in the order of :attr:`ObservationEncoder.flat_layout`.
+
+*(Choice: the flat cue block is weighted.)*  In the flat vector a cue that was
+not given is all zeros and the cue block is multiplied by ``flat_cue_weight``
+(default 4).  Why: a guesser's decision hinges on the cue, but about ten
+always-present context entries (phase, seats, round, cones) outweigh its one
+or two words ten to one in the random first layer of an MLP, so every word
+starts with nearly the same features and learning is slow.  Measured with
+``MaskablePPO("MlpPolicy")`` on ``Guesser-v1`` after 30,000 steps, 40 unseen
+seeds, deterministic play: 0.77 points per episode unweighted, 3.3 with the
+weight 4 (random masked play: 0.76); ``benchmarks/guesser_learns.py`` repeats
+the measurement.  The dict observation is not weighted.
 """
 
 from __future__ import annotations
@@ -63,6 +74,7 @@ class ObservationEncoder:
         cue_encoding: str = "index",
         text_encoder: TextEncoder | None = None,
         include_board: bool = False,
+        flat_cue_weight: float = 4.0,
     ) -> None:
         if cue_encoding not in CUE_ENCODINGS:
             raise ValueError(f"cue_encoding: expected one of {CUE_ENCODINGS}, got {cue_encoding!r}")
@@ -74,6 +86,9 @@ class ObservationEncoder:
         self.cue_encoding = cue_encoding
         self.text_encoder = text_encoder
         self.include_board = include_board
+        if not flat_cue_weight > 0:
+            raise ValueError(f"flat_cue_weight: expected a positive number, got {flat_cue_weight!r}")
+        self.flat_cue_weight = float(flat_cue_weight)
         self.seats = rules.max_players
         self.max_rounds = max(rules.num_rounds(n) for n in range(rules.min_players, rules.max_players + 1))
         self.v = len(self.vocabulary)
@@ -85,8 +100,11 @@ class ObservationEncoder:
         self.dict_space = self._dict_space()
         self.flat_layout = self._flat_layout()
         self.flat_size = sum(n for _, n in self.flat_layout)
-        # one-hots and masks in [0, 1], embeddings in [-1, 1], scores / 100 up to MAX_SCORE / 100
-        self.flat_space = spaces.Box(-1.0, MAX_SCORE / SCORE_SCALE, (self.flat_size,), np.float32)
+        # one-hots and masks in [0, 1], weighted cues in [-w, w], scores / 100 up to MAX_SCORE / 100
+        w = self.flat_cue_weight
+        self.flat_space = spaces.Box(
+            -max(1.0, w), max(MAX_SCORE / SCORE_SCALE, w), (self.flat_size,), np.float32
+        )
         self._no_card = np.full(rules.card_size, -1, dtype=np.int16)
         self._no_target = np.full(1, -1, dtype=np.int16)
         self._seat_masks = {n: (np.arange(self.seats) < n).astype(np.int8) for n in range(self.seats + 1)}
@@ -237,14 +255,15 @@ class ObservationEncoder:
         x = np.zeros(self.flat_size, dtype=np.float32)
         for seat, cell in view.cones:
             x[o["cones"] + ((seat - me) % n) * N_CELLS + cell] = 1.0
-        cues = self._cues(view)
+        cues, w = self._cues(view), self.flat_cue_weight
         if self.cue_encoding == "index":
             for k in range(2):
-                x[o["cues"] + k * (self.v + 3) + int(cues[k])] = 1.0
+                if cues[k]:  # 0: not given, no entry
+                    x[o["cues"] + k * (self.v + 3) + int(cues[k])] = w
         elif self.cue_encoding == "embedding":
-            x[o["cues"] : o["cues"] + cues.size] = cues.ravel()
+            x[o["cues"] : o["cues"] + cues.size] = cues.ravel() * w
         else:
-            x[o["cues"] : o["cues"] + cues.size] = cues.ravel() / MAX_CODEPOINT
+            x[o["cues"] : o["cues"] + cues.size] = cues.ravel() * (w / MAX_CODEPOINT)
         for k in range(2):
             state = 0 if k >= len(view.cues) else (2 if view.cues[k] is None else 1)
             x[o["cue_state"] + 3 * k + state] = 1.0

@@ -41,7 +41,9 @@ with 3-6 players and once with 7-10.  The game ends after the last reveal
 `{"observation": ..., "action_mask": (A,) int8}`.  With
 `observation_mode="dict"` (default here) the observation is a dict, with
 `"flat"` one float32 vector of the same content (one-hots, scores / 100; layout
-in `ObservationEncoder.flat_layout`).  Every per-seat field is seat-relative
+in `ObservationEncoder.flat_layout`; the cue block weighted by `flat_cue_weight`,
+default 4, so that an MLP starts with word-specific features, see
+:mod:`huesenv.envs.hues_cues.encoding`).  Every per-seat field is seat-relative
 (the observer is seat 0, then clockwise) and padded to 10 seats, so one policy
 runs at 3-10 players:
 
@@ -261,6 +263,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         observation_mode: str = "dict",
         include_board: bool = False,
         text_encoder: TextEncoder | None = None,
+        flat_cue_weight: float = 4.0,
         vocabulary: Sequence[str] | None = None,
         rules: HuesCuesRules | None = None,
         illegal_action: str = "end",
@@ -291,7 +294,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.cue_mode = cue_mode
         if cue_encoding == "embedding" and text_encoder is None:
             text_encoder = load_target(DEFAULT_TEXT_ENCODER)()
-        self.encoder = ObservationEncoder(self.rules, words, cue_encoding, text_encoder, include_board)
+        self.encoder = ObservationEncoder(
+            self.rules, words, cue_encoding, text_encoder, include_board, flat_cue_weight=flat_cue_weight
+        )
         self.encoder.prime(words)
         self.cue_encoding = cue_encoding
         self.observation_mode = observation_mode
@@ -445,15 +450,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     def _infos(self, result: RoundResult | None, illegal: str | None) -> dict[str, dict]:
         s = self.state_obj
+        rnd, phase, scores = int(s.round), s.phase.index, s.scores
+        points = result.points if result is not None else None
         infos: dict[str, dict] = {}
         for a in self.agents:
             i = self._seat[a]
             info: dict[str, Any] = {
-                "round": int(s.round),
-                "phase": int(s.phase.index),
+                "round": rnd,
+                "phase": phase,
                 "seat": i,
-                "score": int(s.scores[i]),
-                "points": int(result.points[i]) if result is not None else 0,
+                "score": scores[i],
+                "points": points[i] if points is not None else 0,
                 "illegal": int(illegal == a),
             }
             if self.info_text:
