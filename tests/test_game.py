@@ -67,7 +67,7 @@ def test_observer_views_queries_and_render_view_agree():
     assert guesser.relative(1) == 2 and guesser.relative(3) == 0
     q = guess_query(guesser, player="player_3", game=7)
     assert q.view is guesser and q.phase is Phase.GUESS_1 and q.seat == 3 and q.round == 0
-    assert q.cues == ("SEA",) and not q.legal[[c for _, c in guesser.cones]].any()
+    assert q.cues == ("SEA",) and not q.legal[[c.cell for c in guesser.cones]].any()
     view = render_view(state, [f"player_{i}" for i in range(4)])
     assert view.cones == {c.cell: c.seat for c in state.cones} and view.target is None
     _play(state, 2, np.random.default_rng(1))  # third cone, cue 2 (pass)

@@ -93,6 +93,7 @@ class ObservationEncoder:
         self.max_rounds = max(rules.num_rounds(n) for n in range(rules.min_players, rules.max_players + 1))
         self.v = len(self.vocabulary)
         self._embeddings: dict[str, np.ndarray] = {}
+        self._cue_arrays: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # this round's cues -> arrays
         self.embedding_dim = int(text_encoder.dim) if cue_encoding == "embedding" and text_encoder else 0
         self._board = load_board().rgb.reshape(N_ROWS, N_COLS, 3).astype(np.uint8) if include_board else None
         if self._board is not None:
@@ -216,31 +217,34 @@ class ObservationEncoder:
         cones = np.zeros((self.seats, N_CELLS), dtype=np.int8)
         occupied = np.zeros(N_CELLS, dtype=np.int8)
         if view.cones:
-            rows = [(seat - me) % n for seat, _ in view.cones]
-            cells = [cell for _, cell in view.cones]
+            rows = [(c.seat - me) % n for c in view.cones]
+            cells = [c.cell for c in view.cones]
             cones[rows, cells] = 1
             occupied[cells] = 1
         cues = view.cues
-        cue_state = np.array(
-            [(2 if cues[k] is None else 1) if k < len(cues) else 0 for k in (0, 1)], dtype=np.int64
-        )
-        if view.card:
-            card = np.array(view.card, dtype=np.int16)
-        else:
-            card = self._no_card.copy()
-        target = np.array([-1 if view.target is None else view.target], dtype=np.int16)
+        cached = self._cue_arrays.get(cues)
+        if cached is None:
+            state = [(2 if cues[k] is None else 1) if k < len(cues) else 0 for k in (0, 1)]
+            cached = (self._cues(view), np.array(state, dtype=np.int64))
+            if len(self._cue_arrays) > 4096:
+                self._cue_arrays.clear()
+            self._cue_arrays[cues] = cached
+        card = np.array(view.card, dtype=np.int16) if view.card else self._no_card.copy()
+        target = self._no_target.copy()
+        if view.target is not None:
+            target[0] = view.target
         scores = np.zeros(self.seats, dtype=np.int32)
         scores[:n] = view.scores[me:] + view.scores[:me]
         phase = view.phase
         obs = {
             "cones": cones,
             "occupied": occupied,
-            "cues": self._cues(view),
-            "cue_state": cue_state,
-            "phase": np.int64(phase.index),
-            "role": np.int64(view.seat == view.cue_giver and phase is not Phase.DONE),
-            "cue_giver": np.int64((view.cue_giver - me) % n),
-            "round": np.int64(min(view.round, self.max_rounds - 1)),
+            "cues": cached[0].copy(),
+            "cue_state": cached[1].copy(),
+            "phase": phase.index,  # Discrete fields as Python ints (gymnasium's Discrete contains them)
+            "role": int(view.seat == view.cue_giver and phase is not Phase.DONE),
+            "cue_giver": (view.cue_giver - me) % n,
+            "round": min(view.round, self.max_rounds - 1),
             "card": card,
             "target": target,
             "scores": scores,
@@ -253,8 +257,8 @@ class ObservationEncoder:
     def encode_flat(self, view: PlayerView) -> np.ndarray:
         n, me, o = view.num_players, view.seat, self._offset
         x = np.zeros(self.flat_size, dtype=np.float32)
-        for seat, cell in view.cones:
-            x[o["cones"] + ((seat - me) % n) * N_CELLS + cell] = 1.0
+        for c in view.cones:
+            x[o["cones"] + ((c.seat - me) % n) * N_CELLS + c.cell] = 1.0
         cues, w = self._cues(view), self.flat_cue_weight
         if self.cue_encoding == "index":
             for k in range(2):

@@ -139,6 +139,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.env_logger import EnvLogger
 
 from huesenv.board import N_CELLS, format_coord
 from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
@@ -159,6 +160,9 @@ from huesenv.game.view import PlayerView, RenderView
 from huesenv.vocabulary import normalise_word, word_texts
 
 CUE_MODES = ("vocabulary", "text")
+_INT_TYPES = frozenset(
+    {int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64}
+)
 # the default cue text encoder, loaded by name: it needs torch (the embed extra) and lives with the agents
 DEFAULT_TEXT_ENCODER = "huesenv.agents.text_encoders:MiniLMTextEncoder"
 ILLEGAL_MODES = ("end", "penalise", "raise")
@@ -193,6 +197,8 @@ class ActionLayout:
     def decode(self, action: Any, phase: Phase) -> Action:
         """The rule action an env action means in ``phase`` (``IllegalActionError`` if none)."""
         cue_text: str | None = None
+        if type(action) in _INT_TYPES:  # the common case first: a plain or numpy integer
+            return self._decode_index(int(action), phase, None)
         if isinstance(action, Mapping):
             if "action" not in action:
                 raise IllegalActionError(f"dict action needs an 'action' key, got keys {sorted(action)}")
@@ -213,7 +219,9 @@ class ActionLayout:
                 action = int(action.reshape(()))
             else:
                 raise IllegalActionError(f"expected an integer action 0-{self.n - 1}, got {action!r}")
-        a = int(action)
+        return self._decode_index(int(action), phase, cue_text)
+
+    def _decode_index(self, a: int, phase: Phase, cue_text: str | None) -> Action:
         if not 0 <= a < self.n:
             raise IllegalActionError(f"action {a} out of range 0-{self.n - 1}")
         if a < N_CELLS:
@@ -235,9 +243,27 @@ class ActionLayout:
         return Action("cue", cue=self.vocabulary[a - self.cue_offset])
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, with ``last`` answered by the env itself.
+
+    Why: the generic wrapper reaches ``_cumulative_rewards``, ``terminations``,
+    ``truncations`` and ``infos`` one ``__getattr__`` at a time on every step;
+    the same checks (nothing before ``reset``) with one call keep the env as
+    fast as the game itself.
+    """
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The AEC env wrapped the PettingZoo way (order enforcing)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 def parallel_env(**kwargs: Any):
