@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.agents.protocol import ProbeQuery
 from huesenv.colour_names import colour_mentions, parse_colour, parse_option, strip_subject
+from huesenv.game.protocol import ProbeQuery
 from huesenv.logs.schema import LogRecord
 
 ANSWER_KINDS = ("option", "colour", "colours", "percent", "threshold", "threshold+colour")
