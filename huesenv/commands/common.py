@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -224,6 +225,21 @@ def existing_file(value: str | Path, flag: str) -> Path:
     if not path.is_file():
         raise ValueError(f"{flag} {value}: expected a file, got a directory")
     return path
+
+
+def existing_files(values: Sequence[str | Path], flag: str) -> list[Path]:
+    """Each value as an :func:`existing_file`, each file once: a log given twice would count its records twice."""
+    paths: list[Path] = []
+    seen: dict[Path, str | Path] = {}
+    for value in values:
+        path = existing_file(value, flag)
+        if path.resolve() in seen:
+            raise ValueError(
+                f"{flag} {value}: given twice (also as {seen[path.resolve()]}); expected each file once"
+            )
+        seen[path.resolve()] = value
+        paths.append(path)
+    return paths
 
 
 def writable_target(value: str | Path, flag: str) -> Path:

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from pathlib import Path
 
-from huesenv.commands.common import add_out, add_seed, existing_file, jsonl_target, safe_name, writable_target
+from huesenv.commands.common import (
+    add_out,
+    add_seed,
+    existing_file,
+    existing_files,
+    jsonl_target,
+    safe_name,
+    writable_target,
+)
 from huesenv.logs.answers import write_answers
 from huesenv.logs.io import load_logs, read_records, write_parquet
 from huesenv.logs.schema import describe_fields
@@ -70,9 +77,8 @@ def _to_parquet(args: argparse.Namespace) -> int:
     out = writable_target(args.out, "--out")
     if out.suffix != ".parquet":
         raise ValueError(f"--out {args.out}: expected a .parquet file path")
-    for path in args.logs:
-        existing_file(path, "LOG")
-        if Path(path).resolve() == out.resolve():
+    for path in existing_files(args.logs, "LOG"):
+        if path.resolve() == out.resolve():
             raise ValueError(f"--out {args.out}: is one of the input logs; give another path")
     records = load_logs(args.logs)
     write_parquet(records, out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from huesenv.commands.common import add_humans, add_out, existing_file, probability, top_k_int
+from huesenv.commands.common import add_humans, add_out, existing_files, probability, top_k_int
 from huesenv.humans import load_humans
 from huesenv.logs import load_logs
 from huesenv.metrics.report import print_report, write_metrics
@@ -46,8 +46,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--alpha: expected a number in (0, 1), got {args.alpha}")
     if args.top_k < 1:
         raise ValueError(f"--top-k: expected a positive integer, got {args.top_k}")
-    for path in args.logs:
-        existing_file(path, "LOG")
+    existing_files(args.logs, "LOG")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise ValueError(f"--out {args.out}: is a file, expected a folder for the CSVs and plots")
     if args.cvd and not args.humans:
