@@ -50,6 +50,25 @@ def test_export_errors(tmp_path, capsys):
     assert "expected .csv, .csv.gz or .parquet" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("flags", "secure"),
+    [
+        ([], False),  # plain http on this machine
+        (["--trust-proxy", "1"], True),  # loopback behind an HTTPS reverse proxy (the deployment guide)
+        (["--host", "0.0.0.0"], True),
+        (["--trust-proxy", "1", "--no-secure-cookies"], False),
+    ],
+)
+def test_serve_marks_cookies_secure_behind_a_proxy(tmp_path, monkeypatch, flags, secure):
+    from flask import Flask
+
+    seen = []
+    monkeypatch.setattr(Flask, "run", lambda self, **kw: seen.append(self.config["SESSION_COOKIE_SECURE"]))
+    argv = ["collect", "serve", "--db", str(tmp_path / "c.sqlite3"), "--no-gca-prerender", *flags]
+    assert main(argv) == 0
+    assert seen == [secure]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

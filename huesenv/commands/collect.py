@@ -167,7 +167,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="mark the session cookie Secure (HTTPS only). Default: on, except when --host is a loopback "
-        "address (plain http on this machine)",
+        "address and no --trust-proxy is given (plain http on this machine)",
     )
     s.add_argument(
         "--trust-proxy",
@@ -249,7 +249,8 @@ def serve(args: argparse.Namespace) -> int:
             raise FileNotFoundError(f"--vocabulary {args.vocabulary}: no such file")
         vocabulary = read_vocabulary_file(args.vocabulary)
     loopback = args.host in LOOPBACK
-    secure = args.secure_cookies if args.secure_cookies is not None else not loopback
+    # Behind a reverse proxy the browser speaks HTTPS even when this server listens on loopback.
+    secure = args.secure_cookies if args.secure_cookies is not None else not loopback or args.trust_proxy > 0
     languages = tuple(x.strip() for x in args.languages.split(",") if x.strip())
     config = CollectConfig(
         db_path=db_path,
