@@ -125,6 +125,20 @@ def test_stimulus_set_layout():
     assert {s.colour for s in shapes} == set(MANIPULATION_COLOURS)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"objects": ["apple", "apple"]}, "object: 'apple' given twice"),
+        ({"conditions": ["prior", "prior"]}, "condition: 'prior' given twice"),
+        ({"objects": ["apple"], "orderings": ["standard", "standard"]}, "ordering: 'standard' given twice"),
+        ({"objects": ["apple"], "question_types": ["colour", "colour"]}, "question type: 'colour' given"),
+    ],
+)
+def test_a_choice_given_twice_is_refused_not_run_twice(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        gca_trials(**kwargs)
+
+
 def test_trials_options_and_orderings():
     trials = gca_trials(objects=["apple"], conditions=["prior", "counterfactual"])
     colour_q = [t for t in trials if t.fields["question_type"] == "colour"]

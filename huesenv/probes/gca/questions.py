@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from huesenv.probes.gca.objects import MANIPULATION_COLOURS
-from huesenv.probes.gca.stimuli import DEFAULT_SEED, GCAStimulus, gca_stimuli
+from huesenv.probes.gca.stimuli import DEFAULT_SEED, GCAStimulus, distinct, gca_stimuli
 from huesenv.probes.trials import IMAGE_SIZE, ProbeTrial
 
 QUESTION_TYPES: tuple[str, ...] = ("colour", "introspection", "coverage")
@@ -222,8 +222,8 @@ def gca_trials(
     """
     if prior_image not in PRIOR_IMAGES:
         raise ValueError(f"prior_image: {prior_image!r} is not one of {PRIOR_IMAGES}")
-    qtypes = tuple(question_types)
-    ords = tuple(orderings)
+    qtypes = distinct(question_types, "question type")
+    ords = distinct(orderings, "ordering")
     for q in qtypes:
         if q not in QUESTION_TYPES:
             raise ValueError(f"question type: {q!r} is not one of {QUESTION_TYPES}")

@@ -205,6 +205,15 @@ def _coloured_cached(base: str, kind: str, seed: int, tau: int) -> np.ndarray:
     return out
 
 
+def distinct(values: Iterable[str], what: str) -> tuple[str, ...]:
+    """``values`` as a tuple, refusing one given twice (it would repeat its trials and weigh them double)."""
+    out = tuple(values)
+    for i, value in enumerate(out):
+        if value in out[:i]:
+            raise ValueError(f"{what}: {value!r} given twice; expected each once")
+    return out
+
+
 def gca_stimuli(
     *,
     seed: int = DEFAULT_SEED,
@@ -215,12 +224,12 @@ def gca_stimuli(
     colours: Iterable[str] = MANIPULATION_COLOURS,
 ) -> list[GCAStimulus]:
     """The full seeded stimulus set: prior and counterfactual objects, shapes × 5 variants × colours, × τ."""
-    conditions = tuple(conditions)
+    conditions = distinct(conditions, "condition")
     for c in conditions:
         if c not in CONDITIONS:
             raise ValueError(f"condition: {c!r} is not one of {CONDITIONS}")
     taus = tuple(int(t) for t in taus)
-    names = tuple(objects) if objects is not None else tuple(o.name for o in OBJECTS)
+    names = distinct(objects, "object") if objects is not None else tuple(o.name for o in OBJECTS)
     objs = [object_by_name(n) for n in names]
     colours = tuple(colours)
     out: list[GCAStimulus] = []
