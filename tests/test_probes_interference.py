@@ -152,3 +152,12 @@ def test_export_manifest(tmp_path):
     for row, stim in zip(rows, stims):
         assert (tmp_path / row["file"]).is_file()
         assert row["truth"] == stim.truth and row["question_colour"] == stim.question_colour
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"subsets": ["color", "color"]}, "subset: 'color'"), ({"types": [1, 1]}, "type: 1")],
+)
+def test_a_subset_or_type_given_twice_is_refused_not_run_twice(kwargs, message):
+    with pytest.raises(ValueError, match=f"{message} given twice"):
+        interference_stimuli(per_type=1, **kwargs)

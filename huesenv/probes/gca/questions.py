@@ -42,8 +42,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from huesenv.probes.choices import distinct
 from huesenv.probes.gca.objects import MANIPULATION_COLOURS
-from huesenv.probes.gca.stimuli import DEFAULT_SEED, GCAStimulus, distinct, gca_stimuli
+from huesenv.probes.gca.stimuli import DEFAULT_SEED, GCAStimulus, gca_stimuli
 from huesenv.probes.trials import IMAGE_SIZE, ProbeTrial
 
 QUESTION_TYPES: tuple[str, ...] = ("colour", "introspection", "coverage")

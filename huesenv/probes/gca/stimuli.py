@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from huesenv.colour_names import canonical_colour
+from huesenv.probes.choices import distinct
 from huesenv.probes.gca.objects import (
     CONDITIONS,
     MANIPULATION_COLOURS,
@@ -202,15 +203,6 @@ def _coloured_cached(base: str, kind: str, seed: int, tau: int) -> np.ndarray:
     grey, mask = base_images(base, kind)
     out = coloured_mask(eligible_pixels(grey, mask), _order_cached(base, kind, seed), tau)
     out.setflags(write=False)
-    return out
-
-
-def distinct(values: Iterable[str], what: str) -> tuple[str, ...]:
-    """``values`` as a tuple, refusing one given twice (it would repeat its trials and weigh them double)."""
-    out = tuple(values)
-    for i, value in enumerate(out):
-        if value in out[:i]:
-            raise ValueError(f"{what}: {value!r} given twice; expected each once")
     return out
 
 

@@ -35,6 +35,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from huesenv.probes.choices import distinct
 from huesenv.probes.fonts import load_font
 from huesenv.probes.gca.objects import MANIPULATION_RGB
 
@@ -328,7 +329,7 @@ def interference_stimuli(
     """The full seeded set: subsets × types × ``per_type`` images (paper: 100 each)."""
     return [
         make_stimulus(s, int(t), i, seed)
-        for s, t in itertools.product(tuple(subsets), tuple(types))
+        for s, t in itertools.product(distinct(subsets, "subset"), distinct(types, "type"))
         for i in range(int(per_type))
     ]
 
