@@ -16,7 +16,7 @@
   the largest share is the cue (first in vocabulary order on ties).  With no
   target yet, the card cell whose best word has the largest share is the target.
   The frame is the rules' own (``rules.in_frame_matrix``, default
-  :data:`~huesenv.envs.hues_cues.rules.DEFAULT_RULES`), so the cue giver aims at
+  :data:`~huesenv.game.rules.DEFAULT_RULES`), so the cue giver aims at
   whatever the game it plays actually scores.
 
 Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ranking).
@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
+from huesenv.game.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.board import N_CELLS
-from huesenv.envs.hues_cues.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.vocabulary import normalise_word
 
 
