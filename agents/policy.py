@@ -42,8 +42,12 @@ from huesenv.agents.policy_net import (
 )
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.board import N_CELLS
-from huesenv.envs.hues_cues.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.game.phase import Phase
+from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.vocabulary import normalise_word
+
+
+GUESS_PHASE = Phase.GUESS_1
 
 
 class PolicyAgent(BaseAgent):
@@ -67,6 +71,7 @@ class PolicyAgent(BaseAgent):
         self.rng = np.random.default_rng(seed)
         self.checkpoint: PolicyCheckpoint | None = None
         self.sb3_model: Any = None
+        self._obs_encoder: Any = None
         if self.path.suffix == ".zip":
             self.settings = self._load_sb3(device)
         else:
@@ -140,28 +145,67 @@ class PolicyAgent(BaseAgent):
         return logp, known
 
     def _sb3_guess_logits(self, queries: Sequence[GuessQuery], idx: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        import torch
-
-        obs = np.stack([self._sb3_observation(q, int(i), lg) for q, i, lg in zip(queries, idx, legal)])
-        policy = self.sb3_model.policy
-        with torch.no_grad():
-            obs_t, _ = policy.obs_to_tensor(obs)
-            dist = policy.get_distribution(obs_t)
-            logits = dist.distribution.logits.cpu().numpy()[:, :N_CELLS]
+        obs = np.stack([self._sb3_observation(q, GUESS_PHASE) for q in queries])
+        logits = self._sb3_logits(obs)[:, :N_CELLS]
         logits = np.where(legal, logits, -np.inf)
         m = logits.max(axis=1, keepdims=True)
         return logits - m - np.log(np.exp(logits - m).sum(axis=1, keepdims=True))
 
-    def _sb3_observation(self, query: GuessQuery, cue: int, legal: np.ndarray) -> np.ndarray:
-        """The flat observation the SB3 policy was trained on, built from a query by its env's observer."""
-        builder = self.settings.extra.get("query_observer")
-        if not builder:
-            raise ValueError(f"policy {self.path}: settings name no query_observer to build observations")
-        import importlib
+    def _sb3_logits(self, obs: np.ndarray) -> np.ndarray:
+        import torch
 
-        module, _, attr = str(builder).partition(":")
-        fn = getattr(importlib.import_module(module), attr)
-        return np.asarray(fn(query, self.settings), dtype=np.float32)
+        policy = self.sb3_model.policy
+        with torch.no_grad():
+            obs_t, _ = policy.obs_to_tensor(obs)
+            dist = policy.get_distribution(obs_t)
+            return dist.distribution.logits.cpu().numpy().astype(np.float64)
+
+    def _encoder(self):
+        """The env's observation encoder, configured as the policy was trained (built once)."""
+        if self._obs_encoder is None:
+            from huesenv.envs.hues_cues.encoding import ObservationEncoder
+
+            text_encoder = None
+            if self.settings.cue_encoding == "embedding":
+                from huesenv.envs.text_encoders import MiniLMTextEncoder
+
+                text_encoder = MiniLMTextEncoder()
+            self._obs_encoder = ObservationEncoder(
+                self.rules,
+                self.vocabulary,
+                self.settings.cue_encoding,
+                text_encoder,
+                bool(self.settings.extra.get("include_board", False)),
+            )
+        return self._obs_encoder
+
+    def _sb3_observation(self, query: GuessQuery | CueQuery, phase: Any) -> np.ndarray:
+        """The flat observation the SB3 policy was trained on: the query's own view, encoded by the env's encoder.
+
+        A query built by hand (the word-level task) has no view; it is read as
+        seat 0 of a ``num_players`` game (the training setting) in round 0, the
+        cue giver at seat 1, with the query's cues and no cones on the board.
+        """
+        view = getattr(query, "view", None)
+        if view is None:
+            from huesenv.game.view import PlayerView
+
+            cues = tuple(getattr(query, "cues", ()))[-2:]
+            n = int(self.settings.extra.get("num_players", 4))
+            view = PlayerView(
+                seat=0,
+                num_players=n,
+                phase=phase,
+                round=0,
+                num_rounds=self.rules.num_rounds(n),
+                cue_giver=1,
+                current=0,
+                cues=cues,
+                used_cues=cues,
+                cones=(),
+                scores=(0,) * n,
+            )
+        return self._encoder().encode_flat(view)
 
     def act_batch(self, queries: Sequence[Any]) -> list[Answer]:
         guesses = [i for i, q in enumerate(queries) if isinstance(q, GuessQuery)]
@@ -210,6 +254,8 @@ class PolicyAgent(BaseAgent):
                 valid=query.cue_index == 2,
                 raw_text="no allowed cue in the policy's vocabulary",
             )
+        if self.sb3_model is not None:
+            return self._sb3_cue(query, allowed, card)
         occupied = np.zeros(N_CELLS, bool) if query.occupied is None else np.asarray(query.occupied, bool)
         share = self._frame_share(allowed, occupied)[:, targets]  # (W, T): listener's mass in each frame
         if self.checkpoint is not None and "speaker" in self.checkpoint.nets:
@@ -225,6 +271,29 @@ class PolicyAgent(BaseAgent):
             scores=np.asarray([share[w, t]]),
             info={"frame_share": float(share[w, t])},
         )
+
+    def _sb3_cue(self, query: CueQuery, allowed: Sequence[str], card: Sequence[int]) -> Answer:
+        """An SB3 cue giver: its most probable legal action in the env's layout (cells, then words, then pass)."""
+        if self.settings.role != "cue_giver":
+            raise NotImplementedError(f"policy {self.path}: an SB3 {self.settings.role} cannot give cues")
+        V = len(self.vocabulary)
+        mask = np.zeros(N_CELLS + V + 1, dtype=bool)
+        phase = getattr(query, "phase", None)
+        if query.target is None:
+            mask[card] = True
+            phase = phase or Phase.PICK_TARGET
+        else:
+            index = {w: i for i, w in enumerate(self.vocabulary)}
+            mask[[N_CELLS + index[w] for w in allowed]] = True
+            mask[N_CELLS + V] = query.cue_index == 2
+            phase = phase or (Phase.CUE_2 if query.cue_index == 2 else Phase.CUE_1)
+        logits = self._sb3_logits(self._sb3_observation(query, phase)[None])[0]
+        action = int(np.argmax(np.where(mask, logits, -np.inf)))
+        if query.target is None:
+            return Answer(target=action)
+        if action == N_CELLS + V:
+            return Answer(target=query.target, cue=None)
+        return Answer(target=query.target, cue=self.vocabulary[action - N_CELLS])
 
     def _frame_share(self, words: Sequence[str], occupied: np.ndarray) -> np.ndarray:
         """``(W, 480)``: for each word, the policy's probability mass inside each cell's scoring frame."""

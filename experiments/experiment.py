@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from huesenv.experiments.rl.report import add_training_section
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
 from huesenv.experiments.tournament import plan_games, seat_assignment
@@ -302,7 +303,7 @@ def build_report_data(
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
     summary.append(f"backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
-    return report.ReportData(
+    data = report.ReportData(
         title=f"huesenv experiment: {config.name}",
         config_yaml=config.to_yaml(),
         summary=summary,
@@ -311,3 +312,5 @@ def build_report_data(
         plots=plots,
         boards=boards,
     )
+    add_training_section(data, {a.name: a.spec for a in config.agents()}, plots_dir)
+    return data

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "tournament": "huesenv.experiments.cli",
     "replay": "huesenv.render.cli",
     "collect": "huesenv.collect.cli",
+    "train": "huesenv.commands.train",
 }
 
 

@@ -86,7 +86,7 @@ def human_naming_map(humans: Any, vocabulary: Sequence[str], rules: Any = None) 
     Words weigh equally (each word's answers are normalised to sum to 1), so a
     word answered by more people does not win cells for that reason.
     """
-    from huesenv.envs.hues_cues.rules import DEFAULT_RULES
+    from huesenv.game.rules import DEFAULT_RULES
 
     rules = rules or DEFAULT_RULES
     counts = np.zeros((len(vocabulary), N_CELLS))

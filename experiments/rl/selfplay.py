@@ -93,7 +93,7 @@ def selfplay_vocabulary(kind: str) -> tuple[str, ...]:
 
 def cue1_allowed(vocabulary: tuple[str, ...], rules: Any = None) -> np.ndarray:
     """Which words the rules allow as cue 1 (basic colour names and the like are not)."""
-    from huesenv.envs.hues_cues.rules import DEFAULT_RULES
+    from huesenv.game.rules import DEFAULT_RULES
 
     rules = rules or DEFAULT_RULES
     return np.array([rules.cue_problem(w, 1) is None for w in vocabulary], dtype=bool)
@@ -106,7 +106,7 @@ class SelfPlay:
         import torch
 
         from huesenv.agents.policy_net import build_guesser_net, build_speaker_net
-        from huesenv.envs.hues_cues.rules import DEFAULT_RULES
+        from huesenv.game.rules import DEFAULT_RULES
 
         self.cfg, self.device = cfg, device
         self.vocabulary = selfplay_vocabulary(cfg.vocabulary)
@@ -207,7 +207,7 @@ class SelfPlay:
     def greedy_points(self) -> float:
         """Guesser points per cone when both play greedily, every cell a target once (one guesser)."""
         speaker, probs = self.lexicon()
-        from huesenv.envs.hues_cues.rules import DEFAULT_RULES
+        from huesenv.game.rules import DEFAULT_RULES
 
         cells = np.argmax(probs[speaker], axis=1)
         return float(DEFAULT_RULES.points_matrix[np.arange(480), cells].mean())
