@@ -46,7 +46,6 @@ from huesenv.game.phase import Phase
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.vocabulary import normalise_word
 
-
 GUESS_PHASE = Phase.GUESS_1
 
 
@@ -144,7 +143,9 @@ class PolicyAgent(BaseAgent):
             logp = torch.log_softmax(logits, dim=-1).cpu().numpy()
         return logp, known
 
-    def _sb3_guess_logits(self, queries: Sequence[GuessQuery], idx: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    def _sb3_guess_logits(
+        self, queries: Sequence[GuessQuery], idx: np.ndarray, legal: np.ndarray
+    ) -> np.ndarray:
         obs = np.stack([self._sb3_observation(q, GUESS_PHASE) for q in queries])
         logits = self._sb3_logits(obs)[:, :N_CELLS]
         logits = np.where(legal, logits, -np.inf)

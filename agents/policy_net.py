@@ -292,11 +292,15 @@ def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
             net.load_state_dict(entry["state_dict"])
         except RuntimeError as err:
             first = str(err).splitlines()[0]
-            raise ValueError(f"policy checkpoint {path}: network {kind!r} does not match its arch: {first}")
+            raise ValueError(
+                f"policy checkpoint {path}: network {kind!r} does not match its arch: {first}"
+            ) from None
         net.eval()
         nets[kind], archs[kind] = net, dict(entry["arch"])
     if "guesser" not in nets and "speaker" not in nets:
-        raise ValueError(f"policy checkpoint {path}: field 'nets': expected a 'guesser' and/or 'speaker' network")
+        raise ValueError(
+            f"policy checkpoint {path}: field 'nets': expected a 'guesser' and/or 'speaker' network"
+        )
     return PolicyCheckpoint(settings, nets, archs, dict(payload.get("train", {})), str(path))
 
 

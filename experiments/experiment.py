@@ -14,8 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from huesenv.experiments.rl.report import add_training_section
 from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.rl.report import add_training_section
 from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
 from huesenv.experiments.tournament import plan_games, seat_assignment
 

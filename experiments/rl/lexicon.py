@@ -111,7 +111,9 @@ def fail_matrix(humans: Any, words: Sequence[str], alpha: float = 0.05) -> np.nd
     return out
 
 
-def permutation_null(fails: np.ndarray, top1: np.ndarray, rng: np.random.Generator, n: int = 200) -> np.ndarray:
+def permutation_null(
+    fails: np.ndarray, top1: np.ndarray, rng: np.random.Generator, n: int = 200
+) -> np.ndarray:
     """Fail rates of the map ``word i → top1[i]`` with the word labels shuffled ``n`` times."""
     idx = np.arange(len(top1))
     return np.array([fails[idx, top1[rng.permutation(len(top1))]].mean() for _ in range(n)])
@@ -197,7 +199,8 @@ def lexicon_metrics(
     out["words_per_region_mean"] = float(tables["regions"]["words"].mean())
     out["region_purity_mean"] = float(tables["regions"]["purity"].mean())
     word_rows = [
-        {"word": w, "cells": int(counts[i]), "listener_top1": int(np.argmax(probs[i]))} for i, w in enumerate(vocab)
+        {"word": w, "cells": int(counts[i]), "listener_top1": int(np.argmax(probs[i]))}
+        for i, w in enumerate(vocab)
     ]
     tables["words"] = pd.DataFrame(word_rows)
 
@@ -235,7 +238,9 @@ def lexicon_metrics(
     return out, tables
 
 
-def listener_records(probs: np.ndarray, vocabulary: Sequence[str], top_k: int = 5, agent_id: str = "selfplay"):
+def listener_records(
+    probs: np.ndarray, vocabulary: Sequence[str], top_k: int = 5, agent_id: str = "selfplay"
+):
     """``word_query`` records of a listener's cell distributions (top-k cells per word, best first)."""
     from huesenv.board import format_coord
     from huesenv.logs.schema import LogRecord

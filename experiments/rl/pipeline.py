@@ -110,7 +110,9 @@ def _validate(cfg: Mapping[str, Any], source: str) -> None:
         if bad:
             raise ValueError(f"{source}: unknown key(s) {bad} in '{section}'; expected {sorted(keys)}")
     if cfg["train"].get("trainer") not in TRAINERS:
-        raise ValueError(f"{source}: field 'train.trainer': expected one of {TRAINERS}, got {cfg['train'].get('trainer')!r}")
+        raise ValueError(
+            f"{source}: field 'train.trainer': expected one of {TRAINERS}, got {cfg['train'].get('trainer')!r}"
+        )
     trainer_from_params(cfg["train"]["trainer"], dict(cfg["train"]["params"]), int(cfg["seed"]), source)
 
 
@@ -131,7 +133,13 @@ def trainer_from_params(trainer: str, params: dict[str, Any], seed: int, source:
 
 
 def train(
-    name: str, cfg: Any, out: str | Path, *, tracker: str = "none", wandb_mode: str = "offline", progress: bool = True
+    name: str,
+    cfg: Any,
+    out: str | Path,
+    *,
+    tracker: str = "none",
+    wandb_mode: str = "offline",
+    progress: bool = True,
 ) -> dict[str, Any]:
     """Run one trainer into ``out`` with a logger (terminal, ``curve.csv``, W&B/TensorBoard)."""
     from dataclasses import asdict
@@ -237,7 +245,11 @@ def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_
     elif trainer == "guesser-fast":
         from huesenv.experiments.rl.references import vector_references
 
-        result = {"key": key, "unit": "points per decision (eval batch)", "points": vector_references(agents, tcfg)}
+        result = {
+            "key": key,
+            "unit": "points per decision (eval batch)",
+            "points": vector_references(agents, tcfg),
+        }
     else:
         from huesenv.experiments.rl.references import gym_references
 
@@ -267,8 +279,13 @@ def run_tournament(
     data["agents"]["learned"] = {"spec": f"policy:{policy.resolve()}"}
     data["lineups"] = [list(lu) for lu in ev.get("lineups", [])] + data["lineups"]
     data["wordlevel"]["enabled"] = bool(ev.get("wordlevel", True))
-    data["wordlevel"]["agents"] = ["learned", *[a for a in data["wordlevel"].get("agents", []) if a != "learned"]]
-    config = ExperimentConfig.from_dict(data, source=f"{cfg.get('_source', 'config')} (base {ev.get('base')})")
+    data["wordlevel"]["agents"] = [
+        "learned",
+        *[a for a in data["wordlevel"].get("agents", []) if a != "learned"],
+    ]
+    config = ExperimentConfig.from_dict(
+        data, source=f"{cfg.get('_source', 'config')} (base {ev.get('base')})"
+    )
     result = run_experiment(config, progress=progress, wandb_mode=wandb_mode or "disabled")
     return {
         "run_dir": str(result.run_dir),

@@ -296,7 +296,11 @@ def train_fast(
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
                 optimizer.step()
-                ent_mean, v_loss_v, pg_loss_v = float(entropy.detach()), float(v_loss.detach()), float(pg_loss.detach())
+                ent_mean, v_loss_v, pg_loss_v = (
+                    float(entropy.detach()),
+                    float(v_loss.detach()),
+                    float(pg_loss.detach()),
+                )
         update += 1
         global_step += cfg.batch_size
         wall = elapsed_before + time.perf_counter() - wall0
@@ -318,9 +322,7 @@ def train_fast(
         logger.log(global_step, metrics, force_print=last_update or over_budget)
         if update % cfg.checkpoint_every == 0 or last_update or over_budget:
             cpu = cpu_before + time.process_time() - cpu0
-            _save(
-                run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device
-            )
+            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device)
         if over_budget and not last_update:
             stopped_early = True
             break

@@ -43,8 +43,10 @@ def vector_references(
         ]
         answers = agent.act_batch(queries)
         actions = np.array(
-            [next((int(c) for c in (a.cells if a.cells is not None else []) if q.legal[int(c)]), -1)
-             for a, q in zip(answers, queries)]
+            [
+                next((int(c) for c in (a.cells if a.cells is not None else []) if q.legal[int(c)]), -1)
+                for a, q in zip(answers, queries)
+            ]
         )
         rng = np.random.default_rng(cfg.seed)
         bad = actions < 0
@@ -55,7 +57,9 @@ def vector_references(
     return out
 
 
-def gym_references(agents: Sequence[str], sb3_cfg: Any, episodes: int = 20, seed: int = 10_000) -> dict[str, float]:
+def gym_references(
+    agents: Sequence[str], sb3_cfg: Any, episodes: int = 20, seed: int = 10_000
+) -> dict[str, float]:
     """Points per game of each agent spec in the learner's seat of the SB3 trainer's env."""
     from huesenv.agents import make_agent
     from huesenv.experiments.rl.sb3_train import make_env

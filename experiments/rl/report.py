@@ -66,8 +66,12 @@ def plot_lexicon_history(history: pd.DataFrame, path: Path) -> Path:
     ax = axes[0]
     ax.plot(history["step"], history["mahalanobis_fail_rate"], marker="o", label="emergent map")
     ax.fill_between(
-        history["step"], history["null_fail_rate_p05"], history["null_fail_rate_p95"], alpha=0.25,
-        color="grey", label="shuffled-label null (5-95%)",
+        history["step"],
+        history["null_fail_rate_p05"],
+        history["null_fail_rate_p95"],
+        alpha=0.25,
+        color="grey",
+        label="shuffled-label null (5-95%)",
     )
     ax.plot(history["step"], history["best_relabelling_fail_rate"], ls="--", label="best relabelling")
     ax.axhline(history["human_fail_rate"].iloc[-1], color="black", lw=1, ls=":", label="human LOO")
@@ -75,7 +79,9 @@ def plot_lexicon_history(history: pd.DataFrame, path: Path) -> Path:
     ax.legend(fontsize=6)
     axes[1].plot(history["step"], history["nmi_macro_colour"], marker="o", label="NMI vs macro-colours")
     axes[1].plot(history["step"], history["nmi_human_naming"], marker="o", label="NMI vs human naming map")
-    axes[1].plot(history["step"], history["colour_match_rate"], marker="o", label="macro-colour match (per word)")
+    axes[1].plot(
+        history["step"], history["colour_match_rate"], marker="o", label="macro-colour match (per word)"
+    )
     axes[1].set_title("agreement with people", fontsize=9)
     axes[1].legend(fontsize=6)
     axes[2].plot(history["step"], history["words_used"], marker="o", label="words used (speaker)")
@@ -102,8 +108,15 @@ def _tournament_tables(tournament: Mapping[str, Any] | None) -> dict[str, pd.Dat
         out["points_by_role"] = tables["points_by_role"]
     if "leaderboard" in tables:
         out["leaderboard"] = tables["leaderboard"]
-    cols = ["agent", "n_words", "mahalanobis_fail_rate", "hotelling_fail_rate", "colour_match_rate",
-            "human_fail_rate", "n_invalid"]
+    cols = [
+        "agent",
+        "n_words",
+        "mahalanobis_fail_rate",
+        "hotelling_fail_rate",
+        "colour_match_rate",
+        "human_fail_rate",
+        "n_invalid",
+    ]
     for name in ("wordlevel_agents", "guess_alignment"):
         if name in tables:
             t = tables[name]
@@ -139,15 +152,24 @@ def write_training_report(
         ref = pd.DataFrame([{"agent": k, unit or "points": v} for k, v in points.items()])
         if "final_eval_points" in summary:
             ref = pd.concat(
-                [ref, pd.DataFrame([{"agent": "learned (greedy)", unit or "points": summary["final_eval_points"]}])]
+                [
+                    ref,
+                    pd.DataFrame(
+                        [{"agent": "learned (greedy)", unit or "points": summary["final_eval_points"]}]
+                    ),
+                ]
             )
         tables["references"] = ref
-        captions["references"] = f"Fixed agents in the training env ({unit}); the lines of the learning curve."
+        captions["references"] = (
+            f"Fixed agents in the training env ({unit}); the lines of the learning curve."
+        )
     curve_path = train_dir / "curve.csv"
     if curve_path.exists():
         curve = pd.read_csv(curve_path)
         plots["learning_curve"] = plot_learning_curve(
-            curve, points, plots_dir / "learning_curve.png",
+            curve,
+            points,
+            plots_dir / "learning_curve.png",
             unit or ("points per cone" if trainer == "selfplay" else "points per episode"),
             f"{summary['trainer']}: points per episode vs steps",
         )
@@ -163,7 +185,9 @@ def write_training_report(
             lines.append("guesser points per game in the tournament: " + ", ".join(parts))
     if "wordlevel_agents" in tables:
         wl = tables["wordlevel_agents"].set_index("agent")["mahalanobis_fail_rate"]
-        lines.append("word-level Mahalanobis top-1 fail rate: " + ", ".join(f"{a} {v:.2f}" for a, v in wl.items()))
+        lines.append(
+            "word-level Mahalanobis top-1 fail rate: " + ", ".join(f"{a} {v:.2f}" for a, v in wl.items())
+        )
     if tournament:
         lines.append(f"tournament report: {tournament['reports'].get('markdown', '')}")
     if trainer == "selfplay":
@@ -177,9 +201,22 @@ def write_training_report(
         if hist_path.exists():
             hist = pd.read_csv(hist_path)
             tables["lexicon_history"] = hist[
-                [c for c in ("step", "greedy_points", "words_used", "effective_words", "mahalanobis_fail_rate",
-                             "null_fail_rate_mean", "best_relabelling_fail_rate", "colour_match_rate",
-                             "nmi_macro_colour", "nmi_human_naming") if c in hist.columns]
+                [
+                    c
+                    for c in (
+                        "step",
+                        "greedy_points",
+                        "words_used",
+                        "effective_words",
+                        "mahalanobis_fail_rate",
+                        "null_fail_rate_mean",
+                        "best_relabelling_fail_rate",
+                        "colour_match_rate",
+                        "nmi_macro_colour",
+                        "nmi_human_naming",
+                    )
+                    if c in hist.columns
+                ]
             ]
             plots["lexicon_history"] = plot_lexicon_history(hist, plots_dir / "lexicon_history.png")
         for name in ("regions",):
@@ -205,7 +242,9 @@ def write_training_report(
     )
     reports = write_report(data, run_dir)
     (run_dir / "training_summary.json").write_text(
-        json.dumps({"summary": dict(summary), "references": dict(references), "lines": lines}, indent=1, default=str)
+        json.dumps(
+            {"summary": dict(summary), "references": dict(references), "lines": lines}, indent=1, default=str
+        )
     )
     return reports.get("markdown", run_dir / "report.md")
 
@@ -222,8 +261,11 @@ def add_training_section(data: Any, agents: Mapping[str, str], plots_dir: Path) 
         refs_path = folder.parent / "references.json"
         refs = json.loads(refs_path.read_text()) if refs_path.exists() else {}
         plot = plot_learning_curve(
-            pd.read_csv(curve_path), refs.get("points", {}), plots_dir / f"learning_curve_{name}.png",
-            refs.get("unit", "points per episode"), f"{name}: points per episode vs steps",
+            pd.read_csv(curve_path),
+            refs.get("points", {}),
+            plots_dir / f"learning_curve_{name}.png",
+            refs.get("unit", "points per episode"),
+            f"{name}: points per episode vs steps",
         )
         data.plots[f"learning_curve_{name}"] = plot
         data.summary.append(f"{name}: learning curve from {curve_path}")

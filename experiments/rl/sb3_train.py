@@ -200,7 +200,8 @@ def train_sb3(
                     {
                         "points": sum(recent) / len(recent),
                         "episodes": float(len(self.episode_points)),
-                        "sps": (int(self.num_timesteps) - done_steps) / max(time.perf_counter() - wall0, 1e-9),
+                        "sps": (int(self.num_timesteps) - done_steps)
+                        / max(time.perf_counter() - wall0, 1e-9),
                         "wall_s": wall,
                     },
                 )

@@ -118,8 +118,12 @@ class SelfPlay:
         torch.manual_seed(cfg.seed)
         self.speaker = build_speaker_net(**self.archs["speaker"]).to(device)
         self.listener = build_guesser_net(**self.archs["guesser"]).to(device)
-        self.points = torch.as_tensor(np.array(DEFAULT_RULES.points_matrix), dtype=torch.float32, device=device)
-        self.in_frame = torch.as_tensor(np.array(DEFAULT_RULES.in_frame_matrix), dtype=torch.float32, device=device)
+        self.points = torch.as_tensor(
+            np.array(DEFAULT_RULES.points_matrix), dtype=torch.float32, device=device
+        )
+        self.in_frame = torch.as_tensor(
+            np.array(DEFAULT_RULES.in_frame_matrix), dtype=torch.float32, device=device
+        )
         params = list(self.speaker.parameters()) + list(self.listener.parameters())
         self.params = params
         self.optimizer = torch.optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
@@ -171,7 +175,9 @@ class SelfPlay:
         speaker_reward = torch.stack(exp_frame).sum(0).detach()  # (B,) expected cones in the frame
         s_adv = speaker_reward - s_value.detach()
         s_adv = (s_adv - s_adv.mean()) / (s_adv.std() + 1e-8)
-        loss_speaker = -(s_adv * s_dist.log_prob(words)).mean() - cfg.ent_coef_speaker * s_dist.entropy().mean()
+        loss_speaker = (
+            -(s_adv * s_dist.log_prob(words)).mean() - cfg.ent_coef_speaker * s_dist.entropy().mean()
+        )
         loss_listener = -torch.stack(exp_points).mean() - cfg.ent_coef_listener * torch.stack(l_ent).mean()
         v_loss = 0.5 * ((speaker_reward - s_value) ** 2).mean()
         loss = loss_speaker + loss_listener + cfg.vf_coef * v_loss
@@ -353,7 +359,13 @@ def _save(run_dir: Path, cfg: SelfPlayConfig, game: SelfPlay, update: int, wall:
         game.archs,
         train,
     )
-    state = {"update": update, "wall_s": wall, "cpu_s": cpu, "config": asdict(cfg), "optimizer": game.optimizer.state_dict()}
+    state = {
+        "update": update,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "config": asdict(cfg),
+        "optimizer": game.optimizer.state_dict(),
+    }
     tmp = run_dir / "trainer_state.pt.tmp"
     torch.save(state, tmp)
     tmp.replace(run_dir / "trainer_state.pt")

@@ -39,8 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmds = p.add_subparsers(dest="train_command", metavar="WHAT")
     cmds.required = True
     for kind in KINDS:
-        q = cmds.add_parser(kind, help=f"train a {kind}", description=__doc__,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+        q = cmds.add_parser(
+            kind,
+            help=f"train a {kind}",
+            description=__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         _common(q)
         if kind == "guesser":
             q.add_argument("--fast", action="store_true", help="the vectorised single-file PPO (torch)")
@@ -52,16 +56,26 @@ def register(sub: argparse._SubParsersAction) -> None:
             )
             q.add_argument("--cue-encoding", choices=("index", "embedding"), help="cue encoding (SB3 env)")
         if kind == "selfplay":
-            q.add_argument("--nonsense", action="store_true", help="add the 16 nonsense inputs to the vocabulary")
+            q.add_argument(
+                "--nonsense", action="store_true", help="add the 16 nonsense inputs to the vocabulary"
+            )
             q.add_argument("--guessers", type=int, help="guessers per game (default 3)")
         q.set_defaults(func=run_train, kind=kind)
     e = cmds.add_parser("experiment", help="train, evaluate and report from one config")
     e.add_argument("config", help="YAML config or bundled name (learned_guesser, selfplay, ...)")
-    e.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config value (dotted keys), e.g. --set train.params.total_steps=10000")
+    e.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config value (dotted keys), e.g. --set train.params.total_steps=10000",
+    )
     e.add_argument("--fresh", action="store_true", help="start over (old run folder kept as *.old-<time>)")
     e.add_argument("--no-progress", action="store_true")
-    e.add_argument("--wandb", choices=("online", "offline", "disabled"), help="W&B mode for training and tournament")
+    e.add_argument(
+        "--wandb", choices=("online", "offline", "disabled"), help="W&B mode for training and tournament"
+    )
     e.set_defaults(func=run_experiment_cmd)
 
 
@@ -72,12 +86,27 @@ def _common(q: argparse.ArgumentParser) -> None:
     q.add_argument("--time-budget", type=float, metavar="MINUTES", help="stop after this much wall time")
     q.add_argument("--device", default="auto", help="auto | cpu | cuda[:n] (default auto)")
     q.add_argument("--threads", type=int, help="torch CPU threads")
-    q.add_argument("--tracker", choices=("wandb", "tensorboard", "none"), default="wandb",
-                   help="metrics tracker besides the terminal and curve.csv (default wandb, offline)")
-    q.add_argument("--wandb", dest="wandb_mode", choices=("online", "offline", "disabled"), default="offline",
-                   help="W&B mode (default offline: files under <out>/wandb, upload with `wandb sync`)")
-    q.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="trainer hyper-parameter (e.g. --set learning_rate=0.001), repeatable")
+    q.add_argument(
+        "--tracker",
+        choices=("wandb", "tensorboard", "none"),
+        default="wandb",
+        help="metrics tracker besides the terminal and curve.csv (default wandb, offline)",
+    )
+    q.add_argument(
+        "--wandb",
+        dest="wandb_mode",
+        choices=("online", "offline", "disabled"),
+        default="offline",
+        help="W&B mode (default offline: files under <out>/wandb, upload with `wandb sync`)",
+    )
+    q.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="trainer hyper-parameter (e.g. --set learning_rate=0.001), repeatable",
+    )
     q.add_argument("--fresh", action="store_true", help="start over (old folder kept as <out>.old-<time>)")
     q.add_argument("--no-progress", action="store_true", help="print only the final line")
 
@@ -132,7 +161,9 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
         if args.num_envs is not None:
             params["num_envs"] = args.num_envs
         if args.opponents not in (None, "human-replay"):
-            raise ValueError("--fast trains against replayed-human cue givers only (the vector env's cue_cells)")
+            raise ValueError(
+                "--fast trains against replayed-human cue givers only (the vector env's cue_cells)"
+            )
         if args.cue_encoding not in (None, "index"):
             raise ValueError("--fast uses cue_encoding=index (the vector env's cue is a vocabulary index)")
         return "guesser-fast", FastPPOConfig.from_dict(params, source="huesenv train guesser --fast")
@@ -175,8 +206,12 @@ def run_train(args: argparse.Namespace) -> int:
 
 def _summary_line(summary: dict[str, Any]) -> str:
     steps = summary.get("steps", summary.get("games"))
-    parts = [f"{summary['trainer']}: {steps:,} {'games' if 'games' in summary else 'steps'}",
-             f"wall {summary['wall_s']:.1f} s", f"CPU {summary['cpu_s']:.1f} s", f"device {summary['device']}"]
+    parts = [
+        f"{summary['trainer']}: {steps:,} {'games' if 'games' in summary else 'steps'}",
+        f"wall {summary['wall_s']:.1f} s",
+        f"CPU {summary['cpu_s']:.1f} s",
+        f"device {summary['device']}",
+    ]
     if "final_eval_points" in summary:
         parts.append(f"greedy points/decision {summary['final_eval_points']:.3f}")
     if "lexicon" in summary:
