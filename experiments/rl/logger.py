@@ -84,8 +84,16 @@ class TrainLogger:
             self._fields = list(row)
             with self.curve_path.open("w", newline="") as fh:
                 csv.DictWriter(fh, fieldnames=self._fields).writeheader()
+        elif set(row) - set(self._fields):  # a metric logged only now (e.g. an evaluation): widen the header
+            with self.curve_path.open(newline="") as fh:
+                rows = list(csv.DictReader(fh))
+            self._fields += [k for k in row if k not in self._fields]
+            with self.curve_path.open("w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=self._fields)
+                w.writeheader()
+                w.writerows(rows)
         with self.curve_path.open("a", newline="") as fh:
-            csv.DictWriter(fh, fieldnames=self._fields, extrasaction="ignore").writerow(row)
+            csv.DictWriter(fh, fieldnames=self._fields).writerow(row)
         if self._tracker is not None and self._tracker.run is not None:
             self._tracker.run.log({f"train/{k}": v for k, v in metrics.items()}, step=int(step))
         if self._tb is not None:

@@ -16,8 +16,9 @@ action mask applied as ``-inf`` logits, so illegal cells are never sampled.
 updates; each segment starts by reseeding torch and resetting the env from
 ``SeedSequence([seed, update])``.  A run resumed from a checkpoint therefore
 continues exactly as the uninterrupted run would (same seed → same weights on
-the same device).  ``time_budget_s`` stops at the first update boundary past
-the budget (then the result depends on the machine's speed; the steps done are
+the same device).  ``time_budget_s`` (wall seconds) stops at the update
+boundary where one more update, as long as the last one, would end past the
+budget (then the result depends on the machine's speed; the steps done are
 recorded in the checkpoint).
 
 Files in ``run_dir``: ``policy.pt`` (a :mod:`~huesenv.agents.policy_net`
@@ -227,6 +228,7 @@ def train_fast(
     env_time = 0.0
     obs: dict[str, np.ndarray] | None = None
     stopped_early = False
+    prev_wall = elapsed_before
     while update < cfg.num_updates:
         if obs is None or update % cfg.checkpoint_every == 0:
             s = segment_seed(cfg.seed, update)
@@ -316,7 +318,9 @@ def train_fast(
             "wall_s": wall,
         }
         last_update = update >= cfg.num_updates
-        over_budget = cfg.time_budget_s is not None and wall >= cfg.time_budget_s
+        last_dt, prev_wall = wall - prev_wall, wall
+        # stop when the next update would end past the budget, so a run never exceeds it
+        over_budget = cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s
         if update % cfg.eval_every == 0 or last_update or over_budget:
             metrics.update(evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG)))
         logger.log(global_step, metrics, force_print=last_update or over_budget)

@@ -47,10 +47,10 @@ VOCABULARIES = ("words", "words+nonsense")
 @dataclass
 class SelfPlayConfig:
     total_games: int = 400_000
-    num_games: int = 1024
+    num_games: int = 512
     guessers: int = 3
     vocabulary: str = "words"
-    learning_rate: float = 1e-3
+    learning_rate: float = 1e-2
     ent_coef_speaker: float = 0.01
     ent_coef_listener: float = 0.003
     vf_coef: float = 0.5
@@ -271,6 +271,7 @@ def train_selfplay(
     generator = None
     stopped_early = False
     last = None
+    prev_wall = wall_before
     while update < cfg.num_updates:
         if generator is None or update % cfg.checkpoint_every == 0:
             from huesenv.experiments.rl.ppo_fast import segment_seed
@@ -285,7 +286,8 @@ def train_selfplay(
         numbers["games_per_s"] = step / max(wall, 1e-9)
         numbers["wall_s"] = wall
         done = update >= cfg.num_updates
-        over = cfg.time_budget_s is not None and wall >= cfg.time_budget_s
+        last_dt, prev_wall = wall - prev_wall, wall
+        over = cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s  # never past the budget
         if update % cfg.snapshot_every == 0 or done or over:
             last = snapshot(step)
             numbers.update(
