@@ -15,7 +15,8 @@ Measures (all in :func:`lexicon_metrics`):
 * **Label-bound agreement** (does word *w* mean what people mean by *w*?): the
   listener's top-1 cell per word scored with the project's word-level metrics
   (:func:`huesenv.metrics.word_level`: Mahalanobis top-1 fail rate, Hotelling
-  top-k, macro-colour match against the humans' modal cell).  Nothing in
+  top-k, macro-colour match against the humans' modal cell), over all words and
+  over the words the speaker uses (``used_words_*``).  Nothing in
   self-play ties a word's spelling to a colour, so the expected value is the
   **permutation null**: the fail rate of the same map with the words' labels
   shuffled (mean over ``n_permutations`` shuffles) — reported next to it.
@@ -23,10 +24,14 @@ Measures (all in :func:`lexicon_metrics`):
   whatever the names?): adjusted Rand index and normalised mutual information
   between the speaker's partition of the board and (a) the macro-colour map,
   (b) the human naming map (each cell → the word whose human answers fall most
-  in its 3×3 frame); and the **best-relabelling** fail rate: the listener's
+  in its 3×3 frame), beside the NMI that k-means partitions of the board with
+  as many parts reach on grid position alone and on CIELAB colour alone
+  (``nmi_macro_colour_position_kmeans`` / ``_colour_kmeans``: contiguity alone
+  already buys some NMI); and the **best-relabelling** fail rate: the listener's
   top cells matched one-to-one to human words so as to minimise Mahalanobis
-  failures (Hungarian assignment) — an upper bound on how human-like the
-  geometry could be under some renaming.
+  failures (Hungarian assignment), read against ``best_relabelling_null``
+  (the same for uniformly random cells: with many words, renaming finds a
+  lucky match by chance).
 
 Choice documented: the listener (not the speaker) defines each word's top-1
 cell for the label-bound metrics, because the word-level task of the paper asks
@@ -96,6 +101,29 @@ def human_naming_map(humans: Any, vocabulary: Sequence[str], rules: Any = None) 
             counts[i] = np.bincount(cells, minlength=N_CELLS) / max(len(cells), 1)
     share = counts @ np.asarray(rules.in_frame_matrix, dtype=np.float64).T  # [word, cell]
     return np.argmax(share, axis=0)
+
+
+def reference_partitions(k: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """Two ``k``-part partitions of the board to read NMI/ARI against: k-means on the cells' grid
+    positions (contiguous regions that know nothing of colour) and on their CIELAB colours."""
+    from scipy.cluster.vq import kmeans2
+
+    board = load_board()
+    pos = np.stack([np.asarray(board.rows, float), np.asarray(board.cols, float)], axis=1)
+    out = {}
+    for name, feats in (("position", pos), ("colour", np.asarray(board.lab, dtype=np.float64))):
+        z = (feats - feats.mean(0)) / feats.std(0)
+        _, labels = kmeans2(z, int(k), seed=seed, minit="++")
+        out[name] = labels
+    return out
+
+
+def best_relabelling_null(fails: np.ndarray, n_words: int, rng: np.random.Generator, n: int = 20) -> float:
+    """The best-relabelling fail rate of ``n_words`` uniformly random cells (mean of ``n`` draws): the floor
+    that renaming reaches by chance, since it picks the luckiest of many words for each human word."""
+    return float(
+        np.mean([best_relabelling_fail_rate(fails, rng.integers(N_CELLS, size=n_words)) for _ in range(n)])
+    )
 
 
 # -- label-bound --------------------------------------------------------------------------------------------------
@@ -213,6 +241,9 @@ def lexicon_metrics(
     out["nmi_human_naming"] = normalised_mutual_information(speaker, naming)
     human_counts = np.bincount(naming, minlength=len(human_vocab))
     out["human_words_used"] = int((human_counts > 0).sum())
+    if out["words_used"] > 1:
+        for name, labels in reference_partitions(out["words_used"], seed).items():
+            out[f"nmi_macro_colour_{name}_kmeans"] = normalised_mutual_information(labels, cats)
 
     # label-bound agreement (words people answered)
     rows = [vocab.index(w) for w in human_vocab]
@@ -233,7 +264,20 @@ def lexicon_metrics(
         null_fail_rate_p95=float(np.quantile(null, 0.95)),
         p_value_below_null=float((np.sum(null <= agent["mahalanobis_fail_rate"]) + 1) / (len(null) + 1)),
         best_relabelling_fail_rate=best_relabelling_fail_rate(fails, top1),
+        best_relabelling_null=best_relabelling_null(fails, len(top1), np.random.default_rng(seed)),
     )
+    # the words the speaker actually uses (an unused word's listener meaning is never trained)
+    used_rows = [i for i, w in enumerate(human_vocab) if used[vocab.index(w)]]
+    if used_rows:
+        sub = fails[used_rows][:, top1[used_rows]]
+        diag = np.diag(sub)
+        out["used_words_scored"] = len(used_rows)
+        out["used_words_fail_rate"] = float(diag.mean())
+        out["used_words_null_fail_rate"] = float(
+            permutation_null(
+                fails[used_rows], top1[used_rows], np.random.default_rng(seed), n_permutations
+            ).mean()
+        )
     tables["wordlevel"] = word_df
     return out, tables
 

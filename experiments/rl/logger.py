@@ -2,7 +2,7 @@
 
 Why a CSV next to the trackers: the report draws the learning curves from
 ``curve.csv`` in the run folder, so a run is complete and reportable without an
-account or a TensorBoard install.  On resume the CSV is appended to, rows at or
+account or a TensorBoard install.  On resume the CSV is appended to, rows
 past the resumed step having been dropped first, so a curve never holds a step twice.
 
 ``tracker``: ``"wandb"`` (mode ``offline`` unless ``wandb_mode`` says otherwise;
@@ -72,7 +72,7 @@ class TrainLogger:
         if not rows:
             return
         self._fields = list(rows[0])
-        keep = [r for r in rows if float(r.get("step", 0)) < resume_step]
+        keep = [r for r in rows if float(r.get("step", 0)) <= resume_step]
         with self.curve_path.open("w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=self._fields)
             w.writeheader()

@@ -347,7 +347,7 @@ def _read_history(path: Path, before_step: int) -> list[dict[str, Any]]:
     import pandas as pd
 
     frame = pd.read_csv(path)
-    return frame[frame["step"] < before_step].to_dict(orient="records") if before_step else []
+    return frame[frame["step"] <= before_step].to_dict(orient="records") if before_step else []
 
 
 def _save(run_dir: Path, cfg: SelfPlayConfig, game: SelfPlay, update: int, wall: float, cpu: float) -> None:
