@@ -25,15 +25,23 @@ Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ra
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from huesenv.game.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.board import N_CELLS
+from huesenv.game.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.humans import load_humans
 from huesenv.vocabulary import normalise_word
+
+
+@lru_cache(maxsize=1)
+def _default_cohort() -> Any:
+    """The packaged cohort, loaded once per process: a game seats several replayed humans (read-only use)."""
+    return load_humans(None)
 
 
 class HumanReplayAgent(BaseAgent):
@@ -51,9 +59,9 @@ class HumanReplayAgent(BaseAgent):
         **load_kwargs: Any,
     ) -> None:
         if humans is None:
-            from huesenv.humans import load_humans
-
-            humans = load_humans(path, **load_kwargs)
+            humans = (
+                _default_cohort() if path is None and not load_kwargs else load_humans(path, **load_kwargs)
+            )
         self.humans = humans
         self.rules = rules or DEFAULT_RULES
         self._seed = seed

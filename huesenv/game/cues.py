@@ -88,8 +88,6 @@ _PAREN_RE = re.compile(r"\([^)]*\)")
 _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
 
-
-
 class CueRules(Protocol):
     """The rule values the grammar reads (:class:`huesenv.game.rules.HuesCuesRules` provides them)."""
 
@@ -135,6 +133,11 @@ def cue_problem(rules: CueRules, text: object, cue_index: int, used: Iterable[st
     if problem is None and rules.unique_cues and cue in set(used):
         return f"cue {cue!r} was already used in this game"
     return problem
+
+
+def counted_words(cue: str) -> int:
+    """How many words count against the word limit (parenthesised disambiguations left out)."""
+    return len(cue_words(_PAREN_RE.sub(" ", normalise_word(cue))))
 
 
 def cue_words(cue: str) -> list[str]:
@@ -198,5 +201,3 @@ def _is_coordinate(token: str) -> bool:
     except ValueError:
         return False
     return True
-
-

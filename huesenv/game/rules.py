@@ -78,6 +78,7 @@ __all__ = [
     "score_round",
 ]
 
+
 class IllegalActionError(ValueError):
     """An action the rules do not allow now (wrong phase, occupied cell, invalid cue...)."""
 
@@ -173,15 +174,12 @@ class HuesCuesRules:
         """``(480, 480)`` bool: cell ``c`` lies inside the 3×3 frame around target ``t``."""
         return _in_frame_matrix()
 
-    def make_deck(self, rng: np.random.Generator) -> tuple[tuple[int, ...], ...]:
+    def make_deck(self, rng: np.random.Generator) -> Sequence[tuple[int, ...]]:
         """The deck in the order it will be drawn (explicit decks are shuffled, generated ones drawn fresh)."""
         if self.deck is not None:
             order = rng.permutation(len(self.deck))
             return tuple(self.deck[i] for i in order)
-        return tuple(
-            tuple(int(c) for c in rng.choice(N_CELLS, size=self.card_size, replace=False))
-            for _ in range(self.deck_size)
-        )
+        return Deck(rng, self.card_size, self.deck_size)
 
     # -- cues --------------------------------------------------------------------
     def cue_problem(self, text: object, cue_index: int, used: Iterable[str] = ()) -> str | None:
@@ -242,6 +240,45 @@ def score_round(
 DEFAULT_RULES = HuesCuesRules()
 
 
+class Deck(Sequence):
+    """A generated deck whose cards are drawn from the game generator when first needed.
+
+    Why lazy: a game uses at most 12 of the 100 cards, and drawing all of them
+    took most of a reset.  Card ``i`` is the ``i``-th draw of
+    ``rng.choice(N_CELLS, card_size, replace=False)``, exactly as an eager deck,
+    so the same seed gives the same cards (the generator serves nothing else).
+    """
+
+    def __init__(self, rng: np.random.Generator, card_size: int, size: int) -> None:
+        self._rng, self._card_size, self._size = rng, card_size, size
+        self._cards: list[tuple[int, ...]] = []
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(self._size)))
+        i = index + self._size if index < 0 else index
+        if not 0 <= i < self._size:
+            raise IndexError(f"deck index {index} out of range 0-{self._size - 1}")
+        while len(self._cards) <= i:
+            draw = self._rng.choice(N_CELLS, size=self._card_size, replace=False)
+            self._cards.append(tuple(int(c) for c in draw))
+        return self._cards[i]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Deck({len(self._cards)} of {self._size} cards drawn)"
+
+
 @dataclass(frozen=True)
 class Action:
     """One move: ``kind`` is ``"target"`` (cell), ``"cue"`` (text, ``None`` = pass) or ``"cone"`` (cell)."""
@@ -277,7 +314,7 @@ class GameState:
 
     rules: HuesCuesRules
     num_players: int
-    deck: tuple[tuple[int, ...], ...]
+    deck: Sequence[tuple[int, ...]]
     round: int = 0
     phase: Phase = Phase.PICK_TARGET
     cue_giver: int = 0
@@ -304,7 +341,18 @@ class GameState:
         rules = rules or DEFAULT_RULES
         n = rules.check_players(num_players)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        state = cls(rules=rules, num_players=n, deck=rules.make_deck(rng))
+        return cls.from_deck(n, rules.make_deck(rng), rules)
+
+    @classmethod
+    def from_deck(
+        cls, num_players: int, deck: Sequence[tuple[int, ...]], rules: HuesCuesRules | None = None
+    ) -> GameState:
+        """A new game whose round ``r`` uses ``deck[r]`` as dealt (replays build the deck from a log)."""
+        rules = rules or DEFAULT_RULES
+        n = rules.check_players(num_players)
+        if not deck:
+            raise ValueError("GameState.from_deck: expected at least one card")
+        state = cls(rules=rules, num_players=n, deck=deck)
         state.scores = [0] * n
         state.points_by_role = [{"cue_giver": 0, "guesser": 0} for _ in range(n)]
         state._start_round(0)
@@ -375,9 +423,13 @@ class GameState:
         return f"unknown action kind {action.kind!r}"
 
     # -- transitions --------------------------------------------------------------
-    def apply(self, action: Action) -> RoundResult | None:
-        """Apply a legal action (``IllegalActionError`` otherwise); returns the round result at a reveal."""
-        why = self.problem(action)
+    def apply(self, action: Action, *, checked: bool = False) -> RoundResult | None:
+        """Apply a legal action (``IllegalActionError`` otherwise); returns the round result at a reveal.
+
+        ``checked=True``: the caller has just had ``problem(action)`` return ``None``
+        (the env does, to report the reason), so the check is not repeated.
+        """
+        why = None if checked else self.problem(action)
         if why is not None:
             raise IllegalActionError(why)
         self.moves += 1

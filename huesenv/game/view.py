@@ -11,6 +11,7 @@ policy saw in the env.  Seats are absolute (``0..num_players-1``);
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,8 +19,9 @@ from huesenv.board import N_CELLS
 from huesenv.game.phase import Phase
 
 
-@dataclass(frozen=True)
-class PlayerView:
+class PlayerView(NamedTuple):
+    """One seat's knowledge (a named tuple: immutable, and cheap to build on every env step)."""
+
     seat: int  # the viewer's absolute seat
     num_players: int
     phase: Phase

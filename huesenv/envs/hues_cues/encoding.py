@@ -33,7 +33,7 @@ from gymnasium import spaces
 
 from huesenv.board import N_CELLS, N_COLS, N_ROWS, load_board
 from huesenv.game.cues import CUE_CHARSET
-from huesenv.game.phase import PHASES
+from huesenv.game.phase import PHASES, Phase
 from huesenv.game.rules import HuesCuesRules
 from huesenv.game.view import PlayerView
 
@@ -87,6 +87,9 @@ class ObservationEncoder:
         self.flat_size = sum(n for _, n in self.flat_layout)
         # one-hots and masks in [0, 1], embeddings in [-1, 1], scores / 100 up to MAX_SCORE / 100
         self.flat_space = spaces.Box(-1.0, MAX_SCORE / SCORE_SCALE, (self.flat_size,), np.float32)
+        self._no_card = np.full(rules.card_size, -1, dtype=np.int16)
+        self._no_target = np.full(1, -1, dtype=np.int16)
+        self._seat_masks = {n: (np.arange(self.seats) < n).astype(np.int8) for n in range(self.seats + 1)}
         self._offset = {}
         pos = 0
         for name, n in self.flat_layout:
@@ -175,10 +178,8 @@ class ObservationEncoder:
 
     def _cues(self, view: PlayerView) -> Any:
         if self.cue_encoding == "index":
-            out = np.zeros(2, dtype=np.int64)
-            for k, cue in enumerate(view.cues[:2]):
-                out[k] = self.cue_code(cue, True)
-            return out
+            cues = view.cues
+            return np.array([self.cue_code(cues[k], True) if k < len(cues) else 0 for k in (0, 1)], np.int64)
         if self.cue_encoding == "embedding":
             out = np.zeros((2, self.embedding_dim), dtype=np.float32)
             for k, cue in enumerate(view.cues[:2]):
@@ -196,35 +197,36 @@ class ObservationEncoder:
         n, me = view.num_players, view.seat
         cones = np.zeros((self.seats, N_CELLS), dtype=np.int8)
         occupied = np.zeros(N_CELLS, dtype=np.int8)
-        for seat, cell in view.cones:
-            cones[(seat - me) % n, cell] = 1
-            occupied[cell] = 1
-        cue_state = np.zeros(2, dtype=np.int64)
-        for k, cue in enumerate(view.cues[:2]):
-            cue_state[k] = 2 if cue is None else 1
-        card = np.full(self.rules.card_size, -1, dtype=np.int16)
-        target = np.full(1, -1, dtype=np.int16)
+        if view.cones:
+            rows = [(seat - me) % n for seat, _ in view.cones]
+            cells = [cell for _, cell in view.cones]
+            cones[rows, cells] = 1
+            occupied[cells] = 1
+        cues = view.cues
+        cue_state = np.array(
+            [(2 if cues[k] is None else 1) if k < len(cues) else 0 for k in (0, 1)], dtype=np.int64
+        )
         if view.card:
-            card[: len(view.card)] = view.card
-        if view.target is not None:
-            target[0] = view.target
+            card = np.array(view.card, dtype=np.int16)
+        else:
+            card = self._no_card.copy()
+        target = np.array([-1 if view.target is None else view.target], dtype=np.int16)
         scores = np.zeros(self.seats, dtype=np.int32)
-        scores[:n] = np.roll(np.asarray(view.scores, dtype=np.int32), -me)
-        seat_mask = np.zeros(self.seats, dtype=np.int8)
-        seat_mask[:n] = 1
+        scores[:n] = view.scores[me:] + view.scores[:me]
+        phase = view.phase
         obs = {
             "cones": cones,
             "occupied": occupied,
             "cues": self._cues(view),
             "cue_state": cue_state,
-            "phase": np.int64(view.phase.index),
-            "role": np.int64(view.is_cue_giver),
+            "phase": np.int64(phase.index),
+            "role": np.int64(view.seat == view.cue_giver and phase is not Phase.DONE),
             "cue_giver": np.int64((view.cue_giver - me) % n),
             "round": np.int64(min(view.round, self.max_rounds - 1)),
             "card": card,
             "target": target,
             "scores": scores,
-            "seat_mask": seat_mask,
+            "seat_mask": self._seat_masks[n].copy(),
         }
         if self._board is not None:
             obs["board"] = self._board.copy()
@@ -254,7 +256,8 @@ class ObservationEncoder:
             x[o["card"] + c] = 1.0
         if view.target is not None:
             x[o["target"] + view.target] = 1.0
-        x[o["scores"] : o["scores"] + n] = np.roll(np.asarray(view.scores, np.float32), -me) / SCORE_SCALE
+        x[o["scores"] : o["scores"] + n] = view.scores[me:] + view.scores[:me]
+        x[o["scores"] : o["scores"] + n] /= SCORE_SCALE
         x[o["seat_mask"] : o["seat_mask"] + n] = 1.0
         if self._board is not None:
             x[o["board"] :] = self._board.ravel() / 255.0

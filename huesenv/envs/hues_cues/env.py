@@ -108,11 +108,14 @@ and in the infos as `cues`, `used_cues`, `illegal_reason` with `info_text=True`.
 `max_cycles=N` truncates the game after N *moves*: legal actions that change
 the game (target picks, cues, passes, cones).  A retried illegal action under
 `illegal_action="penalise"` is not a move.  A full game is at most 12 rounds of
-3 + 2 (n - 1) moves.  PettingZoo's `max_cycles_test` checks that a parallel
-env stops after exactly N parallel steps; in this turn-based game a parallel
-step is one move, so the check holds, but it cannot tell whether a game ends
-early because it finished, and it samples unmasked actions, which end the game
-at once under the default `illegal_action="end"`.
+3 + 2 (n - 1) moves.  In the parallel API one parallel step is one move
+(only the acting agent's action is applied), so a parallel episode truncates
+after exactly N legal steps.  PettingZoo's `max_cycles_test` cannot check this
+game: it samples *unmasked* actions (the first illegal one ends the default
+game, so the episode is shorter than N) and it expects the median agent to act
+N + 1 times in the AEC loop, which holds only when every agent acts every
+cycle, never in a turn-based game where one agent acts per move.  The test
+suite checks the move count directly instead (AEC and parallel, with retries).
 
 ### Version History
 
@@ -215,7 +218,9 @@ class ActionLayout:
                 return Action("target", cell=a)
             if phase.is_guess:
                 return Action("cone", cell=a)
-            raise IllegalActionError(f"a cell ({format_coord(a)}) is not a valid action in phase {phase.value!r}")
+            raise IllegalActionError(
+                f"a cell ({format_coord(a)}) is not a valid action in phase {phase.value!r}"
+            )
         if not phase.is_cue:
             raise IllegalActionError(f"a cue or pass is not a valid action in phase {phase.value!r}")
         if a == self.pass_action:
@@ -269,7 +274,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action: expected one of {ILLEGAL_MODES}, got {illegal_action!r}")
         if observation_mode not in OBSERVATION_MODES:
-            raise ValueError(f"observation_mode: expected one of {OBSERVATION_MODES}, got {observation_mode!r}")
+            raise ValueError(
+                f"observation_mode: expected one of {OBSERVATION_MODES}, got {observation_mode!r}"
+            )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}"
@@ -472,9 +479,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         offender = None
         self._last_reveal = None
         if why is not None:
-            message = (
-                f"{agent} ({s.role(self._seat[agent])}, phase {s.phase.value}): illegal action {action!r}: {why}"
-            )
+            message = f"{agent} ({s.role(self._seat[agent])}, phase {s.phase.value}): illegal action {action!r}: {why}"
             if self.illegal_action == "raise":
                 raise IllegalActionError(message)
             self.rewards[agent] = self.illegal_reward
@@ -485,7 +490,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
                 self.terminations = {a: True for a in self.agents}
         else:
             self.last_illegal = None
-            result = s.apply(rule_action)
+            result = s.apply(rule_action, checked=True)
             self._moves += 1
             if result is not None:
                 self._last_reveal = result
