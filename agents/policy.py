@@ -32,18 +32,24 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents.devices import resolve_device
 from huesenv.agents.policy_net import (
     PolicyCheckpoint,
     PolicySettings,
     check_settings,
     cue_indices,
     env_settings,
+    guesser_forward,
     load_checkpoint,
+    speaker_forward,
 )
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.board import N_CELLS
+from huesenv.envs.hues_cues.encoding import ObservationEncoder
+from huesenv.envs.text_encoders import MiniLMTextEncoder
 from huesenv.game.phase import Phase
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.game.view import PlayerView
 from huesenv.vocabulary import normalise_word
 
 GUESS_PHASE = Phase.GUESS_1
@@ -79,8 +85,6 @@ class PolicyAgent(BaseAgent):
         self.vocabulary = tuple(self.settings.vocabulary)
         self.device = "cpu"
         if self.checkpoint is not None and device not in (None, "cpu"):
-            from huesenv.agents.devices import resolve_device
-
             self.device = resolve_device(device)
             for net in self.checkpoint.nets.values():
                 net.to(self.device)
@@ -131,8 +135,6 @@ class PolicyAgent(BaseAgent):
             raise NotImplementedError(f"policy {self.path}: has no guesser network")
         import torch
 
-        from huesenv.agents.policy_net import guesser_forward
-
         with torch.no_grad():
             logits, _ = guesser_forward(
                 self.checkpoint.nets["guesser"],
@@ -164,12 +166,8 @@ class PolicyAgent(BaseAgent):
     def _encoder(self):
         """The env's observation encoder, configured as the policy was trained (built once)."""
         if self._obs_encoder is None:
-            from huesenv.envs.hues_cues.encoding import ObservationEncoder
-
             text_encoder = None
             if self.settings.cue_encoding == "embedding":
-                from huesenv.envs.text_encoders import MiniLMTextEncoder
-
                 text_encoder = MiniLMTextEncoder()
             self._obs_encoder = ObservationEncoder(
                 self.rules,
@@ -189,8 +187,6 @@ class PolicyAgent(BaseAgent):
         """
         view = getattr(query, "view", None)
         if view is None:
-            from huesenv.game.view import PlayerView
-
             cues = tuple(getattr(query, "cues", ()))[-2:]
             n = int(self.settings.extra.get("num_players", 4))
             view = PlayerView(
@@ -307,8 +303,6 @@ class PolicyAgent(BaseAgent):
 
     def _speaker_choice(self, words: Sequence[str], targets: Sequence[int]) -> np.ndarray:
         import torch
-
-        from huesenv.agents.policy_net import speaker_forward
 
         cols = np.asarray([self.vocabulary.index(w) for w in words])
         with torch.no_grad():

@@ -36,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.board import N_CELLS
+from huesenv.board import N_CELLS, load_board
+from huesenv.vocabulary import normalise_word
 
 CHECKPOINT_FORMAT = "huesenv-policy"
 CHECKPOINT_VERSION = 1
@@ -190,8 +191,6 @@ def build_speaker_net(vocab_size: int, hidden: int = 256):
     import torch
     import torch.nn as nn
 
-    from huesenv.board import load_board
-
     lab = torch.as_tensor(np.asarray(load_board().lab, dtype=np.float32) / 100.0)
     net = nn.ModuleDict(
         {
@@ -311,7 +310,6 @@ def cue_indices(cues: Sequence[Sequence[str]], vocabulary: Sequence[str]) -> tup
     first; a policy trained on one cue reads the most recent one it knows, as
     the replayed humans do.
     """
-    from huesenv.vocabulary import normalise_word
 
     index = {w: i for i, w in enumerate(vocabulary)}
     out = np.full(len(cues), len(vocabulary), dtype=np.int64)

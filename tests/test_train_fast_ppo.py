@@ -82,11 +82,11 @@ def test_bad_config_is_one_line():
 def test_fast_ppo_learns_human_cues(tmp_path):
     summary = train_fast(
         tiny(
-            total_steps=40 * 512,
-            num_envs=512,
+            total_steps=60 * 1024,
+            num_envs=1024,
             num_minibatches=4,
             update_epochs=4,
-            hidden=64,
+            hidden=128,
             eval_decisions=1024,
             checkpoint_every=10,
             eval_every=10,
@@ -94,5 +94,6 @@ def test_fast_ppo_learns_human_cues(tmp_path):
         tmp_path,
         progress=False,
     )
-    # uniform play scores ~0.07 points per decision; the human cues carry the target's region
-    assert summary["final_eval_points"] > 0.4
+    # uniform play scores ~0.07 points per decision, the text-embedding agent ~0.3; the human cues carry
+    # the target's region
+    assert summary["final_eval_points"] > 0.6

@@ -46,8 +46,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from huesenv.board import N_CELLS, load_board
+from huesenv import metrics
+from huesenv.board import N_CELLS, format_coord, load_board
+from huesenv.categories import MACRO_COLOURS
+from huesenv.game.rules import DEFAULT_RULES
+from huesenv.logs.schema import LogRecord
 from huesenv.stats import chi2_threshold, mahalanobis_d2, sample_covariance
+from huesenv.vocabulary import category_of, is_known
 
 
 # -- partitions ---------------------------------------------------------------------------------------------------
@@ -91,7 +96,6 @@ def human_naming_map(humans: Any, vocabulary: Sequence[str], rules: Any = None) 
     Words weigh equally (each word's answers are normalised to sum to 1), so a
     word answered by more people does not win cells for that reason.
     """
-    from huesenv.game.rules import DEFAULT_RULES
 
     rules = rules or DEFAULT_RULES
     counts = np.zeros((len(vocabulary), N_CELLS))
@@ -184,8 +188,6 @@ def lexicon_metrics(
     records (from :func:`huesenv.agents.evaluate_words`); built from
     ``listener_probs`` when not given.
     """
-    from huesenv import metrics
-    from huesenv.categories import MACRO_COLOURS
 
     board = load_board()
     vocab = tuple(vocabulary)
@@ -286,9 +288,6 @@ def listener_records(
     probs: np.ndarray, vocabulary: Sequence[str], top_k: int = 5, agent_id: str = "selfplay"
 ):
     """``word_query`` records of a listener's cell distributions (top-k cells per word, best first)."""
-    from huesenv.board import format_coord
-    from huesenv.logs.schema import LogRecord
-    from huesenv.vocabulary import category_of, is_known
 
     records = []
     for i, w in enumerate(vocabulary):

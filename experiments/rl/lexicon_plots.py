@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from huesenv.board import N_COLS, N_ROWS, load_board
+from huesenv.experiments.rl.lexicon import human_naming_map
 
 
 def _pyplot():
@@ -70,7 +71,6 @@ def plot_lexicon(
     n_words: int = 6,
     title: str = "",
 ) -> Path:
-    from huesenv.experiments.rl.lexicon import human_naming_map
 
     plt = _pyplot()
     board = load_board()

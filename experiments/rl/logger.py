@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from huesenv.experiments.tracking import Tracker
+
 TRACKERS = ("wandb", "tensorboard", "none")
 
 
@@ -50,8 +52,6 @@ class TrainLogger:
         self._tracker = None
         self._tb = None
         if tracker == "wandb" and wandb_mode != "disabled":
-            from huesenv.experiments.tracking import Tracker
-
             self._tracker = Tracker(
                 wandb_mode, project="huesenv-train", run_dir=self.run_dir, config=config or {}, name=name
             )

@@ -32,11 +32,21 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
+from huesenv.experiments.experiment import run_experiment
+from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
+from huesenv.experiments.rl.references import gym_references, vector_references
+from huesenv.experiments.rl.report import write_training_report
+from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3
+from huesenv.experiments.rl.selfplay import SelfPlayConfig, train_selfplay
 
 TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
 TOP_KEYS = {"name", "output", "seed", "train", "references", "evaluate"}
@@ -76,7 +86,6 @@ def _config_path(source: str) -> Path:
 
 def load_training_config(source: str, overrides: Iterable[str] = ()) -> dict[str, Any]:
     """Read, default, override (``key.sub=value``) and validate a training-experiment config."""
-    from huesenv.experiments.config import apply_overrides
 
     path = _config_path(source)
     try:
@@ -119,14 +128,9 @@ def _validate(cfg: Mapping[str, Any], source: str) -> None:
 def trainer_from_params(trainer: str, params: dict[str, Any], seed: int, source: str = "config") -> Any:
     params = {**params, "seed": seed}
     if trainer == "guesser-fast":
-        from huesenv.experiments.rl.ppo_fast import FastPPOConfig
-
         return FastPPOConfig.from_dict(params, source=f"{source}: train.params")
     if trainer == "selfplay":
-        from huesenv.experiments.rl.selfplay import SelfPlayConfig
-
         return SelfPlayConfig.from_dict(params, source=f"{source}: train.params")
-    from huesenv.experiments.rl.sb3_train import SB3Config
 
     params["role"] = "cue_giver" if trainer == "cue-giver" else "guesser"
     return SB3Config.from_dict(params, source=f"{source}: train.params")
@@ -144,8 +148,6 @@ def train(
     """Run one trainer into ``out`` with a logger (terminal, ``curve.csv``, W&B/TensorBoard)."""
     from dataclasses import asdict
 
-    from huesenv.experiments.rl.logger import TrainLogger
-
     out = Path(out)
     resume_step = _resume_step(out)
     logger = TrainLogger(
@@ -159,16 +161,10 @@ def train(
     )
     try:
         if name == "guesser-fast":
-            from huesenv.experiments.rl.ppo_fast import train_fast
-
             summary = train_fast(cfg, out, logger=logger, progress=progress)
         elif name == "selfplay":
-            from huesenv.experiments.rl.selfplay import train_selfplay
-
             summary = train_selfplay(cfg, out, logger=logger, progress=progress)
         else:
-            from huesenv.experiments.rl.sb3_train import train_sb3
-
             summary = train_sb3(cfg, out, logger=logger, progress=progress)
         logger.summary({k: v for k, v in summary.items() if isinstance(v, (int, float, str))})
     finally:
@@ -192,6 +188,15 @@ def _resume_step(out: Path) -> int:
     return 0
 
 
+def set_aside(out: Path) -> Path | None:
+    """Move an existing run folder to ``<out>.old-<time>`` (``--fresh`` never deletes results)."""
+    if not out.exists():
+        return None
+    target = out.with_name(f"{out.name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
+    out.rename(target)
+    return target
+
+
 def policy_path(trainer: str, train_dir: Path) -> Path:
     return train_dir / ("model.zip" if trainer in ("guesser", "cue-giver") else "policy.pt")
 
@@ -200,12 +205,9 @@ def run_training_experiment(
     cfg: Mapping[str, Any], *, fresh: bool = False, progress: bool = True, wandb_mode: str | None = None
 ) -> dict[str, Any]:
     """Train, compute reference lines, play the tournament, and write the training report."""
-    from huesenv.experiments.rl.report import write_training_report
 
     run_dir = Path(cfg["output"]) / cfg["name"]
     if fresh and run_dir.exists():
-        from huesenv.commands.train import set_aside
-
         print(f"--fresh: previous run kept as {set_aside(run_dir)}")
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(
@@ -243,16 +245,12 @@ def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_
     if trainer == "selfplay" or not agents:
         result = {"key": key, "unit": "", "points": {}}
     elif trainer == "guesser-fast":
-        from huesenv.experiments.rl.references import vector_references
-
         result = {
             "key": key,
             "unit": "points per decision (eval batch)",
             "points": vector_references(agents, tcfg),
         }
     else:
-        from huesenv.experiments.rl.references import gym_references
-
         result = {
             "key": key,
             "unit": "points per game",
@@ -266,8 +264,6 @@ def run_tournament(
     cfg: Mapping[str, Any], policy: Path, run_dir: Path, progress: bool, wandb_mode: str | None
 ) -> dict[str, Any]:
     """The base tournament with the learned agent (``learned``) added to its agents, lineups and word level."""
-    from huesenv.experiments.config import ExperimentConfig, load_config
-    from huesenv.experiments.experiment import run_experiment
 
     ev = cfg["evaluate"]
     base = load_config(ev.get("base", "default"))

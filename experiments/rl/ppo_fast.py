@@ -39,7 +39,18 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.agents.policy_net import PolicySettings, save_checkpoint
+from huesenv.agents.devices import resolve_device
+from huesenv.agents.policy_net import (
+    PolicySettings,
+    build_guesser_net,
+    check_settings,
+    guesser_forward,
+    load_checkpoint,
+    save_checkpoint,
+)
+from huesenv.envs.vector import GuesserVectorEnv
+from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.humans import load_humans
 from huesenv.vocabulary import word_texts
 
 ENV_ID = "huesenv/GuesserVector-v0"
@@ -113,8 +124,6 @@ def segment_seed(seed: int, update: int) -> int:
 def human_cue_cells(vocabulary: Sequence[str], humans: Any = None) -> list[np.ndarray]:
     """Per vocabulary word, the cells people chose for it (``ValueError`` naming a word nobody answered)."""
     if humans is None:
-        from huesenv.humans import load_humans
-
         humans = load_humans()
     known = set(humans.words)
     missing = [w for w in vocabulary if w not in known]
@@ -124,7 +133,6 @@ def human_cue_cells(vocabulary: Sequence[str], humans: Any = None) -> list[np.nd
 
 
 def make_env(cfg: FastPPOConfig, vocabulary: Sequence[str], cue_cells: Sequence[np.ndarray] | None, n: int):
-    from huesenv.envs.vector import GuesserVectorEnv
 
     return GuesserVectorEnv(
         num_envs=n,
@@ -152,8 +160,6 @@ def evaluate_greedy(net, env, device: str, seed: int) -> dict[str, float]:
     """Greedy points per decision of ``net`` on one batch of ``env`` decisions (fixed seed: comparable over training)."""
     import torch
 
-    from huesenv.agents.policy_net import guesser_forward
-
     obs, _ = env.reset(seed=seed)
     cue, occ, mask = _tensors(obs, device)
     with torch.no_grad():
@@ -176,9 +182,6 @@ def train_fast(
     """Train (or resume) a guesser with PPO; returns the summary also written to ``train.json``."""
     import torch
     import torch.nn as nn
-
-    from huesenv.agents.devices import resolve_device
-    from huesenv.agents.policy_net import build_guesser_net, guesser_forward
 
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -210,8 +213,6 @@ def train_fast(
         )
     own_logger = logger is None
     if own_logger:
-        from huesenv.experiments.rl.logger import TrainLogger
-
         logger = TrainLogger(run_dir, tracker="none", resume_step=global_step, quiet=not progress)
 
     B, T = cfg.num_envs, cfg.num_steps
@@ -381,8 +382,6 @@ RESUME_FIXED = ("num_envs", "num_steps", "hidden", "seed", "cue_source", "max_oc
 
 def _restore(state_path, policy_path, cfg, settings, net, optimizer, device) -> tuple[int, int, float, float]:
     import torch
-
-    from huesenv.agents.policy_net import check_settings, load_checkpoint
 
     state = torch.load(state_path, map_location=device, weights_only=True)
     for key in RESUME_FIXED:

@@ -17,6 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents import make_agent
+from huesenv.agents.protocol import GuessQuery
+from huesenv.experiments.rl import sb3_train
+from huesenv.experiments.rl.ppo_fast import EVAL_TAG, human_cue_cells, make_env, segment_seed
+from huesenv.vocabulary import word_texts
+
 DEFAULT_REFERENCES = ("random", "text-embedding", "human-replay")
 
 
@@ -24,10 +30,6 @@ def vector_references(
     agents: Sequence[str], cfg: Any, vocabulary: Sequence[str] | None = None, humans: Any = None
 ) -> dict[str, float]:
     """Points per decision of each agent spec on the fast trainer's evaluation batch."""
-    from huesenv.agents import make_agent
-    from huesenv.agents.protocol import GuessQuery
-    from huesenv.experiments.rl.ppo_fast import EVAL_TAG, human_cue_cells, make_env, segment_seed
-    from huesenv.vocabulary import word_texts
 
     vocab = tuple(vocabulary if vocabulary is not None else word_texts())
     cells = human_cue_cells(vocab, humans) if cfg.cue_source == "humans" else None
@@ -61,12 +63,10 @@ def gym_references(
     agents: Sequence[str], sb3_cfg: Any, episodes: int = 20, seed: int = 10_000
 ) -> dict[str, float]:
     """Points per game of each agent spec in the learner's seat of the SB3 trainer's env."""
-    from huesenv.agents import make_agent
-    from huesenv.experiments.rl.sb3_train import make_env
 
     out = {}
     for spec in agents:
-        env = make_env(sb3_cfg)
+        env = sb3_train.make_env(sb3_cfg)
         base = env.unwrapped
         agent = make_agent(spec, **({"vocabulary": base.game.layout.vocabulary} if spec == "random" else {}))
         total = 0.0

@@ -24,6 +24,8 @@ from typing import Any
 
 import pandas as pd
 
+from huesenv.experiments.report import ReportData, write_report
+
 REFERENCE_STYLE = {"random": ":", "text-embedding": "--", "human-replay": "-."}
 
 
@@ -131,7 +133,6 @@ def write_training_report(
     references: Mapping[str, Any],
     tournament: Mapping[str, Any] | None,
 ) -> Path:
-    from huesenv.experiments.report import ReportData, write_report
 
     run_dir = Path(run_dir)
     plots_dir = run_dir / "plots"

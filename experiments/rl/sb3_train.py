@@ -24,6 +24,12 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import huesenv  # noqa: F401 - registers the env ids
+from huesenv.agents.devices import resolve_device
+from huesenv.agents.policy_net import PolicySettings, check_settings
+from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.experiments.rl.ppo_fast import segment_seed
+
 ROLE_ENVS = {"guesser": "huesenv/Guesser-v1", "cue_giver": "huesenv/CueGiver-v1"}
 
 
@@ -83,8 +89,6 @@ def env_policy_settings(env: Any, role: str, env_id: str) -> dict[str, Any]:
 def make_env(cfg: SB3Config):
     import gymnasium
 
-    import huesenv  # noqa: F401 - registers the env ids
-
     return gymnasium.make(cfg.env_id, **dict(cfg.env_kwargs))
 
 
@@ -98,9 +102,6 @@ def train_sb3(
         from stable_baselines3.common.callbacks import BaseCallback
     except ImportError:
         raise ValueError("huesenv train (SB3) needs the rl extra: pip install 'huesenv[rl]'") from None
-    from huesenv.agents.devices import resolve_device
-    from huesenv.agents.policy_net import PolicySettings, check_settings
-    from huesenv.experiments.rl.ppo_fast import segment_seed
 
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -144,8 +145,6 @@ def train_sb3(
     env.reset(seed=segment_seed(cfg.seed, done_steps))
     own_logger = logger is None
     if own_logger:
-        from huesenv.experiments.rl.logger import TrainLogger
-
         logger = TrainLogger(run_dir, tracker="none", resume_step=done_steps, quiet=not progress)
     wall0, cpu0 = time.perf_counter(), time.process_time()
 

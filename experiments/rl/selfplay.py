@@ -38,7 +38,24 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.agents.policy_net import PolicySettings, save_checkpoint
+from huesenv.agents.devices import resolve_device
+from huesenv.agents.policy_net import (
+    PolicySettings,
+    build_guesser_net,
+    build_speaker_net,
+    check_settings,
+    guesser_forward,
+    load_checkpoint,
+    save_checkpoint,
+    speaker_forward,
+)
+from huesenv.experiments.rl.lexicon import lexicon_metrics
+from huesenv.experiments.rl.lexicon_plots import plot_lexicon
+from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.experiments.rl.ppo_fast import segment_seed
+from huesenv.game.rules import DEFAULT_RULES
+from huesenv.humans import load_humans
+from huesenv.vocabulary import evaluation_inputs, word_texts
 
 ENV_ID = "huesenv/SelfPlay-v0"
 VOCABULARIES = ("words", "words+nonsense")
@@ -86,14 +103,12 @@ class SelfPlayConfig:
 
 
 def selfplay_vocabulary(kind: str) -> tuple[str, ...]:
-    from huesenv.vocabulary import evaluation_inputs, word_texts
 
     return tuple(word_texts()) if kind == "words" else tuple(w.text for w in evaluation_inputs())
 
 
 def cue1_allowed(vocabulary: tuple[str, ...], rules: Any = None) -> np.ndarray:
     """Which words the rules allow as cue 1 (basic colour names and the like are not)."""
-    from huesenv.game.rules import DEFAULT_RULES
 
     rules = rules or DEFAULT_RULES
     return np.array([rules.cue_problem(w, 1) is None for w in vocabulary], dtype=bool)
@@ -104,9 +119,6 @@ class SelfPlay:
 
     def __init__(self, cfg: SelfPlayConfig, device: str) -> None:
         import torch
-
-        from huesenv.agents.policy_net import build_guesser_net, build_speaker_net
-        from huesenv.game.rules import DEFAULT_RULES
 
         self.cfg, self.device = cfg, device
         self.vocabulary = selfplay_vocabulary(cfg.vocabulary)
@@ -139,7 +151,6 @@ class SelfPlay:
         )
 
     def speaker_logits(self, targets):
-        from huesenv.agents.policy_net import speaker_forward
 
         logits, value = speaker_forward(self.speaker, targets)
         return logits.masked_fill(~self.allowed, float("-inf")), value
@@ -148,8 +159,6 @@ class SelfPlay:
         """Play ``num_games`` rounds, take one gradient step on both networks; return the round's numbers."""
         import torch
         import torch.nn as nn
-
-        from huesenv.agents.policy_net import guesser_forward
 
         cfg, B, G = self.cfg, self.cfg.num_games, self.cfg.guessers
         targets = torch.randint(0, 480, (B,), device=self.device, generator=generator)
@@ -200,8 +209,6 @@ class SelfPlay:
         """The speaker map ``(480,)`` (greedy word per cell) and the listener's ``(V, 480)`` cell distributions."""
         import torch
 
-        from huesenv.agents.policy_net import guesser_forward
-
         with torch.no_grad():
             s_logits, _ = self.speaker_logits(torch.arange(480, device=self.device))
             V = len(self.vocabulary)
@@ -213,7 +220,6 @@ class SelfPlay:
     def greedy_points(self) -> float:
         """Guesser points per cone when both play greedily, every cell a target once (one guesser)."""
         speaker, probs = self.lexicon()
-        from huesenv.game.rules import DEFAULT_RULES
 
         cells = np.argmax(probs[speaker], axis=1)
         return float(DEFAULT_RULES.points_matrix[np.arange(480), cells].mean())
@@ -232,17 +238,12 @@ def train_selfplay(
     """Train (or resume) self-play; snapshots of the lexicon metrics; final metrics, tables and figure."""
     import torch
 
-    from huesenv.agents.devices import resolve_device
-    from huesenv.experiments.rl.lexicon import lexicon_metrics
-
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     device = resolve_device(cfg.device)
     if cfg.torch_threads:
         torch.set_num_threads(int(cfg.torch_threads))
     if humans is None:
-        from huesenv.humans import load_humans
-
         humans = load_humans()
     game = SelfPlay(cfg, device)
     update, wall_before, cpu_before = 0, 0.0, 0.0
@@ -252,8 +253,6 @@ def train_selfplay(
         update, wall_before, cpu_before = _restore(state_path, policy_path, cfg, game, device)
     own_logger = logger is None
     if own_logger:
-        from huesenv.experiments.rl.logger import TrainLogger
-
         logger = TrainLogger(run_dir, tracker="none", resume_step=update * cfg.num_games, quiet=not progress)
     history = _read_history(history_path, update * cfg.num_games)
 
@@ -274,8 +273,6 @@ def train_selfplay(
     prev_wall = wall_before
     while update < cfg.num_updates:
         if generator is None or update % cfg.checkpoint_every == 0:
-            from huesenv.experiments.rl.ppo_fast import segment_seed
-
             generator = torch.Generator(device=device)
             generator.manual_seed(segment_seed(cfg.seed, update))
             torch.manual_seed(segment_seed(cfg.seed, update) ^ 0x5EED)
@@ -313,8 +310,6 @@ def train_selfplay(
     last["tables"]["regions"].to_csv(run_dir / "lexicon_regions.csv", index=False)
     last["tables"]["wordlevel"].to_csv(run_dir / "lexicon_wordlevel.csv", index=False)
     if figure:
-        from huesenv.experiments.rl.lexicon_plots import plot_lexicon
-
         plot_lexicon(last["speaker"], last["probs"], game.vocabulary, humans, run_dir / "lexicon.png")
     summary = {
         "trainer": "selfplay",
@@ -378,8 +373,6 @@ RESUME_FIXED = ("num_games", "guessers", "vocabulary", "hidden", "seed", "checkp
 
 def _restore(state_path: Path, policy_path: Path, cfg: SelfPlayConfig, game: SelfPlay, device: str):
     import torch
-
-    from huesenv.agents.policy_net import check_settings, load_checkpoint
 
     state = torch.load(state_path, map_location=device, weights_only=True)
     for key in RESUME_FIXED:

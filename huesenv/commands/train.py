@@ -22,7 +22,6 @@ default) or TensorBoard (``--tracker tensorboard``).
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 from typing import Any
 
@@ -126,15 +125,6 @@ def parse_sets(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def set_aside(out: Path) -> Path | None:
-    """Move an existing run folder to ``<out>.old-<time>`` (``--fresh`` never deletes results)."""
-    if not out.exists():
-        return None
-    target = out.with_name(f"{out.name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
-    out.rename(target)
-    return target
-
-
 def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     """The trainer name and its config object from the command line."""
     params = parse_sets(args.overrides)
@@ -180,7 +170,7 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from huesenv.experiments.rl.pipeline import train
+    from huesenv.experiments.rl.pipeline import set_aside, train
 
     name, cfg = trainer_config(args.kind, args)
     out = Path(args.out or f"runs/train/{name}-seed{args.seed}")
