@@ -101,7 +101,7 @@ def run_all(num_envs: list[int], updates: int) -> dict:
             out["rows"].append(row)
             print(
                 f"{device:5s} num_envs={n:6d}  train {row['steps_per_s']:10.0f} steps/s  "
-                f"(env alone {env_rate:10.0f}/s, ratio {row['ratio_to_env_only']:.3f})",
+                f"(env alone {env_rate:10.0f}/s: training runs at {row['ratio_to_env_only']:.2e} of it)",
                 flush=True,
             )
         if "cuda" in by_device:
