@@ -14,10 +14,19 @@ from typing import Any
 
 import pandas as pd
 
+import huesenv.experiments.analysis as analysis
+import huesenv.experiments.report as report
+import huesenv.experiments.weights as weights
+from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.report import write_report
 from huesenv.experiments.rl.report import add_training_section
 from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
 from huesenv.experiments.tournament import plan_games, seat_assignment
+from huesenv.experiments.tracking import Tracker
+from huesenv.experiments.weights import offline_env
+from huesenv.experiments.wordlevel import score_wordlevel
+from huesenv.humans import load_humans
 
 
 @dataclass
@@ -43,8 +52,6 @@ def clip_checkpoints(config: ExperimentConfig, stage_agents: list[str]) -> list[
 
 def preflight(config: ExperimentConfig) -> None:
     """Refuse to start when weights are missing, instead of downloading (or hanging) mid-run."""
-    from huesenv.experiments import weights
-
     used = (
         {n for lineup in config["lineups"] for n in lineup}
         if config["tournament"].get("enabled", True)
@@ -90,9 +97,6 @@ def run_experiment(
 
     Downloads are switched off (``HF_HUB_OFFLINE``) while it runs unless ``weights.offline`` is false.
     """
-    from huesenv.experiments.backends import make_backend
-    from huesenv.experiments.weights import offline_env
-
     start = time.perf_counter()
     preflight(config)
     with offline_env(bool(config["weights"].get("offline", True))):
@@ -128,7 +132,6 @@ def _run(
     finally:
         if own_backend:
             backend.close()
-    from huesenv.experiments.report import write_report
 
     data = build_report_data(
         config, run_dir, games_state, words_state, stages, backend_name=getattr(backend, "name", "?")
@@ -150,8 +153,6 @@ def _run(
 
 
 def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path | None:
-    from huesenv.experiments.tracking import Tracker
-
     w = config["wandb"]
     tracker = Tracker(
         mode,
@@ -184,8 +185,6 @@ def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path
 
 
 def _load_humans(config: ExperimentConfig) -> Any:
-    from huesenv.humans import load_humans
-
     return load_humans(config["humans"].get("path"))
 
 
@@ -198,9 +197,6 @@ def build_report_data(
     backend_name: str = "",
 ) -> Any:
     """Tables, plots and board images from the logs (the same whether the run was resumed or not)."""
-    from huesenv.experiments import analysis, report
-    from huesenv.experiments.wordlevel import score_wordlevel
-
     plots_dir = run_dir / "plots"
     plots_dir.mkdir(exist_ok=True)
     m = config["metrics"]

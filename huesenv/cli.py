@@ -14,6 +14,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from huesenv import __version__
+
 # subcommand name -> module providing register(subparsers)
 COMMANDS: dict[str, str] = {
     "board": "huesenv.commands.board",
@@ -24,14 +26,13 @@ COMMANDS: dict[str, str] = {
     "probe": "huesenv.probes.cli",
     "tournament": "huesenv.experiments.cli",
     "replay": "huesenv.render.cli",
+    "play": "huesenv.play.cli",
     "collect": "huesenv.collect.cli",
     "train": "huesenv.commands.train",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from huesenv import __version__
-
     parser = argparse.ArgumentParser(
         prog="huesenv",
         description="Hues and Cues environments, agents and colour-alignment metrics.",

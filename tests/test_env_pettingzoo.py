@@ -101,10 +101,16 @@ def test_flat_observation_matches_dict_content():
     assert np.array_equal(cones, d["cones"]) and cones.sum() > 0
     assert f[o["phase"] + int(d["phase"])] == 1.0 and f[o["cue_giver"] + int(d["cue_giver"])] == 1.0
     assert np.allclose(f[o["scores"] : o["scores"] + 10], d["scores"] / 100.0)
+    # the cue block is weighted (flat_cue_weight, default 4) and empty for a cue not given
+    v3 = len(env_f.layout.vocabulary) + 3
+    cues = f[o["cues"] : o["cues"] + 2 * v3].reshape(2, v3)
+    for k in range(2):
+        code = int(d["cues"][k])
+        assert (cues[k].sum() == 0) if code == 0 else (cues[k][code] == 4.0 and cues[k].sum() == 4.0)
 
 
 def test_embedding_cue_encoding_with_a_pluggable_encoder():
-    from huesenv.envs.text_encoders import HashTextEncoder
+    from huesenv.agents.text_encoders import HashTextEncoder
 
     env = hues_cues_v1.raw_env(num_players=3, cue_encoding="embedding", text_encoder=HashTextEncoder(32))
     env.reset(seed=0)

@@ -113,7 +113,7 @@ def test_adapters_round_trip():
         q.phase is Phase.GUESS_1
         and q.seat == 2
         and q.given == ("SEA",)
-        and q.view.cones == ((1, parse_coord("I18")),)
+        and [(c.seat, c.cell) for c in q.view.cones] == [(1, parse_coord("I18"))]
     )
     d = answer_to_action(Answer(cells=np.array([parse_coord("I18"), 7])), q, env.action_mask("player_2"), lay)
     assert d.valid and d.action == 7  # first legal cell of the ranking

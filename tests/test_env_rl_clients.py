@@ -66,7 +66,7 @@ def test_pettingzoo_sb3_action_mask_tutorial_pattern():
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from sb3_contrib.common.wrappers import ActionMasker
 
-    class SB3ActionMaskWrapper(pettingzoo.utils.BaseWrapper):
+    class SB3ActionMaskWrapper(pettingzoo.utils.BaseWrapper, gymnasium.Env):
         def reset(self, seed=None, options=None):
             super().reset(seed, options)
             self.observation_space = super().observation_space(self.possible_agents[0])["observation"]

@@ -30,7 +30,7 @@ def test_phase_is_its_string():
 def test_one_cue_grammar_for_env_and_window():
     """``sea-salt`` is two words: rejected as cue 1 by the rules and by the play window alike."""
     pytest.importorskip("pygame")
-    from huesenv.render.human_play import check_cue
+    from huesenv.play.human import check_cue
 
     assert counted_words("sea-salt") == 2 and counted_words("(Lilo and) Stitch") == 1
     assert cue_problem(DEFAULT_RULES, "sea-salt", 1) is not None
@@ -67,7 +67,7 @@ def test_observer_views_queries_and_render_view_agree():
     assert guesser.relative(1) == 2 and guesser.relative(3) == 0
     q = guess_query(guesser, player="player_3", game=7)
     assert q.view is guesser and q.phase is Phase.GUESS_1 and q.seat == 3 and q.round == 0
-    assert q.cues == ("SEA",) and not q.legal[[c for _, c in guesser.cones]].any()
+    assert q.cues == ("SEA",) and not q.legal[[c.cell for c in guesser.cones]].any()
     view = render_view(state, [f"player_{i}" for i in range(4)])
     assert view.cones == {c.cell: c.seat for c in state.cones} and view.target is None
     _play(state, 2, np.random.default_rng(1))  # third cone, cue 2 (pass)

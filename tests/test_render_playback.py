@@ -13,10 +13,10 @@ iio = pytest.importorskip("imageio.v3")
 
 from huesenv.agents.protocol import Answer, BaseAgent
 from huesenv.board import parse_coord
+from huesenv.envs.rendering.renderer import FRAME_INNER, cone_colour
 from huesenv.logs.schema import LogRecord
 from huesenv.render import BoardRenderer, cell_center, views_from_records
 from huesenv.render.playback import ReplayController, export_frames, run_replay
-from huesenv.render.renderer import FRAME_INNER, cone_colour
 
 
 def step(
@@ -292,7 +292,7 @@ def test_replay_controls():
 
 
 def test_run_replay_reads_events_from_the_window_queue():
-    from huesenv.render.window import Window
+    from huesenv.envs.rendering.window import Window
 
     views = views_from_records(one_game())
     r = BoardRenderer()

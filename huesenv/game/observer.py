@@ -39,7 +39,7 @@ def player_view(state: GameState, seat: int) -> PlayerView:
         current=None if state.done else state.current,
         cues=tuple(state.cues),
         used_cues=tuple(state.used_cues),
-        cones=tuple((c.seat, c.cell) for c in state.cones),
+        cones=tuple(state.cones),
         scores=tuple(state.scores),
         card=tuple(state.card) if giver else (),
         target=state.target if giver else None,

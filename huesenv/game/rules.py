@@ -42,7 +42,7 @@ from collections.abc import Iterable, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -279,17 +279,18 @@ class Deck(Sequence):
         return f"Deck({len(self._cards)} of {self._size} cards drawn)"
 
 
-@dataclass(frozen=True)
-class Action:
-    """One move: ``kind`` is ``"target"`` (cell), ``"cue"`` (text, ``None`` = pass) or ``"cone"`` (cell)."""
+class Action(NamedTuple):
+    """One move: ``kind`` is ``"target"`` (cell), ``"cue"`` (text, ``None`` = pass) or ``"cone"`` (cell).
+
+    A named tuple (immutable, built on every env step, so cheap to build).
+    """
 
     kind: Literal["target", "cue", "cone"]
     cell: int | None = None
     cue: str | None = None
 
 
-@dataclass(frozen=True)
-class Cone:
+class Cone(NamedTuple):
     seat: int
     cell: int
     cue_index: int  # 1 or 2

@@ -17,6 +17,7 @@ import numpy as np
 
 from huesenv.board import N_CELLS
 from huesenv.game.phase import Phase
+from huesenv.game.rules import Cone
 
 
 class PlayerView(NamedTuple):
@@ -31,7 +32,7 @@ class PlayerView(NamedTuple):
     current: int | None  # whose turn it is (None when the game is over)
     cues: tuple[str | None, ...]  # this round's cues so far, None = passed
     used_cues: tuple[str, ...]  # every cue given in this game (normalised)
-    cones: tuple[tuple[int, int], ...]  # (absolute seat, cell) of this round's cones, in placement order
+    cones: tuple[Cone, ...]  # (absolute seat, cell, cue index) of this round's cones, in placement order
     scores: tuple[int, ...]  # running score per absolute seat
     card: tuple[int, ...] = ()  # the cue giver's card: only in the cue giver's own view
     target: int | None = None  # the chosen target: only in the cue giver's own view
@@ -57,7 +58,7 @@ class PlayerView(NamedTuple):
         """(480,) bool: cells holding a cone this round."""
         out = np.zeros(N_CELLS, dtype=bool)
         if self.cones:
-            out[[c for _, c in self.cones]] = True
+            out[[c.cell for c in self.cones]] = True
         return out
 
 

@@ -21,6 +21,17 @@ Cue encodings (``cue_encoding``):
 apart in every encoding.  ``observation_mode="flat"`` concatenates everything
 into one float32 vector (one-hots for categorical fields, scores / 100,
 colours / 255), in the order of :attr:`ObservationEncoder.flat_layout`.
+
+*(Choice: the flat cue block is weighted.)*  In the flat vector a cue that was
+not given is all zeros and the cue block is multiplied by ``flat_cue_weight``
+(default 4).  Why: a guesser's decision hinges on the cue, but about ten
+always-present context entries (phase, seats, round, cones) outweigh its one
+or two words ten to one in the random first layer of an MLP, so every word
+starts with nearly the same features and learning is slow.  Measured with
+``MaskablePPO("MlpPolicy")`` on ``Guesser-v1`` after 30,000 steps, 40 unseen
+seeds, deterministic play: 0.77 points per episode unweighted, 3.3 with the
+weight 4 (random masked play: 0.76); ``benchmarks/guesser_learns.py`` repeats
+the measurement.  The dict observation is not weighted.
 """
 
 from __future__ import annotations
@@ -63,6 +74,7 @@ class ObservationEncoder:
         cue_encoding: str = "index",
         text_encoder: TextEncoder | None = None,
         include_board: bool = False,
+        flat_cue_weight: float = 4.0,
     ) -> None:
         if cue_encoding not in CUE_ENCODINGS:
             raise ValueError(f"cue_encoding: expected one of {CUE_ENCODINGS}, got {cue_encoding!r}")
@@ -74,10 +86,14 @@ class ObservationEncoder:
         self.cue_encoding = cue_encoding
         self.text_encoder = text_encoder
         self.include_board = include_board
+        if not flat_cue_weight > 0:
+            raise ValueError(f"flat_cue_weight: expected a positive number, got {flat_cue_weight!r}")
+        self.flat_cue_weight = float(flat_cue_weight)
         self.seats = rules.max_players
         self.max_rounds = max(rules.num_rounds(n) for n in range(rules.min_players, rules.max_players + 1))
         self.v = len(self.vocabulary)
         self._embeddings: dict[str, np.ndarray] = {}
+        self._cue_arrays: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # this round's cues -> arrays
         self.embedding_dim = int(text_encoder.dim) if cue_encoding == "embedding" and text_encoder else 0
         self._board = load_board().rgb.reshape(N_ROWS, N_COLS, 3).astype(np.uint8) if include_board else None
         if self._board is not None:
@@ -85,8 +101,11 @@ class ObservationEncoder:
         self.dict_space = self._dict_space()
         self.flat_layout = self._flat_layout()
         self.flat_size = sum(n for _, n in self.flat_layout)
-        # one-hots and masks in [0, 1], embeddings in [-1, 1], scores / 100 up to MAX_SCORE / 100
-        self.flat_space = spaces.Box(-1.0, MAX_SCORE / SCORE_SCALE, (self.flat_size,), np.float32)
+        # one-hots and masks in [0, 1], weighted cues in [-w, w], scores / 100 up to MAX_SCORE / 100
+        w = self.flat_cue_weight
+        self.flat_space = spaces.Box(
+            -max(1.0, w), max(MAX_SCORE / SCORE_SCALE, w), (self.flat_size,), np.float32
+        )
         self._no_card = np.full(rules.card_size, -1, dtype=np.int16)
         self._no_target = np.full(1, -1, dtype=np.int16)
         self._seat_masks = {n: (np.arange(self.seats) < n).astype(np.int8) for n in range(self.seats + 1)}
@@ -198,31 +217,34 @@ class ObservationEncoder:
         cones = np.zeros((self.seats, N_CELLS), dtype=np.int8)
         occupied = np.zeros(N_CELLS, dtype=np.int8)
         if view.cones:
-            rows = [(seat - me) % n for seat, _ in view.cones]
-            cells = [cell for _, cell in view.cones]
+            rows = [(c.seat - me) % n for c in view.cones]
+            cells = [c.cell for c in view.cones]
             cones[rows, cells] = 1
             occupied[cells] = 1
         cues = view.cues
-        cue_state = np.array(
-            [(2 if cues[k] is None else 1) if k < len(cues) else 0 for k in (0, 1)], dtype=np.int64
-        )
-        if view.card:
-            card = np.array(view.card, dtype=np.int16)
-        else:
-            card = self._no_card.copy()
-        target = np.array([-1 if view.target is None else view.target], dtype=np.int16)
+        cached = self._cue_arrays.get(cues)
+        if cached is None:
+            state = [(2 if cues[k] is None else 1) if k < len(cues) else 0 for k in (0, 1)]
+            cached = (self._cues(view), np.array(state, dtype=np.int64))
+            if len(self._cue_arrays) > 4096:
+                self._cue_arrays.clear()
+            self._cue_arrays[cues] = cached
+        card = np.array(view.card, dtype=np.int16) if view.card else self._no_card.copy()
+        target = self._no_target.copy()
+        if view.target is not None:
+            target[0] = view.target
         scores = np.zeros(self.seats, dtype=np.int32)
         scores[:n] = view.scores[me:] + view.scores[:me]
         phase = view.phase
         obs = {
             "cones": cones,
             "occupied": occupied,
-            "cues": self._cues(view),
-            "cue_state": cue_state,
-            "phase": np.int64(phase.index),
-            "role": np.int64(view.seat == view.cue_giver and phase is not Phase.DONE),
-            "cue_giver": np.int64((view.cue_giver - me) % n),
-            "round": np.int64(min(view.round, self.max_rounds - 1)),
+            "cues": cached[0].copy(),
+            "cue_state": cached[1].copy(),
+            "phase": phase.index,  # Discrete fields as Python ints (gymnasium's Discrete contains them)
+            "role": int(view.seat == view.cue_giver and phase is not Phase.DONE),
+            "cue_giver": (view.cue_giver - me) % n,
+            "round": min(view.round, self.max_rounds - 1),
             "card": card,
             "target": target,
             "scores": scores,
@@ -235,16 +257,17 @@ class ObservationEncoder:
     def encode_flat(self, view: PlayerView) -> np.ndarray:
         n, me, o = view.num_players, view.seat, self._offset
         x = np.zeros(self.flat_size, dtype=np.float32)
-        for seat, cell in view.cones:
-            x[o["cones"] + ((seat - me) % n) * N_CELLS + cell] = 1.0
-        cues = self._cues(view)
+        for c in view.cones:
+            x[o["cones"] + ((c.seat - me) % n) * N_CELLS + c.cell] = 1.0
+        cues, w = self._cues(view), self.flat_cue_weight
         if self.cue_encoding == "index":
             for k in range(2):
-                x[o["cues"] + k * (self.v + 3) + int(cues[k])] = 1.0
+                if cues[k]:  # 0: not given, no entry
+                    x[o["cues"] + k * (self.v + 3) + int(cues[k])] = w
         elif self.cue_encoding == "embedding":
-            x[o["cues"] : o["cues"] + cues.size] = cues.ravel()
+            x[o["cues"] : o["cues"] + cues.size] = cues.ravel() * w
         else:
-            x[o["cues"] : o["cues"] + cues.size] = cues.ravel() / MAX_CODEPOINT
+            x[o["cues"] : o["cues"] + cues.size] = cues.ravel() * (w / MAX_CODEPOINT)
         for k in range(2):
             state = 0 if k >= len(view.cues) else (2 if view.cues[k] is None else 1)
             x[o["cue_state"] + 3 * k + state] = 1.0

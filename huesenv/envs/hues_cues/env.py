@@ -41,7 +41,9 @@ with 3-6 players and once with 7-10.  The game ends after the last reveal
 `{"observation": ..., "action_mask": (A,) int8}`.  With
 `observation_mode="dict"` (default here) the observation is a dict, with
 `"flat"` one float32 vector of the same content (one-hots, scores / 100; layout
-in `ObservationEncoder.flat_layout`).  Every per-seat field is seat-relative
+in `ObservationEncoder.flat_layout`; the cue block weighted by `flat_cue_weight`,
+default 4, so that an MLP starts with word-specific features, see
+:mod:`huesenv.envs.hues_cues.encoding`).  Every per-seat field is seat-relative
 (the observer is seat 0, then clockwise) and padded to 10 seats, so one policy
 runs at 3-10 players:
 
@@ -137,10 +139,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.env_logger import EnvLogger
 
 from huesenv.board import N_CELLS, format_coord
 from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
-from huesenv.envs.text_encoders import MiniLMTextEncoder
+from huesenv.envs.rendering.renderer import BoardRenderer
 from huesenv.game.agent_specs import load_target
 from huesenv.game.cues import CUE_CHARSET
 from huesenv.game.observer import player_view, render_view
@@ -157,7 +160,11 @@ from huesenv.game.view import PlayerView, RenderView
 from huesenv.vocabulary import normalise_word, word_texts
 
 CUE_MODES = ("vocabulary", "text")
-RENDERER = "huesenv.render:BoardRenderer"  # loaded by name: the renderer sits in a higher layer
+_INT_TYPES = frozenset(
+    {int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64}
+)
+# the default cue text encoder, loaded by name: it needs torch (the embed extra) and lives with the agents
+DEFAULT_TEXT_ENCODER = "huesenv.agents.text_encoders:MiniLMTextEncoder"
 ILLEGAL_MODES = ("end", "penalise", "raise")
 
 
@@ -190,6 +197,8 @@ class ActionLayout:
     def decode(self, action: Any, phase: Phase) -> Action:
         """The rule action an env action means in ``phase`` (``IllegalActionError`` if none)."""
         cue_text: str | None = None
+        if type(action) in _INT_TYPES:  # the common case first: a plain or numpy integer
+            return self._decode_index(int(action), phase, None)
         if isinstance(action, Mapping):
             if "action" not in action:
                 raise IllegalActionError(f"dict action needs an 'action' key, got keys {sorted(action)}")
@@ -210,7 +219,9 @@ class ActionLayout:
                 action = int(action.reshape(()))
             else:
                 raise IllegalActionError(f"expected an integer action 0-{self.n - 1}, got {action!r}")
-        a = int(action)
+        return self._decode_index(int(action), phase, cue_text)
+
+    def _decode_index(self, a: int, phase: Phase, cue_text: str | None) -> Action:
         if not 0 <= a < self.n:
             raise IllegalActionError(f"action {a} out of range 0-{self.n - 1}")
         if a < N_CELLS:
@@ -232,9 +243,27 @@ class ActionLayout:
         return Action("cue", cue=self.vocabulary[a - self.cue_offset])
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, with ``last`` answered by the env itself.
+
+    Why: the generic wrapper reaches ``_cumulative_rewards``, ``terminations``,
+    ``truncations`` and ``infos`` one ``__getattr__`` at a time on every step;
+    the same checks (nothing before ``reset``) with one call keep the env as
+    fast as the game itself.
+    """
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The AEC env wrapped the PettingZoo way (order enforcing)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 def parallel_env(**kwargs: Any):
@@ -260,6 +289,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         observation_mode: str = "dict",
         include_board: bool = False,
         text_encoder: TextEncoder | None = None,
+        flat_cue_weight: float = 4.0,
         vocabulary: Sequence[str] | None = None,
         rules: HuesCuesRules | None = None,
         illegal_action: str = "end",
@@ -289,8 +319,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.layout = ActionLayout(cue_mode, words)
         self.cue_mode = cue_mode
         if cue_encoding == "embedding" and text_encoder is None:
-            text_encoder = MiniLMTextEncoder()
-        self.encoder = ObservationEncoder(self.rules, words, cue_encoding, text_encoder, include_board)
+            text_encoder = load_target(DEFAULT_TEXT_ENCODER)()
+        self.encoder = ObservationEncoder(
+            self.rules, words, cue_encoding, text_encoder, include_board, flat_cue_weight=flat_cue_weight
+        )
         self.encoder.prime(words)
         self.cue_encoding = cue_encoding
         self.observation_mode = observation_mode
@@ -444,15 +476,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     def _infos(self, result: RoundResult | None, illegal: str | None) -> dict[str, dict]:
         s = self.state_obj
+        rnd, phase, scores = int(s.round), s.phase.index, s.scores
+        points = result.points if result is not None else None
         infos: dict[str, dict] = {}
         for a in self.agents:
             i = self._seat[a]
             info: dict[str, Any] = {
-                "round": int(s.round),
-                "phase": int(s.phase.index),
+                "round": rnd,
+                "phase": phase,
                 "seat": i,
-                "score": int(s.scores[i]),
-                "points": int(result.points[i]) if result is not None else 0,
+                "score": scores[i],
+                "points": points[i] if points is not None else 0,
                 "illegal": int(illegal == a),
             }
             if self.info_text:
@@ -521,7 +555,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self._renderer is None:
-            self._renderer = load_target(RENDERER)()
+            self._renderer = BoardRenderer()
         view = self.render_view()
         if self.render_mode == "rgb_array":
             return self._renderer.frame(view)
