@@ -175,6 +175,7 @@ class PolicyAgent(BaseAgent):
                 self.settings.cue_encoding,
                 text_encoder,
                 bool(self.settings.extra.get("include_board", False)),
+                flat_cue_weight=float(self.settings.extra.get("flat_cue_weight", 4.0)),
             )
         return self._obs_encoder
 

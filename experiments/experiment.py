@@ -19,8 +19,8 @@ import huesenv.experiments.report as report
 import huesenv.experiments.weights as weights
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.report import write_report
-from huesenv.experiments.rl.report import add_training_section
 from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
 from huesenv.experiments.tournament import plan_games, seat_assignment
 from huesenv.experiments.tracking import Tracker

@@ -82,7 +82,11 @@ def env_policy_settings(env: Any, role: str, env_id: str) -> dict[str, Any]:
         "cue_encoding": game.cue_encoding,
         "observation_mode": base.observation_mode,
         "vocabulary": list(game.layout.vocabulary),
-        "extra": {"include_board": bool(game.encoder.include_board), "num_players": int(game.num_players)},
+        "extra": {
+            "include_board": bool(game.encoder.include_board),
+            "num_players": int(game.num_players),
+            "flat_cue_weight": float(game.encoder.flat_cue_weight),
+        },
     }
 
 
