@@ -44,9 +44,9 @@ from huesenv.agents.policy_net import (
     speaker_forward,
 )
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
+from huesenv.agents.text_encoders import MiniLMTextEncoder
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.encoding import ObservationEncoder
-from huesenv.envs.text_encoders import MiniLMTextEncoder
 from huesenv.game.phase import Phase
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.game.view import PlayerView
