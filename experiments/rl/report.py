@@ -42,6 +42,15 @@ def plot_lexicon_history(history: pd.DataFrame, path: Path) -> Path:
     axes[1].plot(
         history["step"], history["colour_match_rate"], marker="o", label="macro-colour match (per word)"
     )
+    last = history.iloc[-1]
+    for key, label, ls in (
+        ("nmi_macro_colour_position_kmeans", "k-means on grid position (same k)", ":"),
+        ("nmi_macro_colour_colour_kmeans", "k-means on CIELAB (same k)", "--"),
+    ):
+        if key in history and last.get(key) == last.get(key):  # present and not NaN
+            axes[1].axhline(
+                float(last[key]), color="grey", ls=ls, lw=1, label=f"NMI vs macro-colours: {label}"
+            )
     axes[1].set_title("agreement with people", fontsize=9)
     axes[1].legend(fontsize=6)
     axes[2].plot(history["step"], history["words_used"], marker="o", label="words used (speaker)")
