@@ -461,3 +461,15 @@ def test_human_render_mode_draws_each_step():
     assert env.unwrapped._renderer is not None
     env.close()
     assert env.unwrapped._renderer is None
+
+
+def test_cue_texts_through_the_accessor_or_opt_in_infos():
+    env = hues_cues_v1.raw_env(num_players=3, info_text=True)
+    env.reset(seed=0)
+    env.step(env.state_obj.card[0])
+    env.step(env.layout.cue_action("SEA"))
+    assert env.cue_texts() == ("SEA",) and env.used_cues() == ("SEA",)
+    assert env.infos["player_1"]["cues"] == ("SEA",) and env.infos["player_1"]["illegal_reason"] == ""
+    plain = hues_cues_v1.raw_env(num_players=3)
+    plain.reset(seed=0)
+    assert "cues" not in plain.infos["player_0"]
