@@ -39,6 +39,22 @@ def test_export_command(tmp_path, capsys):
     assert (tmp_path / "g.csv").read_text().startswith("userId,condition,item")
 
 
+@pytest.mark.parametrize("name", ["a.csv", "a.csv.gz", "a.parquet"])
+def test_export_is_private_like_the_database(tmp_path, name):
+    import stat
+
+    db = _db_with_answers(tmp_path)
+    out = tmp_path / "out" / name
+    out.parent.mkdir()
+    out.write_bytes(b"old")
+    out.chmod(0o644)  # an earlier export, readable by everyone
+    assert main(["collect", "export", "--db", str(db), "-o", str(out), "--task", "participants"]) == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    fresh = tmp_path / "fresh" / name
+    assert main(["collect", "export", "--db", str(db), "-o", str(fresh)]) == 0
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o600
+
+
 def test_export_errors(tmp_path, capsys):
     assert (
         main(["collect", "export", "--db", str(tmp_path / "missing.sqlite3"), "-o", str(tmp_path / "a.csv")])

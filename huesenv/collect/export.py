@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from huesenv.board import format_coord, load_board
-from huesenv.collect.db import open_readonly
+from huesenv.collect.db import open_readonly, private_file
 from huesenv.collect.tasks.tessellation import consensus_table, load_paintings
 from huesenv.humans.reconstruct import write_export
 
@@ -225,7 +225,14 @@ def tessellation_frame(db_path: str | Path, *, raw: bool = False) -> pd.DataFram
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write ``.csv``, ``.csv.gz`` or ``.parquet`` with the humans module's writer (same bytes every run)."""
+    """Write ``.csv``, ``.csv.gz`` or ``.parquet`` with the humans module's writer (same bytes every run).
+
+    The file is made ``0600`` before anything is written into it: it holds the
+    demographics and study-platform ids the database (also ``0600``) protects.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    private_file(path)
     return write_export(frame, path)
 
 
