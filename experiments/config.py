@@ -55,6 +55,7 @@ from typing import Any
 import yaml
 
 from huesenv.experiments.callables import check_callable_name
+from huesenv.secrets import mask
 
 DEFAULTS: dict[str, Any] = {
     "name": "default",
@@ -484,6 +485,10 @@ class ExperimentConfig:
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.data, sort_keys=False)
+
+    def masked_yaml(self) -> str:
+        """The config as YAML with its secrets masked by key name and by value (what a run folder keeps)."""
+        return yaml.safe_dump(mask(self.data), sort_keys=False)
 
 
 def _get(data: Mapping[str, Any], dotted: str) -> Any:

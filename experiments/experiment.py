@@ -346,7 +346,7 @@ def build_report_data(
         )
     data = report.ReportData(
         title=f"huesenv experiment: {config.name}",
-        config_yaml=config.to_yaml(),  # masked by write_report, like every document it writes
+        config_yaml=config.masked_yaml(),  # by key and by value (write_report masks its text again)
         summary=summary,
         tables=tables,
         captions=captions,

@@ -24,7 +24,6 @@ from huesenv.experiments.backends import Task
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import batches, plan_games
 from huesenv.logs import LogState, LogWriter, read_log_state, tag_unit
-from huesenv.secrets import mask_text
 
 GAMES_LOG = "games.jsonl"
 WORDLEVEL_LOG = "wordlevel.jsonl"
@@ -83,9 +82,7 @@ def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
                 raise ValueError(f"{stored}: the run folder's stored config is unreadable ({err})") from None
             old = config
         # the stored copy has its secrets masked: compare it with this config masked the same way
-        current = ExperimentConfig.from_dict(
-            yaml.safe_load(mask_text(config.to_yaml())), source=config.source
-        )
+        current = ExperimentConfig.from_dict(yaml.safe_load(config.masked_yaml()), source=config.source)
         if old.fingerprint() != current.fingerprint() and _holds_records(run_dir):
             diff = [k for k in old.identity() if old.identity()[k] != current.identity()[k]]
             raise ValueError(
@@ -97,7 +94,7 @@ def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
             if (run_dir / name).exists():
                 (run_dir / name).rename(backup_path(run_dir / name))
     run_dir.mkdir(parents=True, exist_ok=True)
-    stored.write_text(mask_text(config.to_yaml()), encoding="utf-8")
+    stored.write_text(config.masked_yaml(), encoding="utf-8")
     return run_dir
 
 

@@ -15,9 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from huesenv.secrets import SECRET_NAME_RE, mask
+from huesenv.secrets import mask
 
-SECRET_KEY_RE = SECRET_NAME_RE
 MODES = ("auto", "online", "offline", "disabled")
 
 

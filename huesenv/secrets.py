@@ -10,7 +10,14 @@ through :func:`mask_text` (or its data through :func:`mask`), which replaces
   :func:`register_secret`;
 * the password of a URL's user info (``https://user:PASSWORD@host``) and the
   value of credential-like query parameters (``?api_key=...``, ``&token=...``);
-* in mappings, the whole value of a credential-like key.
+* in mappings, the whole value of a credential-like key (:data:`SECRET_KEY_RE`:
+  a key *ending* in a credential word, ``api_key``, ``hf_token``,
+  ``client_secret``, ``password``...; ``max_tokens`` or ``author`` are not secrets).
+
+Structured documents (a config copy) are masked as data, then serialised
+(:func:`mask` then ``yaml.safe_dump``): masking the YAML text would both miss
+keys named like a credential and turn a value that *is* a secret into ``***``,
+which YAML reads as an alias, so the copy could not be read back.
 
 Values shorter than :data:`MIN_SECRET_LEN` are not treated as secrets (masking
 ``"1"`` everywhere would garble the text and reveal nothing useful).
@@ -33,6 +40,11 @@ from typing import Any
 MASK = "***"
 MIN_SECRET_LEN = 6
 SECRET_NAME_RE = re.compile(r"(api[_-]?key|token|secret|passw(or)?d|passwd|credential|auth)", re.IGNORECASE)
+SECRET_KEY_RE = re.compile(
+    r"(?:^|[_-])(?:api[_-]?key|apikey|token|access[_-]?token|secret|secret[_-]?key|private[_-]?key"
+    r"|passw(?:or)?d|passwd|credentials?|auth|authorization)$",
+    re.IGNORECASE,
+)
 _URL_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<user>[^/@:\s]*):(?P<pw>[^/@\s]+)@")
 _QUERY_SECRET = re.compile(
     r"(?P<key>[?&;](?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|auth|sig|signature)=)"
@@ -88,11 +100,7 @@ def mask(value: Any, environ: Mapping[str, str] | None = None, *, by_key: bool =
     """
     if isinstance(value, Mapping):
         return {
-            k: (
-                MASK
-                if by_key and SECRET_NAME_RE.search(str(k)) and not _is_env_name_field(k, v)
-                else mask(v, environ, by_key=by_key)
-            )
+            k: (MASK if by_key and _is_secret_field(k, v) else mask(v, environ, by_key=by_key))
             for k, v in value.items()
         }
     if isinstance(value, (list, tuple)):
@@ -102,13 +110,18 @@ def mask(value: Any, environ: Mapping[str, str] | None = None, *, by_key: bool =
     return value
 
 
-def _is_env_name_field(key: Any, value: Any) -> bool:
-    """``api_key_env: OPENAI_API_KEY`` names a variable, it is not the secret: keep it readable."""
-    return (
-        str(key).lower().endswith("_env")
-        and isinstance(value, str)
-        and re.fullmatch(r"[A-Z0-9_]+", value) is not None
-    )
+def _is_secret_field(key: Any, value: Any) -> bool:
+    """Whether a mapping entry holds a credential by its key's name.
+
+    ``api_key_env: OPENAI_API_KEY`` names a variable, it is not the secret, so it
+    stays readable; anything else under such a key (a key pasted there by
+    mistake) is masked.
+    """
+    name = str(key)
+    if name.lower().endswith("_env"):
+        looks_like_a_name = isinstance(value, str) and re.fullmatch(r"[A-Z0-9_]+", value) is not None
+        return SECRET_KEY_RE.search(name[:-4]) is not None and not looks_like_a_name
+    return SECRET_KEY_RE.search(name) is not None
 
 
 # -- which variables may hold an endpoint's API key -----------------------------------

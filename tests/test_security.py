@@ -112,6 +112,30 @@ def test_run_folder_config_and_report_are_masked(tmp_path, monkeypatch):
     assert json.loads(written["summary"].read_text())["allow_code"] is False
 
 
+def test_run_folder_config_masks_credential_keys_and_stays_readable(tmp_path, monkeypatch, capsys):
+    from huesenv.cli import main
+    from huesenv.experiments.runner import prepare_run_dir
+
+    monkeypatch.setenv("MY_ENDPOINT_API_KEY", SECRET)
+    overrides = [
+        f"output={tmp_path}",
+        "agents.random.kwargs.api_key=sk-literal-in-the-config",  # a key typed into the config itself
+        "agents.random.kwargs.max_tokens=32",  # named like a token, not a secret
+        f"wandb.project={SECRET}",  # a whole value that is a secret: '***' alone is a YAML alias
+    ]
+    config = load_config("default", overrides)
+    run_dir = prepare_run_dir(config)
+    stored = (run_dir / "config.yaml").read_text()
+    assert "sk-literal" not in stored and SECRET not in stored
+    back = yaml.safe_load(stored)  # still YAML
+    assert back["agents"]["random"]["kwargs"] == {"api_key": "***", "max_tokens": 32}
+    assert back["wandb"]["project"] == "***"
+    assert prepare_run_dir(config) == run_dir  # and it still resumes
+    assert main(["config", "show", *[a for o in overrides for a in ("--set", o)]]) == 0
+    shown = capsys.readouterr().out
+    assert "sk-literal" not in shown and SECRET not in shown and yaml.safe_load(shown)["seed"] == 0
+
+
 def test_wandb_config_is_masked_by_value(monkeypatch):
     from huesenv.experiments.tracking import redact
 

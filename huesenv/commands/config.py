@@ -12,7 +12,6 @@ from typing import Any
 
 from huesenv.commands.tournament import add_config_flags, config_overrides
 from huesenv.experiments.config import bundled_configs, load_config
-from huesenv.secrets import mask_text
 
 
 def register(subparsers: Any) -> None:
@@ -37,7 +36,7 @@ def register(subparsers: Any) -> None:
 def _show(args: argparse.Namespace) -> int:
     config = load_config(args.config, config_overrides(args), allow_code=args.allow_code)
     print(f"# {config.source}; run id {config.run_id}; run folder {config.run_dir()}")
-    print(mask_text(config.to_yaml()), end="")
+    print(config.masked_yaml(), end="")
     return 0
 
 
