@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -65,7 +65,7 @@ class ProbeQuery:
     trial_id: str | None = None
 
 
-Query = Union[GuessQuery, CueQuery, ProbeQuery]
+Query = GuessQuery | CueQuery | ProbeQuery
 
 
 @dataclass

@@ -87,7 +87,7 @@ def test_serve_command_listens_on_loopback(tmp_path):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError(
                         f"server did not start: {proc.stdout.read() if proc.poll() is not None else ''}"
-                    )
+                    ) from None
                 time.sleep(0.2)
         # bound to the loopback address only
         conns = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout if _has("ss") else ""

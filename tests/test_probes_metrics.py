@@ -113,9 +113,10 @@ def test_prior_driven_agent_is_unfaithful_on_objects_only(gca_set):
 
 def test_distractor_and_invalid_answers(gca_set):
     colour_only = [t for t in gca_set if t.fields["question_type"] == "colour"]
-    rule = lambda t, q: (
-        Answer(text=t.fields["distractor"]) if t.fields["tau"] < 50 else Answer(raw_text="hmm")
-    )
+
+    def rule(t, q):
+        return Answer(text=t.fields["distractor"]) if t.fields["tau"] < 50 else Answer(raw_text="hmm")
+
     recs = run_probe(Scripted("d", colour_only, rule), colour_only, run_id="t")
     rate = distractor_rate(recs)
     assert (rate["distractor_rate"] == 1.0).all()

@@ -163,7 +163,7 @@ def test_renders_a_real_env_in_both_modes():
     env.reset(seed=5)
     rng = np.random.default_rng(0)
     checked = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

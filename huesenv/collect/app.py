@@ -97,7 +97,7 @@ def create_app(config: CollectConfig) -> Flask:
     CSRFProtect(app)
     board = load_board()
     cells = [
-        (board.coords[i], "#%02x%02x%02x" % tuple(int(v) for v in board.rgb[i]))
+        (board.coords[i], "#{:02x}{:02x}{:02x}".format(*(int(v) for v in board.rgb[i])))
         for i in range(board.rgb.shape[0])
     ]
     grid = {"rows": ROW_LETTERS[:N_ROWS], "n_cols": N_COLS, "cells": cells}

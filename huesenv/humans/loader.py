@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -99,8 +99,8 @@ CUSTOM_CATEGORY = "Custom"
 _TRUE = {"true", "1", "yes", "y", "si", "sí", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
-Vocabulary = Union[None, str, os.PathLike, Iterable[object]]
-Filter = Union[None, str, Iterable[str]]
+Vocabulary = None | str | os.PathLike | Iterable[object]
+Filter = None | str | Iterable[str]
 
 
 def packaged_cohort_path() -> Path:

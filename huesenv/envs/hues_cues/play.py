@@ -144,7 +144,7 @@ def play_game(
             env.step(None)
             continue
         s = env.state_obj
-        phase, rnd, seat = s.phase, s.round, env.seat(name)
+        phase, rnd = s.phase, s.round
         agent = agents[name]
         action, decision, answer, query, seconds = driver.decide(name, agent, obs, info)
         cues = list(cue_texts(obs, env.layout))
