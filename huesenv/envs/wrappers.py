@@ -28,7 +28,7 @@ agents fall back exactly as in :func:`huesenv.envs.play_game`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -143,6 +143,7 @@ class _SeatEnv(gymnasium.Env):
             name = g.agent_selection
             agent = self._stand_in if name == self.learner else self._agents[name]
             obs, _, _, _, info = g.last()
+            assert self._driver is not None and agent is not None  # set by reset()
             action, *_ = self._driver.decide(name, agent, obs, info)
             g.step(action)
 
@@ -200,7 +201,7 @@ class GuesserEnv(_SeatEnv):
     learner_role = "guesser"
 
     def _init_spaces(self) -> None:
-        inner = self.game.observation_space(self.learner)["observation"]
+        inner = cast(spaces.Dict, self.game.observation_space(self.learner))["observation"]
         self.observation_space = spaces.Dict(
             {"observation": inner, "action_mask": spaces.Box(0, 1, (N_CELLS,), np.int8)}
         )

@@ -37,15 +37,14 @@ def import_answers(
         raise ValueError(
             f"{path}, line 1, field Palabra: missing column (expected header Palabra,Answer1..AnswerN)"
         )
-    answer_cols = sorted(
-        (c for c in table.columns if _ANSWER_RE.match(c)), key=lambda c: int(_ANSWER_RE.match(c).group(1))
-    )
+    numbers = {c: int(m.group(1)) for c in table.columns if (m := _ANSWER_RE.match(c))}
+    answer_cols = sorted(numbers, key=numbers.__getitem__)
     if not answer_cols:
         raise ValueError(
             f"{path}, line 1, field Answer1: no Answer<N> columns (expected header Palabra,Answer1..AnswerN)"
         )
     run_id = run_id or f"import:{path.stem}"
-    records = []
+    records: list[LogRecord] = []
     for line, row in enumerate(table.to_dict(orient="records"), start=2):
         raw_word = row["Palabra"]
         try:

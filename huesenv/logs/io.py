@@ -155,7 +155,8 @@ def read_records(path: str | os.PathLike) -> ReadResult:
         records.append(parse_line(line, f"{path}, line {number}"))
     if torn_line is not None:
         warnings.warn(
-            f"{path}, line {torn_line}: torn last line ignored ({len(torn_text)} characters)", stacklevel=2
+            f"{path}, line {torn_line}: torn last line ignored ({len(torn_text or '')} characters)",
+            stacklevel=2,
         )
     return ReadResult(records=records, torn_line=torn_line, torn_text=torn_text)
 
@@ -209,7 +210,7 @@ class LogWriter:
 
     def append(self, records: Iterable[LogRecord]) -> int:
         """Write one episode's records in one go, flush and fsync; returns how many were written."""
-        lines = []
+        lines: list[str] = []
         for record in records:
             validate_record(record, f"{self.path}, record {len(lines) + 1} of this episode")
             lines.append(record_to_json(record))

@@ -56,7 +56,7 @@ class LogRecord:
     word: str | None = None
     category: str | None = None
     cells: list[str] | None = None
-    scores: list[float] | None = None
+    scores: list[float | None] | None = None
     answer: str | None = None
     raw_text: str | None = None
     valid: bool = True

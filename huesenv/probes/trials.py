@@ -112,6 +112,9 @@ def _reply_text(answer: Any) -> str | None:
 
 def parse_reply(trial: ProbeTrial, answer: Any) -> ParsedAnswer:
     """Parse an agent :class:`Answer` (or a plain string / option index) for this trial."""
+    raw: str | None
+    text: str | None
+    option: int | None
     if isinstance(answer, (int, np.integer)) and not isinstance(answer, bool):
         raw, text, option = str(int(answer)), None, int(answer)
     elif isinstance(answer, str) or answer is None:

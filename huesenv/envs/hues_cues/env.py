@@ -202,7 +202,7 @@ def parallel_env(**kwargs: Any):
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     """Hues and Cues for 3-10 players (see the module docstring)."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["human", "rgb_array"],
         "name": "hues_cues_v0",
         "is_parallelizable": True,
@@ -251,7 +251,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._obs_spaces = {a: self._make_observation_space() for a in self.possible_agents}
         self._act_spaces = {a: self._make_action_space() for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
-        self._renderer = None
+        self._renderer: BoardRenderer | None = None
         self.state_: GameState | None = None
         self._last_reveal: RoundResult | None = None
 
@@ -388,7 +388,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._moves = 0
-        self._last_reveal: RoundResult | None = None
+        self._last_reveal = None
         self.agent_selection = self.possible_agents[self.state_.current]
         self.infos = self._infos(None, None)
         if self.render_mode == "human":

@@ -501,6 +501,7 @@ class GameState:
             raise IllegalActionError(why)
         self.moves += 1
         if action.kind == "target":
+            assert action.cell is not None  # checked by problem()
             self.target = int(action.cell)
             self.phase = "cue_1"
             return None
@@ -517,6 +518,7 @@ class GameState:
             else:
                 self._start_guessing("guess_2", clockwise=False)
             return None
+        assert action.cell is not None  # checked by problem()
         cell = int(action.cell)
         self.occupied[cell] = True
         self.cones.append(Cone(self.current, cell, 1 if self.phase == "guess_1" else 2))
