@@ -56,6 +56,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.integration
 def test_serve_command_listens_on_loopback(tmp_path):
     port = _free_port()
     proc = subprocess.Popen(
@@ -100,6 +101,7 @@ def test_serve_command_listens_on_loopback(tmp_path):
     assert (tmp_path / "s.sqlite3").is_file()
 
 
+@pytest.mark.integration
 def test_killed_server_loses_no_acknowledged_answer(tmp_path):
     """SIGKILL the server right after answers were acknowledged: every one of them is in the database."""
     import signal

@@ -25,6 +25,7 @@ print('ok')
 """
 
 
+@pytest.mark.integration
 def test_core_imports_without_torch():
     out = subprocess.run([sys.executable, "-c", BLOCK_HEAVY], capture_output=True, text=True, cwd="/")
     assert out.returncode == 0, out.stderr

@@ -315,6 +315,7 @@ def test_cli_play_rejects_bad_tables_before_opening_a_window():
     assert not pygame.display.get_init()
 
 
+@pytest.mark.integration
 def test_render_package_imports_without_pygame():
     import subprocess
     import sys
