@@ -13,7 +13,7 @@ from huesenv.logs.io import (
     validate_record,
     write_parquet,
 )
-from huesenv.logs.schema import RECORD_KINDS, SCHEMA_VERSION, LogRecord, agent_id_for
+from huesenv.logs.schema import RECORD_KINDS, SCHEMA_VERSION, LogRecord
 
 __all__ = [
     "LogRecord",
@@ -21,7 +21,6 @@ __all__ = [
     "RECORD_KINDS",
     "ReadResult",
     "SCHEMA_VERSION",
-    "agent_id_for",
     "frame_to_records",
     "import_answers",
     "load_logs",

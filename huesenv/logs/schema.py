@@ -35,10 +35,9 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from typing import Any
 
 SCHEMA_VERSION = 1
-RecordKind = Literal["game_step", "probe_trial", "word_query"]
 RECORD_KINDS: tuple[str, ...] = ("game_step", "probe_trial", "word_query")
 REQUIRED_FIELDS: tuple[str, ...] = ("schema_version", "kind", "run_id", "agent_id")
 
@@ -99,11 +98,3 @@ class LogRecord:
         if unknown:
             raise ValueError(f"unknown field(s) {unknown}")
         return cls(**data)
-
-
-def agent_id_for(kind: str, name: str, tag: str | None = None) -> str:
-    """A stable agent id: ``"clip:ViT-B-32/laion2b_s34b_b79k"``, ``"vlm:Qwen/Qwen2-VL-2B@main"``, ``"random"``."""
-    if not tag:
-        return f"{kind}:{name}" if name else kind
-    sep = "@" if kind in {"vlm", "api-vlm"} else "/"
-    return f"{kind}:{name}{sep}{tag}"
