@@ -19,6 +19,11 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Tests write only under tmp_path: no example database in the checkout (.hypothesis/).
+settings.register_profile("huesenv", database=None)
+settings.load_profile("huesenv")
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 IMPORT_SKIP_PREFIX = "could not import"
