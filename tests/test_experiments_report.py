@@ -212,6 +212,7 @@ def fake_clip_factory(spec, **kwargs):
     return agent
 
 
+@pytest.mark.integration  # a whole experiment end to end
 def test_clip_sweep_runs_model_by_model_from_local_files(tmp_path):
     pytest.importorskip("open_clip")
     from huesenv.experiments import load_config, run_experiment

@@ -54,6 +54,7 @@ def game_blocks(run_dir: Path) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.integration  # a whole experiment end to end
 def test_run_writes_report_and_logs(tmp_path):
     config = load_config(write_config(tmp_path))
     result = run_experiment(config, progress=False)
@@ -121,6 +122,7 @@ def test_rerun_resumes_and_says_so(tmp_path):
     assert game_blocks(done.run_dir) == game_blocks(reference.run_dir)
 
 
+@pytest.mark.integration  # a whole experiment end to end
 def test_interrupted_append_is_set_aside_and_replayed(tmp_path):
     reference = run_experiment(load_config(write_config(tmp_path / "ref")), progress=False)
     ref_bytes = (reference.run_dir / GAMES_LOG).read_bytes()
