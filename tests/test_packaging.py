@@ -18,6 +18,8 @@ class _Block:
             raise ImportError('blocked for this test: ' + name)
 sys.meta_path.insert(0, _Block())
 import huesenv
+light = [m for m in ('pandas', 'pettingzoo', 'matplotlib') if m in sys.modules]
+assert not light, f'import huesenv loaded {light}'  # the core imports fast
 from huesenv import load_board, hues_cues_v0
 import huesenv.metrics, huesenv.humans, huesenv.logs, huesenv.stats, huesenv.agents
 b = load_board(); assert b.xy.shape == (480, 2)
