@@ -7,7 +7,8 @@ as tables, so every report can use them without a layer reaching up.
 
 * board: :func:`draw_board_grid`, :func:`plot_board_cie` (the paper's Figure 1);
 * metrics: :func:`plot_family_violins` (Figure 9), :func:`plot_category_violins`
-  (Figures 10/11), :func:`plot_nonsense_mosaics` (Figure 14) — a group with a
+  (Figures 10/11), :func:`plot_nonsense_mosaics` (Figure 14; the title carries the
+  behaviour class and the Figure 12 mode when it differs) — a group with a
   single value (or all values equal) cannot be drawn as a violin (its kernel
   density is singular); it is drawn as a short bar with dots;
 * probes: :func:`plot_colour_shares` (the GCA paper's Figure 4);
@@ -231,7 +232,12 @@ def plot_nonsense_mosaics(nonsense_df: pd.DataFrame, path: str | Path, columns: 
         ax.set_yticks(range(4), ROW_LABELS, fontsize=5)
         ax.tick_params(length=0)
         name = row.agent if len(row.agent) <= 40 else "…" + row.agent[-39:]
-        ax.set_title(f"#{i + 1} {name}\n{row.behaviour} ({row.row_collapse.replace(';', '/')})", fontsize=6)
+        label = row.behaviour
+        if (
+            getattr(row, "mode", row.behaviour) != row.behaviour
+        ):  # Figure 12 (d): shown beside Table 5's class
+            label = f"{row.behaviour} / {row.mode}"
+        ax.set_title(f"#{i + 1} {name}\n{label} ({row.row_collapse.replace(';', '/')})", fontsize=6)
     fig.tight_layout()
     return save_figure(fig, path)
 

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Internal imports that may stay inside a function, and why.
 LAZY_ALLOWED = {
     ("huesenv.collect.cli", "huesenv.collect.app"): "the app module imports Flask, an optional extra",
+    ("huesenv.collect.cli", "huesenv.collect.accesslog"): "imports werkzeug, which comes with Flask",
     # the agent registry loads one kind on demand: a kind's module brings its own heavy
     # dependencies (scipy via the human cohort, PIL, the model libraries) that others must not pay
     **{
