@@ -179,6 +179,28 @@ def test_nothing_but_huesenv_is_a_package_root():
     assert not any((ROOT / "huesenv" / sub).exists() for sub in ("agents", "experiments", "render"))
 
 
+@pytest.mark.integration  # one fresh interpreter per module
+def test_every_module_imports_first_in_a_fresh_interpreter():
+    """Import order cannot break a module: each one is imported first, alone (a cycle hidden by lazy
+    package exports would fail here with "partially initialized module")."""
+    import os
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    names = sorted(n for n in source_modules() if not n.endswith("__main__"))
+    env = {**os.environ, "PYTHONSAFEPATH": "1"}  # not the partial root huesenv/ folder
+
+    def run(name: str) -> str | None:
+        out = subprocess.run(
+            [sys.executable, "-c", f"import {name}"], capture_output=True, text=True, env=env, cwd=ROOT
+        )
+        return None if out.returncode == 0 else f"{name}: {out.stderr.strip().splitlines()[-1:]}"
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        failures = [f for f in pool.map(run, names) if f]
+    assert not failures, "\n".join(failures)
+
+
 if __name__ == "__main__":  # pragma: no cover - a quick look from the command line
     mods = source_modules()
     found = {n: imports_of(n, p, mods) for n, p in mods.items()}
