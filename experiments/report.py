@@ -18,9 +18,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from huesenv.envs.rendering.renderer import BoardRenderer
 from huesenv.render.playback import views_from_records
+from huesenv.secrets import mask_text
 
 
 @dataclass
@@ -116,7 +118,7 @@ def write_markdown(data: ReportData, out_dir: Path) -> Path:
             lines += [f"**{caption}**", "", f"![{caption}]({path.relative_to(out_dir).as_posix()})", ""]
     lines += ["## Config", "", "```yaml", data.config_yaml.rstrip(), "```", ""]
     path = out_dir / "report.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    path.write_text(mask_text("\n".join(lines)), encoding="utf-8")
     return path
 
 
@@ -157,7 +159,7 @@ def write_html(data: ReportData, out_dir: Path) -> Path:
             parts += [f"<p><b>{html.escape(caption)}</b></p>", _img(path, caption)]
     parts += ["<h2>Config</h2>", f"<pre>{html.escape(data.config_yaml)}</pre></body></html>"]
     path = out_dir / "report.html"
-    path.write_text("\n".join(parts), encoding="utf-8")
+    path.write_text(mask_text("\n".join(parts)), encoding="utf-8")
     return path
 
 
@@ -169,18 +171,21 @@ def write_report(
     write_tables(data, out_dir)
     summary = out_dir / "summary.json"
     summary.write_text(
-        json.dumps(
-            {
-                "title": data.title,
-                "summary": data.summary,
-                "tables": {
-                    k: _records(v)
-                    for k, v in data.tables.items()
-                    if k in ("leaderboard", "wordlevel_agents", "guess_alignment")
+        mask_text(
+            json.dumps(
+                {
+                    "title": data.title,
+                    "summary": data.summary,
+                    "allow_code": bool((yaml.safe_load(data.config_yaml) or {}).get("allow_code", False)),
+                    "tables": {
+                        k: _records(v)
+                        for k, v in data.tables.items()
+                        if k in ("leaderboard", "wordlevel_agents", "guess_alignment")
+                    },
                 },
-            },
-            indent=1,
-            default=str,
+                indent=1,
+                default=str,
+            )
         ),
         encoding="utf-8",
     )

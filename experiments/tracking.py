@@ -4,19 +4,20 @@ Modes: ``online``, ``offline`` (run files under ``<run dir>/wandb``, to upload
 later with ``wandb sync``), ``disabled``, and ``auto`` — online when an API key
 is configured (``WANDB_API_KEY`` or a ``api.wandb.ai`` netrc entry), offline
 otherwise, so a machine without an account never blocks on a login prompt.
-Secrets never reach W&B: config keys that look like credentials are masked.
+Secrets never reach W&B: the config is masked by key name and by value (:mod:`huesenv.secrets`).
 """
 
 from __future__ import annotations
 
 import netrc
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-SECRET_KEY_RE = re.compile(r"(api[_-]?key|token|secret|password|passwd|auth)", re.IGNORECASE)
+from huesenv.secrets import SECRET_NAME_RE, mask
+
+SECRET_KEY_RE = SECRET_NAME_RE
 MODES = ("auto", "online", "offline", "disabled")
 
 
@@ -40,12 +41,8 @@ def resolve_mode(mode: str | None) -> str:
 
 
 def redact(value: Any) -> Any:
-    """A copy of a config with credential-like keys masked."""
-    if isinstance(value, Mapping):
-        return {k: ("***" if SECRET_KEY_RE.search(str(k)) else redact(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return value
+    """A copy of a config masked by key name and by value (:func:`huesenv.secrets.mask`)."""
+    return mask(value)
 
 
 class Tracker:

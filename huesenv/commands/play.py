@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from huesenv.commands.common import add_seed, jsonl_target, non_negative_float
+from huesenv.logs import check_appendable
 from huesenv.play.human import HumanQuit, play_human_game
 
 
@@ -26,14 +28,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="comma-separated agent specs of the other seats in order (see 'huesenv agents'), "
         "e.g. random,human-replay,clip:ViT-B-32/laion2b_s34b_b79k",
     )
-    play.add_argument("--seed", type=int, default=0)
+    add_seed(play, default=0)
     play.add_argument(
         "--cue-mode",
         choices=("text", "vocabulary"),
         default="text",
         help="text: free cues checked by the rules (default); vocabulary: cues from the 100-word list",
     )
-    play.add_argument("--delay", type=float, default=0.6, help="seconds to pause after each agent move")
+    play.add_argument(
+        "--delay", type=non_negative_float, default=0.6, help="seconds to pause after each agent move"
+    )
     play.add_argument(
         "--log",
         default=None,
@@ -43,7 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
-    specs = [s for s in args.agents.split(",") if s.strip()]
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if args.seat != "human" and not args.seat.strip().isdigit():
+        raise ValueError(f"--seat {args.seat!r}: expected a seat number (0, 1, ...) or 'human'")
+    if args.log:
+        check_appendable(jsonl_target(args.log, "--log"))  # a bad log fails before a window opens
     try:
         result = play_human_game(
             specs,
