@@ -16,12 +16,15 @@ os.environ.setdefault("WANDB_SILENT", "true")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import configuration, settings
 
-# Tests write only under tmp_path: no example database in the checkout (.hypothesis/).
+# Tests write nothing into the checkout: hypothesis keeps no example database, and its other
+# caches (.hypothesis/constants) go to the temporary folder instead of the working directory.
+configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "huesenv-hypothesis")
 settings.register_profile("huesenv", database=None)
 settings.load_profile("huesenv")
 
