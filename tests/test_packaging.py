@@ -20,7 +20,7 @@ sys.meta_path.insert(0, _Block())
 import huesenv
 light = [m for m in ('pandas', 'pettingzoo', 'matplotlib') if m in sys.modules]
 assert not light, f'import huesenv loaded {light}'  # the core imports fast
-from huesenv import load_board, hues_cues_v0
+from huesenv import hues_cues_v1, load_board
 import huesenv.metrics, huesenv.humans, huesenv.logs, huesenv.stats, huesenv.agents
 b = load_board(); assert b.xy.shape == (480, 2)
 print('ok')
@@ -67,6 +67,8 @@ def test_wheel_has_only_huesenv_at_top_level(tmp_path):
     assert top == {"huesenv"}, top
     for expected in (
         "huesenv/agents/protocol.py",
+        "huesenv/game/protocol.py",
+        "huesenv/agents/text_encoders.py",
         "huesenv/experiments/__init__.py",
         "huesenv/render/playback.py",
         "huesenv/envs/rendering/view.py",
