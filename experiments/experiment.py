@@ -21,6 +21,7 @@ import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
+from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.report import write_report
 from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
 from huesenv.experiments.tournament import plan_games, seat_assignment
@@ -344,7 +345,7 @@ def build_report_data(
             "allow_code: this run was started with --allow-code; tournament.agent_factory/play_fn ran "
             f"{config['tournament'].get('agent_factory')!r} / {config['tournament'].get('play_fn')!r}"
         )
-    return report.ReportData(
+    data = report.ReportData(
         title=f"huesenv experiment: {config.name}",
         config_yaml=config.to_yaml(),  # masked by write_report, like every document it writes
         summary=summary,
@@ -353,3 +354,5 @@ def build_report_data(
         plots=plots,
         boards=boards,
     )
+    add_training_section(data, {a.name: a.spec for a in config.agents()}, plots_dir)
+    return data
