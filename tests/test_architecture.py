@@ -23,7 +23,15 @@ LAZY_ALLOWED = {
     # dependencies (scipy via the human cohort, PIL, the model libraries) that others must not pay
     **{
         ("huesenv.agents.registry", f"huesenv.agents.{kind}"): "agent kinds load on demand"
-        for kind in ("random_agent", "human_replay", "text_embedding", "clip_agent", "vlm", "api_vlm", "policy")
+        for kind in (
+            "random_agent",
+            "human_replay",
+            "text_embedding",
+            "clip_agent",
+            "vlm",
+            "api_vlm",
+            "policy",
+        )
     },
 }
 
