@@ -17,6 +17,7 @@ import pandas as pd
 import huesenv.experiments.analysis as analysis
 import huesenv.experiments.report as report
 import huesenv.experiments.weights as weights
+import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
@@ -257,7 +258,7 @@ def build_report_data(
             "Points per game (mean ± standard error over seat-games), split by role; "
             "win rate = share of games with the highest total (ties shared)."
         )
-        plots["leaderboard"] = report.plot_leaderboard(lb, plots_dir / "leaderboard.png")
+        plots["leaderboard"] = figures.plot_leaderboard(lb, plots_dir / "leaderboard.png")
         tables["points_by_role"] = analysis.points_by_role(frame)
         h2h = analysis.head_to_head(frame)
         tables["head_to_head"] = h2h
@@ -266,7 +267,7 @@ def build_report_data(
             "(agent − opponent) and the agent's share of those pairings won (ties ½)."
         )
         if not h2h.empty:
-            plots["head_to_head"] = report.plot_head_to_head(
+            plots["head_to_head"] = figures.plot_head_to_head(
                 analysis.head_to_head_matrix(h2h), plots_dir / "head_to_head.png"
             )
         humans = _load_humans(config)
@@ -282,7 +283,7 @@ def build_report_data(
             )
             tables["guess_alignment_words"] = align["word"]
             summary.extend(_skipped_note(align["word"], "guess alignment"))
-            p = report.plot_alignment(
+            p = figures.plot_alignment(
                 align["word"],
                 plots_dir / "guess_alignment.png",
                 "First-cone answers: Mahalanobis top-1 fail rate by category",
@@ -327,7 +328,7 @@ def build_report_data(
         if "word" in scored:
             tables["wordlevel_words"] = scored["word"]
             summary.extend(_skipped_note(scored["word"], "word-level evaluation"))
-            p = report.plot_alignment(
+            p = figures.plot_alignment(
                 scored["word"],
                 plots_dir / "wordlevel.png",
                 "Word-level evaluation: Mahalanobis top-1 fail rate by category",
