@@ -192,13 +192,6 @@ class Database:
         with self.connection() as conn:
             return self._meta(conn, key)
 
-    def set_meta(self, key: str, value: str) -> None:
-        with self.connection() as conn, transaction(conn):
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
-
     def connect(self) -> sqlite3.Connection:
         """A new connection for the calling thread (autocommit; use :func:`transaction` for writes)."""
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=True)

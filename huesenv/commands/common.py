@@ -127,13 +127,6 @@ def seed_int(text: str) -> int:
     return value
 
 
-def port_number(text: str) -> int:
-    value = _int(text)
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a TCP port 1-65535, got {text!r}")
-    return value
-
-
 def _float(text: str) -> float:
     try:
         value = float(str(text).strip())

@@ -376,9 +376,3 @@ class ImageStore:
             if self.stored(conn, sid) is None and self.png(conn, sid) is not None:
                 n += 1
         return n
-
-
-def stimulus_png(conn: sqlite3.Connection, participant_id: str, position: int) -> bytes | None:
-    """The stored PNG at a position of this participant's survey (``None``: unknown or not rendered yet)."""
-    sid = stimulus_at(conn, participant_id, position)
-    return None if sid is None else ImageStore.stored(conn, sid)
