@@ -199,6 +199,31 @@ def test_export_roundtrip_and_loader(tmp_path):
         load_gca_folder(tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("tau", "coverage", "field"),
+    [
+        ("inf", "", "tau"),
+        ("nan", "", "tau"),
+        ("101", "", "tau"),
+        ("50", "abc", "coverage"),
+        ("50", "nan", "coverage"),
+        ("50", "250", "coverage"),
+        ("50", "-1", "coverage"),
+    ],
+)
+def test_manifest_numbers_are_percentages(tmp_path, tau, coverage, field):
+    from PIL import Image
+
+    Image.new("RGB", (8, 8), "white").save(tmp_path / "a.png")
+    (tmp_path / "manifest.csv").write_text(
+        f"file,object,condition,color,tau,coverage\na.png,banana,prior,yellow,{tau},{coverage}\n"
+    )
+    with pytest.raises(
+        ValueError, match=rf"manifest.csv, line 2, field {field}: .* is not a number in \[0, 100\]"
+    ):
+        load_gca_folder(tmp_path)
+
+
 def test_loader_without_manifest(tmp_path):
     from PIL import Image
 

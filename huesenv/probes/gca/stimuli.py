@@ -306,6 +306,17 @@ class FileStimulus:
 _FILE_NAME = re.compile(r"^(?P<object>.+?)[_-](?P<colour>[a-z]+)[_-](?P<tau>\d{1,3})$", re.IGNORECASE)
 
 
+def _percent(text: str, src: str, line: int, field: str) -> float:
+    """A manifest percentage (``tau``, ``coverage``): a finite number in [0, 100], or a ``ValueError`` naming it."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not 0 <= value <= 100:  # also refuses nan and inf
+        raise ValueError(f"{src}, line {line}, field {field}: {text!r} is not a number in [0, 100]")
+    return value
+
+
 def load_gca_folder(root: str | os.PathLike) -> list[FileStimulus]:
     """Read a local copy of the published GCA dataset.
 
@@ -338,12 +349,7 @@ def load_gca_folder(root: str | os.PathLike) -> list[FileStimulus]:
         col = canonical_colour(colour)
         if col is None:
             raise ValueError(f"{src}, line {line}, field color: {colour!r} is not a colour name")
-        try:
-            t = int(round(float(tau)))
-        except ValueError:
-            raise ValueError(f"{src}, line {line}, field tau: {tau!r} is not a number") from None
-        if not 0 <= t <= 100:
-            raise ValueError(f"{src}, line {line}, field tau: {t} is not in [0, 100]")
+        t = int(round(_percent(tau, src, line, "tau")))
         path = root / file
         if Path(file).is_absolute() or not path.resolve().is_relative_to(root.resolve()):
             raise ValueError(
@@ -352,7 +358,7 @@ def load_gca_folder(root: str | os.PathLike) -> list[FileStimulus]:
             )
         if not path.is_file():
             raise ValueError(f"{src}, line {line}, field file: {path} does not exist")
-        kc = float(cov) if cov not in (None, "") else None
+        kc = _percent(cov, src, line, "coverage") if cov not in (None, "") else None
         name = obj.strip().replace("_", " ")
         kind = "shape" if c == "shape" else "object"
         out.append(FileStimulus(str(path), name, kind, c, col, t, kc))
