@@ -85,6 +85,24 @@ def test_serve_marks_cookies_secure_behind_a_proxy(tmp_path, monkeypatch, flags,
     assert seen == [secure]
 
 
+def test_serve_says_which_language_has_no_information_file(tmp_path, monkeypatch, capsys):
+    from flask import Flask
+
+    monkeypatch.setattr(Flask, "run", lambda self, **kw: None)
+    (tmp_path / "info.en.txt").write_text("Our approved information sheet.")
+    argv = [
+        "collect",
+        "serve",
+        "--db",
+        str(tmp_path / "c.sqlite3"),
+        "--information",
+        str(tmp_path / "info.{lang}.txt"),
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "info.es.txt: no such file" in out and "placeholder" in out and "info.en.txt" not in out
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

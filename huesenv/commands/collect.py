@@ -213,11 +213,15 @@ def _int_list(text: str, flag: str) -> tuple[int, ...]:
 
 def _information(pattern: str) -> dict[str, str]:
     out = {}
-    for code, _ in UI_LANGUAGES:
+    for code, name in UI_LANGUAGES:
         path = Path(pattern.replace("{lang}", code))
         if not path.is_file():
-            if "{lang}" in pattern and code != "en":
-                continue  # that language shows the default text
+            if "{lang}" in pattern and code != "en":  # that language shows the built-in placeholder: say so
+                print(
+                    f"note: --information {path}: no such file, so participants using the {name} interface "
+                    "see the built-in placeholder information text"
+                )
+                continue
             raise FileNotFoundError(f"--information {path}: no such file")
         try:
             text = path.read_text(encoding="utf-8")
