@@ -150,13 +150,6 @@ def test_import_with_a_bad_row_writes_nothing_so_the_fixed_rerun_does_not_duplic
     assert len(read_records(log).records) == len(names)
 
 
-def test_import_refuses_a_word_given_twice(tmp_path):
-    table = _table(tmp_path / "t.csv", "BANANA,I4,J7\nHOPE,A1,A2\nbanana,B2,B3\n")
-    with pytest.raises(LogError, match="line 4, field Palabra: word 'BANANA' already given on line 2"):
-        write_answers(table, tmp_path / "log.jsonl", "vlm:x")
-    assert not (tmp_path / "log.jsonl").exists()
-
-
 def test_import_refuses_another_table_for_the_same_agent_and_run(tmp_path):
     table = _table(tmp_path / "t.csv", "BANANA,I4,J7\n")
     log = tmp_path / "log.jsonl"

@@ -23,7 +23,7 @@ another schema version is refused before anything is written
 (:func:`huesenv.logs.io.check_appendable`).
 
 **Checked before writing.**  :func:`write_answers` reads the table once without
-writing (every row parsed, each word at most once), so a table with a bad row
+writing (every row parsed), so a table with a bad row
 writes nothing: fixing the row changes the table's SHA-256, and records already
 written from the broken version would otherwise be written a second time.  For
 the same reason a log that already holds this agent's answers for this run from
@@ -118,7 +118,6 @@ def iter_answer_records(
                     "no Answer<N> columns (expected header Palabra,Answer1..AnswerN)",
                 )
             episode = 0
-            word_lines: dict[str, int] = {}
             for row in reader:
                 line = reader.line_num
                 if not row:
@@ -128,14 +127,7 @@ def iter_answer_records(
                         *_where(path, line, "<row>"), f"{len(row)} fields but the header has {len(header)}"
                     )
                 row = row + [""] * (len(header) - len(row))
-                record = _record(path, line, row, word_col, answer_cols, agent, run_id, seed, episode, sha256)
-                first = word_lines.setdefault(record.word, line)
-                if first != line:
-                    raise LogError(
-                        *_where(path, line, "Palabra"),
-                        f"word {record.word!r} already given on line {first} (expected each word once)",
-                    )
-                yield record
+                yield _record(path, line, row, word_col, answer_cols, agent, run_id, seed, episode, sha256)
                 episode += 1
         except csv.Error as err:
             raise LogError(*_where(path, reader.line_num, "<row>"), f"not a CSV table ({err})") from None
