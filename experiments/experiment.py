@@ -197,7 +197,8 @@ def build_report_data(
     backend_name: str = "",
 ) -> Any:
     """Tables, plots and board images from the logs (the same whether the run was resumed or not)."""
-    from huesenv.experiments import analysis, report
+    from huesenv.experiments import analysis, provenance, report, uncertainty
+    from huesenv.experiments.provenance import HumanReference
     from huesenv.experiments.wordlevel import score_wordlevel
 
     plots_dir = run_dir / "plots"
@@ -208,40 +209,51 @@ def build_report_data(
     captions: dict[str, str] = {}
     plots: dict[str, Path] = {}
     boards: dict[str, Path] = {}
-    summary = [s.message() for s in stages]
-    humans = None
+    summary: list[str] = []
+    seed = int(config["seed"])
+    humans = _load_humans(config)
+    human_ref = HumanReference.of(humans)
     plan = plan_games(config)
     planned = {u.game for u in plan}
     game_records = [r for k, recs in games.units.items() if int(k.split(":")[1]) in planned for r in recs]
     if game_records:
         seats = seat_assignment(plan)
         frame = analysis.seat_games(game_records, seats)
-        lb = analysis.leaderboard(frame)
+        lb = uncertainty.add_leaderboard_intervals(analysis.leaderboard(frame), frame, seed=seed)
         tables["leaderboard"] = lb
         captions["leaderboard"] = (
-            "Points per game (mean ± standard error over seat-games), split by role; "
-            "win rate = share of games with the highest total (ties shared)."
+            "Points per game (mean over seat-games, 95 % bootstrap interval over games, standard error), "
+            "split by role; win rate = share of games with the highest total (ties shared). "
+            f"Humans: {human_ref.label}."
         )
         plots["leaderboard"] = report.plot_leaderboard(lb, plots_dir / "leaderboard.png")
+        tables["lineups"] = uncertainty.lineup_breakdown(frame, config["lineups"], seed=seed)
+        captions["lineups"] = (
+            "The leaderboard per lineup (seat order of the lineup's first game): points per game "
+            "and win rate with 95 % bootstrap intervals over that lineup's games."
+        )
         tables["points_by_role"] = analysis.points_by_role(frame)
-        h2h = analysis.head_to_head(frame)
+        tables["seat_games"] = frame  # written to tables/ for `huesenv leaderboard`; not shown
+        h2h = uncertainty.add_head_to_head_tests(analysis.head_to_head(frame), frame, seed=seed)
         tables["head_to_head"] = h2h
         captions["head_to_head"] = (
             "Every pair of agents that sat in the same game: mean point difference "
-            "(agent − opponent) and the agent's share of those pairings won (ties ½)."
+            "(agent − opponent) over their pairings with a 95 % bootstrap interval over the shared games, "
+            "the agent's share of those pairings won (ties ½), and a paired test of the per-game "
+            "differences (Wilcoxon signed-rank; p adjusted by Benjamini–Hochberg across pairs)."
         )
         if not h2h.empty:
             plots["head_to_head"] = report.plot_head_to_head(
                 analysis.head_to_head_matrix(h2h), plots_dir / "head_to_head.png"
             )
-        humans = _load_humans(config)
         align = analysis.guess_alignment(game_records, humans, seats, alpha=alpha, top_k=top_k)
         if align:
-            tables["guess_alignment"] = align["agent"]
+            tables["guess_alignment"] = uncertainty.add_rate_intervals(align["agent"], align["word"], seed)
             captions["guess_alignment"] = (
                 "Each agent's first cones (placed after the one-word cue 1) as "
                 "word→cell answers, scored against the human cohort "
-                "(huesenv.metrics.word_level / agent_level). Replayed humans are "
+                "(huesenv.metrics.word_level / agent_level), 95 % bootstrap intervals over words. "
+                "Replayed humans are "
                 "scored against the cohort they are drawn from: an optimistic "
                 "reference, not leave-one-out."
             )
@@ -255,8 +267,8 @@ def build_report_data(
                 plots["guess_alignment"] = p
         n_games = len({int(r.extra["game"]) for r in game_records})
         summary.append(
-            f"{n_games} games, {len(frame)} seat-games, {len(game_records)} logged steps "
-            f"(log: {run_dir.name}/games.jsonl)"
+            f"Games: {n_games} games of {len(config['lineups'])} lineup(s), {len(frame)} seat-games, "
+            f"{len(game_records)} logged steps (log: {run_dir.name}/games.jsonl)"
         )
         for k in range(int(config["report"].get("board_images", 0) or 0)):
             if k >= len(plan):
@@ -274,15 +286,17 @@ def build_report_data(
                 if img:
                     boards[f"Game {unit.game} ({', '.join(unit.seats)}), last reveal"] = img
     if words.units:
-        humans = humans if humans is not None else _load_humans(config)
         scored = score_wordlevel(
             words.records(), humans, alpha=alpha, top_k=int(config["wordlevel"]["top_k"])
         )
         if "agent" in scored:
-            tables["wordlevel_agents"] = scored["agent"]
+            tables["wordlevel_agents"] = uncertainty.add_rate_intervals(
+                scored["agent"], scored.get("word"), seed
+            )
             captions["wordlevel_agents"] = (
                 "The paper's word-level evaluation: every agent on the 100 words "
-                f"(top-{config['wordlevel']['top_k']}), scored by huesenv.metrics."
+                f"(top-{config['wordlevel']['top_k']}), scored by huesenv.metrics; "
+                "95 % bootstrap intervals over words."
             )
         if "category" in scored:
             tables["wordlevel_categories"] = scored["category"]
@@ -298,16 +312,21 @@ def build_report_data(
             if p:
                 plots["wordlevel_agents"] = p
         summary.append(
-            f"word-level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
+            f"Word level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
-    summary.append(f"backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
+    summary.insert(0, f"Human reference: {human_ref.label}")
+    summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
+    summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
     return report.ReportData(
         title=f"huesenv experiment: {config.name}",
         config_yaml=config.to_yaml(),
-        summary=summary,
+        summary=[s for s in summary if s],
         tables=tables,
         captions=captions,
         plots=plots,
         boards=boards,
+        methods=uncertainty.METHODS,
+        humans=human_ref.as_dict(),
+        metadata=provenance.run_metadata(config),
     )

@@ -158,9 +158,11 @@ class StageResult:
     def message(self) -> str:
         unit = "games" if self.stage == "games" else "agents"
         if self.total == 0:
-            return f"{self.stage}: nothing to run"
+            return f"{self.stage}: none planned"
         if self.done_before == self.total:
-            return f"{self.stage}: all {self.total} {unit} already in the log; nothing to run"
+            return (
+                f"{self.stage}: all {self.total} {unit} already in the log from an earlier run (none run now)"
+            )
         if self.done_before:
             extra = ""
             if self.partial_blocks or self.torn_line:

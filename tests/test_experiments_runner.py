@@ -69,15 +69,19 @@ def test_run_writes_report_and_logs(tmp_path):
         "plots/leaderboard.png",
         "plots/head_to_head.png",
         "tables/leaderboard.csv",
+        "tables/leaderboard.parquet",
+        "tables/seat_games.parquet",
     ):
         assert (run_dir / name).is_file(), name
     md = (run_dir / "report.md").read_text(encoding="utf-8")
     for section in (
         "## Leaderboard",
-        "## Head to head",
+        "## Head-to-head",
         "## Guess alignment",
-        "## Wordlevel agents",
+        "## Word level: agents",
         "## Boards",
+        "## Contents",
+        "## Per lineup",
     ):
         assert section in md
     html = (run_dir / "report.html").read_text(encoding="utf-8")
