@@ -4,6 +4,15 @@
 ``huesenv wordlevel paper_clip_sweep`` runs the 162-checkpoint sweep.  Any
 config value can be overridden (``--set games=10 --set agents.random.kwargs.seed=3``);
 the common ones have flags.  Rerunning the same command resumes the run.
+
+Run folders: ``<output>/<name>``.  When that folder already holds a different
+experiment (another seed, other agents...) and no ``--name`` was given, the run
+goes to ``<output>/<name>-<fingerprint>`` instead (printed), so variants never
+collide; with an explicit ``--name`` the conflict is an error.
+
+``huesenv tournament --agents a,b,c`` plays each agent against the replayed
+humans in its own run folder (``<name>-<agent>``), then writes one leaderboard
+over them with intervals to ``<output>/<name>-sweep/``; rerunning resumes.
 """
 
 from __future__ import annotations
@@ -37,10 +46,16 @@ def _add_common(p: argparse.ArgumentParser, default_config: str) -> None:
     p.add_argument(
         "--wandb",
         nargs="?",
-        const="auto",
+        const="offline",
         choices=("auto", "online", "offline", "disabled"),
-        help="W&B tracking; bare --wandb = online with an API key configured, else offline "
-        "(default: the config's wandb.mode, 'disabled' in the bundled configs)",
+        help="W&B tracking; bare --wandb = offline (the `wandb sync` command is printed); auto = online "
+        "when an API key is configured (default: $WANDB_MODE, else the config's wandb.mode, 'disabled' "
+        "in the bundled configs); $WANDB_PROJECT / $WANDB_ENTITY override the config",
+    )
+    p.add_argument(
+        "--device",
+        help="torch device of the model agents (clip, vlm, text-embedding): auto | cpu | cuda[:n] "
+        "(= --set device=...)",
     )
     p.add_argument(
         "--weights-dir", help="folder of local checkpoint files <model>-<tag>.safetensors|.bin|.pt"
@@ -61,6 +76,12 @@ def register(subparsers: Any) -> None:
     )
     _add_common(t, "default")
     t.add_argument("--no-wordlevel", action="store_true", help="skip the word-level evaluation")
+    t.add_argument(
+        "--agents",
+        metavar="A,B,...",
+        help="agent sweep: each agent spec (or agent name of the config) against the replayed humans, "
+        "one run folder each, then one merged leaderboard",
+    )
     t.set_defaults(func=_run_tournament)
     w = subparsers.add_parser(
         "wordlevel",
@@ -83,6 +104,7 @@ def _overrides(args: argparse.Namespace) -> list[str]:
         ("ray_address", "backend.address"),
         ("num_cpus", "backend.num_cpus"),
         ("weights_dir", "weights.dir"),
+        ("device", "device"),
     ):
         value = getattr(args, flag, None)
         if value is not None:
@@ -104,7 +126,34 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         for name in bundled_configs():
             console.print(name)
         return 0
-    config = load_config(args.config, _overrides(args) + extra)
+    overrides = _overrides(args) + extra
+    config = load_config(args.config, overrides)
+    if getattr(args, "agents", None):
+        return _sweep(args, console, config)
+    explicit = args.name is not None or any(o.split("=", 1)[0].strip() == "name" for o in overrides)
+    if not explicit and not args.fresh:
+        config = _free_name(console, args, config, overrides)
+    return _one(args, console, config)
+
+
+def _free_name(console: Any, args: argparse.Namespace, config: Any, overrides: list[str]) -> Any:
+    """The config itself, or a copy named ``<name>-<fingerprint>`` when its folder holds another experiment."""
+    from huesenv.experiments.config import load_config
+    from huesenv.experiments.runner import conflicting_fields
+
+    diff = conflicting_fields(config)
+    if not diff:
+        return config
+    taken = config.run_dir()
+    config = load_config(args.config, overrides + [f"name={config.name}-{config.fingerprint()}"])
+    console.print(
+        f"{taken} holds another experiment (differs in {', '.join(diff)}); this one goes to "
+        f"{config.run_dir()} (choose with --name, or start over there with --fresh)"
+    )
+    return config
+
+
+def _one(args: argparse.Namespace, console: Any, config: Any) -> int:
     console.print(
         f"[bold]huesenv[/] experiment [cyan]{config.name}[/] (config {config.source}); "
         f"run folder {config.run_dir()}"
@@ -124,27 +173,66 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
-def _summary(console: Any, result: Any) -> None:
+def _sweep(args: argparse.Namespace, console: Any, base: Any) -> int:
+    """Each agent of ``--agents`` in its own resumable run, then one merged leaderboard."""
+    from huesenv.experiments.merge import merge_runs
+    from huesenv.experiments.report import write_html, write_markdown, write_parquet
+    from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
+
+    if args.name is not None:
+        raise ValueError("--agents names its run folders <config name>-<agent>; --name does not apply")
+    configs = sweep_configs(base, parse_agents(args.agents))
+    for config in configs:
+        code = _one(args, console, config)
+        if code:
+            return code
+    from huesenv.commands.leaderboard import report_data
+
+    runs = [str(c.run_dir()) for c in configs]
+    merged = merge_runs(runs, seed=int(base["seed"]))
+    out = sweep_dir(base)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("leaderboard", "head_to_head", "runs"):
+        merged[name].to_csv(out / f"{name}.csv", index=False)
+        write_parquet(merged[name], out / f"{name}.parquet")
+    data = report_data(merged, runs)
+    write_markdown(data, out, "leaderboard.md")
+    write_html(data, out, "leaderboard.html")
+    _board_table(console, merged["leaderboard"], f"Sweep leaderboard over {len(runs)} runs")
+    console.print(f"merged leaderboard: [bold]{out}/leaderboard.html[/] (and .md, .csv)")
+    return 0
+
+
+def _board_table(console: Any, board: Any, title: str) -> None:
     from rich.table import Table
 
+    table = Table(title=title)
+    for col in ("rank", "agent", "games", "points per game [95 % CI]", "cue giver", "guesser", "win rate"):
+        table.add_column(col)
+    for row in board.itertuples(index=False):
+        ci = (
+            f" [{row.mean_points_ci_low:.2f}, {row.mean_points_ci_high:.2f}]"
+            if row.mean_points_ci_low == row.mean_points_ci_low
+            else ""
+        )
+        table.add_row(
+            str(row.rank),
+            str(row.agent),
+            str(row.games),
+            f"{row.mean_points:.2f}{ci}",
+            f"{row.mean_cue_giver:.2f}",
+            f"{row.mean_guesser:.2f}",
+            f"{row.win_rate:.2f}",
+        )
+    console.print(table)
+
+
+def _summary(console: Any, result: Any) -> None:
     for message in result.messages:
         console.print(message)
     board = result.tables.get("leaderboard")
     if board is not None and not board.empty:
-        table = Table(title="Leaderboard (points per game)")
-        for col in ("rank", "agent", "seat_games", "mean ± SE", "cue giver", "guesser", "win rate"):
-            table.add_column(col)
-        for row in board.itertuples(index=False):
-            table.add_row(
-                str(row.rank),
-                str(row.agent),
-                str(row.seat_games),
-                f"{row.mean_points:.2f} ± {row.se_points:.2f}",
-                f"{row.mean_cue_giver:.2f}",
-                f"{row.mean_guesser:.2f}",
-                f"{row.win_rate:.2f}",
-            )
-        console.print(table)
+        _board_table(console, board, "Leaderboard (points per game)")
     words = result.tables.get("wordlevel_agents")
     if words is not None and not words.empty:
         console.print(f"word-level results for {len(words)} agent(s) in the report")

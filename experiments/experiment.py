@@ -107,6 +107,9 @@ def _run(
     wandb_mode: str | None,
     make_backend: Any,
 ) -> ExperimentResult:
+    from huesenv.experiments.tracking import Tracker, requested_mode
+
+    mode = requested_mode(wandb_mode, config["wandb"].get("mode", "disabled"))
     run_dir = prepare_run_dir(config, fresh=fresh)
     own_backend = backend is None
     if own_backend:
@@ -114,43 +117,6 @@ def _run(
         backend = make_backend(
             b.get("name", "inprocess"), b.get("address"), b.get("num_cpus"), b.get("num_workers")
         )
-    stages: list[StageResult] = []
-    games_state = words_state = LogState()
-    try:
-        with _progress(progress) as bar:
-            if config["tournament"].get("enabled", True) and config["lineups"] and config["games"]:
-                result, games_state = run_games(config, backend, run_dir, progress=bar)
-                stages.append(result)
-            if config["wordlevel"].get("enabled", True) and config.wordlevel_agents():
-                result, words_state = run_wordlevel(config, backend, run_dir, progress=bar)
-                stages.append(result)
-    finally:
-        if own_backend:
-            backend.close()
-    from huesenv.experiments.report import write_report
-
-    data = build_report_data(
-        config, run_dir, games_state, words_state, stages, backend_name=getattr(backend, "name", "?")
-    )
-    reports = write_report(data, run_dir, formats=config["report"].get("formats", ("markdown", "html")))
-    wandb_dir = None
-    mode = wandb_mode if wandb_mode is not None else config["wandb"].get("mode", "disabled")
-    if mode != "disabled":
-        wandb_dir = track(config, run_dir, data, mode)
-    return ExperimentResult(
-        run_dir,
-        stages,
-        reports,
-        data.tables,
-        time.perf_counter() - start,
-        wandb_dir,
-        [s.message() for s in stages],
-    )
-
-
-def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path | None:
-    from huesenv.experiments.tracking import Tracker
-
     w = config["wandb"]
     tracker = Tracker(
         mode,
@@ -162,24 +128,82 @@ def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path
         run_id=config.run_id,
     )
     try:
-        tables = {k: v for k, v in data.tables.items()}
-        tracker.log_tables(tables)
-        if "leaderboard" in data.tables:
-            extra = {}
-            if "guess_alignment" in data.tables:
-                for row in data.tables["guess_alignment"].to_dict(orient="records"):
-                    extra[row.get("agent", "?")] = {
-                        f"guess/{k}": float(v)
-                        for k, v in row.items()
-                        if isinstance(v, (int, float)) and not isinstance(v, bool)
-                    }
-            tracker.log_agent_metrics(data.tables["leaderboard"], extra)
-        tracker.log_plots(data.plots)
-        tracker.log_images(data.boards)
-        path = tracker.run_path
+        stages: list[StageResult] = []
+        games_state = words_state = LogState()
+        try:
+            with _progress(progress) as bar:
+                if config["tournament"].get("enabled", True) and config["lineups"] and config["games"]:
+                    on_game = _game_logger(config, run_dir, tracker)
+                    result, games_state = run_games(config, backend, run_dir, progress=bar, on_game=on_game)
+                    stages.append(result)
+                if config["wordlevel"].get("enabled", True) and config.wordlevel_agents():
+                    result, words_state = run_wordlevel(config, backend, run_dir, progress=bar)
+                    stages.append(result)
+        finally:
+            if own_backend:
+                backend.close()
+        from huesenv.experiments.report import write_report
+
+        data = build_report_data(
+            config, run_dir, games_state, words_state, stages, backend_name=getattr(backend, "name", "?")
+        )
+        reports = write_report(data, run_dir, formats=config["report"].get("formats", ("markdown", "html")))
+        track(tracker, run_dir, data, config.name)
+        wandb_dir, sync = tracker.run_path, tracker.sync_command()
     finally:
         tracker.finish()
-    return path
+    messages = [s.message() for s in stages]
+    if sync:
+        messages.append(f"W&B offline run saved; upload it with: {sync}")
+    return ExperimentResult(
+        run_dir, stages, reports, data.tables, time.perf_counter() - start, wandb_dir, messages
+    )
+
+
+def _game_logger(config: ExperimentConfig, run_dir: Path, tracker: Any) -> Any:
+    """The per-game callback of :func:`run_games` for a live W&B run (None when not tracking).
+
+    Games already in the log (a resumed run) are logged first, in plan order, so every W&B run of
+    an experiment has one history step per game.
+    """
+    if not tracker.active:
+        return None
+    from huesenv.experiments.runner import GAMES_LOG, read_log_state
+
+    plan = {u.game: u for u in plan_games(config)}
+
+    def by_agent(game: int, scores: dict[str, int]) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for seat, agent in plan[game].seat_map().items():
+            out.setdefault(agent, []).append(float(scores.get(seat, 0)))
+        return out
+
+    done = read_log_state(run_dir / GAMES_LOG).units
+    for game in sorted(plan):
+        recs = done.get(f"game:{game}")
+        if recs:
+            scores: dict[str, int] = {}
+            for rec in recs:
+                player = rec.extra.get("player")
+                if player is not None:
+                    scores[player] = scores.get(player, 0) + int(rec.extra.get("points") or 0)
+            tracker.log_game(game, by_agent(game, scores))
+
+    def on_game(game: int, scores: dict[str, int]) -> None:
+        tracker.log_game(game, by_agent(game, scores))
+
+    return on_game
+
+
+def track(tracker: Any, run_dir: Path, data: Any, name: str) -> None:
+    """Everything but the per-game history: tables, summary scalars, figures, boards, the artifact."""
+    if not tracker.active:
+        return
+    tracker.log_tables(data.tables)
+    tracker.log_summary(data.tables)
+    tracker.log_plots(data.plots)
+    tracker.log_images(data.boards)
+    tracker.log_artifact(run_dir, name)
 
 
 def _load_humans(config: ExperimentConfig) -> Any:

@@ -185,6 +185,7 @@ TITLES: dict[str, str] = {
     "wordlevel_categories": "Word level: categories",
     "wordlevel_nonsense": "Word level: nonsense inputs",
     "wordlevel_words": "Word level: per word",
+    "runs": "Runs",
 }
 
 # snake_case column -> header shown in the documents (CSV/Parquet keep the column names)
@@ -253,6 +254,9 @@ COLUMN_LABELS: dict[str, str] = {
     "n_missing": "Missing (n)",
     "run": "Run",
     "humans": "Human reference",
+    "runs": "Runs",
+    "folder": "Folder",
+    "agents": "Agents",
 }
 
 CI_SUFFIXES = ("_ci_low", "_ci_high")
@@ -364,7 +368,7 @@ def _provenance_lines(data: ReportData) -> list[str]:
     return lines
 
 
-def write_markdown(data: ReportData, out_dir: Path) -> Path:
+def write_markdown(data: ReportData, out_dir: Path, filename: str = "report.md") -> Path:
     lines = [f"# {data.title}", "", *[f"- {s}" for s in data.summary], "", "## Contents", ""]
     lines += [f"{k}. [{title}](#{anchor})" for k, (anchor, title) in enumerate(_sections(data), start=1)]
     lines += ["", '<a id="methods"></a>', "## Methods and provenance", ""]
@@ -394,7 +398,7 @@ def write_markdown(data: ReportData, out_dir: Path) -> Path:
         for caption, path in data.boards.items():
             lines += [f"**{caption}**", "", f"![{caption}]({path.relative_to(out_dir).as_posix()})", ""]
     lines += ['<a id="config"></a>', "## Config", "", "```yaml", data.config_yaml.rstrip(), "```", ""]
-    path = out_dir / "report.md"
+    path = out_dir / filename
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
 
@@ -428,7 +432,7 @@ details summary{cursor:pointer;color:#0366d6}
 TALL_ROWS = 25
 
 
-def write_html(data: ReportData, out_dir: Path) -> Path:
+def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -> Path:
     """One file with every table and image inline, a table of contents, and no horizontal page scroll."""
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
@@ -478,7 +482,7 @@ def write_html(data: ReportData, out_dir: Path) -> Path:
         "<section id='config'><h2>Config</h2><details><summary>the resolved config (YAML)</summary>",
         f"<pre>{html.escape(data.config_yaml)}</pre></details></section></body></html>",
     ]
-    path = out_dir / "report.html"
+    path = out_dir / filename
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
 

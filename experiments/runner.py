@@ -118,15 +118,26 @@ def backup_path(path: Path) -> Path:
     return candidate
 
 
+def conflicting_fields(config: ExperimentConfig) -> list[str]:
+    """The identity fields in which the experiment stored in the config's run folder differs from
+    ``config`` (empty when the folder is new or holds this same experiment, so it can resume)."""
+    stored = config.run_dir() / CONFIG_FILE
+    if not stored.exists():
+        return []
+    previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
+    old = ExperimentConfig.from_dict(previous, source=str(stored))
+    if old.fingerprint() == config.fingerprint():
+        return []
+    return [k for k in old.identity() if old.identity()[k] != config.identity()[k]]
+
+
 def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
     """Create the run folder, or check that the one there holds this same experiment (so it can resume)."""
     run_dir = config.run_dir()
     stored = run_dir / CONFIG_FILE
     if stored.exists() and not fresh:
-        previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
-        old = ExperimentConfig.from_dict(previous, source=str(stored))
-        if old.fingerprint() != config.fingerprint():
-            diff = [k for k in old.identity() if old.identity()[k] != config.identity()[k]]
+        diff = conflicting_fields(config)
+        if diff:
             raise ValueError(
                 f"{stored}, field(s) {', '.join(diff)}: the run folder holds a different experiment; "
                 f"choose another --name or pass --fresh to start over"

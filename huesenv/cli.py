@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "agents": "huesenv.agents.cli",
     "probe": "huesenv.probes.cli",
     "tournament": "huesenv.experiments.cli",
+    "leaderboard": "huesenv.commands.leaderboard",
     "replay": "huesenv.render.cli",
     "collect": "huesenv.collect.cli",
 }
@@ -38,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"huesenv {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name, module in COMMANDS.items():
+    for module in COMMANDS.values():
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as err:
