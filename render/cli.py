@@ -22,6 +22,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--game", type=int, default=None, help="game number (extra.game); default: the first game"
     )
     replay.add_argument(
+        "--list", action="store_true", help="list the games of the log (seats, scores, rounds) and exit"
+    )
+    replay.add_argument(
+        "--no-standings", action="store_true", help="leave out the final-standings frame at the end of a game"
+    )
+    replay.add_argument(
         "--export",
         metavar="OUT",
         default=None,
@@ -56,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "e.g. random,human-replay,clip:ViT-B-32/laion2b_s34b_b79k",
     )
     play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--device", default=None, help="torch device of model agents: auto | cpu | cuda[:n]")
     play.add_argument(
         "--cue-mode",
         choices=("text", "vocabulary"),
@@ -71,6 +78,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.set_defaults(func=_play)
 
 
+def display_problem() -> str | None:
+    """Why an interactive window cannot open here (None when a display looks available).
+
+    Without this check pygame falls back to an invisible window and the replay waits
+    forever for a key nobody can press.
+    """
+    import os
+
+    driver = os.environ.get("SDL_VIDEODRIVER", "").lower()
+    if driver in ("dummy", "offscreen"):
+        return f"SDL_VIDEODRIVER={driver} draws off-screen"
+    if sys.platform.startswith("linux") and driver != "kmsdrm":
+        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            return "neither DISPLAY nor WAYLAND_DISPLAY is set"
+    return None
+
+
+def _list_games(path: str, records: list) -> int:
+    from huesenv.render.playback import game_summaries
+
+    rows = game_summaries(records)
+    print(f"{path}: {len(rows)} game(s)")
+    print(f"{'game':>5}  {'rounds':>6}  {'steps':>5}  seats (score)")
+    for row in rows:
+        seats = ", ".join(f"{a} ({s})" for a, s in zip(row["seats"], row["scores"]))
+        mark = "" if row["complete"] else "  [incomplete]"
+        print(f"{row['game']!s:>5}  {row['rounds']:>6}  {row['steps']:>5}  {seats}{mark}")
+    return 0
+
+
 def _replay(args: argparse.Namespace) -> int:
     from huesenv.render.playback import (
         export_frames,
@@ -78,6 +115,7 @@ def _replay(args: argparse.Namespace) -> int:
         load_replay_records,
         run_replay,
         views_from_records,
+        with_final_standings,
     )
     from huesenv.render.renderer import RENDER_FPS
 
@@ -85,11 +123,22 @@ def _replay(args: argparse.Namespace) -> int:
     games = game_records(records)
     if not games:
         raise ValueError(f"{args.log}: no game_step records to replay")
+    if args.list:
+        return _list_games(args.log, records)
+    if not args.export:
+        problem = display_problem()
+        if problem:
+            raise ValueError(
+                f"no display for an interactive replay ({problem}); "
+                f"export it instead: huesenv replay {args.log} --export game.gif"
+            )
     game = args.game if args.game is not None else next(iter(games))
     try:
         views = views_from_records(records, game=game, reveal_target=args.reveal_target)
     except ValueError as err:
         raise ValueError(f"{args.log}: {err}") from None
+    if not args.no_standings:
+        views = with_final_standings(views)
     fps = args.fps or RENDER_FPS
     if len(games) > 1 and args.game is None:
         print(f"{args.log}: {len(games)} games; showing game {game} (choose with --game)", file=sys.stderr)
@@ -104,6 +153,9 @@ def _replay(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace) -> int:
     from huesenv.render.human_play import HumanQuit, play_human_game
 
+    problem = display_problem()
+    if problem:
+        raise ValueError(f"no display to play in a window ({problem})")
     specs = [s for s in args.agents.split(",") if s.strip()]
     try:
         result = play_human_game(
@@ -114,6 +166,7 @@ def _play(args: argparse.Namespace) -> int:
             agent_delay=args.delay,
             log_path=args.log,
             wait_at_end=True,
+            device=args.device,
         )
     except HumanQuit:
         print("game abandoned")

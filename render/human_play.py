@@ -436,6 +436,7 @@ def play_human_game(
     log_path: str | None = None,
     screen: PlayScreen | None = None,
     wait_at_end: bool = False,
+    device: str | None = None,
 ) -> Any:
     """Play one game with the person at ``seat``; returns the env's ``GameResult``.
 
@@ -447,6 +448,7 @@ def play_human_game(
     block cut short by a crash.  Without a log the game is number 0.
     """
     from huesenv.agents import make_agent
+    from huesenv.agents.devices import with_device
     from huesenv.envs import play_game
 
     index, specs = seating(agent_specs, seat)
@@ -462,10 +464,11 @@ def play_human_game(
         if s == "human":
             continue
         seat_seed = int(rng.integers(2**31))  # drawn for every agent seat, so seeds do not shift
+        kw = with_device(s, {}, device)
         try:  # a bare kind gets its own seed; "random:7" keeps the seed it names
-            agents[p] = make_agent(s, seed=seat_seed) if ":" not in s else make_agent(s)
+            agents[p] = make_agent(s, seed=seat_seed, **kw) if ":" not in s else make_agent(s, **kw)
         except TypeError:
-            agents[p] = make_agent(s)
+            agents[p] = make_agent(s, **kw)
     own_screen = screen is None
     screen = screen or PlayScreen(players, labels, events=events, agent_delay=agent_delay, human_seat=index)
     try:

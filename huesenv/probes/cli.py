@@ -25,6 +25,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--export", metavar="DIR", help="write the stimuli as PNG + manifest.csv (ground truth) to DIR"
     )
     p.add_argument("--progress", action="store_true", help="show a progress bar")
+    p.add_argument("--device", default=None, help="torch device of a model agent: auto | cpu | cuda[:n]")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -90,11 +91,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {manifest}")
     if args.agent:
         from huesenv.agents import make_agent
+        from huesenv.agents.devices import with_device
         from huesenv.logs import LogWriter
         from huesenv.probes.report import write_report
         from huesenv.probes.run import agent_id_of, default_run_id, run_probe
 
-        agent = make_agent(args.agent)
+        agent = make_agent(args.agent, **with_device(args.agent, {}, args.device))
         # the same id run_probe would derive, needed here for the report folder's name
         run_id = args.run_id or default_run_id(
             args.probe_task, args.seed, agent_id_of(agent), limit=args.limit, **trial_kwargs
