@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "probe": "huesenv.probes.cli",
     "tournament": "huesenv.experiments.cli",
     "leaderboard": "huesenv.commands.leaderboard",
+    "doctor": "huesenv.commands.doctor",
     "replay": "huesenv.render.cli",
     "collect": "huesenv.collect.cli",
 }
