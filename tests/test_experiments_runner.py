@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -119,6 +120,15 @@ def test_rerun_resumes_and_says_so(tmp_path):
     assert "resumed: 4 of 6 games" in again.messages[0]
     done = run_experiment(load_config(path, ["games=3"]), progress=False)
     assert done.stages[0].ran_now == 0 and "already in the log" in done.messages[0]
+    # the report of a resumed run describes what it holds, and says that it was resumed
+    md = (done.run_dir / "report.md").read_text(encoding="utf-8")
+    assert "- Games: 6 games of 2 lineup(s)" in md and "nothing to run" not in md
+    assert "all 6 games already in the log from an earlier run" in md
+    summary = json.loads((done.run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert summary["huesenv_version"] and len(summary["config_hash"]) == 64
+    assert summary["libraries"]["numpy"] and summary["humans"]["kind"] == "reconstructed cohort"
+    assert summary["humans"]["participants"] > 0 and "not people" in summary["humans"]["label"]
+    assert "Human reference: the packaged reconstructed cohort" in md
     reference = run_experiment(load_config(write_config(tmp_path / "ref")), progress=False)
     assert game_blocks(done.run_dir) == game_blocks(reference.run_dir)
 
