@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.agents import prompts
+import huesenv.agents.prompts as prompts
 from huesenv.agents.images import board_image, to_pil
 from huesenv.agents.parsing import parse_coordinates, parse_cue, parse_probe
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery, ProbeQuery, Query

@@ -16,6 +16,12 @@ import argparse
 import json
 from typing import Any
 
+from huesenv.agents.evaluate import evaluate_words
+from huesenv.agents.protocol import GuessQuery
+from huesenv.agents.registry import describe_agents, make_agent
+from huesenv.board import format_coord
+from huesenv.logs import LogWriter
+
 
 def _opts(pairs: list[str] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -60,16 +66,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from huesenv.agents.registry import describe_agents
-
     for kind, text in describe_agents().items():
         print(f"{kind:16s} {text}")
     return 0
 
 
 def _agent(args: argparse.Namespace):
-    from huesenv.agents.registry import make_agent
-
     kwargs = _opts(args.opt)
     if args.device:
         kwargs["device"] = args.device
@@ -77,9 +79,6 @@ def _agent(args: argparse.Namespace):
 
 
 def run_guess(args: argparse.Namespace) -> int:
-    from huesenv.agents.protocol import GuessQuery
-    from huesenv.board import format_coord
-
     agent = _agent(args)
     agent.reset(args.seed)
     ans = agent.act(GuessQuery(cues=(args.word,), top_k=args.top_k))
@@ -93,15 +92,11 @@ def run_guess(args: argparse.Namespace) -> int:
 
 
 def run_words(args: argparse.Namespace) -> int:
-    from huesenv.agents.evaluate import evaluate_words
-
     agent = _agent(args)
     records = evaluate_words(
         agent, top_k=args.top_k, run_id=args.run_id, seed=args.seed, batch_size=args.batch_size
     )
     if args.out:
-        from huesenv.logs import LogWriter
-
         with LogWriter(args.out) as writer:
             writer.append(records)
     invalid = sum(not r.valid for r in records)

@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Sequence
@@ -33,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from huesenv.agents.cache import TextEmbeddingCache, cache_path, load_arrays, resolve_cache_dir, save_arrays
+from huesenv.agents.devices import resolve_device, resolve_precision, torch_dtype
 from huesenv.agents.protocol import Answer, ProbeQuery
 from huesenv.agents.ranking import l2_normalise
 from huesenv.agents.scoring import ScoringAgent
@@ -145,7 +147,6 @@ class ClipAgent(ScoringAgent):
         super().__init__(cue_strategy=cue_strategy, contrast=contrast, vocabulary=vocabulary)
         if "{word}" not in prompt:
             raise ValueError(f"prompt {prompt!r}: expected a template containing '{{word}}'")
-        from huesenv.agents.devices import resolve_device, resolve_precision
 
         self.model_name, self.pretrained = model_name, pretrained
         self.tag = tag or self._infer_tag()
@@ -250,8 +251,6 @@ class ClipAgent(ScoringAgent):
         return int(size[0] if isinstance(size, (tuple, list)) else size)
 
     def _input_dtype(self):
-        from huesenv.agents.devices import torch_dtype
-
         return torch_dtype(self.precision) if self.precision != "fp32" else None
 
     def encode_images(self, images: Sequence) -> np.ndarray:
@@ -374,6 +373,4 @@ class ClipAgent(ScoringAgent):
 
 
 def _board_digest(board: Board) -> str:
-    import hashlib
-
     return hashlib.sha256(board.rgb.tobytes()).hexdigest()

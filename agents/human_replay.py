@@ -33,6 +33,7 @@ import numpy as np
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.humans import load_humans
 from huesenv.vocabulary import normalise_word
 
 
@@ -51,8 +52,6 @@ class HumanReplayAgent(BaseAgent):
         **load_kwargs: Any,
     ) -> None:
         if humans is None:
-            from huesenv.humans import load_humans
-
             humans = load_humans(path, **load_kwargs)
         self.humans = humans
         self.rules = rules or DEFAULT_RULES

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from huesenv.board import parse_coord
+from huesenv.colour_names import parse_colour, parse_option
 from huesenv.vocabulary import normalise_word
 
 _COORD = re.compile(r"(?<![A-Za-z0-9])(?:([A-P])[ \t]?-?[ \t]?|([a-p]))([1-9][0-9]?)(?![0-9])")
@@ -95,8 +96,6 @@ def parse_probe(
     text: str | None, options: Sequence[str] | None, subject: str | None = None
 ) -> tuple[int | None, str | None]:
     """``(option index, answer text)`` for a probe reply; ``(None, None)`` when nothing parses."""
-    from huesenv.colour_names import parse_colour, parse_option
-
     if options:
         i = parse_option(text, list(options))
         return (i, options[i]) if i is not None else (None, None)

@@ -28,6 +28,8 @@ from typing import Any, Protocol, Union, runtime_checkable
 
 import numpy as np
 
+from huesenv.board import N_CELLS
+
 
 @dataclass(frozen=True)
 class GuessQuery:
@@ -38,8 +40,6 @@ class GuessQuery:
     game: int | None = None  # lets stateful agents (human replay) reset per game
 
     def legal_mask(self) -> np.ndarray:
-        from huesenv.board import N_CELLS
-
         return np.ones(N_CELLS, dtype=bool) if self.legal is None else np.asarray(self.legal, dtype=bool)
 
 

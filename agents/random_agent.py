@@ -21,6 +21,8 @@ import re
 import numpy as np
 
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery, ProbeQuery
+from huesenv.colour_names import CANONICAL_COLOURS, canonical_colour
+from huesenv.vocabulary import word_texts
 
 
 class RandomAgent(BaseAgent):
@@ -45,8 +47,6 @@ class RandomAgent(BaseAgent):
         return Answer(cells=cells.astype(np.int64), scores=np.zeros(k))
 
     def give_cue(self, query: CueQuery) -> Answer:
-        from huesenv.vocabulary import word_texts
-
         target = query.target
         if target is None:
             target = int(self.rng.choice(np.asarray(query.card)))
@@ -76,8 +76,6 @@ class RandomAgent(BaseAgent):
         return f"{int(self.rng.integers(0, 101))}%"
 
     def _colour(self, question: str) -> str:
-        from huesenv.colour_names import CANONICAL_COLOURS, canonical_colour
-
         pool: list[str] = list(CANONICAL_COLOURS)
         offered = _CHOOSE.search(question)
         if offered:

@@ -32,7 +32,7 @@ from scipy.special import log_softmax, logsumexp
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery, ProbeQuery, Query
 from huesenv.agents.ranking import ranked_answer
 from huesenv.board import N_CELLS, frame
-from huesenv.vocabulary import normalise_word
+from huesenv.vocabulary import normalise_word, word_texts
 
 CUE_STRATEGIES = ("similarity", "pragmatic")
 
@@ -110,8 +110,6 @@ class ScoringAgent(BaseAgent):
 
     # -- cue giving -------------------------------------------------------------
     def _candidates(self, query: CueQuery) -> tuple[str, ...]:
-        from huesenv.vocabulary import word_texts
-
         pool = query.vocabulary or self.vocabulary or word_texts()
         forbidden = {normalise_word(w) for w in query.forbidden if isinstance(w, str) and w.strip()}
         return tuple(w for w in pool if normalise_word(w) not in forbidden)

@@ -26,6 +26,7 @@ prompt, and the naming kernel per board + dictionary + σ; a rerun never loads t
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Sequence
@@ -35,6 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from huesenv.agents.cache import TextEmbeddingCache, cache_path, load_arrays, resolve_cache_dir, save_arrays
+from huesenv.agents.clip_agent import BASIC_COLOUR_TERMS
+from huesenv.agents.devices import resolve_device
 from huesenv.agents.protocol import Answer, ProbeQuery
 from huesenv.agents.scoring import ScoringAgent
 from huesenv.board import Board, load_board
@@ -132,8 +135,6 @@ class TextEmbeddingAgent(ScoringAgent):
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
-            from huesenv.agents.devices import resolve_device
-
             t0 = time.perf_counter()
             if not self.model_path.is_dir():
                 raise ValueError(f"text-embedding agent: model directory {self.model_path} does not exist")
@@ -173,8 +174,6 @@ class TextEmbeddingAgent(ScoringAgent):
 
     def _cached_kernel(self, lab: np.ndarray) -> np.ndarray:
         """The naming kernel, from disk when this board + dictionary + σ was seen before."""
-        import hashlib
-
         digest = hashlib.sha256(self.board.rgb.tobytes() + lab.tobytes()).hexdigest()
         path = (
             None
@@ -218,8 +217,6 @@ class TextEmbeddingAgent(ScoringAgent):
         against which a vision model's use of the image can be judged
         (``info["blind"] = True``).  Free-text questions rank the eleven basic colour terms.
         """
-        from huesenv.agents.clip_agent import BASIC_COLOUR_TERMS
-
         out = []
         for q in queries:
             options = tuple(q.options or BASIC_COLOUR_TERMS)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent
+from huesenv.agents.devices import resolve_device, resolve_precision, torch_dtype
 
 
 class TransformersVLMAgent(ChatVLMAgent):
@@ -44,7 +45,6 @@ class TransformersVLMAgent(ChatVLMAgent):
         **kwargs,
     ) -> None:
         super().__init__(retries=retries, seed=seed, cell_pixels=cell_pixels, **kwargs)
-        from huesenv.agents.devices import resolve_device, resolve_precision
 
         self.model_ref = str(model)
         self.device = resolve_device(device)
@@ -66,8 +66,6 @@ class TransformersVLMAgent(ChatVLMAgent):
         if self._model is not None:
             return
         from transformers import AutoModelForImageTextToText, AutoProcessor
-
-        from huesenv.agents.devices import torch_dtype
 
         t0 = time.perf_counter()
         kw = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}

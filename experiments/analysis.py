@@ -36,6 +36,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from huesenv import metrics
+from huesenv.logs.schema import LogRecord
+from huesenv.render.playback import cue_text
+from huesenv.vocabulary import category_of, is_known, normalise_word
+
 ROLES = ("cue_giver", "guesser")
 
 
@@ -201,10 +206,6 @@ def guess_queries(
     run_id: str | None = None,
 ) -> list[Any]:
     """First cones as sampled word→cell answers: one ``word_query`` record per (agent, cue-1 word)."""
-    from huesenv.logs.schema import LogRecord
-    from huesenv.render.playback import cue_text
-    from huesenv.vocabulary import category_of, is_known, normalise_word
-
     cue_of_round: dict[tuple[int, int], str] = {}
     for rec in records:
         if rec.kind == "game_step" and rec.extra.get("phase") == "cue_1":  # fallback cues too (see above)
@@ -248,8 +249,6 @@ def guess_alignment(
     top_k: int = 5,
 ) -> dict[str, pd.DataFrame]:
     """The metrics package's word and agent tables for the agents' first cones."""
-    from huesenv import metrics
-
     queries = guess_queries(records, seat_agents)
     if not queries:
         return {}

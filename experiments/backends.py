@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.tournament import GamePlayer, play_batch
+from huesenv.experiments.wordlevel import run_wordlevel_unit
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,6 @@ class UnitWorker:
     @property
     def player(self):
         if self._player is None:
-            from huesenv.experiments.tournament import GamePlayer
-
             t = self.config["tournament"]
             self._player = GamePlayer(
                 self.config,
@@ -62,12 +62,8 @@ class UnitWorker:
 
     def run(self, task: Task) -> tuple[int, Any]:
         if task.kind == "games":
-            from huesenv.experiments.tournament import play_batch
-
             return task.index, play_batch(self.player, task.payload)
         if task.kind == "wordlevel":
-            from huesenv.experiments.wordlevel import run_wordlevel_unit
-
             factory = _resolve(self.config["tournament"].get("agent_factory"))
             return task.index, run_wordlevel_unit(self.config, task.payload, agent_factory=factory)
         raise ValueError(f"task {task.index}: unknown kind {task.kind!r}")

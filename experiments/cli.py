@@ -18,7 +18,11 @@ over them with intervals to ``<output>/<name>-sweep/``; rerunning resumes.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
+
+from huesenv.experiments.config import bundled_configs, load_config
+from huesenv.experiments.experiment import run_experiment
 
 
 def _add_common(p: argparse.ArgumentParser, default_config: str) -> None:
@@ -115,11 +119,8 @@ def _overrides(args: argparse.Namespace) -> list[str]:
 
 
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
-    import sys
 
     from rich.console import Console
-
-    from huesenv.experiments.config import bundled_configs, load_config
 
     console = Console(stderr=False, width=None if sys.stdout.isatty() else 110)
     if args.list_configs:
@@ -158,7 +159,6 @@ def _one(args: argparse.Namespace, console: Any, config: Any) -> int:
         f"[bold]huesenv[/] experiment [cyan]{config.name}[/] (config {config.source}); "
         f"run folder {config.run_dir()}"
     )
-    from huesenv.experiments.experiment import run_experiment
 
     try:
         result = run_experiment(

@@ -14,9 +14,29 @@ from typing import Any
 
 import pandas as pd
 
+import huesenv.experiments.analysis as analysis
+import huesenv.experiments.provenance as provenance
+import huesenv.experiments.report as report
+import huesenv.experiments.uncertainty as uncertainty
+import huesenv.experiments.weights as weights
+from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig
-from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
+from huesenv.experiments.provenance import HumanReference
+from huesenv.experiments.report import write_report
+from huesenv.experiments.runner import (
+    GAMES_LOG,
+    LogState,
+    StageResult,
+    prepare_run_dir,
+    read_log_state,
+    run_games,
+    run_wordlevel,
+)
 from huesenv.experiments.tournament import plan_games, seat_assignment
+from huesenv.experiments.tracking import Tracker, requested_mode
+from huesenv.experiments.weights import offline_env
+from huesenv.experiments.wordlevel import score_wordlevel
+from huesenv.humans import load_humans
 
 
 @dataclass
@@ -42,7 +62,6 @@ def clip_checkpoints(config: ExperimentConfig, stage_agents: list[str]) -> list[
 
 def preflight(config: ExperimentConfig) -> None:
     """Refuse to start when weights are missing, instead of downloading (or hanging) mid-run."""
-    from huesenv.experiments import weights
 
     used = (
         {n for lineup in config["lineups"] for n in lineup}
@@ -89,8 +108,6 @@ def run_experiment(
 
     Downloads are switched off (``HF_HUB_OFFLINE``) while it runs unless ``weights.offline`` is false.
     """
-    from huesenv.experiments.backends import make_backend
-    from huesenv.experiments.weights import offline_env
 
     start = time.perf_counter()
     preflight(config)
@@ -107,7 +124,6 @@ def _run(
     wandb_mode: str | None,
     make_backend: Any,
 ) -> ExperimentResult:
-    from huesenv.experiments.tracking import Tracker, requested_mode
 
     mode = requested_mode(wandb_mode, config["wandb"].get("mode", "disabled"))
     run_dir = prepare_run_dir(config, fresh=fresh)
@@ -142,7 +158,6 @@ def _run(
         finally:
             if own_backend:
                 backend.close()
-        from huesenv.experiments.report import write_report
 
         data = build_report_data(
             config, run_dir, games_state, words_state, stages, backend_name=getattr(backend, "name", "?")
@@ -168,7 +183,6 @@ def _game_logger(config: ExperimentConfig, run_dir: Path, tracker: Any) -> Any:
     """
     if not tracker.active:
         return None
-    from huesenv.experiments.runner import GAMES_LOG, read_log_state
 
     plan = {u.game: u for u in plan_games(config)}
 
@@ -207,7 +221,6 @@ def track(tracker: Any, run_dir: Path, data: Any, name: str) -> None:
 
 
 def _load_humans(config: ExperimentConfig) -> Any:
-    from huesenv.humans import load_humans
 
     return load_humans(config["humans"].get("path"))
 
@@ -221,9 +234,6 @@ def build_report_data(
     backend_name: str = "",
 ) -> Any:
     """Tables, plots and board images from the logs (the same whether the run was resumed or not)."""
-    from huesenv.experiments import analysis, provenance, report, uncertainty
-    from huesenv.experiments.provenance import HumanReference
-    from huesenv.experiments.wordlevel import score_wordlevel
 
     plots_dir = run_dir / "plots"
     plots_dir.mkdir(exist_ok=True)

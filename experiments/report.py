@@ -19,6 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.render.playback import views_from_records
+
 
 @dataclass
 class ReportData:
@@ -153,16 +156,15 @@ def plot_alignment(word_df: pd.DataFrame, path: Path, title: str) -> Path | None
 
 def board_image(records: Sequence[Any], path: Path, title: str = "") -> Path | None:
     """The board at the last reveal of a game, drawn by the project's renderer (needs the render extra)."""
-    try:
-        from huesenv.render import BoardRenderer, views_from_records
-    except ImportError:
-        return None
     views = list(views_from_records(records))
     if not views:
         return None
     reveal = [v for v in views if v.phase == "reveal"]
     view = reveal[-1] if reveal else views[-1]
-    renderer = BoardRenderer(title=title or "Hues and Cues")
+    try:
+        renderer = BoardRenderer(title=title or "Hues and Cues")
+    except ImportError:  # no pygame: the report goes without the board picture
+        return None
     try:
         frame = renderer.frame(view)
     finally:

@@ -26,6 +26,7 @@ import yaml
 from huesenv.experiments.backends import Task
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import batches, plan_games
+from huesenv.logs import LogWriter, read_records
 
 GAMES_LOG = "games.jsonl"
 WORDLEVEL_LOG = "wordlevel.jsonl"
@@ -59,7 +60,6 @@ def read_log_state(path: Path) -> LogState:
     state = LogState()
     if not path.exists():
         return state
-    from huesenv.logs import read_records
 
     result = read_records(path)
     state.torn_line = result.torn_line
@@ -221,8 +221,6 @@ def _run_units(
     ``write(writer, task_index, result, advance)`` appends one task's units, calls ``advance()`` per unit
     and returns how many it wrote.
     """
-    from huesenv.logs import LogWriter
-
     if progress is not None and 0 < done_before < total:
         progress.console.print(f"resuming: {done_before} of {total} {noun} already in {log_path}")
     task_id = progress.add_task(bar, total=total, completed=done_before) if progress else None

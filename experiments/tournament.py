@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents.registry import make_agent
+from huesenv.envs import play_game
 from huesenv.experiments.config import AgentSpec, ExperimentConfig
 
 
@@ -75,14 +77,10 @@ AgentFactory = Callable[..., Any]
 
 
 def default_agent_factory() -> AgentFactory:
-    from huesenv.agents import make_agent
-
     return make_agent
 
 
 def default_play_fn() -> Callable[..., Any]:
-    from huesenv.envs import play_game
-
     return play_game
 
 

@@ -12,19 +12,21 @@ import gc
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from huesenv import metrics
+from huesenv.agents.evaluate import evaluate_words
+from huesenv.agents.registry import make_agent
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import derive_seed
+from huesenv.experiments.weights import check_checkpoint, local_spec
+from huesenv.vocabulary import evaluation_inputs
 
 
 def run_wordlevel_unit(
     config: ExperimentConfig, agent_name: str, agent_factory: Callable[..., Any] | None = None
 ) -> list:
     """Build one agent, ask it every evaluation input, and return its ``word_query`` records."""
-    from huesenv.agents import evaluate_words
-    from huesenv.vocabulary import evaluation_inputs
-
     if agent_factory is None:
-        from huesenv.agents import make_agent as agent_factory
+        agent_factory = make_agent
     spec = config.agent(agent_name)
     agent = agent_factory(resolved_spec(config, spec.spec), **dict(spec.kwargs))
     seed = derive_seed(config["seed"], 1_000_003, sorted(config["agents"]).index(agent_name))
@@ -48,7 +50,6 @@ def resolved_spec(config: ExperimentConfig, spec: str) -> str:
     weights_dir = config["weights"].get("dir")
     if not weights_dir or not spec.startswith("clip:") or spec.startswith("clip:hf-hub:"):
         return spec
-    from huesenv.experiments.weights import check_checkpoint, local_spec
 
     return local_spec(check_checkpoint(spec.split(":", 1)[1], weights_dir), weights_dir) or spec
 
@@ -57,8 +58,6 @@ def score_wordlevel(
     records: Sequence[Any], humans: Any, alpha: float = 0.05, top_k: int = 5
 ) -> dict[str, Any]:
     """The metrics package's tables for word-level records: per word, per agent, per category, nonsense."""
-    from huesenv import metrics
-
     out: dict[str, Any] = {}
     if not records:
         return out

@@ -15,14 +15,21 @@ All per-cell quantities are numpy arrays indexed by that flat index.
 
 from __future__ import annotations
 
+import csv
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+from huesenv.categories import NEUTRAL_CELLS, classify_board
+
+if TYPE_CHECKING:  # pandas costs ~0.2 s to import; only the table helpers need it
+    import pandas as pd
 
 N_ROWS = 16
 N_COLS = 30
@@ -167,8 +174,6 @@ class Board:
     @cached_property
     def categories(self) -> tuple[str, ...]:
         """Macro-colour category of every cell (see :mod:`huesenv.categories`)."""
-        from huesenv.categories import classify_board
-
         return classify_board(self)
 
     def to_frame(self) -> pd.DataFrame:
@@ -177,7 +182,7 @@ class Board:
         ``row`` and ``col`` are 0-based indices (``index = row * 30 + col``);
         ``coord`` is the printed form with the 1-based column.
         """
-        from huesenv.categories import NEUTRAL_CELLS
+        import pandas as pd  # lazy: importing pandas would double the cost of ``import huesenv``
 
         neutral = {parse_coord(c) for c in NEUTRAL_CELLS}
         return pd.DataFrame(
@@ -208,27 +213,36 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def read_board_csv(path_or_buffer, source: str | None = None) -> Board:
+def read_board_csv(path_or_buffer: str | os.PathLike[str] | IO[str], source: str | None = None) -> Board:
     """Read a board table with columns ``coordenada_x,coordenada_y,R,G,B`` (the study's format).
 
-    Every cell must appear exactly once; errors name the file and line.
+    Every cell must appear exactly once; errors name the file and line.  Read with
+    the ``csv`` module, not pandas, so that ``import huesenv`` stays light.
     """
     source = source or str(path_or_buffer)
-    table = pd.read_csv(path_or_buffer, dtype=str, keep_default_na=False)
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        with open(path_or_buffer, newline="", encoding="utf-8-sig") as fh:
+            return _read_board_rows(fh, source)
+    return _read_board_rows(path_or_buffer, source)
+
+
+def _read_board_rows(fh: IO[str], source: str) -> Board:
+    reader = csv.DictReader(fh)
     expected = ["coordenada_x", "coordenada_y", "R", "G", "B"]
-    missing = [c for c in expected if c not in table.columns]
+    missing = [c for c in expected if c not in (reader.fieldnames or [])]
     if missing:
         raise ValueError(f"{source}: missing column(s) {missing}; expected header {','.join(expected)}")
     rgb = np.full((N_CELLS, 3), -1, dtype=np.int64)
-    for line, row in enumerate(table.itertuples(index=False), start=2):
+    for row in reader:
+        line = reader.line_num
         try:
-            index = parse_coord(f"{row.coordenada_x}{row.coordenada_y}")
+            index = parse_coord(f"{row['coordenada_x'] or ''}{row['coordenada_y'] or ''}")
         except ValueError as err:
             raise ValueError(f"{source}, line {line}, field coordenada_x/coordenada_y: {err}") from None
         if rgb[index, 0] >= 0:
             raise ValueError(f"{source}, line {line}: cell {format_coord(index)} appears twice")
         for k, name in enumerate("RGB"):
-            value = getattr(row, name)
+            value = row[name] or ""
             if not value.isdigit() or not 0 <= int(value) <= 255:
                 raise ValueError(f"{source}, line {line}, field {name}: {value!r} is not an integer 0-255")
             rgb[index, k] = int(value)
@@ -250,3 +264,13 @@ def cells_to_xy(cells: Sequence[int] | np.ndarray, board: Board | None = None) -
     """CIE xy of flat cell indices, shape (n, 2)."""
     board = board or load_board()
     return board.xy[np.asarray(cells, dtype=np.int64)]
+
+
+def category_of_cell(cell: int | str) -> str:
+    """Macro-colour category of one cell of the packaged board (see :mod:`huesenv.categories`)."""
+    return load_board().categories[to_index(cell)]
+
+
+def is_neutral(cell: int | str) -> bool:
+    """Whether the cell is one of the achromatic cells :data:`huesenv.categories.NEUTRAL_CELLS`."""
+    return to_index(cell) in {parse_coord(c) for c in NEUTRAL_CELLS}

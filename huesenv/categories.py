@@ -36,12 +36,17 @@ uncertainty collapse, separately from semantic bleeding.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover
-    from huesenv.board import Board
+
+class HasLab(Protocol):
+    """Anything with CIELAB colours per cell, like :class:`huesenv.board.Board` (which imports this module)."""
+
+    @property
+    def lab(self) -> np.ndarray: ...
+
 
 MACRO_COLOURS = ("Brown", "Red", "Orange", "Yellow", "Green", "Blue", "Purple", "Pink")
 NEUTRAL_CELLS = ("I18",)
@@ -158,19 +163,6 @@ def classify_lab(lab: np.ndarray, k: int = K_NEIGHBOURS) -> tuple[str, ...]:
     return tuple(out)
 
 
-def classify_board(board: Board) -> tuple[str, ...]:
-    """Category of each of the board's 480 cells."""
+def classify_board(board: HasLab) -> tuple[str, ...]:
+    """Category of each of the board's 480 cells (``board.lab``: CIELAB of every cell)."""
     return classify_lab(board.lab)
-
-
-def category_of_cell(cell: int | str) -> str:
-    """Macro-colour category of one cell of the packaged board."""
-    from huesenv.board import load_board, to_index
-
-    return load_board().categories[to_index(cell)]
-
-
-def is_neutral(cell: int | str) -> bool:
-    from huesenv.board import parse_coord, to_index
-
-    return to_index(cell) in {parse_coord(c) for c in NEUTRAL_CELLS}

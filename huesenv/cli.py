@@ -14,6 +14,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from huesenv import __version__
+
 # subcommand name -> module providing register(subparsers)
 COMMANDS: dict[str, str] = {
     "board": "huesenv.commands.board",
@@ -26,13 +28,12 @@ COMMANDS: dict[str, str] = {
     "leaderboard": "huesenv.commands.leaderboard",
     "doctor": "huesenv.commands.doctor",
     "replay": "huesenv.render.cli",
+    "play": "huesenv.play.cli",
     "collect": "huesenv.collect.cli",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from huesenv import __version__
-
     parser = argparse.ArgumentParser(
         prog="huesenv",
         description="Hues and Cues environments, agents and colour-alignment metrics.",

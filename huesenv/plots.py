@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from huesenv.board import N_COLS, N_ROWS, ROW_LETTERS, Board
+from huesenv.categories import MACRO_COLOURS
 
 
 def _pyplot():
@@ -62,8 +63,6 @@ def plot_board_cie(board: Board, path: Path) -> Path:
 
 def plot_categories(board: Board, path: Path) -> Path:
     """The board next to its macro-colour map (each cell painted in its category's focal colour)."""
-    from huesenv.categories import MACRO_COLOURS
-
     focal = {
         "Brown": "#7b4a22",
         "Red": "#d01c1f",

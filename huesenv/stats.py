@@ -23,12 +23,12 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats as sps
 
+from huesenv.board import N_COLS, N_ROWS, load_board
+
 
 @lru_cache(maxsize=1)
 def default_variance_floor() -> float:
     """h²/12 with h the median xy distance between grid-adjacent cells of the packaged board."""
-    from huesenv.board import N_COLS, N_ROWS, load_board
-
     xy = load_board().xy.reshape(N_ROWS, N_COLS, 2)
     steps = np.concatenate(
         [

@@ -1,7 +1,10 @@
-"""Rendering: the board renderer behind ``render_mode``, log playback, and a person playing in a window.
+"""Rendering applications: log playback and frame/video export.
 
-``RenderView`` (plain data, no pygame) is importable without the ``render`` extra;
-the pygame-backed names are imported lazily on first use.
+The frame drawing itself (``RenderView``, the layout, ``BoardRenderer``) lives in
+:mod:`huesenv.envs.rendering` because the env's ``render()`` needs it; it is
+re-exported here.  ``RenderView`` (plain data, no pygame) is importable without
+the ``render`` extra; the pygame-backed names are imported lazily on first use.
+A person playing in a window is :mod:`huesenv.play`.
 """
 
 from __future__ import annotations
@@ -10,22 +13,28 @@ import os
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep CLI output clean
 
+from huesenv.envs.rendering.layout import (
+    HEIGHT,
+    SHAPE,
+    SIZE,
+    WIDTH,
+    cell_at,
+    cell_center,
+    cell_rect,
+    frame_rect,
+)
+from huesenv.envs.rendering.view import RenderView
 from huesenv.lazy import lazy_exports
-from huesenv.render.layout import HEIGHT, SHAPE, SIZE, WIDTH, cell_at, cell_center, cell_rect, frame_rect
-from huesenv.render.view import RenderView
 
 _LAZY = {
-    "BoardRenderer": "huesenv.render.renderer",
-    "RENDER_FPS": "huesenv.render.renderer",
-    "cone_colour": "huesenv.render.renderer",
+    "BoardRenderer": "huesenv.envs.rendering.renderer",
+    "RENDER_FPS": "huesenv.envs.rendering.renderer",
+    "cone_colour": "huesenv.envs.rendering.renderer",
     "views_from_records": "huesenv.render.playback",
     "GameViewBuilder": "huesenv.render.playback",
     "export_frames": "huesenv.render.playback",
     "run_replay": "huesenv.render.playback",
     "ReplayController": "huesenv.render.playback",
-    "HumanAgent": "huesenv.render.human_play",
-    "HumanInput": "huesenv.render.human_play",
-    "play_human_game": "huesenv.render.human_play",
 }
 
 __all__ = [

@@ -1,13 +1,24 @@
-"""``huesenv replay`` (step through a logged game, or export it) and ``huesenv play`` (a person plays).
+"""``huesenv replay``: step through a logged game in a window, or export it as frames.
 
-Both live here because they share the renderer; ``huesenv.cli.COMMANDS`` lists
-this module once and :func:`register` adds both subcommands.
+(``huesenv play``, a person playing in a window, is :mod:`huesenv.play.cli`.)
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from huesenv.envs.rendering.renderer import RENDER_FPS
+from huesenv.envs.rendering.window import display_problem
+from huesenv.render.playback import (
+    export_frames,
+    game_records,
+    game_summaries,
+    load_replay_records,
+    run_replay,
+    views_from_records,
+    with_final_standings,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,60 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     replay.set_defaults(func=_replay)
 
-    play = subparsers.add_parser(
-        "play",
-        help="play a game in a window against agents and replayed humans",
-        description="Guess by clicking a cell or typing a coordinate (Enter); give cues by typing (Enter); "
-        "Escape clears the input, Escape on an empty input or closing the window quits.",
-    )
-    play.add_argument(
-        "--seat",
-        default="human",
-        help="your 0-based seat (default 'human' = seat 0, or where 'human' appears in --agents)",
-    )
-    play.add_argument(
-        "--agents",
-        default="random,random",
-        help="comma-separated agent specs of the other seats in order (see 'huesenv agents'), "
-        "e.g. random,human-replay,clip:ViT-B-32/laion2b_s34b_b79k",
-    )
-    play.add_argument("--seed", type=int, default=0)
-    play.add_argument("--device", default=None, help="torch device of model agents: auto | cpu | cuda[:n]")
-    play.add_argument(
-        "--cue-mode",
-        choices=("text", "vocabulary"),
-        default="text",
-        help="text: free cues checked by the rules (default); vocabulary: cues from the 100-word list",
-    )
-    play.add_argument("--delay", type=float, default=0.6, help="seconds to pause after each agent move")
-    play.add_argument(
-        "--log",
-        default=None,
-        help="append the game's records to this JSON Lines log, as the log's next free game number",
-    )
-    play.set_defaults(func=_play)
-
-
-def display_problem() -> str | None:
-    """Why an interactive window cannot open here (None when a display looks available).
-
-    Without this check pygame falls back to an invisible window and the replay waits
-    forever for a key nobody can press.
-    """
-    import os
-
-    driver = os.environ.get("SDL_VIDEODRIVER", "").lower()
-    if driver in ("dummy", "offscreen"):
-        return f"SDL_VIDEODRIVER={driver} draws off-screen"
-    if sys.platform.startswith("linux") and driver != "kmsdrm":
-        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-            return "neither DISPLAY nor WAYLAND_DISPLAY is set"
-    return None
-
 
 def _list_games(path: str, records: list) -> int:
-    from huesenv.render.playback import game_summaries
-
     rows = game_summaries(records)
     print(f"{path}: {len(rows)} game(s)")
     print(f"{'game':>5}  {'rounds':>6}  {'steps':>5}  seats (score)")
@@ -109,16 +68,6 @@ def _list_games(path: str, records: list) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from huesenv.render.playback import (
-        export_frames,
-        game_records,
-        load_replay_records,
-        run_replay,
-        views_from_records,
-        with_final_standings,
-    )
-    from huesenv.render.renderer import RENDER_FPS
-
     records = load_replay_records(args.log)  # complete unit blocks only: a crashed write is not replayed
     games = game_records(records)
     if not games:
@@ -147,30 +96,4 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"wrote {n} frames of game {game} to {args.export}")
         return 0
     run_replay(views, fps=fps)
-    return 0
-
-
-def _play(args: argparse.Namespace) -> int:
-    from huesenv.render.human_play import HumanQuit, play_human_game
-
-    problem = display_problem()
-    if problem:
-        raise ValueError(f"no display to play in a window ({problem})")
-    specs = [s for s in args.agents.split(",") if s.strip()]
-    try:
-        result = play_human_game(
-            specs,
-            seat=args.seat,
-            seed=args.seed,
-            cue_mode=args.cue_mode,
-            agent_delay=args.delay,
-            log_path=args.log,
-            wait_at_end=True,
-            device=args.device,
-        )
-    except HumanQuit:
-        print("game abandoned")
-        return 0
-    for player, score in sorted(result.scores.items()):
-        print(f"{player}: {score}")
     return 0

@@ -31,12 +31,18 @@ Choices (the schema leaves them open):
 from __future__ import annotations
 
 import re
+import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from huesenv.board import format_coord, parse_coord
-from huesenv.render.view import RenderView
+from huesenv.envs.rendering.renderer import BoardRenderer, short_label
+from huesenv.envs.rendering.view import RenderView
+from huesenv.envs.rendering.window import Window
+from huesenv.logs import read_records
 
 CUE_PHASES = ("cue_1", "cue_2")
 GUESS_PHASES = ("guess_1", "guess_2")
@@ -233,17 +239,16 @@ def load_replay_records(path: str | Path) -> list[Any]:
     Records without a unit tag (e.g. older logs, hand-written ones) are kept as
     they are, after the tagged ones.  Logs without any tag come back unchanged.
     """
-    from huesenv.logs import read_records
-
     records = read_records(path).records
     if not any((getattr(r, "extra", None) or {}).get("unit") is not None for r in records):
         return list(records)
-    import warnings
-
-    from huesenv.experiments.runner import read_log_state
 
     with warnings.catch_warnings():  # a torn last line was already reported by the first read
         warnings.simplefilter("ignore")
+        # TEMPORARY lazy import (render <-> experiments package cycle): w1b moves
+        # read_log_state into huesenv.logs; then this becomes a top-level import of it.
+        from huesenv.experiments.runner import read_log_state
+
         state = read_log_state(Path(path))
     untagged = [r for r in records if (getattr(r, "extra", None) or {}).get("unit") is None]
     return state.records() + untagged
@@ -280,8 +285,6 @@ def with_final_standings(views: Sequence[RenderView]) -> list[RenderView]:
 
     A game cut short (its last step is not a reveal) gets none: its scores are not final.
     """
-    from dataclasses import replace
-
     out: list[RenderView] = []
     for k, view in enumerate(views):
         out.append(view)
@@ -301,8 +304,6 @@ def with_final_standings(views: Sequence[RenderView]) -> list[RenderView]:
 
 
 def _winner_line(view: RenderView) -> str:
-    from huesenv.render.renderer import short_label
-
     labels = view.labels if len(view.labels) == len(view.players) else view.players
     best = max(view.scores, default=0)
     winners = [short_label(lab) for lab, s in zip(labels, view.scores) if s == best]
@@ -353,7 +354,6 @@ def export_frames(
         raise ValueError(f"fps: {fps!r}; expected a positive number")
     if not views:
         raise ValueError("nothing to export: no game_step records")
-    from huesenv.render.renderer import BoardRenderer
 
     renderer = renderer or BoardRenderer()
     frames = (renderer.frame(v) for v in views)
@@ -473,11 +473,6 @@ def run_replay(
     clock: Callable[[], float] | None = None,
 ) -> ReplayController:
     """Show ``views`` in a window until the person quits (or ``max_seconds`` pass, for tests)."""
-    import time
-
-    from huesenv.render.renderer import BoardRenderer
-    from huesenv.render.window import Window
-
     renderer = renderer or BoardRenderer()
     own_window = window is None
     window = window or Window(renderer.size, "huesenv replay")
@@ -506,15 +501,11 @@ def run_replay(
 
 
 def _with_prompt(view: RenderView, prompt: str) -> RenderView:
-    from dataclasses import replace
-
     return replace(view, prompt=prompt)
 
 
 def iter_frames(views: Sequence[RenderView], renderer: Any = None) -> Iterator[Any]:
     """Frames as arrays, one at a time (for callers that stream them elsewhere)."""
-    from huesenv.render.renderer import BoardRenderer
-
     renderer = renderer or BoardRenderer()
     for v in views:
         yield renderer.frame(v)

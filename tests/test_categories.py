@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from huesenv.board import load_board, parse_coord
-from huesenv.categories import MACRO_COLOURS, NEUTRAL_CELLS, is_neutral, name_to_category
+from huesenv.board import is_neutral, load_board, parse_coord
+from huesenv.categories import MACRO_COLOURS, NEUTRAL_CELLS, name_to_category
 
 AGREEMENT_FLOOR = 0.90  # documented in huesenv.categories
 

@@ -1,5 +1,6 @@
 """The package installs as one top-level name and its core imports without torch."""
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -30,21 +31,43 @@ def test_core_imports_without_torch():
     assert out.stdout.strip().endswith("ok")
 
 
-@pytest.mark.slow
+# what a wheel is built from: the project's files, not a virtual environment or earlier outputs
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git", ".venv", "venv", "build", "dist", "runs", "*.egg-info", "__pycache__", ".*_cache"
+)
+
+
+@pytest.mark.integration
 def test_wheel_has_only_huesenv_at_top_level(tmp_path):
+    # a copy, so that setuptools' build/ and egg-info land in tmp_path, never in the checkout
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCES, symlinks=True)
+    out = tmp_path / "wheel"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(out),
+            str(source),
+        ],
         check=True,
         capture_output=True,
     )
-    wheel = next(tmp_path.glob("huesenv-*.whl"))
+    wheel = next(out.glob("huesenv-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"huesenv"}, top
     for expected in (
         "huesenv/agents/protocol.py",
         "huesenv/experiments/__init__.py",
-        "huesenv/render/view.py",
+        "huesenv/render/playback.py",
+        "huesenv/envs/rendering/view.py",
+        "huesenv/play/human.py",
         "huesenv/data/HC_RGB.csv",
         "huesenv/data/vocabulary.csv",
         "huesenv/data/nonsense.csv",

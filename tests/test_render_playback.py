@@ -14,10 +14,10 @@ iio = pytest.importorskip("imageio.v3")
 
 from huesenv.agents.protocol import Answer, BaseAgent
 from huesenv.board import parse_coord
+from huesenv.envs.rendering.renderer import FRAME_INNER, cone_colour
 from huesenv.logs.schema import LogRecord
 from huesenv.render import BoardRenderer, RenderView, cell_center, views_from_records
 from huesenv.render.playback import ReplayController, export_frames, run_replay
-from huesenv.render.renderer import FRAME_INNER, cone_colour
 
 
 def step(
@@ -293,7 +293,7 @@ def test_replay_controls():
 
 
 def test_run_replay_reads_events_from_the_window_queue():
-    from huesenv.render.window import Window
+    from huesenv.envs.rendering.window import Window
 
     views = views_from_records(one_game())
     r = BoardRenderer()
@@ -413,7 +413,7 @@ def test_export_and_replay_reject_bad_arguments(tmp_path):
 
 
 def test_final_standings_frame_ring_outline_and_names_that_fit():
-    from huesenv.render.layout import frame_rect, ring_rect
+    from huesenv.envs.rendering.layout import frame_rect, ring_rect
     from huesenv.render.playback import with_final_standings
 
     r = BoardRenderer()

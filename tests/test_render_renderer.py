@@ -11,9 +11,9 @@ import pytest
 pygame = pytest.importorskip("pygame")
 
 from huesenv.board import N_CELLS, format_coord, frame, load_board, parse_coord
+from huesenv.envs.rendering.layout import ring_rect
+from huesenv.envs.rendering.renderer import CONE_COLOURS, FRAME_INNER, FRAME_OUTER, cone_colour
 from huesenv.render import BoardRenderer, RenderView, cell_at, cell_center, cell_rect, frame_rect
-from huesenv.render.layout import ring_rect
-from huesenv.render.renderer import CONE_COLOURS, FRAME_INNER, FRAME_OUTER, cone_colour
 
 PLAYERS = ("player_0", "player_1", "player_2", "player_3")
 

@@ -12,6 +12,7 @@ logs only counts.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,10 +25,11 @@ from huesenv.board import N_COLS, N_ROWS, ROW_LETTERS, format_coord, load_board
 from huesenv.categories import MACRO_COLOURS
 from huesenv.collect import participants as parts
 from huesenv.collect.db import Database, transaction
+from huesenv.collect.gca_probes import make_probes_source
 from huesenv.collect.tasks import gca as gca_task
 from huesenv.collect.tasks import tessellation as tess_task
 from huesenv.collect.tasks import words as words_task
-from huesenv.vocabulary import Word
+from huesenv.vocabulary import Word, read_vocabulary_file, words
 
 TASKS = ("words", "gca", "tessellation")
 log = logging.getLogger("huesenv.collect")
@@ -70,14 +72,12 @@ def create_app(config: CollectConfig) -> Flask:
         raise ValueError(f"--task {config.task!r}: expected one of {', '.join(TASKS)}")
     vocabulary: tuple[Word, ...] = ()
     if config.task == "words":
-        from huesenv.vocabulary import words
-
         vocabulary = words_task.check_vocabulary(config.vocabulary or words(), config.words_per_participant)
     source = config.gca_source
     if config.task == "gca":
         gca_task.introspection_condition(config.gca_introspection, 1)  # validates the mode
         if source is None:
-            source = gca_task.probes_source()
+            source = make_probes_source()
     languages = tuple(config.languages)
     if not languages or any(not 1 <= len(x) <= parts.MAX_FIELD for x in languages):
         raise ValueError(f"languages: expected 1-{parts.MAX_FIELD} character names, got {languages!r}")
@@ -437,15 +437,11 @@ def app_from_env() -> Flask:
     ``words``), ``HUESENV_COLLECT_VOCABULARY`` (a vocabulary file) and
     ``HUESENV_COLLECT_WORDS`` (words per participant, default 15).
     """
-    import os
-
     db = os.environ.get("HUESENV_COLLECT_DB")
     if not db:
         raise ValueError("HUESENV_COLLECT_DB: expected the path of the collection database")
     vocabulary = None
     if os.environ.get("HUESENV_COLLECT_VOCABULARY"):
-        from huesenv.vocabulary import read_vocabulary_file
-
         vocabulary = read_vocabulary_file(os.environ["HUESENV_COLLECT_VOCABULARY"])
     k = os.environ.get("HUESENV_COLLECT_WORDS", str(words_task.DEFAULT_WORDS_PER_PARTICIPANT))
     if not k.isdigit():

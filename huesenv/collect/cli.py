@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from huesenv.collect.export import export as run_export
+from huesenv.vocabulary import read_vocabulary_file
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -77,12 +80,10 @@ def _int_list(text: str, flag: str) -> tuple[int, ...]:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from huesenv.collect.app import CollectConfig, create_app
+    from huesenv.collect.app import CollectConfig, create_app  # Flask: an optional extra
 
     vocabulary = None
     if args.vocabulary:
-        from huesenv.vocabulary import read_vocabulary_file
-
         vocabulary = read_vocabulary_file(args.vocabulary)
     config = CollectConfig(
         db_path=args.db,
@@ -108,8 +109,6 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
-    from huesenv.collect.export import export as run_export
-
     n = run_export(args.db, args.output, args.task, finished_only=args.finished_only)
     print(f"wrote {n} rows to {args.output}")
     return 0

@@ -21,8 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from huesenv.board import format_coord
+from huesenv.board import format_coord, load_board
 from huesenv.collect.db import Database
+from huesenv.collect.tasks.tessellation import consensus_table, load_paintings
+from huesenv.humans.reconstruct import write_export
 
 EXPORT_COLUMNS: tuple[str, ...] = (
     "userId",
@@ -185,13 +187,9 @@ def gca_frame(db_path: str | Path) -> pd.DataFrame:
 
 def tessellation_frame(db_path: str | Path, *, raw: bool = False) -> pd.DataFrame:
     """The consensus category table, or with ``raw`` one row per participant and cell."""
-    from huesenv.collect.tasks.tessellation import consensus_table, load_paintings
-
     with _open(db_path).connection() as conn:
         paintings = load_paintings(conn)
     if raw:
-        from huesenv.board import load_board
-
         coords = load_board().coords
         return pd.DataFrame(
             [(pid, coords[i], i, cat) for pid, cats in paintings for i, cat in enumerate(cats)],
@@ -202,8 +200,6 @@ def tessellation_frame(db_path: str | Path, *, raw: bool = False) -> pd.DataFram
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     """Write ``.csv``, ``.csv.gz`` or ``.parquet`` with the humans module's writer (same bytes every run)."""
-    from huesenv.humans.reconstruct import write_export
-
     return write_export(frame, path)
 
 

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from huesenv.collect.tasks.gca import GCAStimulus
+from huesenv.probes.gca.questions import colour_options
+from huesenv.probes.gca.stimuli import gca_stimuli
 
 PAPER_MIX: dict[str, int] = {"prior": 39, "counterfactual": 12, "shape": 39}
 
@@ -47,9 +49,6 @@ def _png(stim) -> Callable[[], bytes]:
 
 def make_probes_source(seed: int = 0, mix: dict[str, int] = PAPER_MIX, **stimulus_kwargs):
     """A ``source(rng, n_trials, n_attention)`` drawing from the seeded probes stimulus set (``seed`` is the generator's seed)."""
-    from huesenv.probes.gca.questions import colour_options
-    from huesenv.probes.gca.stimuli import gca_stimuli
-
     pool = gca_stimuli(seed=seed, **stimulus_kwargs)
     by_condition: dict[str, list] = {}
     for s in pool:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from huesenv.board import load_board
+from huesenv.plots import plot_board_cie
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -25,8 +28,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from huesenv.board import load_board
-
     if not args.export and not args.plot:
         raise ValueError("nothing to do: give --export PATH and/or --plot PATH.png")
     board = load_board()
@@ -34,8 +35,6 @@ def run(args: argparse.Namespace) -> int:
         export_board(board, Path(args.export))
         print(f"wrote {args.export}")
     if args.plot:
-        from huesenv.plots import plot_board_cie
-
         plot_board_cie(board, Path(args.plot))
         print(f"wrote {args.plot}")
     return 0

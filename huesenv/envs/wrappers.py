@@ -35,6 +35,7 @@ import numpy as np
 from gymnasium import spaces
 
 from huesenv.agents.protocol import Agent
+from huesenv.agents.random_agent import RandomAgent
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.envs.hues_cues.play import Driver
@@ -99,8 +100,6 @@ class _SeatEnv(gymnasium.Env):
         return {a: opponents for a in others}
 
     def _make_agents(self, rng: np.random.Generator) -> None:
-        from huesenv.agents.random_agent import RandomAgent
-
         seeds = rng.integers(2**31, size=self.game.num_players + 1)
         vocab = self.game.layout.vocabulary
         if self._opponents is None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from huesenv.humans import consistency_by_category, consistency_table, load_humans
+from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
+
 RECONSTRUCTION_NOTICE = (
     "RECONSTRUCTION: these answers were generated from the paper's published summary "
     "statistics (Table 6 modal cells and consistencies); they are NOT human data. "
@@ -55,8 +58,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_summary(args: argparse.Namespace) -> int:
-    from huesenv.humans import consistency_by_category, consistency_table, load_humans
-
     humans = load_humans(
         args.humans,
         on_error="skip" if args.skip_bad_rows else "raise",
@@ -122,8 +123,6 @@ def run_summary(args: argparse.Namespace) -> int:
 
 
 def run_reconstruct(args: argparse.Namespace) -> int:
-    from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
-
     seed = DEFAULT_SEED if args.seed is None else args.seed
     result = reconstruct_cohort(seed)
     path = write_export(result.frame, args.output)

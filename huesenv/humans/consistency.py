@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from huesenv.board import format_coord, load_board
 from huesenv.stats import chi2_threshold, loo_mahalanobis_d2
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,8 +68,6 @@ def consistency_table(humans: HumanResponses, alpha: float = 0.05) -> pd.DataFra
     modal cell; ``category`` the word's semantic category.  Words with fewer than 3
     answers get NaN consistency and fail rate and a missing (``<NA>``) ``n_outliers``.
     """
-    from huesenv.board import format_coord, load_board
-
     board = load_board()
     rows = []
     for word in humans.words:

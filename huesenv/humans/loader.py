@@ -52,6 +52,9 @@ from typing import Literal, Union
 import numpy as np
 import pandas as pd
 
+from huesenv.board import format_coord, load_board, parse_coord
+from huesenv.vocabulary import Word, category_of, normalise_word, read_vocabulary_file, word_texts
+
 EXPORT_COLUMNS: tuple[str, ...] = (
     "userId",
     "timestamp",
@@ -137,15 +140,11 @@ class HumanResponses:
     @cached_property
     def words(self) -> tuple[str, ...]:  # type: ignore[override]
         """Words with at least one answer: the paper's in Table 6 order, then custom ones as first seen."""
-        from huesenv.vocabulary import word_texts
-
         present = set(self._groups)
         known = [w for w in word_texts() if w in present]
         return tuple(known + [w for w in self._groups if w not in set(known)])
 
     def _key(self, word: str) -> str:
-        from huesenv.vocabulary import normalise_word
-
         key = normalise_word(word)
         if key not in self._groups:
             raise ValueError(f"{self.source}: no answers for word {word!r} (normalised {key!r})")
@@ -157,14 +156,10 @@ class HumanResponses:
 
     def xy(self, word: str) -> np.ndarray:
         """CIE xy of every answer to ``word``, shape (n, 2)."""
-        from huesenv.board import load_board
-
         return load_board().xy[self._groups[self._key(word)]]
 
     def mode_cell(self, word: str) -> int:
         """The most frequent cell; ties go to the tied cell nearest the answers' xy mean, then the lowest index."""
-        from huesenv.board import load_board
-
         cells = self._groups[self._key(word)]
         counts = np.bincount(cells)
         tied = np.flatnonzero(counts == counts.max())
@@ -179,7 +174,6 @@ class HumanResponses:
         key = self._key(word)
         if key in self.custom_categories:
             return self.custom_categories[key]
-        from huesenv.vocabulary import category_of
 
         return category_of(key)
 
@@ -267,8 +261,6 @@ def _parse_bool(text: str) -> bool:
 
 def _vocabulary(vocabulary: Vocabulary) -> tuple[set[str] | None, dict[str, str]]:
     """(accepted normalised words or None for any word, categories given by the vocabulary)."""
-    from huesenv.vocabulary import Word, normalise_word, read_vocabulary_file, word_texts
-
     if vocabulary is None:
         return set(word_texts()), {}
     if isinstance(vocabulary, str) and vocabulary.lower() == "any":
@@ -314,8 +306,6 @@ def load_humans(
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
-    from huesenv.board import format_coord, load_board, parse_coord
-    from huesenv.vocabulary import category_of, normalise_word
 
     file = packaged_cohort_path() if path is None else Path(path)
     source = str(file)
@@ -453,6 +443,4 @@ def load_humans(
 
 
 def _known_words() -> frozenset[str]:
-    from huesenv.vocabulary import word_texts
-
     return frozenset(word_texts())

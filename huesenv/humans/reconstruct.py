@@ -53,14 +53,16 @@ import gzip
 import os
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from huesenv.board import N_CELLS, N_COLS, N_ROWS, chebyshev_distance, format_coord, parse_coord
+from huesenv.board import N_CELLS, N_COLS, N_ROWS, chebyshev_distance, format_coord, load_board, parse_coord
 from huesenv.humans.consistency import word_consistency
 from huesenv.humans.loader import EXPORT_COLUMNS, RECONSTRUCTION_PREFIX
+from huesenv.vocabulary import word_texts
 
 DEFAULT_SEED = 20260325
 N_TRICHROMATS = 316
@@ -131,8 +133,6 @@ def _has_unique_mode(cells: np.ndarray, mode: int) -> bool:
 
 
 def _secondary_centres(mode: int, colour: str) -> np.ndarray:
-    from huesenv.board import load_board
-
     cats = np.asarray(load_board().categories)
     same = np.flatnonzero(cats == colour)
     if len(same) == 0:
@@ -145,8 +145,6 @@ def _secondary_centres(mode: int, colour: str) -> np.ndarray:
 
 def calibrate_word(mode: int, colour: str, n: int, target: float, rng: np.random.Generator) -> _WordFit:
     """The answer set of one word closest to the published consistency (see the module docstring)."""
-    from huesenv.board import load_board
-
     xy = load_board().xy
     centres = _secondary_centres(mode, colour)
     best: tuple[float, int, _WordFit] | None = None
@@ -223,8 +221,6 @@ def _cvd_lab(deficiency: str, severity: float) -> np.ndarray:
     """CIELAB of the board as simulated for a CVD observer (Machado et al. 2009 on linear sRGB)."""
     import colour
 
-    from huesenv.board import load_board
-
     srgb = colour.RGB_COLOURSPACES["sRGB"]
     linear = srgb.cctf_decoding(load_board().rgb / 255.0)
     simulated = np.clip(linear @ colour.matrix_cvd_Machado2009(deficiency, severity).T, 0.0, 1.0)
@@ -249,8 +245,6 @@ def _draw(rng: np.random.Generator, table: dict[str, float], size: int) -> np.nd
 
 def reference_table() -> pd.DataFrame:
     """The vendored Table 6 (word, category, human_consistency, human_coord, human_color, ...)."""
-    from importlib import resources
-
     ref = resources.files("huesenv") / "data" / "reference" / "paper_table6_word_level.csv"
     with ref.open("r", encoding="utf-8") as fh:
         return pd.read_csv(fh)
@@ -258,8 +252,6 @@ def reference_table() -> pd.DataFrame:
 
 def reconstruct_cohort(seed: int = DEFAULT_SEED) -> Reconstruction:
     """Draw and calibrate the 325-participant cohort (see the module docstring). Deterministic in ``seed``."""
-    from huesenv.vocabulary import word_texts
-
     table = reference_table()
     vocab = list(word_texts())
     if list(table["word"]) != vocab:

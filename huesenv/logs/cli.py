@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
+
+from huesenv.logs.answers import import_answers
+from huesenv.logs.io import LogWriter, load_logs, read_records, write_parquet
 
 
 def register(subparsers) -> None:
@@ -30,9 +34,6 @@ def register(subparsers) -> None:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from huesenv.logs.answers import import_answers
-    from huesenv.logs.io import LogWriter, write_parquet
-
     records = import_answers(args.csv, args.agent, run_id=args.run_id)
     if str(args.output).endswith(".parquet"):
         write_parquet(records, args.output)
@@ -48,8 +49,6 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _to_parquet(args: argparse.Namespace) -> int:
-    from huesenv.logs.io import load_logs, write_parquet
-
     records = load_logs(args.logs)
     write_parquet(records, args.output)
     print(f"{args.output}: {len(records)} records")
@@ -57,10 +56,6 @@ def _to_parquet(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from collections import Counter
-
-    from huesenv.logs.io import read_records
-
     for path in args.logs:
         result = read_records(path)
         counts = Counter((r.kind, r.agent_id) for r in result.records)

@@ -36,8 +36,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from huesenv.board import cells_to_xy, format_coord
-from huesenv.categories import category_of_cell, is_neutral
+from huesenv.board import category_of_cell, cells_to_xy, format_coord, is_neutral
+from huesenv.humans import consistency_table
 from huesenv.logs.schema import LogRecord
 from huesenv.metrics.collect import answer_sets, as_records
 from huesenv.metrics.distributional import hotelling_cloud
@@ -76,8 +76,6 @@ WORD_COLUMNS = [
 
 def human_fail_table(humans, alpha: float = 0.05) -> pd.DataFrame:
     """The humans' per-word consistency table (``huesenv.humans.consistency_table``)."""
-    from huesenv.humans import consistency_table
-
     return consistency_table(humans, alpha=alpha)
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from huesenv.humans import load_humans
+from huesenv.metrics.report import print_report, write_metrics
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("metrics", help="score word_query logs against the human baseline")
@@ -21,9 +24,6 @@ def register(subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from huesenv.humans import load_humans
-    from huesenv.metrics.report import print_report, write_metrics
-
     if not 0 < args.alpha < 1:
         raise ValueError(f"--alpha: expected a number in (0, 1), got {args.alpha}")
     if args.top_k < 1:

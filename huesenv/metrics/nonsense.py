@@ -38,8 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from huesenv.board import format_coord
-from huesenv.categories import category_of_cell, is_neutral
+from huesenv.board import category_of_cell, format_coord, is_neutral
 from huesenv.metrics.collect import answer_sets, as_records
 from huesenv.metrics.families import families_of
 from huesenv.vocabulary import nonsense_inputs, normalise_word

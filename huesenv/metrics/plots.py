@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 
 from huesenv.board import load_board, parse_coord
+from huesenv.metrics.aggregate import pooled_human_fail_rate
+from huesenv.vocabulary import CATEGORIES
 
 ROW_LABELS = ("numbers", "stop words", "pseudowords", "random")
 METRICS = (("mahalanobis", "Mahalanobis top-1 fail rate"), ("hotelling", "Hotelling T² top-k fail rate"))
@@ -88,8 +90,6 @@ def plot_family_violins(agent_df: pd.DataFrame, path: str | Path, human_fail_rat
 
 def plot_category_violins(word_df: pd.DataFrame, path: str | Path, by: str = "architecture_family") -> Path:
     """Figures 10/11: per category, one violin per family of per-agent fail rates; pooled human rate dashed."""
-    from huesenv.metrics.aggregate import pooled_human_fail_rate
-
     plt = _pyplot()
     per_agent = (
         word_df.assign(
@@ -172,8 +172,6 @@ def plot_nonsense_mosaics(nonsense_df: pd.DataFrame, path: str | Path, columns: 
 
 
 def _category_order() -> tuple[str, ...]:
-    from huesenv.vocabulary import CATEGORIES
-
     return CATEGORIES
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+import huesenv.metrics.plots as P
 from huesenv.logs.io import load_logs
 from huesenv.logs.schema import LogRecord
 from huesenv.metrics.aggregate import (
@@ -87,8 +89,6 @@ def write_metrics(
         for by in ("architecture_family", "data_family"):
             family_level(agents, by).to_csv(out / f"family_level_{by}.csv", index=False)
     if plots:
-        from huesenv.metrics import plots as P
-
         if len(agents):
             paths["fig_families"] = P.plot_family_violins(
                 agents, out / "fail_rates_by_family.png", human_rate
@@ -119,7 +119,6 @@ def _pm(value: float, err: float) -> str:
 
 def print_report(report: MetricsReport, console=None) -> None:
     """Rich tables: per agent (with the Human Fail Rate alongside), per category, nonsense classes."""
-    import sys
 
     from rich.console import Console
     from rich.table import Table

@@ -14,7 +14,7 @@ failure modes (Section 3.1 / 4.2):
 
 from __future__ import annotations
 
-from huesenv.categories import category_of_cell, is_neutral
+from huesenv.board import category_of_cell, is_neutral
 
 SEVERITY_CLASSES = ("match", "semantic_bleeding", "uncertainty_collapse")
 

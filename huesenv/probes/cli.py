@@ -5,6 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from huesenv.agents.devices import with_device
+from huesenv.agents.registry import make_agent
+from huesenv.logs import LogWriter
+from huesenv.probes.export import export_stimuli
+from huesenv.probes.report import write_report
+from huesenv.probes.run import agent_id_of, default_run_id, run_probe
+
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
@@ -83,19 +90,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("nothing to do: give --agent SPEC and/or --export DIR")
     trial_kwargs, stim_kwargs = _task_kwargs(args)
     if args.export:
-        from huesenv.probes.export import export_stimuli
-
         if args.probe_task == "gca" and args.data_dir:
             raise ValueError("--export with --data-dir: the published images are already on disk")
         manifest = export_stimuli(args.probe_task, args.export, seed=args.seed, **stim_kwargs)
         print(f"wrote {manifest}")
     if args.agent:
-        from huesenv.agents import make_agent
-        from huesenv.agents.devices import with_device
-        from huesenv.logs import LogWriter
-        from huesenv.probes.report import write_report
-        from huesenv.probes.run import agent_id_of, default_run_id, run_probe
-
         agent = make_agent(args.agent, **with_device(args.agent, {}, args.device))
         # the same id run_probe would derive, needed here for the report folder's name
         run_id = args.run_id or default_run_id(

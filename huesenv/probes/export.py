@@ -12,6 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from huesenv.probes.gca.questions import colour_options
+from huesenv.probes.gca.stimuli import gca_stimuli
+from huesenv.probes.interference.stimuli import interference_stimuli
+
 GCA_COLUMNS = (
     "file",
     "stimulus_id",
@@ -65,14 +69,9 @@ def export_stimuli(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if task == "gca":
-        from huesenv.probes.gca.questions import colour_options
-        from huesenv.probes.gca.stimuli import gca_stimuli
-
         stims = list(stimuli) if stimuli is not None else gca_stimuli(seed=seed, **kwargs)
         columns = GCA_COLUMNS
     elif task == "interference":
-        from huesenv.probes.interference.stimuli import interference_stimuli
-
         stims = list(stimuli) if stimuli is not None else interference_stimuli(seed=seed, **kwargs)
         columns = INTERFERENCE_COLUMNS
     else:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from huesenv.probes.gca.metrics import gca_report
+from huesenv.probes.interference.metrics import interference_table, paper_layout
+
 
 def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
     """Write ``task``'s metric tables for ``records`` into ``out_dir``; returns the files written."""
@@ -12,12 +15,8 @@ def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     if task == "gca":
-        from huesenv.probes.gca.metrics import gca_report
-
         tables = gca_report(records)
     elif task == "interference":
-        from huesenv.probes.interference.metrics import interference_table, paper_layout
-
         table = interference_table(records)
         tables = {"interference": table}
         for subset in sorted(table["subset"].unique()) if not table.empty else []:

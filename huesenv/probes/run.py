@@ -15,6 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents.protocol import Answer
+from huesenv.probes.gca.questions import gca_trials
+from huesenv.probes.gca.stimuli import load_gca_folder
+from huesenv.probes.interference.questions import interference_trials
 from huesenv.probes.trials import ProbeTrial, make_record, parse_reply
 
 TASKS = ("gca", "interference")
@@ -24,9 +28,6 @@ def build_trials(task: str, *, seed: int = 0, **kwargs: Any) -> list[ProbeTrial]
     """The seeded trial list of a task (``gca`` kwargs: :func:`~huesenv.probes.gca.questions.gca_trials`,
     plus ``data_dir``; ``interference`` kwargs: :func:`~huesenv.probes.interference.questions.interference_trials`)."""
     if task == "gca":
-        from huesenv.probes.gca.questions import gca_trials
-        from huesenv.probes.gca.stimuli import load_gca_folder
-
         data_dir = kwargs.pop("data_dir", None)
         if data_dir is not None:
             conds = set(kwargs.pop("conditions", ("prior", "counterfactual", "shape")))
@@ -36,8 +37,6 @@ def build_trials(task: str, *, seed: int = 0, **kwargs: Any) -> list[ProbeTrial]
             return gca_trials(stimuli, seed=seed, **kwargs)
         return gca_trials(seed=seed, **kwargs)
     if task == "interference":
-        from huesenv.probes.interference.questions import interference_trials
-
         return interference_trials(seed=seed, **kwargs)
     raise ValueError(f"task: {task!r} is not one of {TASKS}")
 
@@ -156,8 +155,6 @@ def run_probe(
 
 
 def _invalid(text: str):
-    from huesenv.agents.protocol import Answer
-
     return Answer(valid=False, raw_text=text)
 
 

@@ -33,7 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents.protocol import ProbeQuery
 from huesenv.colour_names import colour_mentions, parse_colour, parse_option, strip_subject
+from huesenv.logs.schema import LogRecord
 
 ANSWER_KINDS = ("option", "colour", "colours", "percent", "threshold", "threshold+colour")
 IMAGE_SIZE = 512
@@ -65,8 +67,6 @@ class ProbeTrial:
 
     def query(self, image: np.ndarray | None = None):
         """The agent-facing :class:`huesenv.agents.protocol.ProbeQuery`."""
-        from huesenv.agents.protocol import ProbeQuery
-
         return ProbeQuery(
             image=self.image() if image is None else image,
             question=self.question,
@@ -170,8 +170,6 @@ def make_record(
     timings: Mapping[str, float] | None = None,
 ):
     """The ``probe_trial`` :class:`~huesenv.logs.schema.LogRecord` of one answered trial."""
-    from huesenv.logs.schema import LogRecord
-
     extra: dict[str, Any] = {
         "task": trial.task,
         "trial_id": trial.trial_id,

@@ -14,7 +14,7 @@ Structure, after the GCA paper's human trials (Section 3.2, Appendix B):
   participant serials *first* and even ones *last*, balancing the two groups.
 
 Stimuli come from a :data:`StimulusSource`: the probes package's GCA generator
-(:func:`probes_source`) in the app, any callable in tests.  Each participant's
+(:func:`huesenv.collect.gca_probes.make_probes_source`) in the app, any callable in tests.  Each participant's
 plan is drawn from ``numpy.random.default_rng((seed, serial))`` and stored
 (items, options, stimulus PNGs) so a restart never changes what a participant
 sees; a response is accepted only for the current item, once.
@@ -264,10 +264,3 @@ def stimulus_png(conn: sqlite3.Connection, participant_id: str, position: int) -
         (participant_id, int(position)),
     ).fetchone()
     return None if row is None else bytes(row[0])
-
-
-def probes_source(**kwargs) -> StimulusSource:
-    """A :data:`StimulusSource` backed by the probes package's GCA generator (``huesenv.probes``)."""
-    from huesenv.collect.gca_probes import make_probes_source
-
-    return make_probes_source(**kwargs)

@@ -110,6 +110,8 @@ from huesenv.envs.hues_cues.rules import (
     IllegalActionError,
     RoundResult,
 )
+from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.envs.rendering.view import RenderView
 from huesenv.vocabulary import normalise_word, word_texts
 
 MAX_SCORE = 10_000
@@ -456,9 +458,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     # -- rendering --------------------------------------------------------------------------
     def render_view(self, message: str = ""):
-        """The current frame as a :class:`huesenv.render.view.RenderView` (the reveal right after one)."""
-        from huesenv.render.view import RenderView
-
+        """The current frame as a :class:`huesenv.envs.rendering.view.RenderView` (the reveal right after one)."""
         s = self.state_obj
         players = tuple(self.possible_agents)
         reveal = (
@@ -497,8 +497,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self._renderer is None:
-            from huesenv.render import BoardRenderer
-
             self._renderer = BoardRenderer()
         view = self.render_view()
         if self.render_mode == "rgb_array":

@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 
 from huesenv.agents.protocol import Agent, Answer
-from huesenv.board import format_coord
+from huesenv.board import format_coord, parse_coord
 from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, cue_texts, observation_to_query
 from huesenv.envs.hues_cues.env import raw_env
-from huesenv.envs.hues_cues.rules import PHASES, HuesCuesRules, RoundResult
+from huesenv.envs.hues_cues.rules import PHASES, HuesCuesRules, RoundResult, score_round
 from huesenv.logs.schema import LogRecord
 from huesenv.vocabulary import category_of, is_known
 
@@ -252,9 +252,6 @@ def recompute_from_records(
     records: list[LogRecord], seats: list[str], rules: HuesCuesRules | None = None
 ) -> dict[str, int]:
     """Final scores recomputed from the recorded cones and revealed targets alone (a log-level check)."""
-    from huesenv.board import parse_coord
-    from huesenv.envs.hues_cues.rules import score_round
-
     index = {s: i for i, s in enumerate(seats)}
     cones: dict[tuple[int, int], list[tuple[int, int]]] = {}
     reveals: dict[tuple[int, int], tuple[int, int]] = {}

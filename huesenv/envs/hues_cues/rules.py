@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from copy import deepcopy
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -574,8 +575,6 @@ class GameState:
         return result
 
     def clone(self) -> GameState:
-        from copy import deepcopy
-
         return deepcopy(self)
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from huesenv.colour_names import canonical_colour
 from huesenv.probes.gca.objects import (
     CONDITIONS,
     MANIPULATION_COLOURS,
@@ -321,8 +322,6 @@ def load_gca_folder(root: str | os.PathLike) -> list[FileStimulus]:
     Images of any size are resized to 512×512 (LANCZOS).  Bad rows raise
     ``ValueError`` naming the file, line and field.
     """
-    from huesenv.colour_names import canonical_colour
-
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: GCA dataset folder not found")

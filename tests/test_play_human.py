@@ -12,8 +12,8 @@ pygame = pytest.importorskip("pygame")
 
 from huesenv.agents.protocol import CueQuery, GuessQuery
 from huesenv.board import N_CELLS, parse_coord
+from huesenv.play.human import HumanAgent, HumanInput, HumanQuit, PlayScreen, check_cue, seating
 from huesenv.render import cell_center
-from huesenv.render.human_play import HumanAgent, HumanInput, HumanQuit, PlayScreen, check_cue, seating
 
 
 def click(coord):
@@ -282,7 +282,7 @@ def test_a_whole_game_against_agents_headless():
     """huesenv play's loop end to end: the env's play_game, random agents, the person as injected events."""
     pytest.importorskip("pettingzoo")
     from huesenv.envs.hues_cues import play
-    from huesenv.render.human_play import play_human_game
+    from huesenv.play.human import play_human_game
 
     bot = Bot()
     players = ["player_0", "player_1", "player_2"]
@@ -338,7 +338,7 @@ def test_games_appended_to_one_log_get_their_own_numbers(tmp_path):
     """Two ``huesenv play --log`` games in one log: games 0 and 1, each replayed on its own final scores."""
     pytest.importorskip("pettingzoo")
     from huesenv.logs import read_records
-    from huesenv.render.human_play import next_game_index, play_human_game
+    from huesenv.play.human import next_game_index, play_human_game
     from huesenv.render.playback import load_replay_records, views_from_records
 
     log = tmp_path / "human.jsonl"

@@ -1,7 +1,7 @@
-"""Draws a :class:`~huesenv.render.view.RenderView` with pygame: the frame behind ``render_mode``.
+"""Draws a :class:`~huesenv.envs.rendering.view.RenderView` with pygame: the frame behind ``render_mode``.
 
 ``BoardRenderer.frame(view)`` returns an ``(480, 1024, 3)`` uint8 array (the
-geometry is documented in :mod:`huesenv.render.layout`); ``show(view)`` puts the
+geometry is documented in :mod:`huesenv.envs.rendering.layout`); ``show(view)`` puts the
 same picture in a pygame window.  Drawing happens on an off-screen
 ``pygame.Surface``, so ``frame`` never opens a window and works with
 ``SDL_VIDEODRIVER=dummy`` (no display is initialised at all).
@@ -33,13 +33,14 @@ a system font, so frames are identical on every machine.
 from __future__ import annotations
 
 import math
+import os
 import re
 from typing import Any
 
 import numpy as np
 
 from huesenv.board import N_CELLS, format_coord, load_board
-from huesenv.render.layout import (
+from huesenv.envs.rendering.layout import (
     BOARD_H,
     BOARD_W,
     BOARD_X,
@@ -57,7 +58,8 @@ from huesenv.render.layout import (
     frame_rect,
     ring_rect,
 )
-from huesenv.render.view import RenderView
+from huesenv.envs.rendering.view import RenderView
+from huesenv.envs.rendering.window import Window
 
 RENDER_FPS = 4
 
@@ -167,8 +169,6 @@ def _shape_points(shape: str, cx: float, cy: float, r: float) -> list[tuple[floa
 
 
 def _ensure_pygame() -> Any:
-    import os
-
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         import pygame
@@ -184,7 +184,7 @@ class BoardRenderer:
 
     Geometry helpers (:meth:`cell_rect`, :meth:`cell_center`, :meth:`cell_at`,
     :meth:`frame_rect`) give the pixel positions documented in
-    :mod:`huesenv.render.layout`.
+    :mod:`huesenv.envs.rendering.layout`.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array"], "render_fps": RENDER_FPS}
@@ -235,8 +235,6 @@ class BoardRenderer:
 
     def show(self, view: RenderView) -> None:
         """Draw ``view`` in a pygame window (opened on first use)."""
-        from huesenv.render.window import Window
-
         if self._window is None:
             self._window = Window(SIZE, self.title)
         self._window.present(self.surface(view))

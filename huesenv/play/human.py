@@ -15,7 +15,7 @@ Structure (so that every piece runs headless in tests):
   (``huesenv.envs.play_game``); nothing here re-implements the rules.
 * :class:`PlayScreen` — keeps the spectator view up to date from the env's step
   records (``on_record``) with :class:`~huesenv.render.playback.GameViewBuilder`,
-  and draws it with :class:`~huesenv.render.renderer.BoardRenderer`.
+  and draws it with :class:`~huesenv.envs.rendering.renderer.BoardRenderer`.
 
 Choosing the target and the first cue: if the env asks with ``CueQuery(target=None)``
 the person first picks one of the four card cells, then types cue 1; both are
@@ -32,9 +32,19 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents.devices import with_device
+from huesenv.agents.protocol import Answer, CueQuery, GuessQuery
+from huesenv.agents.registry import make_agent
 from huesenv.board import format_coord, parse_coord
-from huesenv.render.layout import cell_at
-from huesenv.render.view import RenderView
+from huesenv.envs import play_game
+from huesenv.envs.hues_cues.rules import HuesCuesRules
+from huesenv.envs.rendering.layout import cell_at
+from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.envs.rendering.view import RenderView
+from huesenv.envs.rendering.window import Window
+from huesenv.experiments.runner import tag_unit
+from huesenv.logs import LogWriter, read_records
+from huesenv.render.playback import GameViewBuilder
 from huesenv.vocabulary import normalise_word
 
 
@@ -83,10 +93,6 @@ def _rules_check(cue: str, cue_index: int, used: Iterable[str], rules: Any = Non
     loop replaces an invalid answer by a random legal action.
     """
     if rules is None:
-        try:
-            from huesenv.envs.hues_cues.rules import HuesCuesRules
-        except ImportError:  # pragma: no cover - env not installed
-            return ""
         rules = HuesCuesRules()
     problem = rules.cue_problem(cue, cue_index, tuple(normalise_word(u) for u in used if u.strip()))
     return problem or ""
@@ -106,8 +112,6 @@ class HumanInput:
 
     def begin(self, query: Any, occupied: Mapping[int, str] | None = None) -> None:
         """Start asking for ``query``; ``occupied`` maps cells to who holds them (for messages)."""
-        from huesenv.agents.protocol import CueQuery, GuessQuery
-
         self.query, self.text, self.message = query, "", ""
         self.occupied = dict(occupied or {})
         if isinstance(query, GuessQuery):
@@ -165,8 +169,6 @@ class HumanInput:
         return None
 
     def _cell_chosen(self, cell: int) -> Any:
-        from huesenv.agents.protocol import Answer
-
         coord = format_coord(cell)
         if self.stage == "guess":
             legal = self.query.legal_mask()
@@ -200,8 +202,6 @@ class HumanInput:
         return None
 
     def _submit(self) -> Any:
-        from huesenv.agents.protocol import Answer
-
         text, q = self.text.strip(), self.query
         if self.stage in ("guess", "target"):
             if not text:
@@ -247,14 +247,9 @@ class PlayScreen:
         rules: Any = None,
         human_seat: int | None = None,
     ) -> None:
-        from huesenv.render.playback import GameViewBuilder
-        from huesenv.render.renderer import BoardRenderer
-
         self.builder = GameViewBuilder(players, labels or players)
         self.renderer = renderer or BoardRenderer(title="huesenv play")
         if window is None:
-            from huesenv.render.window import Window
-
             window = Window(self.renderer.size, "huesenv play", events=events)
             window.start_text_input()
         self.window = window
@@ -365,8 +360,6 @@ class HumanAgent:
         self._cue_cache.clear()
 
     def act(self, query: Any) -> Any:
-        from huesenv.agents.protocol import Answer, CueQuery
-
         if isinstance(query, CueQuery) and query.target is not None:
             key = (query.game, query.player, query.cue_index, int(query.target))
             if key in self._cue_cache:  # the cue was typed together with the target
@@ -413,7 +406,6 @@ def next_game_index(log_path: str | Path | None) -> int:
     """
     if log_path is None or not Path(log_path).exists():
         return 0
-    from huesenv.logs import read_records
 
     used = [
         r.extra.get("game")
@@ -447,10 +439,6 @@ def play_human_game(
     ``unit_pos``, as the experiments runner writes them) so that replay drops a
     block cut short by a crash.  Without a log the game is number 0.
     """
-    from huesenv.agents import make_agent
-    from huesenv.agents.devices import with_device
-    from huesenv.envs import play_game
-
     index, specs = seating(agent_specs, seat)
     game_index = next_game_index(log_path)  # read the log first: a bad log fails before a window opens
     n = len(specs)
@@ -484,9 +472,6 @@ def play_human_game(
             on_record=screen.on_record,
         )
         if log_path:
-            from huesenv.experiments.runner import tag_unit
-            from huesenv.logs import LogWriter
-
             with LogWriter(log_path) as writer:
                 writer.append(tag_unit(result.records, f"play:{game_index}"))
         best = max(result.scores.values())

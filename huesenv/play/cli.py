@@ -1,0 +1,67 @@
+"""``huesenv play``: a person plays a game in a window against agents and replayed humans."""
+
+from __future__ import annotations
+
+import argparse
+
+from huesenv.envs.rendering.window import display_problem
+from huesenv.play.human import HumanQuit, play_human_game
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    play = subparsers.add_parser(
+        "play",
+        help="play a game in a window against agents and replayed humans",
+        description="Guess by clicking a cell or typing a coordinate (Enter); give cues by typing (Enter); "
+        "Escape clears the input, Escape on an empty input or closing the window quits.",
+    )
+    play.add_argument(
+        "--seat",
+        default="human",
+        help="your 0-based seat (default 'human' = seat 0, or where 'human' appears in --agents)",
+    )
+    play.add_argument(
+        "--agents",
+        default="random,random",
+        help="comma-separated agent specs of the other seats in order (see 'huesenv agents'), "
+        "e.g. random,human-replay,clip:ViT-B-32/laion2b_s34b_b79k",
+    )
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--device", default=None, help="torch device of model agents: auto | cpu | cuda[:n]")
+    play.add_argument(
+        "--cue-mode",
+        choices=("text", "vocabulary"),
+        default="text",
+        help="text: free cues checked by the rules (default); vocabulary: cues from the 100-word list",
+    )
+    play.add_argument("--delay", type=float, default=0.6, help="seconds to pause after each agent move")
+    play.add_argument(
+        "--log",
+        default=None,
+        help="append the game's records to this JSON Lines log, as the log's next free game number",
+    )
+    play.set_defaults(func=_play)
+
+
+def _play(args: argparse.Namespace) -> int:
+    problem = display_problem()
+    if problem:
+        raise ValueError(f"no display to play in a window ({problem})")
+    specs = [s for s in args.agents.split(",") if s.strip()]
+    try:
+        result = play_human_game(
+            specs,
+            seat=args.seat,
+            seed=args.seed,
+            cue_mode=args.cue_mode,
+            agent_delay=args.delay,
+            log_path=args.log,
+            wait_at_end=True,
+            device=args.device,
+        )
+    except HumanQuit:
+        print("game abandoned")
+        return 0
+    for player, score in sorted(result.scores.items()):
+        print(f"{player}: {score}")
+    return 0
