@@ -23,6 +23,10 @@ from typing import Any
 
 from huesenv.experiments.config import bundled_configs, load_config
 from huesenv.experiments.experiment import run_experiment
+from huesenv.experiments.merge import merge_runs, report_data
+from huesenv.experiments.report import write_html, write_markdown, write_parquet
+from huesenv.experiments.runner import conflicting_fields
+from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
 
 def _add_common(p: argparse.ArgumentParser, default_config: str) -> None:
@@ -139,8 +143,6 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
 
 def _free_name(console: Any, args: argparse.Namespace, config: Any, overrides: list[str]) -> Any:
     """The config itself, or a copy named ``<name>-<fingerprint>`` when its folder holds another experiment."""
-    from huesenv.experiments.config import load_config
-    from huesenv.experiments.runner import conflicting_fields
 
     diff = conflicting_fields(config)
     if not diff:
@@ -175,9 +177,6 @@ def _one(args: argparse.Namespace, console: Any, config: Any) -> int:
 
 def _sweep(args: argparse.Namespace, console: Any, base: Any) -> int:
     """Each agent of ``--agents`` in its own resumable run, then one merged leaderboard."""
-    from huesenv.experiments.merge import merge_runs
-    from huesenv.experiments.report import write_html, write_markdown, write_parquet
-    from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
     if args.name is not None:
         raise ValueError("--agents names its run folders <config name>-<agent>; --name does not apply")
@@ -186,8 +185,6 @@ def _sweep(args: argparse.Namespace, console: Any, base: Any) -> int:
         code = _one(args, console, config)
         if code:
             return code
-    from huesenv.commands.leaderboard import report_data
-
     runs = [str(c.run_dir()) for c in configs]
     merged = merge_runs(runs, seed=int(base["seed"]))
     out = sweep_dir(base)

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from huesenv.experiments import analysis, uncertainty
+from huesenv.experiments import analysis, report, uncertainty
 
 
 @dataclass
@@ -154,3 +154,29 @@ def merge_runs(paths: list[str | Path], *, allow_mixed_humans: bool = False, see
         "seat_games": frame,
         "humans": humans,
     }
+
+
+def report_data(merged: dict[str, Any], paths: list[str]) -> report.ReportData:
+    """The merged tables as a report (Markdown / HTML) with the methods and the human reference."""
+    n_games = int(merged["seat_games"]["game"].nunique())
+    humans = merged["humans"]
+    summary = [
+        f"{len(paths)} run(s), {n_games} games, {len(merged['seat_games'])} seat-games",
+        "Human reference: "
+        + (humans.get("label", "?") if humans else "MIXED — see the runs table; points are not comparable"),
+    ]
+    return report.ReportData(
+        title=f"huesenv leaderboard over {len(paths)} run(s)",
+        config_yaml="\n".join(f"- {p}" for p in paths) + "\n",
+        summary=summary,
+        tables={k: merged[k] for k in ("leaderboard", "head_to_head", "runs")},
+        captions={
+            "leaderboard": "Points per game over the union of the runs' games; 95 % bootstrap intervals "
+            "resample whole games of every run.",
+            "head_to_head": "Pairs of agents that sat in the same game (within one run): mean point "
+            "difference with a 95 % bootstrap interval and a paired Wilcoxon test over the shared games.",
+            "runs": "The merged run folders and the human reference each was scored against.",
+        },
+        methods=uncertainty.METHODS,
+        humans=humans,
+    )

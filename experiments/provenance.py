@@ -9,11 +9,15 @@ runs whose human references differ (:attr:`HumanReference.key`).
 from __future__ import annotations
 
 import hashlib
+import platform
 import subprocess
+import sys
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from huesenv import __version__
 
 # the libraries whose versions change numbers or files (reported in summary.json and by `huesenv doctor`)
 LIBRARIES: tuple[str, ...] = (
@@ -110,8 +114,6 @@ def git_commit(start: Path | None = None) -> str | None:
 
 
 def package_version() -> str:
-    from huesenv import __version__
-
     return __version__
 
 
@@ -122,9 +124,6 @@ def config_hash(config: Any) -> str:
 
 def run_metadata(config: Any) -> dict[str, Any]:
     """The provenance block of ``summary.json``."""
-    import platform
-    import sys
-
     return {
         "huesenv_version": package_version(),
         "git_commit": git_commit(),

@@ -17,6 +17,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from huesenv.experiments.provenance import git_commit, library_versions, package_version
+
 # environment variables that decide where weights live and whether anything may be downloaded
 ENV_VARS: tuple[str, ...] = (
     "HF_HOME",
@@ -156,11 +158,8 @@ def offline() -> dict[str, Any]:
 
 
 def report() -> dict[str, Any]:
-    from huesenv import __version__
-    from huesenv.experiments.provenance import git_commit, library_versions
-
     return {
-        "huesenv": __version__,
+        "huesenv": package_version(),
         "git_commit": git_commit(),
         "python": sys.version.split()[0],
         "platform": platform.platform(),

@@ -13,7 +13,9 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+
+from huesenv.experiments.merge import merge_runs, report_data
+from huesenv.experiments.report import markdown_table, write_html, write_markdown, write_parquet
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,38 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def report_data(merged: dict[str, Any], paths: list[str]) -> Any:
-    from huesenv.experiments.report import ReportData
-    from huesenv.experiments.uncertainty import METHODS
-
-    n_games = int(merged["seat_games"]["game"].nunique())
-    humans = merged["humans"]
-    summary = [
-        f"{len(paths)} run(s), {n_games} games, {len(merged['seat_games'])} seat-games",
-        "Human reference: "
-        + (humans.get("label", "?") if humans else "MIXED — see the runs table; points are not comparable"),
-    ]
-    return ReportData(
-        title=f"huesenv leaderboard over {len(paths)} run(s)",
-        config_yaml="\n".join(f"- {p}" for p in paths) + "\n",
-        summary=summary,
-        tables={k: merged[k] for k in ("leaderboard", "head_to_head", "runs")},
-        captions={
-            "leaderboard": "Points per game over the union of the runs' games; 95 % bootstrap intervals "
-            "resample whole games of every run.",
-            "head_to_head": "Pairs of agents that sat in the same game (within one run): mean point "
-            "difference with a 95 % bootstrap interval and a paired Wilcoxon test over the shared games.",
-            "runs": "The merged run folders and the human reference each was scored against.",
-        },
-        methods=METHODS,
-        humans=humans,
-    )
-
-
 def run(args: argparse.Namespace) -> int:
-    from huesenv.experiments.merge import merge_runs
-    from huesenv.experiments.report import markdown_table, write_html, write_markdown, write_parquet
-
     merged = merge_runs(args.runs, allow_mixed_humans=args.allow_mixed_humans, seed=args.seed)
     data = report_data(merged, list(args.runs))
     if args.out is None:
