@@ -182,3 +182,22 @@ def test_variant_of_an_experiment_gets_its_own_folder(tmp_path, capsys):
     # an explicit --name that collides is still an error, with what to do
     assert main(["tournament", str(path), "--seed", "8", "--name", "base", "--no-progress"]) == 2
     assert "choose another --name or pass --fresh" in capsys.readouterr().err
+
+
+def test_human_reference_names_an_export_and_its_participants():
+    from huesenv.experiments.provenance import HumanReference
+
+    class Export:
+        frame = pd.DataFrame({"user_id": ["u1", "u2", "u2"], "word": ["SKY"] * 3, "cell": [1, 2, 3]})
+        is_reconstruction = False
+        source = "answers/humans.csv"
+        n_participants = 2
+
+        def __len__(self):
+            return 3
+
+    ref = HumanReference.of(Export())
+    assert ref.label == "human export answers/humans.csv (2 participants, 3 answers)"
+    assert ref.kind == "export" and len(ref.key) == 16
+    Export.frame = Export.frame.assign(cell=[1, 2, 4])
+    assert HumanReference.of(Export()).key != ref.key  # other answers, another reference
