@@ -266,7 +266,7 @@ def build_report_data(
             "The leaderboard per lineup (seat order of the lineup's first game): points per game "
             "and win rate with 95 % bootstrap intervals over that lineup's games."
         )
-        tables["points_by_role"] = analysis.points_by_role(frame)
+        tables["points_by_role"] = uncertainty.add_role_intervals(analysis.points_by_role(frame), frame, seed)
         tables["seat_games"] = frame  # written to tables/ for `huesenv leaderboard`; not shown
         h2h = uncertainty.add_head_to_head_tests(analysis.head_to_head(frame), frame, seed=seed)
         tables["head_to_head"] = h2h

@@ -264,6 +264,7 @@ COLUMN_LABELS: dict[str, str] = {
 CI_SUFFIXES = ("_ci_low", "_ci_high")
 # statistic -> its standard-error column, hidden in the documents when an interval is shown
 SE_OF: dict[str, str] = {
+    "mean": "se",
     "mean_points": "se_points",
     "mean_cue_giver": "se_cue_giver",
     "mean_guesser": "se_guesser",
@@ -309,6 +310,32 @@ def display_table(frame: pd.DataFrame) -> pd.DataFrame:
         else:
             out[label_of(col)] = [_fmt(v) for v in values]
     return pd.DataFrame(out)
+
+
+def text_labels(frame: pd.DataFrame) -> set[str]:
+    """Display labels of the columns holding text (names, words, categories), shown left-aligned."""
+    out = set()
+    for col in frame.columns:
+        values = frame[col].dropna()
+        if len(values) and all(isinstance(v, str) for v in values):
+            out.add(label_of(str(col)))
+    return out
+
+
+def html_table(frame: pd.DataFrame) -> str:
+    """The display table as HTML: numbers right-aligned, text left-aligned (class ``t``)."""
+    shown = display_table(frame)
+    text = [c in text_labels(frame) for c in shown.columns]
+
+    def cell(tag: str, value: Any, is_text: bool) -> str:
+        return f"<{tag}{' class=t' if is_text else ''}>{html.escape(str(value))}</{tag}>"
+
+    head = "".join(cell("th", c, t) for c, t in zip(shown.columns, text))
+    body = "".join(
+        "<tr>" + "".join(cell("td", v, t) for v, t in zip(row, text)) + "</tr>"
+        for row in shown.itertuples(index=False)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def write_tables(data: ReportData, out_dir: Path) -> dict[str, Path]:
@@ -422,7 +449,7 @@ nav.toc ol{columns:2;margin:.3em 0}
 .table-wrap.tall{max-height:30em;overflow-y:auto}
 table{border-collapse:collapse;font-size:13px}
 td,th{border:1px solid #ddd;padding:3px 6px;text-align:right;vertical-align:top}
-td:first-child,th:first-child{text-align:left}
+td.t,th.t{text-align:left}
 th{background:#eef0f3;white-space:normal;min-width:4.5em;max-width:14em;position:sticky;top:0}
 td{white-space:nowrap}
 img{max-width:100%;height:auto;display:block;margin:.5em 0}
@@ -458,10 +485,10 @@ def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -
         parts.append(f"<section id='{_anchor(name)}'><h2>{html.escape(title_of(name))}</h2>")
         if name in data.captions:
             parts.append(f"<p>{html.escape(data.captions[name])}</p>")
-        shown = display_table(table.head(500))
+        shown = table.head(500)
         tall = len(shown) > TALL_ROWS
         parts.append(f"<div class='table-wrap{' tall' if tall else ''}'>")
-        parts.append(shown.to_html(index=False, escape=True, border=0))
+        parts.append(html_table(shown))
         parts.append("</div>")
         if len(table) > 500:
             parts.append(f"<p class='meta'>{len(table) - 500} more rows in tables/{name}.csv</p>")

@@ -130,6 +130,24 @@ def add_leaderboard_intervals(board: pd.DataFrame, frame: pd.DataFrame, seed: in
     return out[cols]
 
 
+def add_role_intervals(table: pd.DataFrame, frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """The points-by-role table plus ``mean_ci_low`` / ``mean_ci_high`` (bootstrap over games)."""
+    out = table.copy()
+    column = {"cue_giver": "points_cue_giver", "guesser": "points_guesser", "total": "points"}
+    stat = {"cue_giver": "mean_cue_giver", "guesser": "mean_guesser", "total": "mean_points"}
+    lows, highs = [], []
+    for agent, role in zip(out["agent"], out["role"]):
+        g = frame[frame["agent"] == agent]
+        # the leaderboard's seed for the same number: both tables show the same interval
+        lo, hi = cluster_mean_ci(
+            g[column[role]], g["game"], seed=_stable_seed(seed, "leaderboard", agent, stat[role])
+        )
+        lows.append(lo)
+        highs.append(hi)
+    out["mean_ci_low"], out["mean_ci_high"] = lows, highs
+    return out
+
+
 def paired_game_differences(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Per shared game: A's mean points, B's mean points, their difference, and the pairings in that game."""
     pa = frame[frame["agent"] == a].groupby("game")["points"].agg(["mean", "count"])

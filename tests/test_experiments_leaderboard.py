@@ -201,3 +201,21 @@ def test_human_reference_names_an_export_and_its_participants():
     assert ref.kind == "export" and len(ref.key) == 16
     Export.frame = Export.frame.assign(cell=[1, 2, 4])
     assert HumanReference.of(Export()).key != ref.key  # other answers, another reference
+
+
+def test_points_by_role_intervals_match_the_leaderboard(two_runs):
+    _, alpha, _ = two_runs
+    roles = pd.read_csv(alpha / "tables" / "points_by_role.csv").set_index(["agent", "role"])
+    board = pd.read_csv(alpha / "tables" / "leaderboard.csv").set_index("agent")
+    for agent in board.index:
+        for role, stat in (
+            ("total", "mean_points"),
+            ("cue_giver", "mean_cue_giver"),
+            ("guesser", "mean_guesser"),
+        ):
+            assert roles.loc[(agent, role), "mean_ci_low"] == pytest.approx(
+                board.loc[agent, f"{stat}_ci_low"]
+            )
+            assert roles.loc[(agent, role), "mean_ci_high"] == pytest.approx(
+                board.loc[agent, f"{stat}_ci_high"]
+            )
