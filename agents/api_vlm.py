@@ -25,6 +25,16 @@ images travel as ``data:image/png;base64,...`` URLs in ``image_url`` content par
   batch's requests from a thread pool; answers keep the query order.
 * **Sampling.** ``temperature`` 0 on the first attempt; parse retries use
   ``retry_temperature``; ``seed`` is sent for endpoints that honour it.
+* **Structured output.** With ``structured_output=True`` probe requests carry
+  ``response_format = {"type": "json_schema", "json_schema": <schema>}``
+  (:func:`~huesenv.agents.prompts.probe_schema`; OpenAI-compatible servers such
+  as OpenAI, vLLM and llama.cpp's server accept it).  An endpoint that rejects
+  it (HTTP 400 naming ``response_format``/``json_schema``) gets the same request
+  again without it, and every later request goes without it (``stats
+  ["structured_fallbacks"]``): the prompt still asks for JSON, and the parser
+  reads JSON and free text alike.
+* **Text only.** A request without an image (the GCA text prior) is sent with
+  a text content part only.
 """
 
 from __future__ import annotations
@@ -174,7 +184,8 @@ class ApiVLMAgent(ChatVLMAgent):
         self._sleep = sleep
         self._transport = transport
         self._client = None
-        self.stats = {"requests": 0, "http_retries": 0, "failures": 0}
+        self.stats = {"requests": 0, "http_retries": 0, "failures": 0, "structured_fallbacks": 0}
+        self._schema_supported = True
         self._stats_lock = threading.Lock()
 
     @property
@@ -196,6 +207,7 @@ class ApiVLMAgent(ChatVLMAgent):
             "temperature": self.temperature,
             "retries": self.retries,
             "seed": self._seed,
+            "structured_output": self.structured_output,
         }
 
     def __repr__(self) -> str:
@@ -233,23 +245,20 @@ class ApiVLMAgent(ChatVLMAgent):
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
-    def _payload(self, request: ChatRequest) -> dict[str, Any]:
+    def _payload(self, request: ChatRequest, structured: bool = True) -> dict[str, Any]:
+        content: list[dict[str, Any]] = [{"type": "text", "text": request.text}]
+        if request.image is not None:
+            content.append({"type": "image_url", "image_url": {"url": image_data_url(request.image)}})
         payload: dict[str, Any] = {
             "model": self.model,
-            "messages": [
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "text", "text": request.text},
-                        {"type": "image_url", "image_url": {"url": image_data_url(request.image)}},
-                    ],
-                }
-            ],
+            "messages": [{"role": "user", "content": content}],
             "max_tokens": self.max_tokens,
             "temperature": self.temperature if request.attempt == 0 else self.retry_temperature,
         }
         if self._seed is not None:
             payload["seed"] = int(self._seed) + request.attempt
+        if structured and request.schema is not None and self._schema_supported:
+            payload["response_format"] = {"type": "json_schema", "json_schema": request.schema}
         return payload
 
     def _delay(self, i: int, retry_after: str | None) -> float:
@@ -266,7 +275,8 @@ class ApiVLMAgent(ChatVLMAgent):
         url = f"{self.base_url}/chat/completions"
         body = json.dumps(self._payload(request))
         last = ""
-        for i in range(self.max_retries + 1):
+        i = 0
+        while i <= self.max_retries:
             self.limiter.wait()
             self._count("requests")
             retry_after = None
@@ -286,6 +296,9 @@ class ApiVLMAgent(ChatVLMAgent):
                     last = text
                 else:
                     last = f"HTTP {resp.status_code}: {text[:500]}"
+                    if self._schema_rejected(resp.status_code, text, body):
+                        body = json.dumps(self._payload(request, structured=False))
+                        continue  # the same attempt again, as free text
                     if resp.status_code not in RETRY_STATUS:
                         break
                     retry_after = resp.headers.get("retry-after")
@@ -293,8 +306,22 @@ class ApiVLMAgent(ChatVLMAgent):
                 self._count("http_retries")
                 log.warning("api-vlm %s: attempt %d failed (%s); retrying", self.model, i + 1, last[:120])
                 self._sleep(self._delay(i, retry_after))
+            i += 1
         self._count("failures")
         return FailedReply(last)
+
+    def _schema_rejected(self, status: int, text: str, body: str) -> bool:
+        """An HTTP 400 about ``response_format`` for a structured request: stop sending schemas."""
+        if status != 400 or '"response_format"' not in body:
+            return False
+        low = text.lower()
+        if not any(k in low for k in ("response_format", "json_schema", "structured")):
+            return False
+        with self._stats_lock:
+            self._schema_supported = False
+            self.stats["structured_fallbacks"] += 1
+        log.warning("api-vlm %s: endpoint rejects response_format; continuing with free text", self.model)
+        return True
 
     def _count(self, key: str) -> None:
         with self._stats_lock:

@@ -9,6 +9,14 @@ the retry appends :data:`~huesenv.agents.prompts.RETRY_SUFFIX`.  A query still
 unparsed after that is answered ``valid=False`` with every raw reply kept in
 ``raw_text`` (attempts separated by :data:`ATTEMPT_SEPARATOR`), never dropped.
 
+Probe queries: the prompt asks for the format of the query's answer kind
+(:func:`~huesenv.agents.prompts.probe_prompt`) and the reply is read for that
+kind by :func:`huesenv.probes.parse_answer` — so a reply in the requested format
+(``threshold=35%``) is never re-asked.  ``structured_output=True`` asks for a
+JSON object instead and attaches its JSON schema to the request
+(:attr:`ChatRequest.schema`; API agents send it as ``response_format``).  A
+query with ``image=None`` (the GCA text prior) is sent as text only.
+
 Cue giving: with ``target=None`` the target is drawn from the card with the
 agent's seeded rng (documented choice: the prompt asks for a clue, not a target).
 """
@@ -37,11 +45,15 @@ class FailedReply(str):
 
 @dataclass
 class ChatRequest:
-    """One user turn: an image (PIL) and a text, plus which attempt this is (0 = first)."""
+    """One user turn: an image (PIL, or None for text only) and a text, plus which attempt this is (0 = first).
+
+    ``schema``: the JSON schema a structured reply must follow (``None`` = free text).
+    """
 
     text: str
     image: Any
     attempt: int = 0
+    schema: dict | None = None
 
 
 class ChatVLMAgent(BaseAgent):
@@ -50,11 +62,18 @@ class ChatVLMAgent(BaseAgent):
     name = "chat-vlm"
 
     def __init__(
-        self, *, retries: int = 2, seed: int | None = 0, board: Board | None = None, cell_pixels: int = 24
+        self,
+        *,
+        retries: int = 2,
+        seed: int | None = 0,
+        board: Board | None = None,
+        cell_pixels: int = 24,
+        structured_output: bool = False,
     ) -> None:
         if retries < 0:
             raise ValueError(f"retries {retries!r}: expected >= 0")
         self.retries = int(retries)
+        self.structured_output = bool(structured_output)
         self._seed = seed
         self.rng = np.random.default_rng(seed)
         self.board = board or load_board()
@@ -68,6 +87,7 @@ class ChatVLMAgent(BaseAgent):
 
     # -- requests and parsing ---------------------------------------------------
     def _prepare(self, query: Query) -> tuple[str, Any, dict[str, Any]]:
+        """(prompt text, image or None, context); a probe's context carries its JSON schema when structured."""
         if isinstance(query, GuessQuery):
             legal = query.legal_mask()
             taken = not legal.all()
@@ -86,7 +106,15 @@ class ChatVLMAgent(BaseAgent):
                 {"target": target},
             )
         if isinstance(query, ProbeQuery):
-            return prompts.probe_prompt(query.question, query.options), to_pil(query.image), {}
+            kind = prompts.probe_kind(query.options, query.answer_kind)
+            text = prompts.probe_prompt(
+                query.question, query.options, kind, structured=self.structured_output
+            )
+            image = None if query.image is None else to_pil(query.image)
+            ctx: dict[str, Any] = {"kind": kind}
+            if self.structured_output:
+                ctx["schema"] = prompts.probe_schema(query.options, kind)
+            return text, image, ctx
         raise TypeError(f"{self.name}: unsupported query type {type(query).__name__}")
 
     def _parse(self, query: Query, raw: str | None, ctx: dict[str, Any]) -> Answer | None:
@@ -100,7 +128,7 @@ class ChatVLMAgent(BaseAgent):
                 raw, query.vocabulary, query.forbidden, max_words=1 if query.cue_index == 1 else 2
             )
             return Answer(target=ctx["target"], cue=cue, raw_text=raw) if cue else None
-        option, text = parse_probe(raw, query.options, query.subject)
+        option, text = parse_probe(raw, query.options, query.subject, ctx.get("kind"))
         if text is None:
             return None
         return Answer(option=option, text=text, raw_text=raw)
@@ -116,7 +144,10 @@ class ChatVLMAgent(BaseAgent):
             if not pending:
                 break
             suffix = prompts.RETRY_SUFFIX if attempt else ""
-            requests = [ChatRequest(prepared[i][0] + suffix, prepared[i][1], attempt) for i in pending]
+            requests = [
+                ChatRequest(prepared[i][0] + suffix, prepared[i][1], attempt, prepared[i][2].get("schema"))
+                for i in pending
+            ]
             t0 = time.perf_counter()
             replies = self.complete(requests)
             per = (time.perf_counter() - t0) / len(pending)

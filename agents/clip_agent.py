@@ -345,6 +345,13 @@ class ClipAgent(ScoringAgent):
 
         if not queries:
             return []
+        if any(q.image is None for q in queries):  # text-only queries (GCA text prior): nothing to compare
+            seen = [i for i, q in enumerate(queries) if q.image is not None]
+            got = iter(self.answer_probes([queries[i] for i in seen]) if seen else [])
+            no_image = "clip: no image to compare with (text-only query)"
+            return [
+                next(got) if q.image is not None else Answer(valid=False, raw_text=no_image) for q in queries
+            ]
         t0 = time.perf_counter()
         images = self.encode_images([Image.fromarray(np.asarray(q.image, dtype=np.uint8)) for q in queries])
         prompts = [self.probe_prompts(q) for q in queries]

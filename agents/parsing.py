@@ -9,9 +9,8 @@ Coordinates (:func:`parse_coordinates`), in text order, duplicates dropped:
 * "row I, column 18" / "row I col 18" spelled out.
 
 Every candidate is validated with :func:`huesenv.board.parse_coord`, so off-board
-pairs ("Q5", "A31") are ignored rather than clamped.  Colour names and probe
-options go through :mod:`huesenv.colour_names` (``parse_colour``,
-``parse_option``), the parser the probes score with.
+pairs ("Q5", "A31") are ignored rather than clamped.  Probe replies go through
+:func:`huesenv.probes.parse_answer`, the parser the probes score with.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from huesenv.board import parse_coord
-from huesenv.colour_names import parse_colour, parse_option
+from huesenv.probes.answers import parse_answer
 from huesenv.vocabulary import normalise_word
 
 _COORD = re.compile(r"(?<![A-Za-z0-9])(?:([A-P])[ \t]?-?[ \t]?|([a-p]))([1-9][0-9]?)(?![0-9])")
@@ -93,11 +92,37 @@ def parse_cue(
 
 
 def parse_probe(
-    text: str | None, options: Sequence[str] | None, subject: str | None = None
+    text: str | None,
+    options: Sequence[str] | None,
+    subject: str | None = None,
+    kind: str | None = None,
 ) -> tuple[int | None, str | None]:
-    """``(option index, answer text)`` for a probe reply; ``(None, None)`` when nothing parses."""
-    if options:
-        i = parse_option(text, list(options))
+    """``(option index, answer text)`` for a probe reply; ``(None, None)`` when it does not give ``kind``.
+
+    ``kind`` is the query's answer kind (default: ``option`` with options, else
+    ``colour``).  The answer text is canonical: a colour name, sorted
+    comma-joined colours, a number (``"35"``), ``"yes"``/``"no"``, or for
+    ``threshold+colour`` ``"threshold=35;color=white"``.
+    """
+    kind = kind or ("option" if options else "colour")
+    if kind == "option":
+        if not options:
+            return None, None
+        i = parse_answer("option", text, options=list(options), subject=subject)
         return (i, options[i]) if i is not None else (None, None)
-    colour = parse_colour(text, subject=subject)
-    return None, colour
+    if kind == "threshold+colour":
+        t = parse_answer("threshold", text)
+        c = parse_answer("colour", text, subject=subject)
+        return (None, f"threshold={t:g};color={c}") if t is not None and c is not None else (None, None)
+    if kind == "percent":
+        kind = "coverage"
+    value = parse_answer(kind, text, subject=subject)
+    if value is None:
+        return None, None
+    if kind == "colours":
+        return None, ",".join(sorted(value))
+    if kind in ("threshold", "coverage"):
+        return None, f"{value:g}"
+    if kind == "yes_no":
+        return None, "yes" if value else "no"
+    return None, value

@@ -1,7 +1,25 @@
 """The prompts the VLM agents send (local transformers model and chat-completions API alike).
 
 They are part of the method, so they are fixed text here, versioned by
-:data:`PROMPT_VERSION` (logged in ``Answer.info``).  The board image (see
+:data:`PROMPT_VERSION` (logged in ``Answer.info``).
+
+Probe prompts depend on the query's answer kind (``ProbeQuery.answer_kind``),
+and each asks for exactly a format :func:`huesenv.probes.parse_answer` reads:
+
+* ``option`` — the options listed, "Answer with one of the options only.";
+* ``colour`` — "Answer with one color name only.";
+* ``colours`` (interference types 3–4, 2–8 colours) — "Answer with every color
+  name, separated by commas, and nothing else.";
+* ``threshold`` / ``coverage`` / ``threshold+colour`` — the GCA questions carry
+  their own format line (``threshold=x%``, ``estimated_percentage=x%``,
+  ``threshold=x%, color=<color>``); a question without one gets "Answer with a
+  number from 0 to 100 followed by %, for example 40%.";
+* ``yes_no`` — "Answer yes or no.".
+
+Structured mode (:func:`probe_prompt` with ``structured=True``) asks for one
+JSON object instead (keys in :func:`probe_schema`), and API agents also send
+the matching JSON schema as ``response_format``; the parser reads JSON and free
+text alike, so a model that ignores the request is still read.  The board image (see
 :mod:`huesenv.agents.images`) shows row letters A–P down the left side and column
 numbers 1–30 along the top; cells that may not be chosen are crossed out, and the
 cue giver's target is outlined.
@@ -11,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 
 BOARD_DESCRIPTION = (
     "The image shows a board of 480 coloured cells in 16 rows labelled A to P (top to bottom) "
@@ -41,7 +59,24 @@ CUE_VOCABULARY = BOARD_DESCRIPTION + (
 )
 
 PROBE_OPTIONS = "{question} Options: {options}. Answer with one of the options only."
-PROBE_FREE = "{question} Answer with one colour name only."
+PROBE_SUFFIX = {
+    "colour": "Answer with one color name only.",
+    "colours": "Answer with every color name, separated by commas, and nothing else.",
+    "threshold": "Answer with a number from 0 to 100 followed by %, for example 40%.",
+    "coverage": "Answer with a number from 0 to 100 followed by %, for example 40%.",
+    "yes_no": "Answer yes or no.",
+}
+PROBE_JSON = "{question} Reply with one JSON object only, in this form: {example}"
+_JSON_EXAMPLES = {
+    "option": '{{"answer": "<one of: {options}>"}}',
+    "colour": '{{"color": "<one color name>"}}',
+    "colours": '{{"colors": ["<color name>", "..."]}}',
+    "threshold": '{{"threshold": <number from 0 to 100>}}',
+    "coverage": '{{"estimated_percentage": <number from 0 to 100>}}',
+    "threshold+colour": '{{"threshold": <number from 0 to 100>, "color": "<color name>"}}',
+    "yes_no": '{{"answer": "yes" or "no"}}',
+}
+_HAS_FORMAT = ("reply with the format", "answer with the format")
 
 RETRY_SUFFIX = " Your previous answer could not be read. Reply with the requested format only."
 
@@ -62,7 +97,61 @@ def cue_prompt(
     return CUE_FREE.format(target=target, n=n, forbidden=", ".join(sorted(forbidden)) or "none")
 
 
-def probe_prompt(question: str, options: Sequence[str] | None) -> str:
-    if options:
-        return PROBE_OPTIONS.format(question=question.strip(), options=", ".join(options))
-    return PROBE_FREE.format(question=question.strip())
+def probe_kind(options: Sequence[str] | None, kind: str | None) -> str:
+    """The answer kind a probe prompt asks for (``percent`` is the v0 name of ``coverage``)."""
+    if kind == "percent":
+        return "coverage"
+    return kind or ("option" if options else "colour")
+
+
+def probe_prompt(
+    question: str, options: Sequence[str] | None, kind: str | None = None, *, structured: bool = False
+) -> str:
+    """The text of a probe request: the question plus the format its answer kind needs."""
+    kind = probe_kind(options, kind)
+    q = question.strip()
+    if structured:
+        q = _drop_format_line(q)  # the JSON form replaces any free-text format line
+        example = _JSON_EXAMPLES[kind].format(options=", ".join(options or ()))
+        prefix = f"{q} Options: {', '.join(options)}." if kind == "option" and options else q
+        return PROBE_JSON.format(question=prefix, example=example)
+    if kind == "option" and options:
+        return PROBE_OPTIONS.format(question=q, options=", ".join(options))
+    if kind in ("threshold", "coverage", "threshold+colour") and any(h in q.lower() for h in _HAS_FORMAT):
+        return q
+    suffix = PROBE_SUFFIX.get(kind, PROBE_SUFFIX["colour"] if kind != "threshold+colour" else "")
+    return f"{q} {suffix}".strip()
+
+
+def _drop_format_line(q: str) -> str:
+    low = q.lower()
+    for h in _HAS_FORMAT:
+        i = low.find(h)
+        if i >= 0:
+            return q[:i].strip()
+    return q
+
+
+def probe_schema(options: Sequence[str] | None, kind: str | None) -> dict:
+    """The JSON schema of a structured reply (OpenAI-compatible ``response_format`` ``json_schema``)."""
+    kind = probe_kind(options, kind)
+    number = {"type": "number", "minimum": 0, "maximum": 100}
+    props: dict = {
+        "option": {"answer": {"type": "string", "enum": list(options or ())}},
+        "colour": {"color": {"type": "string"}},
+        "colours": {"colors": {"type": "array", "items": {"type": "string"}}},
+        "threshold": {"threshold": number},
+        "coverage": {"estimated_percentage": number},
+        "threshold+colour": {"threshold": number, "color": {"type": "string"}},
+        "yes_no": {"answer": {"type": "string", "enum": ["yes", "no"]}},
+    }[kind]
+    return {
+        "name": "probe_answer_" + kind.replace("+", "_"),
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "properties": props,
+            "required": list(props),
+            "additionalProperties": False,
+        },
+    }

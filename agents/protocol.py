@@ -57,12 +57,14 @@ class CueQuery:
 
 @dataclass(frozen=True)
 class ProbeQuery:
-    image: np.ndarray  # (H, W, 3) uint8
+    image: np.ndarray | None  # (H, W, 3) uint8; None = ask in text only (GCA text prior)
     question: str
     options: tuple[str, ...] | None = None
     subject: str | None = None  # what the question is about ("apple", "text"): lets CLIP build "a red apple"
     task: str | None = None  # "gca" | "interference" | ...
     trial_id: str | None = None
+    # what the reply must give (huesenv.probes.parse_answer kinds, plus "threshold+colour"): picks the prompt
+    answer_kind: str | None = None
 
 
 Query = Union[GuessQuery, CueQuery, ProbeQuery]

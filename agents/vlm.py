@@ -8,6 +8,9 @@ greedily (``do_sample=False``) for the first attempt; retries sample at
 ``retry_temperature`` with ``torch.manual_seed(seed + attempt)`` so reruns repeat.
 Batches are left-padded and generated together (``batch_size`` per call).
 Device and precision follow :mod:`huesenv.agents.devices` (fp16 on GPU).
+A request without an image (the GCA text prior) is rendered without an image
+slot and generated in its own batch (text only, as the GCA authors asked their
+local models).
 Prompts, parsing and retries: :mod:`huesenv.agents.chat`.
 """
 
@@ -90,21 +93,36 @@ class TransformersVLMAgent(ChatVLMAgent):
         self._load()
         return self._model
 
-    def _render(self, text: str) -> str:
-        messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]}]
+    def _render(self, text: str, image: bool = True) -> str:
+        content = ([{"type": "image"}] if image else []) + [{"type": "text", "text": text}]
+        messages = [{"role": "user", "content": content}]
         return self._processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
 
     def complete(self, requests: Sequence[ChatRequest]) -> list[str | None]:
+        """Replies in request order; requests with and without an image are batched apart."""
+        out: list[str | None] = [None] * len(requests)
+        for has_image in (True, False):
+            idx = [i for i, r in enumerate(requests) if (r.image is not None) == has_image]
+            for i, reply in zip(idx, self._complete_group([requests[i] for i in idx], has_image)):
+                out[i] = reply
+        return out
+
+    def _complete_group(self, requests: Sequence[ChatRequest], has_image: bool) -> list[str | None]:
         import torch
 
+        if not requests:
+            return []
         self._load()
         out: list[str | None] = []
         for start in range(0, len(requests), self.batch_size):
             chunk = requests[start : start + self.batch_size]
-            texts = [self._render(r.text) for r in chunk]
-            inputs = self._processor(
-                images=[r.image for r in chunk], text=texts, return_tensors="pt", padding=True
-            )
+            texts = [self._render(r.text, has_image) for r in chunk]
+            if has_image:
+                inputs = self._processor(
+                    images=[r.image for r in chunk], text=texts, return_tensors="pt", padding=True
+                )
+            else:
+                inputs = self._processor(text=texts, return_tensors="pt", padding=True)
             inputs = inputs.to(self.device)
             if "pixel_values" in inputs and self.precision != "fp32":
                 inputs["pixel_values"] = inputs["pixel_values"].to(self._model.dtype)

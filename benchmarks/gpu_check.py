@@ -154,6 +154,8 @@ def vlm_check(folder: Path, batch_sizes=(1, 8, 32)) -> dict:
                 "top1_values": sorted({r.cells[0] for r in records if r.cells}),
             }
             print(json.dumps({f"vlm {agent.device}/batch{bs}": out[f"{agent.device}/batch{bs}"]}), flush=True)
+    out["text_only_probe"] = vlm_text_only_check(folder, ids)
+    print(json.dumps({"vlm text_only_probe": out["text_only_probe"]}), flush=True)
     return out
 
 
@@ -191,6 +193,28 @@ def tournament_check(games: int = 4) -> dict:
     out["same_games_on_both_devices"] = played["cuda"] == played["cpu"]
     out["ok"] = out["cuda"]["model_device"].startswith("cuda") and out["cpu"]["model_device"] == "cpu"
     return out
+
+
+def vlm_text_only_check(folder: Path, ids: dict) -> dict:
+    """GCA text prior on the device: a batch mixing image and text-only probe queries (text-only run apart)."""
+    import numpy as np
+
+    from huesenv.agents import ProbeQuery, make_agent
+
+    agent = make_agent(f"vlm:{folder}", device="auto", max_new_tokens=4, retries=0, batch_size=8)
+    img = np.full((64, 64, 3), 200, np.uint8)
+    queries = [
+        ProbeQuery(image=None if i % 2 else img, question="What value should x% be?", answer_kind="threshold")
+        for i in range(16)
+    ]
+    t0 = time.perf_counter()
+    answers = agent.act_batch(queries)
+    return {
+        "device": agent.device,
+        "n": len(answers),
+        "replies": sum(a.raw_text is not None for a in answers),
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def main() -> None:

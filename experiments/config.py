@@ -22,7 +22,7 @@ Schema (all keys optional except where noted; see ``configs/default.yaml``)::
                                 # also agent_factory / play_fn: "module:attr" replacing make_agent / play_game
     wordlevel: {enabled: true, agents: [random], top_k: 5}   # agents null = every non-human agent
     metrics: {alpha: 0.05, top_k: 5}
-    humans: {path: null}
+    humans: {path: null, cvd: null}   # cvd: CVD participant list for an export without colorBlind
     report: {formats: [markdown, html], board_images: 2}
     wandb: {mode: disabled, project: huesenv}
     backend: {name: inprocess, address: null, num_cpus: null, num_workers: null}
@@ -60,7 +60,7 @@ DEFAULTS: dict[str, Any] = {
     "tournament": {"enabled": True, "batch_size": 4},
     "wordlevel": {"enabled": True, "agents": None, "top_k": 5},
     "metrics": {"alpha": 0.05, "top_k": 5},
-    "humans": {"path": None},
+    "humans": {"path": None, "cvd": None},
     "report": {"formats": ["markdown", "html"], "board_images": 2},
     "wandb": {"mode": "disabled", "project": "huesenv", "entity": None},
     "backend": {"name": "inprocess", "address": None, "num_cpus": None, "num_workers": None},
@@ -269,6 +269,9 @@ class ExperimentConfig:
             and "humans" not in kwargs
         ):
             kwargs["path"] = humans_path  # replayed humans come from the cohort the metrics compare with
+            cvd = (self.data.get("humans") or {}).get("cvd")
+            if cvd and "cvd" not in kwargs:
+                kwargs["cvd"] = cvd
         kwargs = with_device(entry["spec"], kwargs, self.data.get("device"))
         return AgentSpec(name=name, spec=entry["spec"], kwargs=kwargs, gpu=bool(entry.get("gpu", False)))
 

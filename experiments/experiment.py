@@ -37,6 +37,7 @@ from huesenv.experiments.tracking import Tracker, requested_mode
 from huesenv.experiments.weights import offline_env
 from huesenv.experiments.wordlevel import score_wordlevel
 from huesenv.humans import load_humans
+from huesenv.metrics import skipped_words
 
 
 @dataclass
@@ -220,9 +221,20 @@ def track(tracker: Any, run_dir: Path, data: Any, name: str) -> None:
     tracker.log_artifact(run_dir, name)
 
 
-def _load_humans(config: ExperimentConfig) -> Any:
+def _skipped_note(word_df: pd.DataFrame, what: str) -> list[str]:
+    """A summary line naming the words the metrics skipped for lack of human answers (none: no line)."""
+    skipped = skipped_words(word_df)
+    if skipped.empty:
+        return []
+    names = ", ".join(f"{w} ({n})" for w, n in zip(skipped["word"], skipped["n_human"]))
+    return [
+        f"{what}: {len(skipped)} word(s) not scored by Mahalanobis/Hotelling, fewer than "
+        f"{int(skipped['min_human_answers'].iloc[0])} human answers: {names}"
+    ]
 
-    return load_humans(config["humans"].get("path"))
+
+def _load_humans(config: ExperimentConfig) -> Any:
+    return load_humans(config["humans"].get("path"), cvd=config["humans"].get("cvd"))
 
 
 def build_report_data(
@@ -292,6 +304,7 @@ def build_report_data(
                 "reference, not leave-one-out."
             )
             tables["guess_alignment_words"] = align["word"]
+            summary.extend(_skipped_note(align["word"], "guess alignment"))
             p = report.plot_alignment(
                 align["word"],
                 plots_dir / "guess_alignment.png",
@@ -338,6 +351,7 @@ def build_report_data(
             tables["wordlevel_nonsense"] = scored["nonsense"]
         if "word" in scored:
             tables["wordlevel_words"] = scored["word"]
+            summary.extend(_skipped_note(scored["word"], "word-level evaluation"))
             p = report.plot_alignment(
                 scored["word"],
                 plots_dir / "wordlevel.png",

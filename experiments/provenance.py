@@ -12,7 +12,7 @@ import hashlib
 import platform
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,7 @@ class HumanReference:
     participants: int
     answers: int
     sha256: str  # of the answers (user, word, cell), so two copies of one export compare equal
+    filtered: dict[str, int] = field(default_factory=dict)  # valid rows removed by each loader filter
 
     @classmethod
     def of(cls, humans: Any) -> HumanReference:
@@ -60,6 +61,7 @@ class HumanReference:
             participants=int(humans.n_participants),
             answers=int(len(humans)),
             sha256=hashlib.sha256(blob).hexdigest(),
+            filtered={str(k): int(v) for k, v in dict(getattr(humans, "filtered", {}) or {}).items() if v},
         )
 
     @property
@@ -68,6 +70,12 @@ class HumanReference:
 
     @property
     def label(self) -> str:
+        note = ""
+        if self.filtered:
+            note = " after filtering out " + ", ".join(f"{n} rows by {k}" for k, n in self.filtered.items())
+        return self._label() + note
+
+    def _label(self) -> str:
         if self.kind == "reconstructed cohort":
             return (
                 f"the packaged reconstructed cohort ({self.participants} simulated participants, "

@@ -140,6 +140,10 @@ def test_probe_ranks_one_prompt_per_option(agent):
     assert ans.scores.shape == (3,) and ans.option == int(np.argmax(ans.scores))
     free = agent.act(ProbeQuery(image=img, question="What colour?", options=None))
     assert free.text and free.option is None
+    # a text-only query (GCA text prior) has nothing to compare: invalid, and the rest of the batch is answered
+    mixed = agent.act_batch([ProbeQuery(image=None, question="x% ?", answer_kind="threshold"), q])
+    assert not mixed[0].valid and "text-only" in mixed[0].raw_text
+    assert mixed[1].valid and mixed[1].option == ans.option
 
 
 def test_local_checkpoint_named_after_a_tag_gets_the_tag_preprocessing(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 from huesenv.agents import RandomAgent
 from huesenv.agents.protocol import ProbeQuery
 from huesenv.colour_names import CANONICAL_COLOURS
-from huesenv.probes import parse_percent, run_probe
+from huesenv.probes import parse_answer, run_probe
 
 _IMG = np.full((8, 8, 3), 255, dtype=np.uint8)
 
@@ -23,7 +23,7 @@ def test_all_probe_trials_valid_and_deterministic(task, limit):
 def test_gca_every_question_kind_answered():
     records = run_probe(RandomAgent(seed=0), "gca", objects=["apple"], conditions=["prior"], taus=[50])
     kinds = {r.extra["answer_kind"] for r in records}
-    assert kinds == {"option", "threshold", "threshold+colour", "percent"}
+    assert kinds == {"option", "threshold", "threshold+colour", "coverage"}
     assert all(r.valid for r in records)
 
 
@@ -35,7 +35,9 @@ def test_free_text_answers_by_question():
     }
     assert colours <= set(CANONICAL_COLOURS) and len(colours) > 5  # drawn from the whole vocabulary
     numbers = [
-        parse_percent(agent.answer_probe(ProbeQuery(_IMG, "What percent of pixels are red?")).raw_text)
+        parse_answer(
+            "coverage", agent.answer_probe(ProbeQuery(_IMG, "What percent of pixels are red?")).raw_text
+        )
         for _ in range(200)
     ]
     assert all(n is not None and 0 <= n <= 100 and n == int(n) for n in numbers) and len(set(numbers)) > 50

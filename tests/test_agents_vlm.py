@@ -96,3 +96,23 @@ def test_probe_and_cue(tiny_vlm):
     assert cue.valid and cue.cue == "APPLE" and cue.target in (10, 20, 30, 40)
     bad = agent.act(CueQuery(card=(10, 20, 30, 40), target=20, vocabulary=("BANANA",)))
     assert not bad.valid and bad.raw_text == "apple" and bad.target == 20
+
+
+def test_text_only_queries_are_generated_without_an_image(tiny_vlm):
+    path, ids = tiny_vlm
+    agent = make_agent(
+        f"vlm:{path}",
+        device="cpu",
+        max_new_tokens=1,
+        retries=0,
+        generate_kwargs=bias(ids, [(("red",), 100.0)]),
+    )
+    img = np.full((20, 20, 3), 90, np.uint8)
+    queries = [
+        ProbeQuery(image=None, question="What colour is an apple?", answer_kind="colour"),
+        ProbeQuery(image=img, question="What colour is the apple?", answer_kind="colour"),
+        ProbeQuery(image=None, question="What colour is a cherry?", answer_kind="colour"),
+    ]
+    answers = agent.act_batch(queries)
+    assert [a.text for a in answers] == ["red", "red", "red"] and all(a.valid for a in answers)
+    assert "<image>" not in agent._render("q", image=False) and "<image>" in agent._render("q", image=True)

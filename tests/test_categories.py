@@ -42,6 +42,55 @@ def test_agreement_with_paper_table6_labels():
         print(f"  {coord}: paper {want}, ours {got}")
     assert len(labels) == 111
     assert agreement >= AGREEMENT_FLOOR
+    assert len(labels) - len(wrong) == 104  # v2 of the map (v1: 102); see huesenv.categories
+
+
+# The cells the category-map review changed (huesenv.categories docstring), first map → now.
+REVIEWED = {
+    "L7": ("Brown", "Yellow"),  # saturated chartreuse: khaki no longer votes Brown
+    "J10": ("Brown", "Yellow"),
+    "J11": ("Brown", "Green"),
+    "J12": ("Brown", "Green"),
+    "J13": ("Brown", "Green"),
+    "I15": ("Brown", "Green"),
+    "I16": ("Brown", "Green"),  # Table 6: Green
+    "I11": ("Brown", "Green"),  # I11–I14: a Brown island absorbed by the surrounding area
+    "I12": ("Brown", "Green"),
+    "I13": ("Brown", "Green"),  # Table 6: Green
+    "I14": ("Brown", "Green"),
+    "I19": ("Purple", "Blue"),  # blue-grey: "bluey grey", "blue/grey" now count as Blue
+    "H18": ("Pink", "Purple"),
+}
+
+
+def test_reviewed_cells():
+    cats = load_board().categories
+    for coord, (_, now) in REVIEWED.items():
+        assert cats[parse_coord(coord)] == now, coord
+    # every category is one 4-connected area, and Brown lies only in the dark top-left corner
+    grid = np.asarray(cats).reshape(16, 30)
+    from huesenv.categories import merge_islands
+
+    assert merge_islands(cats, 16, 30) == tuple(cats)
+    brown_rows = {int(i) // 30 for i in np.flatnonzero(grid.ravel() == "Brown")}
+    assert max(brown_rows) <= 3
+    assert np.all(load_board().lab[grid.ravel() == "Brown", 0] < 60)
+
+
+def test_merge_islands():
+    from huesenv.board import N_COLS, N_ROWS
+    from huesenv.categories import GRID_SHAPE, merge_islands
+
+    assert GRID_SHAPE == (N_ROWS, N_COLS)
+
+    B, R, G = "Blue", "Red", "Green"
+    grid = [B, B, B, B, B] + [R, R, G, G, G] + [R, B, G, G, G] + [R, R, G, G, G]
+    out = merge_islands(grid, 4, 5)
+    assert out[11] == R and out[:5] == (B,) * 5  # the lone Blue cell joins the Red area around it
+    grid[16] = G  # now the island touches Red twice and Green twice: tie → MACRO_COLOURS order (Red first)
+    assert merge_islands(grid, 4, 5)[11] == R
+    two_equal = [B, B, R, R] + [R, R, B, B]  # two Blue areas of equal size: neither is an island
+    assert merge_islands(two_equal, 2, 4) == tuple(two_equal)
 
 
 def test_neutral_cell_is_i18_and_labelled_blue():
@@ -57,7 +106,13 @@ def test_colour_name_heads():
     assert name_to_category("greenish blue") == "Blue"
     assert name_to_category("reddish") == "Red"
     assert name_to_category("dusty rose") == "Pink"
-    assert name_to_category("bluish grey") is None
+    assert name_to_category("bluish grey") == "Blue"  # a grey head takes its chromatic modifier
+    assert name_to_category("blue/grey") == "Blue" and name_to_category("pinkish grey") == "Pink"
+    assert name_to_category("grey") is None and name_to_category("light grey") is None
+    assert name_to_category("greyish brown") == "Brown"
+    for contested in ("tan", "beige", "khaki", "light khaki"):
+        assert name_to_category(contested) is None
+    assert name_to_category("khaki green") == "Green" and name_to_category("tan brown") == "Brown"
 
 
 # --- CI guards from tests/conftest.py: in CI a missing ../shared or a failed import is a failure, not a skip

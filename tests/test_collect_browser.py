@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -102,6 +103,8 @@ def onboard(driver, wait, shot=None) -> None:
     Select(driver.find_element(By.NAME, "gender")).select_by_value("female")
     Select(driver.find_element(By.NAME, "age_range")).select_by_value("20-29")
     driver.find_element(By.CSS_SELECTOR, 'input[name="color_blind"][value="no"]').click()
+    for box in ("consent", "adult", "display"):
+        driver.find_element(By.CSS_SELECTOR, f'input[name="{box}"]').click()
     driver.find_element(By.ID, "continue").click()
     wait.until(ec.presence_of_element_located((By.ID, "begin")))
     if shot:
@@ -118,6 +121,7 @@ def click_and_wait(driver, wait, element) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.integration
 @pytest.mark.timeout(300)
 def test_browser_word_task_end_to_end(tmp_path):
     _need_browser()
@@ -191,6 +195,7 @@ def test_browser_word_task_end_to_end(tmp_path):
 
 
 @pytest.mark.browser
+@pytest.mark.integration
 @pytest.mark.timeout(300)
 def test_browser_gca_and_tessellation_pages(tmp_path):
     _need_browser()
@@ -282,6 +287,154 @@ def test_browser_gca_and_tessellation_pages(tmp_path):
         green = table["category"] == "Green"
         assert (table.loc[green, "agreement"] == 1.0).all()
         assert np.allclose(table.loc[~green, "agreement"], 2 / 3)
+
+
+def _fits(driver) -> dict:
+    """Where the board's last cell lies relative to the viewport."""
+    return driver.execute_script(
+        "var cells = document.querySelectorAll('#board .cell, .board .cell');"
+        "var last = cells[cells.length - 1].getBoundingClientRect();"
+        "var first = cells[0].getBoundingClientRect();"
+        "return {right: last.right, bottom: last.bottom + window.scrollY, left: first.left,"
+        " width: window.innerWidth, height: window.innerHeight, cell: last.width,"
+        " rotate: getComputedStyle(document.querySelector('.rotate')).display};"
+    )
+
+
+def _viewport(driver, width: int, height: int) -> None:
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 2, "mobile": True},
+    )
+
+
+@pytest.mark.browser
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_browser_phone_spanish_painter_and_introspection(tmp_path):
+    """Phone landscape fits the whole board (portrait asks to rotate); the Spanish interface; the painter's
+    fill, eraser, undo and gap-free drags; the GCA introspection slider without a preset."""
+    _need_browser()
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from huesenv.collect.app import CollectConfig
+    from huesenv.collect.export import gca_frame, tessellation_frame
+
+    shots = screenshot_dir(tmp_path)
+    with chromium(tmp_path) as driver:
+        wait = WebDriverWait(driver, 30)
+        # -- words on a phone held sideways (844 x 390 CSS pixels), interface in Spanish
+        with serving(CollectConfig(db_path=tmp_path / "w.sqlite3", words_per_participant=2)) as base:
+            _viewport(driver, 844, 390)
+            driver.get(base + "/start?lang=es")
+            assert "Bienvenida" in driver.page_source
+            driver.save_screenshot(str(shots / "phone_01_onboarding_es.png"))
+            onboard(driver, wait)
+            wait.until(ec.presence_of_element_located((By.ID, "cue")))
+            assert "Palabra 1 de 2" in driver.find_element(By.ID, "progress").text
+            box = _fits(driver)
+            assert box["right"] <= box["width"] and box["bottom"] <= box["height"] + 1, box
+            assert box["cell"] >= 10 and box["rotate"] == "none", box
+            driver.save_screenshot(str(shots / "phone_02_word_landscape.png"))
+            _viewport(driver, 390, 844)
+            driver.refresh()
+            wait.until(ec.presence_of_element_located((By.ID, "cue")))
+            assert _fits(driver)["rotate"] == "block"
+            driver.save_screenshot(str(shots / "phone_03_word_portrait.png"))
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+        # -- the painter: a fast drag (two samples) paints the whole row between them; fill; eraser; undo
+        with serving(CollectConfig(db_path=tmp_path / "t.sqlite3", task="tessellation")) as base:
+            driver.get(base + "/start?lang=en")
+            onboard(driver, wait)
+            wait.until(ec.presence_of_element_located((By.ID, "palette")))
+            _viewport(driver, 844, 390)  # the painter on a phone held sideways
+            box = _fits(driver)
+            assert (
+                box["right"] <= box["width"] and box["bottom"] <= box["height"] + 1 and box["cell"] >= 10
+            ), box
+            driver.save_screenshot(str(shots / "phone_04_tessellation_landscape.png"))
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            painted = "return Array.prototype.map.call(document.querySelectorAll('#board button.cell'), function (c) { return c.classList.contains('painted'); });"
+            driver.find_element(By.CSS_SELECTOR, '.paint[data-category="Blue"]').click()
+            driver.execute_script(
+                "var a = document.querySelector('[data-coord=A1]'), b = document.querySelector('[data-coord=A30]');"
+                "a.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));"
+                "b.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));"
+                "document.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));"
+            )
+            row = driver.execute_script(painted)
+            assert all(row[:30]) and not any(row[30:]), "a fast drag skipped cells"
+            driver.execute_script(  # a diagonal drag: one cell per row, no gaps
+                "var a = document.querySelector('[data-coord=B1]'), b = document.querySelector('[data-coord=O14]');"
+                "a.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));"
+                "b.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));"
+                "document.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));"
+            )
+            cells = driver.execute_script(painted)
+            assert all(cells[r * 30 + (r - 1)] for r in range(1, 15)) and sum(cells) == 44
+            driver.find_element(By.ID, "undo").click()
+            assert sum(driver.execute_script(painted)) == 30
+            driver.execute_script(  # a finger: pointer events with coordinates, two samples far apart
+                "function at(c) { var r = document.querySelector('[data-coord=' + c + ']').getBoundingClientRect();"
+                "  return {clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, pointerType: 'touch',"
+                "          bubbles: true, pointerId: 7}; }"
+                "var board = document.getElementById('board');"
+                "board.dispatchEvent(new PointerEvent('pointerdown', at('C1')));"
+                "board.dispatchEvent(new PointerEvent('pointermove', at('C30')));"
+                "document.dispatchEvent(new PointerEvent('pointerup', at('C30')));"
+            )
+            cells = driver.execute_script(painted)
+            assert all(cells[60:90]) and sum(cells) == 60, "a touch drag skipped cells"
+            driver.find_element(By.ID, "undo").click()
+            time.sleep(1)  # the painter ignores the compatibility mouse events that follow a touch
+            assert sum(driver.execute_script(painted)) == 30
+            driver.find_element(By.CSS_SELECTOR, '.paint[data-category="Green"]').click()
+            driver.find_element(By.ID, "tool-fill").click()
+            driver.find_element(By.CSS_SELECTOR, 'button.cell[data-coord="H15"]').click()
+            assert sum(driver.execute_script(painted)) == 480
+            assert driver.find_element(By.ID, "remaining").text == "all cells painted"
+            driver.find_element(By.ID, "tool-brush").click()
+            driver.find_element(By.ID, "eraser").click()
+            driver.find_element(By.CSS_SELECTOR, 'button.cell[data-coord="P30"]').click()
+            assert sum(driver.execute_script(painted)) == 479
+            driver.save_screenshot(str(shots / "tess_04_tools.png"))
+            driver.find_element(By.ID, "undo").click()
+            driver.find_element(By.ID, "regions-only").click()
+            driver.save_screenshot(str(shots / "tess_05_filled.png"))
+            click_and_wait(driver, wait, driver.find_element(By.ID, "submit"))
+            wait.until(ec.presence_of_element_located((By.ID, "thanks")))
+        raw = tessellation_frame(tmp_path / "t.sqlite3", raw=True).set_index("coord")["category"]
+        assert (raw[[f"A{c}" for c in range(1, 31)]] == "Blue").all() and (
+            raw.drop([f"A{c}" for c in range(1, 31)]) == "Green"
+        ).all()
+
+        # -- GCA introspection: no preset value, the slider shows nothing until moved
+        config = CollectConfig(
+            db_path=tmp_path / "g.sqlite3",
+            task="gca",
+            gca_trials=1,
+            gca_attention_positions=(),
+            gca_introspection="first",
+        )
+        with serving(config) as base:
+            driver.get(base + "/start?lang=es")
+            onboard(driver, wait)
+            slider = wait.until(ec.presence_of_element_located((By.ID, "threshold")))
+            assert driver.find_element(By.ID, "threshold-value").get_attribute("value") == ""
+            assert "unset" in slider.get_attribute("class")
+            driver.save_screenshot(str(shots / "gca_03_introspection_es_unset.png"))
+            driver.find_element(By.ID, "submit").click()  # refused by the browser: nothing chosen yet
+            assert driver.find_elements(By.ID, "threshold")
+            driver.find_element(By.ID, "threshold-value").send_keys("65")
+            assert driver.find_element(By.ID, "threshold-out").text == "65"
+            assert "unset" not in slider.get_attribute("class")
+            click_and_wait(driver, wait, driver.find_element(By.ID, "submit"))
+            wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "img.stimulus")))
+            driver.save_screenshot(str(shots / "gca_04_trial_es.png"))
+        assert gca_frame(tmp_path / "g.sqlite3")["threshold"].iloc[0] == 65
 
 
 def test_missing_browser_is_a_skip_locally_and_a_failure_in_ci(monkeypatch):

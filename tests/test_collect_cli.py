@@ -56,6 +56,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.integration
 def test_serve_command_listens_on_loopback(tmp_path):
     port = _free_port()
     proc = subprocess.Popen(
@@ -87,7 +88,7 @@ def test_serve_command_listens_on_loopback(tmp_path):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError(
                         f"server did not start: {proc.stdout.read() if proc.poll() is not None else ''}"
-                    )
+                    ) from None
                 time.sleep(0.2)
         # bound to the loopback address only
         conns = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout if _has("ss") else ""
@@ -100,6 +101,7 @@ def test_serve_command_listens_on_loopback(tmp_path):
     assert (tmp_path / "s.sqlite3").is_file()
 
 
+@pytest.mark.integration
 def test_killed_server_loses_no_acknowledged_answer(tmp_path):
     """SIGKILL the server right after answers were acknowledged: every one of them is in the database."""
     import signal
@@ -169,3 +171,71 @@ def test_app_from_env(tmp_path, monkeypatch):
     p = ClientParticipant(app_from_env().test_client())
     page, answers = p.answer_words(p.onboard(), lambda w: "D4")
     assert page.path == "/done" and len(answers) == 2
+
+
+HOSTILE = [
+    ["serve", "--port", "99999"],
+    ["serve", "--port", "-1"],
+    ["serve", "--port", ""],
+    ["serve", "--host", "300.1.1.1"],
+    ["serve", "--host", "; rm -rf /"],
+    ["serve", "--task", "quiz"],
+    ["serve", "--task", "gca", "--gca-trials", "0"],
+    ["serve", "--task", "gca", "--gca-trials", "100000"],
+    ["serve", "--task", "gca", "--gca-attention", "1,x"],
+    ["serve", "--task", "gca", "--gca-attention", "-5"],
+    ["serve", "--words-per-participant", "0"],
+    ["serve", "--words-per-participant", "1e9"],
+    ["serve", "--seed", "abc"],
+    ["serve", "--languages", ","],
+    ["serve", "--languages", "x" * 100],
+    ["serve", "--vocabulary", "/nonexistent.csv"],
+    ["serve", "--information", "/nonexistent.txt"],
+    ["serve", "--start-limit", "0/10"],
+    ["serve", "--start-limit", "10/-1"],
+    ["serve", "--age-policy", "children"],
+    ["serve", "--adult-age", "12"],
+    ["serve", "--completion-url", "javascript:alert(1)"],
+    ["serve", "--completion-code", "<b>"],
+    ["serve", "--trust-proxy", "-1"],
+    ["serve", "--assignment", "random"],
+    ["export", "-o", "x.csv"],
+    ["export", "--db", "/nonexistent.sqlite3", "-o", "x.csv"],
+    ["export", "--db", ".", "-o", "x.csv"],
+    ["export", "--db", "JUNK", "-o", "x.csv"],
+    ["export", "--db", "GOOD", "-o", "x.xlsx"],
+    ["export", "--db", "GOOD", "-o", "GOOD"],
+    ["export", "--db", "GOOD", "-o", "x.csv", "--task", "everything"],
+]
+
+
+@pytest.fixture(scope="module")
+def good_db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("good")
+    create_app(CollectConfig(db_path=folder / "GOOD", words_per_participant=2))
+    return folder
+
+
+@pytest.mark.parametrize("args", HOSTILE, ids=[" ".join(a)[:40] for a in HOSTILE])
+def test_collect_cli_hostile_inputs_end_in_one_line(tmp_path, capsys, monkeypatch, args, good_db):
+    """Every bad input: exit status 2, one line on stderr naming it, no traceback, nothing created."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "JUNK").write_bytes(b"not a database at all" * 10)
+    good = tmp_path / "GOOD"
+    for name in ("GOOD", "GOOD.key"):
+        shutil.copy2(good_db / name, tmp_path / name)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    args = [str(good) if a == "GOOD" else a for a in args]
+    if args[0] == "serve":
+        args = [*args, "--db", str(tmp_path / "new.sqlite3")]
+    try:
+        rc = main(["collect", *args])
+    except SystemExit as exit_:
+        rc = exit_.code
+    err = capsys.readouterr().err.strip()
+    assert rc == 2, (rc, err)
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and "error" in err, err
+    # (SQLite's -wal/-shm sidecars may appear next to a database opened read-only: they are not the database)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))) == before

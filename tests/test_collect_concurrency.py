@@ -15,7 +15,7 @@ from werkzeug.serving import make_server  # noqa: E402
 
 from huesenv.collect.app import CollectConfig, create_app  # noqa: E402
 from huesenv.collect.export import export  # noqa: E402
-from huesenv.collect.testing import HttpParticipant  # noqa: E402
+from huesenv.collect.testing import HttpParticipant, onboarding_form  # noqa: E402
 from huesenv.vocabulary import word_texts  # noqa: E402
 
 N_PARTICIPANTS = 24
@@ -45,6 +45,7 @@ def server(tmp_path):
         thread.join(10)
 
 
+@pytest.mark.integration
 def test_simultaneous_participants_lose_nothing(server, tmp_path):
     from huesenv.humans import load_humans
 
@@ -66,10 +67,7 @@ def test_simultaneous_participants_lose_nothing(server, tmp_path):
             "/start",
             {
                 "csrf_token": page.token,
-                "language": "spanish" if k % 2 else "english",
-                "gender": "other",
-                "age_range": "30-39",
-                "color_blind": "no",
+                **onboarding_form("spanish" if k % 2 else "english", "other", "30-39", "no"),
             },
         )
         page = p.post("/instructions", {"csrf_token": page.token})

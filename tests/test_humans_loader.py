@@ -173,10 +173,80 @@ def test_missing_column_raises_even_in_skip_mode(tmp_path):
             load_humans(path, on_error=on_error)
 
 
-def test_missing_colour_vision_column_raises(tmp_path):
-    path = tmp_path / "nocvd.csv"
-    path.write_text(HEADER.replace(",colorBlind", "") + "\n")
-    with pytest.raises(ValueError, match="field colorBlind"):
+# The authors' app (Rietta5/HuesAndCues, src/App.tsx) submits these nine fields per answer: no colour vision.
+APP_HEADER = "userId,timestamp,clueCategory,clueId,word,coordinate,language,gender,ageRange"
+APP_ROWS = [
+    "3f1c9a2e-0b7d-4c55-9e1a-2d6f8b7c1a01,2025-03-01T10:00:00.123Z,Food,1,APPLE,A13,english,male,20-29",
+    "3f1c9a2e-0b7d-4c55-9e1a-2d6f8b7c1a01,2025-03-01T10:00:21.456Z,Food,3,BANANA,I4,english,male,20-29",
+    "8a0e4d11-5f3b-4a7e-b1c2-9d8e7f6a5b02,2025-03-02T18:30:00.000Z,Food,1,APPLE,B13,spanish,female,+70",
+    "c2b7e6f0-1a2b-4c3d-8e9f-0a1b2c3d4e03,2025-03-03T08:15:09.999Z,Food,1,APPLE,A12,spanish,prefer-not-to-say,-10",
+]
+
+
+def write_app(tmp_path, rows=APP_ROWS, name="app_export.csv"):
+    path = tmp_path / name
+    path.write_text("\n".join([APP_HEADER, *rows]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_authors_app_export_loads_with_colour_vision_unknown(tmp_path):
+    from huesenv.humans import APP_COLUMNS
+
+    assert ",".join(APP_COLUMNS) == APP_HEADER
+    humans = load_humans(write_app(tmp_path))
+    assert len(humans) == 4 and humans.n_participants == 3 and humans.skipped.empty
+    assert humans.frame["colorblind"].isna().all() and humans.colour_vision_unknown == 3
+    assert humans.filtered == {"colour_vision": 0}  # unknown colour vision cannot be excluded: kept, counted
+    assert humans.frame["language"].tolist() == ["english", "english", "spanish", "spanish"]
+    for code in ("es", "spanish", "ES"):  # the filter compares ISO codes: both spellings select the same rows
+        kept = load_humans(write_app(tmp_path), language=code).frame
+        assert set(kept["gender"]) == {"female", "prefer-not-to-say"}
+    assert set(load_humans(write(tmp_path, GOOD), language="english").frame["user_id"]) == {"u2"}
+    assert humans.frame["timestamp"].iloc[0] == pd.Timestamp("2025-03-01T10:00:00.123Z")
+    assert humans.cells("APPLE").tolist() == [parse_coord(c) for c in ("A13", "B13", "A12")]
+
+
+def test_app_export_timestamp_as_a_spreadsheet_writes_it(tmp_path):
+    row = APP_ROWS[0].replace("2025-03-01T10:00:00.123Z", "3/1/2025 10:00:00")
+    humans = load_humans(write_app(tmp_path, [row]))
+    assert humans.frame["timestamp"].iloc[0] == pd.Timestamp("2025-03-01T10:00:00Z")
+
+
+def test_cvd_list_supplied_separately(tmp_path):
+    path = write_app(tmp_path)
+    listed = "8a0e4d11-5f3b-4a7e-b1c2-9d8e7f6a5b02"
+    text_list = tmp_path / "cvd.txt"
+    text_list.write_text(f"# self-reported CVD\n{listed}\n\n")
+    csv_list = tmp_path / "cvd.csv"
+    csv_list.write_text(f"userId,type\n{listed},deutan\n")
+    for cvd in (text_list, csv_list, [listed]):
+        humans = load_humans(path, cvd=cvd)
+        assert humans.colour_vision_unknown == 0 and humans.filtered == {"colour_vision": 1}
+        assert listed not in set(humans.frame["user_id"]) and humans.n_participants == 2
+        everyone = load_humans(path, cvd=cvd, exclude_cvd=False)
+        assert everyone.frame.loc[everyone.frame["colorblind"], "user_id"].tolist() == [listed]
+    # the project's own export: a list adds to the colorBlind column (u3 already reported CVD)
+    own = load_humans(write(tmp_path, GOOD), cvd=["u2"])
+    assert set(own.frame["user_id"]) == {"u1"} and own.filtered == {"colour_vision": 3}
+
+
+def test_cvd_list_errors_name_the_list(tmp_path):
+    path = write_app(tmp_path)
+    with pytest.raises(ValueError, match=r"cvd.txt: 1 listed CVD participant\(s\) not in .*'nobody'"):
+        (tmp_path / "cvd.txt").write_text("nobody\n")
+        load_humans(path, cvd=tmp_path / "cvd.txt")
+    bad_csv = tmp_path / "cvd.csv"
+    bad_csv.write_text("participant\nx\n")
+    with pytest.raises(ValueError, match=r"cvd.csv, line 1, field userId: missing column"):
+        load_humans(path, cvd=bad_csv)
+    with pytest.raises(FileNotFoundError, match="CVD participant list"):
+        load_humans(path, cvd=tmp_path / "absent.txt")
+
+
+def test_app_export_missing_an_app_column_names_it(tmp_path):
+    path = tmp_path / "noage.csv"
+    path.write_text(APP_HEADER.replace(",ageRange", "") + "\n")
+    with pytest.raises(ValueError, match=r"noage.csv, line 1, field ageRange: missing column"):
         load_humans(path)
 
 

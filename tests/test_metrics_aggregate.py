@@ -125,15 +125,66 @@ def test_word_level_columns_and_values(words):
 def test_sampled_agent_pools_samples_and_counts_invalid(words):
     w = words.set_index(["agent", "word"])
     banana = w.loc[("vlm:demo", "BANANA")]
-    assert banana["top1_coord"] == "I4" and banana["n_cloud"] == 5 and banana["n_invalid"] == 1
+    # samples J7, I4, I4, K10, I4 → distinct cells by frequency: I4 (3), then J7 and K10 (1 each, first sampled first)
+    assert banana["top1_coord"] == "I4" and banana["n_cloud"] == 3 and banana["n_invalid"] == 1
+    assert banana["n_answers"] == 5
+    human = HUMANS.xy("BANANA")
+    cloud = cells_to_xy([parse_coord(c) for c in ("I4", "J7", "K10")])
+    assert banana["hotelling_t2"] == pytest.approx(hotelling_two_sample(cloud, human).t2)
     winter = w.loc[("vlm:demo", "WINTER")]
     assert (
-        winter["n_invalid"] == 1 and winter["n_cloud"] == 5
+        winter["n_invalid"] == 1 and winter["n_cloud"] == 1
     )  # the unparseable record is counted, not dropped
     human = HUMANS.xy("WINTER")
     assert winter["hotelling_t2"] == pytest.approx(
+        hotelling_two_sample(cells_to_xy([parse_coord("L24")]), human).t2
+    )
+
+
+def test_sampled_cloud_all_uses_every_sample():
+    df = word_level(RECORDS, HUMANS, top_k=5, human_table=HUMAN_TABLE, sampled_cloud="all")
+    w = df.set_index(["agent", "word"])
+    assert w.loc[("vlm:demo", "BANANA"), "n_cloud"] == 5 and w.loc[("vlm:demo", "WINTER"), "n_cloud"] == 5
+    human = HUMANS.xy("WINTER")
+    assert w.loc[("vlm:demo", "WINTER"), "hotelling_t2"] == pytest.approx(
         hotelling_two_sample(cells_to_xy([parse_coord("L24")] * 5), human).t2
     )
+    # rankings are the same in both modes
+    ranked = ("clip:ViT-B-32/openai", "BANANA")
+    default = word_level(RECORDS, HUMANS, top_k=5, human_table=HUMAN_TABLE).set_index(["agent", "word"])
+    assert w.loc[ranked, "hotelling_t2"] == default.loc[ranked, "hotelling_t2"]
+    with pytest.raises(ValueError, match="sampled_cloud"):
+        word_level(RECORDS, HUMANS, human_table=HUMAN_TABLE, sampled_cloud="every")
+
+
+def test_top_k_is_honoured_for_sampled_agents_with_deterministic_ties():
+    samples = [
+        "A1",
+        "B2",
+        "B2",
+        "C3",
+        "A1",
+        "D4",
+        "E5",
+        "E5",
+        "F6",
+        "C3",
+    ]  # A1, B2, C3, E5 twice; D4, F6 once
+    records = [_sampled("vlm:ties", "BANANA", samples)]
+    sizes = {}
+    for k in (1, 2, 3, 5, 6, 10):
+        row = word_level(records, HUMANS, top_k=k, human_table=HUMAN_TABLE).iloc[0]
+        sizes[k] = int(row["n_cloud"])
+        assert row["top1_coord"] == "A1"  # tied at 2 with B2, C3, E5: sampled first
+    assert sizes == {1: 1, 2: 2, 3: 3, 5: 5, 6: 6, 10: 6}
+    from huesenv.metrics.collect import answer_sets
+
+    entry = answer_sets(records)[("vlm:ties", "BANANA")]
+    order = [parse_coord(c) for c in ("A1", "B2", "C3", "E5", "D4", "F6")]
+    assert entry.cloud(5) == order[:5] and entry.frequency_ranking() == order
+    # the order of the samples, not cell indices, breaks ties: reversed samples → reversed tie order
+    rev = answer_sets([_sampled("vlm:ties", "BANANA", samples[::-1])])[("vlm:ties", "BANANA")]
+    assert rev.cloud(4) == [parse_coord(c) for c in ("C3", "E5", "A1", "B2")]
 
 
 def test_severity_classes(words):
@@ -255,9 +306,9 @@ def test_config_agents_sharing_an_agent_id_stay_apart():
     df = word_level([a, b, s1, s2], HUMANS, human_table=HUMAN_TABLE).set_index("agent")
     assert sorted(df.index) == ["clip_plain", "clip_template", "vlm_a", "vlm_b"]
     assert df.loc["clip_plain", "top1_coord"] == "I4" and df.loc["clip_template", "top1_coord"] == "A13"
-    assert (
-        df.loc["vlm_a", "n_cloud"] == 3 and df.loc["vlm_b", "top1_coord"] == "A13"
-    )  # samples not pooled across agents
+    assert (df.loc["vlm_a", "n_answers"] == 3 and df.loc["vlm_a", "n_cloud"] == 1) and df.loc[
+        "vlm_b", "top1_coord"
+    ] == "A13"  # samples not pooled across agents; one distinct cell
     assert df.loc["clip_template", "agent_id"] == "clip:ViT-B-32/openai"
     assert (
         df.loc["clip_template", "architecture_family"] == "OpenAI"
@@ -329,3 +380,16 @@ def test_human_fail_rates_pooled_like_humans_summary(tmp_path):
     assert report.agent["human_fail_rate"].iloc[0] == pytest.approx(pooled["All"])
     unweighted = table.loc[table["category"] == "Food", "fail_rate"].mean()
     assert abs(unweighted - pooled["Food"]) > 1e-3  # the two definitions differ here, so the test can fail
+
+
+def test_cli_top_k_and_sampled_cloud_for_sampled_agents(tmp_path):
+    samples = ["L24", "L24", "L25", "M24", "K24", "L23", "L24", "M25"]  # 6 distinct cells
+    log = tmp_path / "vlm.jsonl"
+    with LogWriter(log) as w:
+        w.append([_sampled("vlm:demo", "WINTER", samples)])
+    clouds = {}
+    for flags in ([], ["--top-k", "3"], ["--sampled-cloud", "all"]):
+        out = tmp_path / ("m" + "".join(flags))
+        assert main(["metrics", str(log), "--out", str(out), "--no-plots", *flags]) == 0
+        clouds[" ".join(flags)] = int(pd.read_csv(out / "word_level.csv")["n_cloud"].iloc[0])
+    assert clouds == {"": 5, "--top-k 3": 3, "--sampled-cloud all": 8}

@@ -116,3 +116,73 @@ def test_nonsense_table_from_records():
         "high_entropy": 0,
         "specific_color_collapse": 1,
     }
+
+
+# --- Figure 12 (d): Selective Collapse, reported beside the three-way class
+
+
+@pytest.mark.parametrize(
+    "rows, mode",
+    [
+        (["—", "—", "—", "—"], "high_entropy"),
+        (["—", "achromatic", "—", "—"], "high_entropy"),  # a neutral fallback in one row is no bias
+        (["—", "purple", "—", "—"], "selective_collapse"),  # the paper's example: stop words only
+        (["pink", "yellow", "—", "—"], "selective_collapse"),  # two rows, two unrelated colours
+        (["blue", "achromatic", "—", "—"], "selective_collapse"),
+        (["blue", "blue", "—", "—"], "specific_color_collapse"),  # global by Table 5's rule: unchanged
+        (["achromatic", "blue", "achromatic", "—"], "neutral_collapse"),  # unchanged
+        (["purple", "purple", "purple", "purple"], "specific_color_collapse"),
+    ],
+)
+def test_classify_mode(rows, mode):
+    from huesenv.metrics import classify_mode
+
+    assert classify_mode(rows) == mode
+    if mode != "selective_collapse":
+        assert mode == classify_behaviour(rows)  # the fourth mode only ever splits high entropy
+
+
+def test_selective_collapse_on_table5_keeps_the_three_way_class():
+    from huesenv.metrics.nonsense import MODES, classify_published_modes
+
+    table = _table5()
+    modes = classify_published_modes(table["row_collapse"])
+    three = classify_published(table["row_collapse"])
+    counts = {m: modes.count(m) for m in MODES}
+    print("Figure 12 modes on Table 5:", counts, "(paper prose: 37 / 57 / 28 / 40)")
+    assert counts == {
+        "neutral_collapse": 46,
+        "high_entropy": 27,
+        "specific_color_collapse": 43,
+        "selective_collapse": 46,
+    }
+    for mode, behaviour, published in zip(modes, three, table["behaviour"]):
+        if mode == "selective_collapse":
+            assert behaviour == published == "high_entropy"
+        else:
+            assert mode == behaviour
+    agree = sum(b == p for b, p in zip(three, table["behaviour"]))
+    assert agree == 161
+
+
+def test_nonsense_table_reports_selective_rows():
+    from huesenv.metrics import mode_counts
+
+    # stop words → purple (N23 region), everything else scattered over unrelated colours
+    scattered = ["I4", "C16", "N9", "A1"]
+    selective = _nonsense_records("vlm:stopwords", scattered + ["E28"] * 4 + scattered + scattered)
+    uniform = _nonsense_records("vlm:noise", scattered * 4)
+    neutral = _nonsense_records("clip:ViT-B-16-SigLIP2/webli", ["I18"] * 16)
+    table = nonsense_table(selective + uniform + neutral).set_index("agent")
+    row = table.loc["vlm:stopwords"]
+    assert row["row_collapse"] == "—;purple;—;—"
+    assert (row["behaviour"], row["mode"]) == ("high_entropy", "selective_collapse")
+    assert row["selective_rows"] == "stop words:purple"
+    assert table.loc["vlm:noise", "mode"] == "high_entropy" and table.loc["vlm:noise", "selective_rows"] == ""
+    assert table.loc["clip:ViT-B-16-SigLIP2/webli", "mode"] == "neutral_collapse"
+    assert mode_counts(table.reset_index()) == {
+        "neutral_collapse": 1,
+        "high_entropy": 1,
+        "specific_color_collapse": 0,
+        "selective_collapse": 1,
+    }

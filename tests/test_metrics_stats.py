@@ -151,3 +151,38 @@ def test_loo_closed_form_matches_refits():
     pts = rng.normal([0.3, 0.4], 0.02, size=(25, 2))
     pts[:5] = pts[0]  # some repeated answers
     assert np.allclose(loo_mahalanobis_d2(pts), loo_mahalanobis_d2_naive(pts), rtol=1e-8)
+
+
+def test_when_the_floor_binds_on_the_packaged_cohort():
+    """The stats docstring's claim: only GOLD (all its LOO fits), POND (1) and COOKIE MONSTER (3) reach the floor."""
+    from huesenv.humans import load_humans
+    from huesenv.humans.consistency import word_consistency
+
+    humans = load_humans()
+    floor = default_variance_floor()
+    floored = {}
+    for word in humans.words:
+        x = humans.xy(word)
+        n, u = len(x), x - x.mean(axis=0)
+        loo = (u.T @ u - (n / (n - 1)) * np.einsum("ni,nj->nij", u, u)) / (n - 2)
+        k = int((np.linalg.eigvalsh(loo)[:, 0] < floor).sum())
+        if k:
+            floored[word] = k
+        else:  # never reaching the floor: identical to the unfloored computation
+            assert word_consistency(x) == word_consistency(x, floor=TINY), word
+    assert floored == {"GOLD": 42, "POND": 1, "COOKIE MONSTER": 3}
+    gold = humans.xy("GOLD")
+    assert len(gold) == 42 and np.linalg.eigvalsh(np.cov(gold, rowvar=False))[0] < floor
+    assert word_consistency(gold) == pytest.approx(39 / 42) and word_consistency(
+        gold, floor=TINY
+    ) == pytest.approx(38 / 42)
+
+
+def test_loo_batched_equals_one_set_at_a_time():
+    rng = np.random.default_rng(4)
+    sets = rng.normal(0.3, 0.02, size=(5, 12, 2))
+    sets[2] = sets[2, :1]  # a degenerate set (all on one point): floored like the unbatched call
+    batched = loo_mahalanobis_d2(sets)
+    assert batched.shape == (5, 12)
+    for i in range(5):
+        np.testing.assert_allclose(batched[i], loo_mahalanobis_d2(sets[i]), rtol=1e-12, atol=1e-12)

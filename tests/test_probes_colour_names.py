@@ -1,8 +1,17 @@
-"""Colour-name parsing shared by the probes and the VLM agents."""
+"""Colour words → canonical names, and replies read as one colour / one option (parse_answer)."""
 
 import pytest
 
-from huesenv.colour_names import CANONICAL_COLOURS, SYNONYMS, canonical_colour, parse_colour, parse_option
+from huesenv.colour_names import CANONICAL_COLOURS, SYNONYMS, canonical_colour
+from huesenv.probes import parse_answer
+
+
+def parse_colour(text, subject=None):
+    return parse_answer("colour", text, subject=subject)
+
+
+def parse_option(text, options):
+    return parse_answer("option", text, options=options)
 
 
 @pytest.mark.parametrize(
@@ -40,13 +49,6 @@ def test_subject_named_like_a_colour_is_not_the_answer():
     assert parse_colour("It is orange", subject="orange") == "orange"
     assert parse_colour("The orange is orange", subject="orange") == "orange"
     assert parse_colour("The red apple", subject="apple") == "red"
-
-
-def test_allowed_restricts_and_canonicalises():
-    assert parse_colour("red or maybe blue", allowed=["gray", "blue"]) == "blue"
-    assert parse_colour("red", allowed=["white", "blue"]) is None
-    with pytest.raises(ValueError, match="not a colour name"):
-        parse_colour("red", allowed=["table"])
 
 
 def test_synonyms_map_onto_canonical_names():

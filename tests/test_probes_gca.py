@@ -1,9 +1,19 @@
 """GCA stimuli: guarantees checked from the pixels themselves, the catalogue, trials and the dataset loader."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from huesenv.probes.gca.objects import MANIPULATION_COLOURS, MANIPULATION_RGB, OBJECTS, SHAPE_VARIANTS, SHAPES
+import huesenv
+from huesenv.probes.gca.objects import (
+    CATEGORIES,
+    MANIPULATION_COLOURS,
+    MANIPULATION_RGB,
+    OBJECTS,
+    SHAPE_VARIANTS,
+    SHAPES,
+)
 from huesenv.probes.gca.outlines import DARK_LEVEL
 from huesenv.probes.gca.questions import ORDERINGS, gca_trials
 from huesenv.probes.gca.stimuli import (
@@ -19,6 +29,8 @@ from huesenv.probes.gca.stimuli import (
 BASES = [
     ("apple", "object", "red"),
     ("carrot", "object", "purple"),
+    ("banana", "object", "yellow"),  # a Lucide outline
+    ("rat", "object", "green"),  # a Lucide outline
     ("pentagon-2", "shape", "grey"),
     ("hexagon-4", "shape", "yellow"),
 ]
@@ -73,15 +85,36 @@ def test_seed_determinism_and_effect():
 
 
 def test_catalogue():
-    assert len(OBJECTS) >= 30
+    assert len(OBJECTS) >= 150
     assert len({o.name for o in OBJECTS}) == len(OBJECTS)
+    assert len({o.icon for o in OBJECTS}) == len(OBJECTS)
+    by_cat = {c: [o for o in OBJECTS if o.category == c] for c in CATEGORIES}
+    assert all(o.category in CATEGORIES for o in OBJECTS)
+    assert all(len(by_cat[c]) >= 5 for c in ("fruit", "vegetable", "animal", "plant", "food", "vehicle"))
+    names = {o.name for o in OBJECTS}
+    assert "mouse" not in names and "computer mouse" in names  # never an ambiguous name
+    sources = (Path(huesenv.__file__).parent / "data" / "gca" / "SOURCES.md").read_text(encoding="utf-8")
+    assert "Lucide" in sources and "Tabler" in sources and "ISC" in sources and "MIT" in sources
+    outlines = Path(huesenv.__file__).parent / "data" / "gca" / "outlines"
     for o in OBJECTS:
         assert o.canonical in MANIPULATION_COLOURS and o.counterfactual in MANIPULATION_COLOURS
         assert o.canonical != o.counterfactual
-        grey, mask = base_images(o.name, "object")
-        interior = (mask & (grey >= DARK_LEVEL)).mean()
-        assert 0.03 < interior < 0.6, (o.name, interior)  # non-degenerate masks, as the paper filtered
+        assert (outlines / f"{o.icon}.svg").is_file()
+    for name in ("apple", "computer mouse", "banana", "rat", "school bus", "lettuce"):  # both icon sets
+        _assert_non_degenerate(name)
     assert len(SHAPES) * len(SHAPE_VARIANTS) == 25
+
+
+def _assert_non_degenerate(name):
+    grey, mask = base_images(name, "object")
+    interior = (mask & (grey >= DARK_LEVEL)).mean()
+    assert 0.03 < interior < 0.6, (name, interior)  # non-degenerate masks, as the paper filtered
+
+
+@pytest.mark.integration
+def test_every_outline_has_a_non_degenerate_mask():
+    for o in OBJECTS:  # renders all 163 outlines (~20 s)
+        _assert_non_degenerate(o.name)
 
 
 def test_stimulus_set_layout():

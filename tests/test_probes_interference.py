@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from huesenv.colour_names import parse_colour
+from huesenv.colour_names import canonical_colour
 from huesenv.probes.interference.stimuli import (
     MIN_DELTA_E,
     SIMPLE_WORDS,
@@ -62,7 +62,7 @@ def test_structure_by_subset_and_type(stimuli):
     for stim in stimuli:
         if stim.subset == "simple":
             assert stim.named_colours == ()
-            assert all(parse_colour(w) is None for w in stim.words)
+            assert all(canonical_colour(w) is None for w in stim.words)
         else:
             assert [w.lower() for w in stim.words] == list(stim.named_colours)
             assert not set(stim.named_colours) & set(stim.text_colours)  # the text never names its own colour
@@ -128,7 +128,7 @@ def test_masked_share_check_can_fail():
 
 
 def test_simple_words_are_colour_free():
-    assert all(parse_colour(w) is None for w in SIMPLE_WORDS)
+    assert all(canonical_colour(w) is None for w in SIMPLE_WORDS)
 
 
 def test_determinism():

@@ -15,6 +15,7 @@ from huesenv.probes.gca.metrics import (
     gca_report,
     hallucination,
     stated_thresholds,
+    threshold_consistency,
 )
 from huesenv.probes.gca.questions import gca_trials
 from huesenv.probes.interference.metrics import interference_table, paper_layout
@@ -113,9 +114,10 @@ def test_prior_driven_agent_is_unfaithful_on_objects_only(gca_set):
 
 def test_distractor_and_invalid_answers(gca_set):
     colour_only = [t for t in gca_set if t.fields["question_type"] == "colour"]
-    rule = lambda t, q: (
-        Answer(text=t.fields["distractor"]) if t.fields["tau"] < 50 else Answer(raw_text="hmm")
-    )
+
+    def rule(t, q):
+        return Answer(text=t.fields["distractor"]) if t.fields["tau"] < 50 else Answer(raw_text="hmm")
+
     recs = run_probe(Scripted("d", colour_only, rule), colour_only, run_id="t")
     rate = distractor_rate(recs)
     assert (rate["distractor_rate"] == 1.0).all()
@@ -171,3 +173,52 @@ def test_paper_table_layout(int_set):
         "h2",
     ]
     assert [m for _, m in paper_layout(table, "simple").columns] == ["acc", "acc", "h2", "acc", "acc", "h2"]
+
+
+def test_threshold_consistency_is_the_sem_across_the_four_orderings():
+    stated = {"standard": 50, "visual-prior": 40, "post-hoc": 60, "text-prior": 30}
+
+    class Stated:
+        name = "stated"
+
+        def act_batch(self, queries):
+            out = []
+            for q in queries:
+                ordering = q.trial_id.rsplit("/", 1)[-1]
+                out.append(Answer(raw_text=f"threshold={stated[ordering]}%, color=white"))
+            return out
+
+    trials = gca_trials(
+        objects=["apple"], conditions=["prior"], question_types=["introspection"], taus=[0, 50, 100]
+    )
+    records = run_probe(Stated(), trials, run_id="c")
+    table = threshold_consistency(records)
+    assert len(table) == 1
+    row = table.iloc[0]
+    values = np.array(list(stated.values()), float)
+    assert row["n_orderings"] == 4 and row["mean"] == pytest.approx(45.0)
+    assert row["sd"] == pytest.approx(values.std(ddof=1))
+    assert row["sem"] == pytest.approx(values.std(ddof=1) / 2.0)
+    assert row["range"] == 30.0 and row["mean_text-prior"] == 30.0
+    by_tau = threshold_consistency(records, by=("agent_id", "condition", "tau"))
+    assert list(by_tau["tau"]) == [0.0, 50.0, 100.0]  # the text prior counts at every τ of its pair
+    assert (by_tau["n_orderings"] == 4).all() and np.allclose(by_tau["sem"], row["sem"])
+    assert "threshold_consistency" in gca_report(records)
+
+
+def test_unreadable_threshold_replies_are_counted_invalid():
+    class Vague:
+        name = "vague"
+
+        def act_batch(self, queries):
+            return [
+                Answer(raw_text="It depends." if q.trial_id.endswith("text-prior") else "threshold=40%")
+                for q in queries
+            ]
+
+    trials = gca_trials(
+        objects=["apple"], conditions=["prior"], question_types=["introspection"], taus=[0, 50]
+    )
+    stated = stated_thresholds(run_probe(Vague(), trials, run_id="v")).set_index("ordering")
+    assert stated.loc["text-prior", "invalid"] == 1.0 and stated.loc["text-prior", "n"] == 0
+    assert stated.loc["standard", "invalid"] == 0.0 and stated.loc["standard", "mean"] == 40.0

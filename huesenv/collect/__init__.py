@@ -4,7 +4,8 @@
 ``huesenv collect export`` writes the word answers in the human-baseline
 loader's format (:func:`huesenv.humans.load_humans`) and the other tasks as CSV.
 Flask is an optional extra (``huesenv[collect]``): it is imported only by
-:func:`create_app`, so the export works without it.
+:func:`create_app`, so the export works without it.  Running it for real
+participants (HTTPS proxy, consent, platforms, security): ``docs/collect-deployment.md``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from huesenv.collect.export import (
     EXPORT_COLUMNS,
     export,
     gca_frame,
+    participants_frame,
     tessellation_frame,
     word_answers_frame,
     write_table,
@@ -32,6 +34,7 @@ __all__ = [
     "create_app",
     "export",
     "gca_frame",
+    "participants_frame",
     "tessellation_frame",
     "word_answers_frame",
     "write_table",
@@ -40,5 +43,5 @@ __all__ = [
 
 # Flask loads only with the app
 __getattr__ = lazy_exports(
-    __name__, {"create_app": "huesenv.collect.app", "CollectConfig": "huesenv.collect.app"}
+    __name__, {"create_app": "huesenv.collect.app", "CollectConfig": "huesenv.collect.config"}
 )

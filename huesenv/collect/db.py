@@ -11,18 +11,35 @@ so they hold even if the web layer has a bug.
 
 Each thread opens its own connection (:meth:`Database.connect`); sqlite3
 connections must not be shared across threads.
+
+**Files and secrets.**  The database (and SQLite's ``-wal``/``-shm`` files, which
+SQLite creates with the database's mode) is created ``0600`` and tightened to
+``0600`` when an existing file is opened: it holds demographics.  The key that
+signs session cookies is *not* in the database (anyone who can read a copy of
+the data could otherwise forge any participant's session): it comes from
+``$HUESENV_COLLECT_SECRET_KEY`` or a ``0600`` key file (default: the database
+path with ``.key`` appended), created on first start.  A schema-1 database's
+stored key is moved into that file, so running sessions stay valid.
+:func:`open_readonly` opens a database for export without writing anything.
+
+Schema 2 (from 1): GCA stimulus images live in their own table (``gca_images``),
+filled lazily outside participant transactions; onboarding records and
+study-platform identifiers have their own tables.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
 import sqlite3
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+SECRET_KEY_ENV = "HUESENV_COLLECT_SECRET_KEY"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -68,8 +85,11 @@ CREATE TABLE IF NOT EXISTS gca_stimuli (
     object      TEXT NOT NULL,
     condition   TEXT NOT NULL,
     colour      TEXT NOT NULL,
-    tau         REAL NOT NULL,
-    png         BLOB NOT NULL
+    tau         REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS gca_images (
+    stimulus_id TEXT PRIMARY KEY,
+    png         BLOB NOT NULL CHECK (length(png) > 0)
 );
 CREATE TABLE IF NOT EXISTS gca_items (
     participant_id TEXT NOT NULL REFERENCES participants (id),
@@ -93,6 +113,19 @@ CREATE TABLE IF NOT EXISTS gca_responses (
     PRIMARY KEY (participant_id, position),
     FOREIGN KEY (participant_id, position) REFERENCES gca_items (participant_id, position)
 );
+CREATE TABLE IF NOT EXISTS onboardings (
+    token          TEXT PRIMARY KEY CHECK (length(token) BETWEEN 16 AND 64),
+    participant_id TEXT NOT NULL UNIQUE REFERENCES participants (id),
+    consent_at     TEXT NOT NULL,
+    consent_text   TEXT NOT NULL,
+    adult          INTEGER NOT NULL CHECK (adult IN (0, 1)),
+    guardian       INTEGER NOT NULL CHECK (guardian IN (0, 1)),
+    display_ok     INTEGER NOT NULL CHECK (display_ok IN (0, 1)),
+    platform_pid   TEXT CHECK (platform_pid IS NULL OR length(platform_pid) BETWEEN 1 AND 64),
+    study_id       TEXT CHECK (study_id IS NULL OR length(study_id) BETWEEN 1 AND 64),
+    session_id     TEXT CHECK (session_id IS NULL OR length(session_id) BETWEEN 1 AND 64)
+);
+CREATE INDEX IF NOT EXISTS onboardings_platform_pid ON onboardings (platform_pid);
 CREATE TABLE IF NOT EXISTS tessellations (
     participant_id TEXT PRIMARY KEY REFERENCES participants (id),
     categories     TEXT NOT NULL,
@@ -107,30 +140,43 @@ def utc_now() -> str:
 
 
 class Database:
-    """A collection database file; creates the schema and the app's persistent secrets on first open."""
+    """A collection database file; creates (or upgrades) the schema and the assignment seed on first open."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
             raise FileNotFoundError(f"{self.path}: folder {self.path.parent} does not exist")
+        if self.path.exists() and not self.path.is_file():
+            raise FileNotFoundError(f"{self.path}: not a file")
+        private_file(self.path)
+        self.moved_secret: str | None = None  # a schema-1 key, handed to :func:`session_key`
+        try:
+            self._create()
+        except sqlite3.DatabaseError as err:
+            raise ValueError(f"{self.path}: not a usable collection database ({err})") from None
+        for suffix in ("-wal", "-shm"):
+            side = Path(f"{self.path}{suffix}")
+            if side.exists():
+                private_file(side)
+
+    def _create(self) -> None:
         with self.connection() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             with transaction(conn):
-                for statement in _statements(SCHEMA):
-                    conn.execute(statement)
-                version = self._meta(conn, "schema_version")
-                if version is None:
-                    conn.execute(
-                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
-                    )
-                elif version != SCHEMA_VERSION:
+                version = self._meta(conn, "schema_version") if _has_table(conn, "meta") else None
+                if version == "1":
+                    self.moved_secret = _upgrade_from_1(conn)
+                elif version not in (None, SCHEMA_VERSION):
                     raise ValueError(
                         f"{self.path}: database schema version {version}, expected {SCHEMA_VERSION}"
                     )
-                # Persisted so that a restarted server keeps its participants' sessions valid.
-                if self._meta(conn, "secret_key") is None:
+                for statement in _statements(SCHEMA):
+                    conn.execute(statement)
+                if version != SCHEMA_VERSION:
                     conn.execute(
-                        "INSERT INTO meta (key, value) VALUES ('secret_key', ?)", (secrets.token_hex(32),)
+                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?)"
+                        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                        (SCHEMA_VERSION,),
                     )
                 if self._meta(conn, "seed") is None:
                     conn.execute(
@@ -169,6 +215,114 @@ class Database:
             yield conn
         finally:
             conn.close()
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 if missing, else tighten it to 0600 (owner read/write only)."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        if stat.S_IMODE(path.stat().st_mode) & 0o077:
+            os.chmod(path, 0o600)
+    else:
+        os.close(fd)
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return (
+        conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
+        is not None
+    )
+
+
+def _upgrade_from_1(conn: sqlite3.Connection) -> str | None:
+    """Schema 1 → 2 (inside the caller's transaction): images to ``gca_images``, the signing key out.
+
+    Returns the schema-1 signing key (deleted from the database) so the caller can keep it in the key file.
+    """
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS gca_images (stimulus_id TEXT PRIMARY KEY,"
+        " png BLOB NOT NULL CHECK (length(png) > 0))"
+    )
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(gca_stimuli)").fetchall()]
+    if "png" in columns:
+        conn.execute(
+            "INSERT OR IGNORE INTO gca_images (stimulus_id, png)"
+            " SELECT stimulus_id, png FROM gca_stimuli WHERE length(png) > 0"
+        )
+        conn.execute("ALTER TABLE gca_stimuli DROP COLUMN png")
+    row = conn.execute("SELECT value FROM meta WHERE key = 'secret_key'").fetchone()
+    conn.execute("DELETE FROM meta WHERE key = 'secret_key'")
+    return None if row is None else str(row[0])
+
+
+def session_key(db: Database, key_file: str | Path | None = None) -> str:
+    """The session-signing key: ``$HUESENV_COLLECT_SECRET_KEY``, else a 0600 key file (created if missing).
+
+    The default file is the database path plus ``.key``.  A key file readable by
+    others is refused (fix its mode or remove it), since it would let them forge
+    participants' sessions.
+    """
+    env = os.environ.get(SECRET_KEY_ENV, "")
+    if env:
+        if len(env) < 32:
+            raise ValueError(f"${SECRET_KEY_ENV}: expected at least 32 characters")
+        return env
+    path = Path(key_file) if key_file is not None else Path(f"{db.path}.key")
+    if not path.exists():
+        key = db.moved_secret or secrets.token_hex(32)
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(key + "\n")
+        return key
+    if not path.is_file():
+        raise ValueError(f"{path}: session key file is not a file")
+    if stat.S_IMODE(path.stat().st_mode) & 0o077:
+        raise ValueError(
+            f"{path}: session key file is readable by others; expected mode 0600 (chmod 600 {path})"
+        )
+    key = path.read_text(encoding="utf-8").strip()
+    if len(key) < 32:
+        raise ValueError(f"{path}: session key file: expected at least 32 characters")
+    return key
+
+
+def open_readonly(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection for exports: never creates, migrates or writes anything.
+
+    Works on a read-only copy: ``mode=ro`` first; if SQLite cannot open its
+    shared-memory file there (read-only folder) and no write-ahead log is
+    pending, the file is opened as immutable.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such collection database")
+    uri = path.resolve().as_uri()
+    try:
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as err:
+        if not isinstance(err, sqlite3.OperationalError) or "unable to open" not in str(err):
+            raise ValueError(f"{path}: not a collection database ({err})") from None
+        wal = Path(f"{path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise ValueError(
+                f"{path}: cannot open read-only with a pending write-ahead log; copy {wal.name} "
+                "with it into a writable folder"
+            ) from None
+        conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    try:
+        if not _has_table(conn, "meta"):
+            raise ValueError(f"{path}: not a collection database (no meta table)")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError as err:
+        conn.close()
+        raise ValueError(f"{path}: not a collection database ({err})") from None
+    if row is None or row[0] not in ("1", SCHEMA_VERSION):
+        conn.close()
+        raise ValueError(f"{path}: unsupported collection schema {None if row is None else row[0]!r}")
+    return conn
 
 
 def _statements(script: str) -> list[str]:

@@ -8,21 +8,25 @@
 * :func:`gca_frame` — one row per GCA item and response (trials, attention checks,
   the introspection answer), with the stimulus ground truth and per-participant
   exclusion flags as the GCA paper applied them.
+* :func:`participants_frame` — one row per participant with consent and platform ids.
 * :func:`tessellation_frame` — the consensus category table (or, raw, one row per
   participant and cell).
 
+The database is opened read-only (:func:`huesenv.collect.db.open_readonly`).
 Rows come out in storage order (answer id / participant serial), so the same
 database gives the same bytes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 
 from huesenv.board import format_coord, load_board
-from huesenv.collect.db import Database
+from huesenv.collect.db import open_readonly
 from huesenv.collect.tasks.tessellation import consensus_table, load_paintings
 from huesenv.humans.reconstruct import write_export
 
@@ -63,14 +67,36 @@ GCA_COLUMNS: tuple[str, ...] = (
     "ageRange",
     "colorBlind",
 )
-EXPORT_TASKS = ("words", "gca", "tessellation", "tessellation-raw")
+PARTICIPANT_COLUMNS: tuple[str, ...] = (
+    "userId",
+    "task",
+    "condition",
+    "language",
+    "gender",
+    "ageRange",
+    "colorBlind",
+    "createdAt",
+    "startedAt",
+    "finishedAt",
+    "consentAt",
+    "adult",
+    "guardianConsent",
+    "displayChecked",
+    "platformPid",
+    "studyId",
+    "sessionId",
+)
+EXPORT_TASKS = ("words", "gca", "tessellation", "tessellation-raw", "participants")
 
 
-def _open(db_path: str | Path) -> Database:
-    path = Path(db_path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such collection database")
-    return Database(path)
+@contextmanager
+def _open(db_path: str | Path) -> Iterator:
+    """Read-only: an export never writes into (or creates, or migrates) the database it reads."""
+    conn = open_readonly(db_path)
+    try:
+        yield conn
+    finally:
+        conn.close()
 
 
 def word_answers_frame(db_path: str | Path, *, finished_only: bool = False) -> pd.DataFrame:
@@ -83,7 +109,7 @@ def word_answers_frame(db_path: str | Path, *, finished_only: bool = False) -> p
         + (" WHERE p.finished_at IS NOT NULL" if finished_only else "")
         + " ORDER BY r.id"
     )
-    with _open(db_path).connection() as conn:
+    with _open(db_path) as conn:
         rows = conn.execute(query).fetchall()
     return pd.DataFrame(
         [
@@ -123,7 +149,7 @@ def gca_frame(db_path: str | Path) -> pd.DataFrame:
         " LEFT JOIN gca_responses r ON r.participant_id = i.participant_id AND r.position = i.position"
         " ORDER BY p.serial, i.position"
     )
-    with _open(db_path).connection() as conn:
+    with _open(db_path) as conn:
         rows = [tuple(r) for r in conn.execute(query).fetchall()]
     out = []
     for r in rows:
@@ -187,7 +213,7 @@ def gca_frame(db_path: str | Path) -> pd.DataFrame:
 
 def tessellation_frame(db_path: str | Path, *, raw: bool = False) -> pd.DataFrame:
     """The consensus category table, or with ``raw`` one row per participant and cell."""
-    with _open(db_path).connection() as conn:
+    with _open(db_path) as conn:
         paintings = load_paintings(conn)
     if raw:
         coords = load_board().coords
@@ -203,9 +229,40 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     return write_export(frame, path)
 
 
+def participants_frame(db_path: str | Path) -> pd.DataFrame:
+    """One row per participant: task, demographics, consent and study-platform ids (for paying and approving)."""
+    with _open(db_path) as conn:
+        has_onboardings = (
+            conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='onboardings'").fetchone()
+            is not None
+        )
+        extra = (
+            "o.consent_at, o.adult, o.guardian, o.display_ok, o.platform_pid, o.study_id, o.session_id"
+            if has_onboardings
+            else "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+        )
+        join = " LEFT JOIN onboardings o ON o.participant_id = p.id" if has_onboardings else ""
+        rows = conn.execute(
+            "SELECT p.id, p.task, p.condition, p.language, p.gender, p.age_range, p.color_blind, p.created_at,"
+            f" p.started_at, p.finished_at, {extra} FROM participants p{join} ORDER BY p.serial"
+        ).fetchall()
+    frame = pd.DataFrame(
+        [tuple(r) for r in rows],
+        columns=list(PARTICIPANT_COLUMNS),
+    )
+    frame["colorBlind"] = ["true" if v else "false" for v in frame["colorBlind"]]
+    return frame
+
+
 def export(db_path: str | Path, out: str | Path, task: str = "words", *, finished_only: bool = False) -> int:
-    """Write one task's table; returns the number of rows written."""
-    if task == "words":
+    """Write one task's table; returns the number of rows written (the output type is checked first)."""
+    if not str(out).lower().endswith((".csv", ".csv.gz", ".parquet")):
+        raise ValueError(f"{out}: unknown file type; expected .csv, .csv.gz or .parquet")
+    if task not in EXPORT_TASKS:
+        raise ValueError(f"--task {task!r}: expected one of {', '.join(EXPORT_TASKS)}")
+    if task == "participants":
+        frame = participants_frame(db_path)
+    elif task == "words":
         frame = word_answers_frame(db_path, finished_only=finished_only)
     elif task == "gca":
         frame = gca_frame(db_path)

@@ -5,6 +5,17 @@ gender ``male``/``female``/``other``/``prefer-not-to-say``, age brackets
 ``-10`` … ``+70``) so that exports compare directly with the paper's data; the
 self-reported colour-vision deficiency (CVD) screening is a yes/no question
 (``colorBlind`` in the export), which is what the paper's exclusion used.
+
+**Consent and age gate.**  Every participant ticks a consent box after the
+information text, and confirms their display setup.  The authors' app offered
+an ``-10`` age bracket with no consent path for children; we decided that a
+study is **adults-only by default** (``age_policy="adult"``): the participant
+confirms being ``adult_age`` (default 18) or older, the ``-10`` bracket is not
+offered and is refused, and nobody under age is stored.  A study with ethics
+approval for minors sets ``age_policy="guardian"``: all brackets are offered, and
+a participant who does not confirm being adult must tick that a parent or legal
+guardian has read the information and agrees (recorded as ``guardianConsent``).
+The stored ``age_range`` codes stay the authors' (``10-19`` may hold 18–19-year-olds).
 """
 
 from __future__ import annotations
@@ -21,6 +32,23 @@ GENDERS: tuple[str, ...] = ("female", "male", "other", "prefer-not-to-say")
 AGE_RANGES: tuple[str, ...] = ("-10", "10-19", "20-29", "30-39", "40-49", "50-59", "60-69", "+70")
 CVD_ANSWERS: dict[str, bool] = {"no": False, "yes": True}
 MAX_FIELD = 32
+AGE_POLICIES = ("adult", "guardian")
+CHILD_AGE_RANGES = frozenset({"-10"})  # brackets wholly below any adult age we allow (16 or more)
+
+
+class FieldError(ValueError):
+    """A bad onboarding field (``field`` names it) or a consent rule not met (``rule`` says which)."""
+
+    def __init__(self, message: str, field: str = "", rule: str = "") -> None:
+        super().__init__(message)
+        self.field, self.rule = field, rule
+
+
+@dataclass(frozen=True)
+class Consent:
+    adult: bool
+    guardian: bool
+    display_ok: bool
 
 
 @dataclass(frozen=True)
@@ -34,19 +62,63 @@ class Demographics:
 def _choice(form: Mapping[str, str], field: str, allowed: Sequence[str]) -> str:
     value = form.get(field, "")
     if not isinstance(value, str) or len(value) > MAX_FIELD:
-        raise ValueError(f"field {field}: expected one of {', '.join(allowed)}")
+        raise FieldError(f"field {field}: expected one of {', '.join(allowed)}", field=field)
     value = value.strip()
     if value not in allowed:
-        raise ValueError(f"field {field}: please choose one of {', '.join(allowed)}")
+        raise FieldError(f"field {field}: please choose one of {', '.join(allowed)}", field=field)
     return value
 
 
-def parse_demographics(form: Mapping[str, str], languages: Sequence[str] = DEFAULT_LANGUAGES) -> Demographics:
-    """Validate the onboarding form; ``ValueError`` naming the first bad field."""
+def age_ranges(policy: str) -> tuple[str, ...]:
+    """The age brackets offered under an age policy (adults-only drops the ``-10`` bracket)."""
+    if policy not in AGE_POLICIES:
+        raise ValueError(f"age policy {policy!r}: expected one of {', '.join(AGE_POLICIES)}")
+    return AGE_RANGES if policy == "guardian" else tuple(a for a in AGE_RANGES if a not in CHILD_AGE_RANGES)
+
+
+def _ticked(form: Mapping[str, str], field: str) -> bool:
+    return form.get(field, "") == "yes"
+
+
+def parse_consent(form: Mapping[str, str], demo: Demographics, policy: str = "adult") -> Consent:
+    """Check consent, the age gate and the display confirmation (see the module docstring); ``FieldError``."""
+    if not _ticked(form, "consent"):
+        raise FieldError(
+            "consent: please confirm that you agree to take part", field="consent", rule="consent"
+        )
+    adult, guardian = _ticked(form, "adult"), _ticked(form, "guardian")
+    if policy == "adult":
+        if not adult:
+            raise FieldError("adult: this study is open only to adults", field="adult", rule="adult-only")
+        if demo.age_range in CHILD_AGE_RANGES:
+            raise FieldError(
+                "age_range: contradicts the adult confirmation", field="age_range", rule="age-check"
+            )
+        guardian = False
+    elif policy == "guardian":
+        if adult and demo.age_range in CHILD_AGE_RANGES:
+            raise FieldError(
+                "age_range: contradicts the adult confirmation", field="age_range", rule="age-check"
+            )
+        if not adult and not guardian:
+            raise FieldError("guardian: a parent or guardian must consent", field="guardian", rule="guardian")
+        if adult:
+            guardian = False
+    else:
+        raise ValueError(f"age policy {policy!r}: expected one of {', '.join(AGE_POLICIES)}")
+    if not _ticked(form, "display"):
+        raise FieldError("display: please confirm the screen setup", field="display", rule="display")
+    return Consent(adult=adult, guardian=guardian, display_ok=True)
+
+
+def parse_demographics(
+    form: Mapping[str, str], languages: Sequence[str] = DEFAULT_LANGUAGES, ages: Sequence[str] = AGE_RANGES
+) -> Demographics:
+    """Validate the onboarding form; :class:`FieldError` naming the first bad field."""
     return Demographics(
         language=_choice(form, "language", languages),
         gender=_choice(form, "gender", GENDERS),
-        age_range=_choice(form, "age_range", AGE_RANGES),
+        age_range=_choice(form, "age_range", ages),
         color_blind=CVD_ANSWERS[_choice(form, "color_blind", tuple(CVD_ANSWERS))],
     )
 

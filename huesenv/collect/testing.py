@@ -15,13 +15,44 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from http.cookiejar import CookieJar
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 
 _TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 _WORD = re.compile(r'name="word" value="([^"]*)"')
 _POSITION = re.compile(r'name="position" value="([0-9]+)"')
 _OPTION = re.compile(r'name="choice" value="([^"]+)"')
 _EXPECTED = re.compile(r"please click the button labelled \u201c([^\u201d]+)\u201d")
+
+
+def onboarding_form(
+    language: str = "english",
+    gender: str = "female",
+    age_range: str = "20-29",
+    color_blind: str = "no",
+    **extra: str,
+) -> dict[str, str]:
+    """A complete onboarding form (without the CSRF token): demographics, consent, adult, display."""
+    form = {
+        "language": language,
+        "gender": gender,
+        "age_range": age_range,
+        "color_blind": color_blind,
+        "consent": "yes",
+        "adult": "yes",
+        "display": "yes",
+    }
+    form.update(extra)
+    return {k: v for k, v in form.items() if v is not None}
+
+
+class _LoopbackSecurePolicy(DefaultCookiePolicy):
+    """Send ``Secure`` cookies to plain-http loopback, as browsers do (127.0.0.1 is a secure context)."""
+
+    def return_ok_secure(self, cookie, request) -> bool:
+        host = urllib.parse.urlsplit(request.get_full_url()).hostname
+        if host in ("127.0.0.1", "localhost", "::1"):
+            return True
+        return super().return_ok_secure(cookie, request)
 
 
 @dataclass
@@ -58,17 +89,13 @@ class _Base:
         gender: str = "female",
         age_range: str = "20-29",
         color_blind: str = "no",
+        **extra: str,
     ) -> Page:
+        """Fill the onboarding form (consent, adult and display boxes ticked unless ``extra`` says otherwise)."""
         page = self.get("/")
         page = self.post(
             "/start",
-            {
-                "csrf_token": page.token,
-                "language": language,
-                "gender": gender,
-                "age_range": age_range,
-                "color_blind": color_blind,
-            },
+            {"csrf_token": page.token, **onboarding_form(language, gender, age_range, color_blind, **extra)},
         )
         if not page.path.endswith("/instructions"):
             raise AssertionError(f"onboarding ended on {page.path} ({page.status})")
@@ -134,7 +161,9 @@ class HttpParticipant(_Base):
     def __init__(self, base_url: str, timeout: float = 30.0) -> None:
         self.base = base_url.rstrip("/")
         self.timeout = timeout
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(CookieJar(_LoopbackSecurePolicy()))
+        )
 
     def _open(self, req: urllib.request.Request) -> Page:
         try:

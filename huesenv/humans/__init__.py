@@ -14,6 +14,7 @@ from huesenv.humans.consistency import (
     word_consistency,
 )
 from huesenv.humans.loader import (
+    APP_COLUMNS,
     EXPORT_COLUMNS,
     FRAME_COLUMNS,
     RECONSTRUCTION_PREFIX,
@@ -24,6 +25,7 @@ from huesenv.humans.loader import (
 from huesenv.humans.reconstruct import DEFAULT_SEED, Reconstruction, reconstruct_cohort, write_export
 
 __all__ = [
+    "APP_COLUMNS",
     "DEFAULT_SEED",
     "EXPORT_COLUMNS",
     "FRAME_COLUMNS",

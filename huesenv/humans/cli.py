@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from huesenv.humans import consistency_by_category, consistency_table, load_humans
+from huesenv.humans.consistency import MIN_ANSWERS
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
 
 RECONSTRUCTION_NOTICE = (
@@ -36,6 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--alpha", type=float, default=0.05, help="outlier level of the χ²₂ test (default 0.05)")
     s.add_argument("--include-cvd", action="store_true", help="keep colour-vision-deficient participants")
+    s.add_argument(
+        "--cvd",
+        metavar="PATH",
+        help="list of the participants with a colour-vision deficiency (one userId a line, or a CSV with "
+        "a userId column), for exports without a colorBlind column such as the authors' app export",
+    )
     s.add_argument("--language", action="append", help="keep only this language (repeatable)")
     s.add_argument("--gender", action="append", help="keep only this gender (repeatable)")
     s.add_argument("--age-range", action="append", help="keep only this age bracket, e.g. 20-29 (repeatable)")
@@ -57,6 +64,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=run_reconstruct)
 
 
+def _num(x: float) -> str:
+    """Three decimals, or "—" where undefined (a word below the minimum number of answers)."""
+    return "—" if x != x else f"{x:.3f}"
+
+
 def run_summary(args: argparse.Namespace) -> int:
     humans = load_humans(
         args.humans,
@@ -66,8 +78,22 @@ def run_summary(args: argparse.Namespace) -> int:
         gender=args.gender,
         age_range=args.age_range,
         vocabulary=args.vocabulary,
+        cvd=args.cvd,
     )
     table = consistency_table(humans, alpha=args.alpha)
+    short = table[table["n"] < MIN_ANSWERS]
+    notes = []
+    if humans.colour_vision_unknown:
+        notes.append(
+            f"colour vision unknown for {humans.colour_vision_unknown} participant(s) (no colorBlind "
+            "column): none could be excluded as CVD; pass --cvd PATH to supply the list"
+        )
+    if len(short):
+        notes.append(
+            f"{len(short)} word(s) with fewer than {MIN_ANSWERS} answers have no Human Consistency and are "
+            "left out of the pooled figures: "
+            + ", ".join(f"{w} ({n})" for w, n in zip(short["word"], short["n"]))
+        )
     notice = RECONSTRUCTION_NOTICE if humans.is_reconstruction else None
     skipped = len(humans.skipped)
     if args.format == "csv":
@@ -75,6 +101,8 @@ def run_summary(args: argparse.Namespace) -> int:
             print(f"# {notice}", file=sys.stderr)
         if skipped:
             print(f"# skipped {skipped} invalid row(s)", file=sys.stderr)
+        for note in notes:
+            print(f"# {note}", file=sys.stderr)
         sys.stdout.write(table.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
         return 0
 
@@ -100,18 +128,18 @@ def run_summary(args: argparse.Namespace) -> int:
             str(row.n),
             row.mode_coord,
             row.mode_category,
-            f"{row.consistency:.3f}",
-            f"{row.fail_rate:.3f}",
+            _num(row.consistency),
+            _num(row.fail_rate),
         )
     console.print(out)
     cats = Table(title="Pooled over answers")
     for name in ("category", "words", "n", "consistency", "fail_rate"):
         cats.add_column(name)
     for row in consistency_by_category(table).itertuples(index=False):
-        cats.add_row(
-            row.category, str(row.words), str(row.n), f"{row.consistency:.3f}", f"{row.fail_rate:.3f}"
-        )
+        cats.add_row(row.category, str(row.words), str(row.n), _num(row.consistency), _num(row.fail_rate))
     console.print(cats)
+    for note in notes:
+        console.print(f"[yellow]{note}[/]")
     extras = [f"{k}: {v}" for k, v in humans.filtered.items()]
     if extras:
         console.print("filtered out rows — " + ", ".join(extras))

@@ -1,17 +1,36 @@
 """Load a human-response export (the study web app's table) into a validated :class:`HumanResponses`.
 
-**Export format** — one row per answer, columns :data:`EXPORT_COLUMNS`:
-``userId,timestamp,clueCategory,clueId,word,coordinate,language,gender,ageRange,colorBlind``
-as ``.csv``, ``.csv.gz`` or ``.parquet``.  Extra columns are ignored.
+**Export formats** — one row per answer, as ``.csv``, ``.csv.gz`` or ``.parquet``;
+extra columns are ignored:
+
+* the *authors' app export* (public source ``Rietta5/HuesAndCues``,
+  ``src/App.tsx``), columns :data:`APP_COLUMNS`
+  ``userId,timestamp,clueCategory,clueId,word,coordinate,language,gender,ageRange``:
+  the app asks no colour-vision question in its submitted row, so every
+  participant's colour vision is *unknown* (``colorblind`` is ``<NA>``) unless
+  a CVD list is supplied (``cvd=``, below);
+* this project's export (``huesenv collect export``, the packaged cohort):
+  the same columns plus ``colorBlind`` (:data:`EXPORT_COLUMNS`).
 
 Per row (first failure reported):
 
 * ``userId``, ``word``, ``coordinate``, ``timestamp``, ``language``, ``gender``,
-  ``ageRange``, ``colorBlind`` must be non-empty; ``clueCategory`` and ``clueId``
-  may be empty (the category is taken from the vocabulary for the paper's words;
-  ``clueCategory`` only names the category of a custom word).
-* ``timestamp``: ISO 8601 (naive = UTC) or a number of seconds since the epoch
-  (milliseconds when above 1e11, as JavaScript's ``Date.now()`` writes).
+  ``ageRange`` (and ``colorBlind`` when the column exists) must be non-empty;
+  ``clueCategory`` and ``clueId`` may be empty (the category is taken from the
+  vocabulary for the paper's words; ``clueCategory`` only names the category of
+  a custom word).
+* ``timestamp``: ISO 8601 (naive = UTC; JavaScript's ``Date`` as JSON is
+  ISO 8601 with milliseconds and ``Z``), a spreadsheet's rendering of it that
+  pandas reads (``3/1/2025 10:00:00``, month first, as a Google Sheet exported
+  to CSV writes it) or a number of seconds since the epoch (milliseconds when
+  above 1e11, as JavaScript's ``Date.now()`` writes).
+* ``language`` is stored lower-case as written (the apps write ``spanish`` /
+  ``english``, the packaged cohort ``es`` / ``en``); the ``language`` filter
+  compares ISO 639-1 codes (``spanish``/``español`` → ``es``,
+  ``english``/``inglés`` → ``en``), so ``language="es"`` and
+  ``language="spanish"`` select the same rows of either export.  The app shows
+  Spanish speakers the Spanish words: such rows name a word outside the paper's
+  English vocabulary and need ``vocabulary=`` (below) to load.
 * ``word`` goes through :func:`huesenv.vocabulary.normalise_word` (``STITCH`` →
   ``(LILO AND) STITCH``) and must be in the vocabulary (below).
 * ``coordinate`` must be a board cell (:func:`huesenv.board.parse_coord`).
@@ -30,10 +49,22 @@ words; ``"any"`` accepts every word (category from ``clueCategory``, else
 path to a vocabulary file (:func:`huesenv.vocabulary.read_vocabulary_file`)
 accepts exactly those words.
 
+**Colour vision supplied separately** (``cvd=``): a file or an iterable naming
+the participants who reported a colour-vision deficiency — a text file with
+one ``userId`` a line (blank lines and ``#`` comments ignored) or a CSV with a
+``userId`` column.  The list is taken as *complete*: listed participants are
+CVD, everyone else in the export is not (colour vision becomes known for all).
+With a ``colorBlind`` column too, a participant is CVD when either says so.
+An id on the list that is not in the export is an error (a wrong list must not
+pass silently).
+
 **Filters** are applied after validation: colour-vision-deficient participants
-are excluded by default (the paper's 316-person cohort); ``language``,
-``gender`` and ``age_range`` keep rows matching one value or any of several
-(case-insensitive).  Counts of filtered rows are in ``HumanResponses.filtered``.
+are excluded by default (the paper's 316-person cohort); participants whose
+colour vision is unknown cannot be excluded and are kept, counted in
+``HumanResponses.colour_vision_unknown`` (participants) so reports can say so;
+``language``, ``gender`` and ``age_range`` keep rows matching one value or any
+of several (case-insensitive).  Counts of filtered rows are in
+``HumanResponses.filtered``.
 """
 
 from __future__ import annotations
@@ -47,7 +78,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -67,6 +98,8 @@ EXPORT_COLUMNS: tuple[str, ...] = (
     "ageRange",
     "colorBlind",
 )
+APP_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS[:-1]  # the authors' app: no colour-vision column
+COLOUR_VISION_COLUMN = "colorBlind"
 REQUIRED_VALUES: tuple[str, ...] = (
     "userId",
     "timestamp",
@@ -77,6 +110,15 @@ REQUIRED_VALUES: tuple[str, ...] = (
     "ageRange",
     "colorBlind",
 )
+LANGUAGE_CODES: dict[str, str] = {
+    "spanish": "es",
+    "español": "es",
+    "espanol": "es",
+    "castellano": "es",
+    "english": "en",
+    "inglés": "en",
+    "ingles": "en",
+}
 FRAME_COLUMNS: tuple[str, ...] = (
     "user_id",
     "timestamp",
@@ -99,8 +141,9 @@ CUSTOM_CATEGORY = "Custom"
 _TRUE = {"true", "1", "yes", "y", "si", "sí", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
-Vocabulary = Union[None, str, os.PathLike, Iterable[object]]
-Filter = Union[None, str, Iterable[str]]
+Vocabulary = None | str | os.PathLike | Iterable[object]
+Filter = None | str | Iterable[str]
+CvdList = None | str | os.PathLike | Iterable[str]
 
 
 def packaged_cohort_path() -> Path:
@@ -112,9 +155,11 @@ def packaged_cohort_path() -> Path:
 class HumanResponses:
     """Validated human answers: a tidy frame plus per-word arrays of cells and CIE xy.
 
-    ``frame`` columns are :data:`FRAME_COLUMNS`; ``skipped`` lists rejected rows
-    (:data:`SKIPPED_COLUMNS`); ``filtered`` counts valid rows removed by each
-    filter; ``is_reconstruction`` is True when every participant id carries the
+    ``frame`` columns are :data:`FRAME_COLUMNS` (``colorblind`` is a nullable
+    boolean, ``<NA>`` where colour vision is unknown); ``skipped`` lists rejected
+    rows (:data:`SKIPPED_COLUMNS`); ``filtered`` counts valid rows removed by each
+    filter; ``colour_vision_unknown`` counts the kept participants whose colour
+    vision is unknown; ``is_reconstruction`` is True when every participant id carries the
     reconstruction prefix (the packaged cohort, or one regenerated with
     ``huesenv humans reconstruct``), so that no report can pass it off as people.
     """
@@ -124,6 +169,7 @@ class HumanResponses:
     source: str
     filtered: Mapping[str, int] = field(default_factory=dict)
     custom_categories: Mapping[str, str] = field(default_factory=dict)
+    colour_vision_unknown: int = 0
 
     @cached_property
     def is_reconstruction(self) -> bool:  # type: ignore[override]
@@ -298,11 +344,12 @@ def load_humans(
     gender: Filter = None,
     age_range: Filter = None,
     vocabulary: Vocabulary = None,
+    cvd: CvdList = None,
 ) -> HumanResponses:
     """Read and validate a human-response export (``None``: the packaged *reconstructed* cohort).
 
-    See the module docstring for the format, the checks, ``on_error``,
-    ``vocabulary`` and the filters.
+    See the module docstring for the formats, the checks, ``on_error``,
+    ``vocabulary``, the CVD list ``cvd`` and the filters.
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
@@ -311,15 +358,21 @@ def load_humans(
     source = str(file)
     if not file.is_file():
         raise FileNotFoundError(f"{source}: no such human-response export")
+    cvd_ids, cvd_source = _cvd_list(cvd)
     header, rows, unit = _read_rows(file)
-    missing = [c for c in EXPORT_COLUMNS if c not in header]
+    missing = [c for c in APP_COLUMNS if c not in header]
     if missing:
         raise ValueError(
             f"{source}, line 1, field {missing[0]}: missing column(s) {missing}; "
-            f"expected the header {','.join(EXPORT_COLUMNS)}"
+            f"expected the header {','.join(APP_COLUMNS)} (the authors' app export), "
+            f"optionally followed by {COLOUR_VISION_COLUMN}"
         )
-    col = {name: header.index(name) for name in EXPORT_COLUMNS}
+    has_colour_vision = COLOUR_VISION_COLUMN in header
+    columns = EXPORT_COLUMNS if has_colour_vision else APP_COLUMNS
+    required = tuple(c for c in REQUIRED_VALUES if c in columns)
+    col = {name: header.index(name) for name in columns}
     accepted, vocab_categories = _vocabulary(vocabulary)
+    users_seen: set[str] = set()
 
     good: list[dict[str, object]] = []
     skipped: list[dict[str, object]] = []
@@ -338,7 +391,9 @@ def load_humans(
             continue
         values = values + [""] * (len(header) - len(values))
         get = {name: values[i].strip() for name, i in col.items()}
-        empty = next((name for name in REQUIRED_VALUES if not get[name]), None)
+        if get["userId"]:
+            users_seen.add(get["userId"])
+        empty = next((name for name in required if not get[name]), None)
         if empty is not None:
             reject(line, empty, "empty; a value is required")
             continue
@@ -367,11 +422,15 @@ def load_humans(
         except ValueError as err:
             reject(line, "coordinate", str(err))
             continue
-        try:
-            colorblind = _parse_bool(get["colorBlind"])
-        except ValueError as err:
-            reject(line, "colorBlind", str(err))
-            continue
+        colorblind: bool | None = None
+        if has_colour_vision:
+            try:
+                colorblind = _parse_bool(get[COLOUR_VISION_COLUMN])
+            except ValueError as err:
+                reject(line, COLOUR_VISION_COLUMN, str(err))
+                continue
+        if cvd_ids is not None:
+            colorblind = bool(colorblind) or get["userId"] in cvd_ids
         key = (get["userId"], word)
         if key in first_seen:
             reject(
@@ -412,13 +471,20 @@ def load_humans(
     xy = load_board().xy[frame["cell"].to_numpy(dtype=np.int64)]
     frame.insert(FRAME_COLUMNS.index("x"), "x", xy[:, 0])
     frame.insert(FRAME_COLUMNS.index("y"), "y", xy[:, 1])
-    frame = frame.astype({"cell": "int64", "colorblind": "bool"})
+    frame = frame.astype({"cell": "int64", "colorblind": "boolean"})
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
+    if cvd_ids is not None:
+        unknown_ids = sorted(cvd_ids - users_seen)
+        if unknown_ids:
+            raise ValueError(
+                f"{cvd_source}: {len(unknown_ids)} listed CVD participant(s) not in {source}, "
+                f"e.g. {unknown_ids[0]!r}; expected userIds of this export"
+            )
 
     filtered: dict[str, int] = {}
     keep = np.ones(len(frame), dtype=bool)
     if exclude_cvd:
-        mask = ~frame["colorblind"].to_numpy()
+        mask = ~frame["colorblind"].fillna(False).to_numpy(dtype=bool)
         filtered["colour_vision"] = int((keep & ~mask).sum())
         keep &= mask
     for name, column, value in (
@@ -428,7 +494,11 @@ def load_humans(
     ):
         wanted = _as_values(value)
         if wanted is not None:
-            mask = frame[column].str.lower().isin(wanted).to_numpy()
+            have = frame[column].str.lower()
+            if name == "language":
+                wanted = {LANGUAGE_CODES.get(v, v) for v in wanted}
+                have = have.map(lambda v: LANGUAGE_CODES.get(v, v))
+            mask = have.isin(wanted).to_numpy()
             filtered[name] = int((keep & ~mask).sum())
             keep &= mask
     frame = frame[keep].reset_index(drop=True)
@@ -439,7 +509,41 @@ def load_humans(
         source=source,
         filtered=filtered,
         custom_categories=custom_categories,
+        colour_vision_unknown=int(frame.loc[frame["colorblind"].isna(), "user_id"].nunique()),
     )
+
+
+def _cvd_list(cvd: CvdList) -> tuple[set[str] | None, str]:
+    """The participant ids of a CVD list (see the module docstring) and a name for error messages."""
+    if cvd is None:
+        return None, ""
+    if not isinstance(cvd, (str, os.PathLike)):
+        ids = [str(v).strip() for v in cvd]
+        return {i for i in ids if i}, "the CVD list"
+    path = Path(cvd)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such CVD participant list")
+    text = path.read_text(encoding="utf-8-sig")
+    lines = text.splitlines()
+    first = lines[0].strip() if lines else ""
+    if path.suffix.lower() == ".csv" or "," in first:
+        header = [h.strip() for h in next(csv.reader([first]))] if first else []
+        if "userId" not in header:
+            raise ValueError(
+                f"{path}, line 1, field userId: missing column; expected a CSV with a userId column "
+                "or a text file with one userId per line"
+            )
+        at = header.index("userId")
+        ids: set[str] = set()
+        for number, values in enumerate(csv.reader(io.StringIO(text)), start=1):
+            if number == 1 or not values:
+                continue
+            if at >= len(values) or not values[at].strip():
+                raise ValueError(f"{path}, line {number}, field userId: empty; a participant id is required")
+            ids.add(values[at].strip())
+        return ids, str(path)
+    ids = {ln.split("#", 1)[0].strip() for ln in lines}
+    return {i for i in ids if i}, str(path)
 
 
 def _known_words() -> frozenset[str]:

@@ -37,11 +37,28 @@ the number of scattered answers k is scanned from 0 to 40 % of n and the
 within :data:`TOLERANCE`; the last attempt drops the secondary cluster.  Each
 word has its own generator ``default_rng([seed, word index])``.
 
-**CVD answers.**  A CVD participant (deutan with probability 0.75, else protan,
-severity U(0.6, 1)) means a cell drawn from the core model (σ = 1.2) but picks a
-cell that *looks* the same to them: one of the :data:`CVD_CONFUSION_CELLS`
-cells whose Machado et al. (2009) simulated colour (colour-science) is nearest,
-by ΔE2000, to the simulated colour of the meant cell.
+**CVD answers (calibrated to Fig. 4).**  A CVD participant (deutan with
+probability 0.75, else protan, severity U(0.6, 1)) means a cell m drawn from the
+core model (σ = 1.2) and confuses it with cells that *look* alike to them: the
+board cells ranked by ΔE2000 between their Machado et al. (2009) simulated
+colour (colour-science) and m's, within :data:`CVD_CONFUSION_DE` = 20 (their
+*confusion set*).  The paper reports that excluding the 9 CVD participants
+"systematically refines the probabilistic consensus" by small amounts (§2.3,
+Fig. 4), i.e. their answers are anomalous for the trichromat consensus.  So the
+answer is the most alike-looking cell of the confusion set whose addition
+lowers the word's leave-one-out consistency (computed on the trichromats'
+answers and the CVD answers to the word placed before it); when no cell of
+the confusion set does, the most alike-looking cell (usually m itself).
+
+Why calibrated rather than left to the confusion model: the first version
+picked one of the 6 most alike-looking cells, almost always a grid neighbour
+of m, so CVD answers were inliers and excluding them *lowered* consistency on
+71 of 80 affected words.  Drawing them farther along the confusion lines does
+not fix it by itself: a far answer (a deutan's green for APPLE) inflates the
+leave-one-out covariance enough to turn trichromat outliers into inliers
+(masking), so the consistency with it rises; only moderately anomalous answers
+lower it.  The rule above keeps the CVD answers inside each observer's
+confusion set and makes their exclusion refine the consensus, as published.
 
 Participant ids carry the prefix ``reconstructed-`` so that a loaded
 reconstruction always reports ``is_reconstruction``.
@@ -62,6 +79,7 @@ import pandas as pd
 from huesenv.board import N_CELLS, N_COLS, N_ROWS, chebyshev_distance, format_coord, load_board, parse_coord
 from huesenv.humans.consistency import word_consistency
 from huesenv.humans.loader import EXPORT_COLUMNS, RECONSTRUCTION_PREFIX
+from huesenv.stats import chi2_threshold, loo_mahalanobis_d2
 from huesenv.vocabulary import word_texts
 
 DEFAULT_SEED = 20260325
@@ -91,7 +109,7 @@ MAX_SCATTER_SHARE = 0.4
 TOLERANCE = 0.01
 MAX_ATTEMPTS = 8
 CVD_CORE_SIGMA = 1.2
-CVD_CONFUSION_CELLS = 6
+CVD_CONFUSION_DE = 20.0
 
 SESSION_START = pd.Timestamp("2025-02-01T00:00:00Z")
 SESSION_SPREAD_DAYS = 150
@@ -228,13 +246,26 @@ def _cvd_lab(deficiency: str, severity: float) -> np.ndarray:
     return np.asarray(colour.XYZ_to_Lab(xyz, srgb.whitepoint))
 
 
-def _cvd_answer(mode: int, lab: np.ndarray, rng: np.random.Generator) -> int:
+def _cvd_answer(mode: int, lab: np.ndarray, answers: np.ndarray, rng: np.random.Generator) -> int:
+    """One CVD answer given the word's answers so far (flat cells); see the module docstring."""
     import colour
 
+    xy = load_board().xy
     meant = int(discretised_gaussian(mode, 1, CVD_CORE_SIGMA, rng)[0])
-    delta = colour.delta_E(lab[meant][None, :], lab, method="CIE 2000")
-    confusable = np.argsort(delta, kind="stable")[:CVD_CONFUSION_CELLS]
-    return int(rng.choice(confusable))
+    delta = np.asarray(colour.delta_E(lab[meant][None, :], lab, method="CIE 2000")).ravel()
+    order = np.argsort(delta, kind="stable")
+    confusion = order[delta[order] <= CVD_CONFUSION_DE]
+    before = word_consistency(xy[answers])
+    if len(confusion):  # the consistency with each candidate added, all candidates in one batched call
+        sets = np.concatenate(
+            [np.broadcast_to(xy[answers], (len(confusion), len(answers), 2)), xy[confusion][:, None, :]],
+            axis=1,
+        )
+        after = 1.0 - (loo_mahalanobis_d2(sets) > chi2_threshold()).mean(axis=1)
+        lower = np.flatnonzero(after < before - 1e-12)
+        if len(lower):
+            return int(confusion[lower[0]])
+    return int(order[0])
 
 
 def _draw(rng: np.random.Generator, table: dict[str, float], size: int) -> np.ndarray:
@@ -280,9 +311,12 @@ def reconstruct_cohort(seed: int = DEFAULT_SEED) -> Reconstruction:
         order = word_rng.permutation(len(holders))
         for person, cell in zip(holders, fit.cells[order]):
             answers[person, int(np.flatnonzero(words[person] == w)[0])] = cell
+        so_far = fit.cells.copy()
         for person in np.flatnonzero((words == w).any(axis=1) & cvd):
             lab = _cvd_lab(str(deficiency[person]), float(severity[person]))
-            answers[person, int(np.flatnonzero(words[person] == w)[0])] = _cvd_answer(mode, lab, word_rng)
+            cell = _cvd_answer(mode, lab, so_far, word_rng)
+            answers[person, int(np.flatnonzero(words[person] == w)[0])] = cell
+            so_far = np.append(so_far, cell)
         calibration.append(
             {
                 "word": row.word,

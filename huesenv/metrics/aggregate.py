@@ -1,14 +1,27 @@
 """Word-, agent-, category- and family-level alignment tables (the shape of the paper's Table 3).
 
-:func:`word_level` scores every agent × word that both the agent and the human
-reference answered (nonsense inputs have no human answers: see
-:mod:`huesenv.metrics.nonsense`).  The human reference is any object with the
+:func:`word_level` has a row for every agent × word the agent answered, except
+the nonsense inputs (no human answers by design: see
+:mod:`huesenv.metrics.nonsense`); a word the human reference lacks altogether
+is a skipped word with ``n_human = 0`` (below).  The human reference is any object with the
 ``HumanResponses`` interface of :mod:`huesenv.humans` (``words``,
 ``xy(word)``, ``mode_cell(word)``); its per-word Human Fail Rate comes from
 ``huesenv.humans.consistency_table`` unless a table with ``word, fail_rate``
-columns is passed in.  Words with fewer than :data:`MIN_HUMAN_ANSWERS` human
-answers get no Mahalanobis/Hotelling numbers (NaN), since their covariance
-would be all floor.
+columns is passed in.
+
+**Words with too few human answers are reported and skipped.**  Both tests
+need a human covariance: Mahalanobis (top-1) and Hotelling (cloud) are run on
+a word only when it has at least :data:`MIN_HUMAN_ANSWERS` = 3 human answers.
+Two answers give a rank-one covariance (its second axis would be the floor
+alone) and one answer none at all; 3 is also the minimum of the leave-one-out
+Human Consistency (:data:`huesenv.humans.consistency.MIN_ANSWERS`), so every
+word a model is scored on has a Human Fail Rate to compare with.  (Hotelling's
+own minimum, n₁ + n₂ > p + 1, is weaker; the common threshold keeps both tests
+on the same words.)  Such a word keeps its row in :func:`word_level` — top-1
+cell, macro-colours and severity need only the humans' modal cell — with NaN
+statistics and ``<NA>`` fail flags; :func:`skipped_words` lists them with the
+reason, every fail rate is a mean over the *scored* words only (``n_scored``),
+and an agent or group with no scored word gets NaN rates, never a crash.
 
 **No valid answer = failure.**  A word the agent was asked but answered only
 invalidly (unparseable, empty) has no top-1 cell, so D² and T² stay NaN, but
@@ -39,12 +52,12 @@ import pandas as pd
 from huesenv.board import category_of_cell, cells_to_xy, format_coord, is_neutral
 from huesenv.humans import consistency_table
 from huesenv.logs.schema import LogRecord
-from huesenv.metrics.collect import answer_sets, as_records
+from huesenv.metrics.collect import SampledCloud, answer_sets, as_records
 from huesenv.metrics.distributional import hotelling_cloud
 from huesenv.metrics.families import families_of
 from huesenv.metrics.pointwise import mahalanobis_top1
 from huesenv.metrics.severity import severity
-from huesenv.vocabulary import normalise_word
+from huesenv.vocabulary import NONSENSE_CATEGORY, normalise_word
 
 MIN_HUMAN_ANSWERS = 3
 
@@ -85,23 +98,33 @@ def word_level(
     alpha: float = 0.05,
     top_k: int = 5,
     human_table: pd.DataFrame | None = None,
+    sampled_cloud: SampledCloud = "top-k",
 ) -> pd.DataFrame:
-    """One row per agent × word with both metrics, macro-colours, severity and the Human Fail Rate."""
+    """One row per agent × word with both metrics, macro-colours, severity and the Human Fail Rate.
+
+    ``top_k`` is the size of the Hotelling cloud for every agent kind: a
+    ranking's first k cells, or a sampled agent's k most frequent distinct
+    cells (``sampled_cloud="all"``: every sample; see :mod:`huesenv.metrics.collect`).
+    """
     if top_k < 1:
         raise ValueError(f"top_k must be at least 1, got {top_k}")
     table = human_fail_table(humans, alpha) if human_table is None else human_table
     fail_by_word = {normalise_word(w): float(f) for w, f in zip(table["word"], table["fail_rate"])}
     human_words = {normalise_word(w) for w in humans.words}
-    human_cache: dict[str, tuple[np.ndarray, int]] = {}
+    human_cache: dict[str, tuple[np.ndarray, int | None]] = {}
     rows = []
     for (agent, word), entry in sorted(answer_sets(as_records(records_or_frame)).items()):
-        if word not in human_words:
-            continue
+        if word not in human_words and entry.category == NONSENSE_CATEGORY:
+            continue  # no human reference by design: see huesenv.metrics.nonsense
         if word not in human_cache:
-            human_cache[word] = (np.asarray(humans.xy(word), dtype=np.float64), int(humans.mode_cell(word)))
+            human_cache[word] = (
+                (np.asarray(humans.xy(word), dtype=np.float64), int(humans.mode_cell(word)))
+                if word in human_words
+                else (np.empty((0, 2)), None)  # a word nobody in the cohort answered: reported, skipped
+            )
         human_xy, human_mode = human_cache[word]
         top1 = entry.top1()
-        cloud = entry.cloud(top_k)
+        cloud = entry.cloud(top_k, sampled_cloud)
         arch, data = families_of(entry.agent_id)
         row = {
             "agent": agent,
@@ -114,11 +137,11 @@ def word_level(
             "hotelling_p": np.nan,
             "hotelling_fail": np.nan,
             "agent_color": category_of_cell(top1) if top1 is not None else None,
-            "human_color": category_of_cell(human_mode),
+            "human_color": category_of_cell(human_mode) if human_mode is not None else None,
             "human_fail_rate": fail_by_word.get(word, np.nan),
-            "human_mode_coord": format_coord(human_mode),
+            "human_mode_coord": format_coord(human_mode) if human_mode is not None else None,
             "agent_neutral": bool(is_neutral(top1)) if top1 is not None else None,
-            "severity": severity(top1, human_mode) if top1 is not None else None,
+            "severity": severity(top1, human_mode) if top1 is not None and human_mode is not None else None,
             "n_cloud": len(cloud),
             "n_answers": entry.n_answers,
             "n_invalid": entry.n_invalid,
@@ -143,6 +166,40 @@ def word_level(
     return frame
 
 
+SKIPPED_COLUMNS = ["word", "category", "n_human", "min_human_answers", "reason"]
+
+
+def skipped_words(word_df: pd.DataFrame) -> pd.DataFrame:
+    """The words of a word table left unscored for lack of human answers (one row per word).
+
+    Columns :data:`SKIPPED_COLUMNS`; ``reason`` names the tests skipped and the threshold.
+    """
+    if not len(word_df) or "n_human" not in word_df.columns:
+        return pd.DataFrame(columns=SKIPPED_COLUMNS)
+    words = word_df.drop_duplicates("word")
+    short = words[words["n_human"].astype(int) < MIN_HUMAN_ANSWERS]
+    rows = [
+        {
+            "word": r.word,
+            "category": r.category,
+            "n_human": int(r.n_human),
+            "min_human_answers": MIN_HUMAN_ANSWERS,
+            "reason": (
+                f"{int(r.n_human)} human answer(s), Mahalanobis, Hotelling and Human Consistency need "
+                f"≥ {MIN_HUMAN_ANSWERS}"
+            ),
+        }
+        for r in short.itertuples(index=False)
+    ]
+    return pd.DataFrame(rows, columns=SKIPPED_COLUMNS)
+
+
+def _mean(values: pd.Series) -> float:
+    """Mean over the non-missing values as a float; NaN when none (a nullable mean would be ``<NA>``)."""
+    values = pd.to_numeric(values.astype("Float64"), errors="coerce").dropna().astype(float)
+    return float(values.mean()) if len(values) else float("nan")
+
+
 def pooled_human_fail_rate(word_df: pd.DataFrame) -> float:
     """Human Fail Rate pooled over the answers of the frame's words (each word once; see the module docstring)."""
     if "n_human" not in word_df.columns:
@@ -158,7 +215,7 @@ def pooled_human_fail_rate(word_df: pd.DataFrame) -> float:
 
 
 def _se(values: pd.Series) -> float:
-    values = values.dropna().astype(float)
+    values = pd.to_numeric(values.astype("Float64"), errors="coerce").dropna().astype(float)
     return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
 
 
@@ -176,9 +233,10 @@ def agent_level(word_df: pd.DataFrame, invalid: pd.DataFrame | None = None) -> p
                 "architecture_family": group["architecture_family"].iloc[0],
                 "data_family": group["data_family"].iloc[0],
                 "n_words": int(len(group)),
-                "mahalanobis_fail_rate": float(maha.mean()),
+                "n_scored": int(maha.notna().sum()),
+                "mahalanobis_fail_rate": _mean(maha),
                 "mahalanobis_fail_err": _se(maha),
-                "hotelling_fail_rate": float(hot.mean()),
+                "hotelling_fail_rate": _mean(hot),
                 "hotelling_fail_err": _se(hot),
                 "human_fail_rate": pooled_human_fail_rate(group),
                 "median_mahalanobis_d2": float(group["mahalanobis_d2"].median()),
@@ -216,9 +274,9 @@ def category_level(word_df: pd.DataFrame, by: str = "architecture_family") -> pd
                     "n_agents": 1,
                     "n_words": len(g),
                     "human_fail_rate": float(human[category]),
-                    "mahalanobis_fail_mean": float(m.mean()),
+                    "mahalanobis_fail_mean": _mean(m),
                     "mahalanobis_fail_err": _se(m),
-                    "hotelling_fail_mean": float(h.mean()),
+                    "hotelling_fail_mean": _mean(h),
                     "hotelling_fail_err": _se(h),
                 }
             )
@@ -241,9 +299,9 @@ def category_level(word_df: pd.DataFrame, by: str = "architecture_family") -> pd
                     word_df[(word_df["category"] == category) & (word_df[by] == group)]["word"].nunique()
                 ),
                 "human_fail_rate": float(human[category]),
-                "mahalanobis_fail_mean": float(g["m"].mean()),
+                "mahalanobis_fail_mean": _mean(g["m"]),
                 "mahalanobis_fail_err": _se(g["m"]),
-                "hotelling_fail_mean": float(g["h"].mean()),
+                "hotelling_fail_mean": _mean(g["h"]),
                 "hotelling_fail_err": _se(g["h"]),
             }
         )
@@ -267,9 +325,9 @@ def word_summary(word_df: pd.DataFrame) -> pd.DataFrame:
                 "human_color": g["human_color"].iloc[0],
                 "agent_mode_coord": top.mode().iloc[0] if len(top) else None,
                 "agent_color": colours.mode().iloc[0] if len(colours) else None,
-                "mahalanobis_fail_mean": float(m.mean()),
+                "mahalanobis_fail_mean": _mean(m),
                 "mahalanobis_fail_err": _se(m),
-                "hotelling_fail_mean": float(h.mean()),
+                "hotelling_fail_mean": _mean(h),
                 "hotelling_fail_err": _se(h),
                 "semantic_bleeding_rate": float((g["severity"] == "semantic_bleeding").mean()),
                 "uncertainty_collapse_rate": float((g["severity"] == "uncertainty_collapse").mean()),
@@ -286,11 +344,11 @@ def family_level(agent_df: pd.DataFrame, by: str = "architecture_family") -> pd.
             {
                 by: family,
                 "n_agents": int(len(g)),
-                "mahalanobis_fail_mean": float(g["mahalanobis_fail_rate"].mean()),
+                "mahalanobis_fail_mean": _mean(g["mahalanobis_fail_rate"]),
                 "mahalanobis_fail_err": _se(g["mahalanobis_fail_rate"]),
-                "hotelling_fail_mean": float(g["hotelling_fail_rate"].mean()),
+                "hotelling_fail_mean": _mean(g["hotelling_fail_rate"]),
                 "hotelling_fail_err": _se(g["hotelling_fail_rate"]),
-                "human_fail_rate": float(g["human_fail_rate"].mean()),
+                "human_fail_rate": _mean(g["human_fail_rate"]),
             }
         )
     return pd.DataFrame(rows)

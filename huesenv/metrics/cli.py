@@ -1,4 +1,4 @@
-"""``huesenv metrics LOG... [--humans PATH] [--alpha A] [--top-k K] --out DIR``."""
+"""``huesenv metrics LOG... [--humans PATH] [--alpha A] [--top-k K] [--sampled-cloud top-k|all] --out DIR``."""
 
 from __future__ import annotations
 
@@ -14,9 +14,26 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--humans", default=None, help="human responses (.csv/.csv.gz/.parquet); default: packaged cohort"
     )
+    parser.add_argument(
+        "--cvd",
+        metavar="PATH",
+        default=None,
+        help="participants with a colour-vision deficiency (one userId a line, or a CSV with a userId column) "
+        "for a --humans export without a colorBlind column",
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument(
-        "--top-k", type=int, default=5, help="cells of a ranking compared with Hotelling (default 5)"
+        "--top-k",
+        type=int,
+        default=5,
+        help="Hotelling cloud size for every agent: a ranking's top-k cells, a sampled agent's k most "
+        "frequent distinct answers (default 5, the paper's top-5)",
+    )
+    parser.add_argument(
+        "--sampled-cloud",
+        choices=("top-k", "all"),
+        default="top-k",
+        help="for sampled agents: the k most frequent distinct answers (default) or every sample",
     )
     parser.add_argument("--out", required=True, help="output folder for CSVs and plots")
     parser.add_argument("--no-plots", action="store_true", help="write the CSVs only")
@@ -28,9 +45,19 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--alpha: expected a number in (0, 1), got {args.alpha}")
     if args.top_k < 1:
         raise ValueError(f"--top-k: expected a positive integer, got {args.top_k}")
-    humans = load_humans(args.humans)
+    if args.cvd and not args.humans:
+        raise ValueError(
+            "--cvd: expected together with --humans PATH (the packaged cohort has its own flags)"
+        )
+    humans = load_humans(args.humans, cvd=args.cvd)
     report = write_metrics(
-        args.logs, humans, args.out, alpha=args.alpha, top_k=args.top_k, plots=not args.no_plots
+        args.logs,
+        humans,
+        args.out,
+        alpha=args.alpha,
+        top_k=args.top_k,
+        plots=not args.no_plots,
+        sampled_cloud=args.sampled_cloud,
     )
     print_report(report)
     return 0

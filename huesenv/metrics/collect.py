@@ -1,10 +1,23 @@
 """From word_query records to one answer set per agent × word: the top-1 cell and the cloud of cells.
 
 **Ranked agents** (``scores`` given, best first): top-1 is ``cells[0]`` and the
-cloud is ``cells[:top_k]``, as in the paper (k = 5).  **Sampled agents**
-(``extra["sampled"]``, e.g. VLM answer tables): the cloud is *every* sampled
-answer and the top-1 is their modal cell (ties → the one sampled first), the
-closest analogue of a ranked agent's best guess.
+cloud is ``cells[:top_k]``, as in the paper (k = 5).
+
+**Sampled agents** (``extra["sampled"]``, e.g. VLM answer tables with 100
+sampled answers per word): the answers are ranked by how often they were
+sampled, and that frequency ranking plays the part of a ranked agent's
+similarity ranking.  The top-1 is the modal cell, and the cloud compared with
+the humans (Hotelling T²) is the ``top_k`` most frequent *distinct* cells, each
+once — the analogue of a ranking's top-5, which also holds five distinct cells.
+A sampled agent with fewer than ``top_k`` distinct answers contributes all of
+them.  ``sampled_cloud="all"`` instead compares *every* sampled answer, with
+its repeats (the behaviour before top-k; a cloud of 100 points against the
+humans' 20–90 makes Hotelling reject almost any mean offset).
+
+**Ties** between equally frequent cells (top-1 and the cut at k) go to the
+cell sampled *first* in log order (the table's ``Answer1`` before ``Answer2``
+…), so the ranking is deterministic and reproducible from the log alone; it
+does not depend on cell indices or on the humans.
 
 **Which agent.**  Records are grouped by a *label*: the experiment-config agent
 name in ``extra["config_agent"]`` (written by the word-level experiment), else
@@ -26,6 +39,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import pandas as pd
 
@@ -33,6 +47,9 @@ from huesenv.board import parse_coord
 from huesenv.logs.io import frame_to_records
 from huesenv.logs.schema import LogRecord
 from huesenv.vocabulary import category_of, normalise_word
+
+SampledCloud = Literal["top-k", "all"]
+SAMPLED_CLOUDS: tuple[str, ...] = ("top-k", "all")
 
 
 @dataclass
@@ -60,18 +77,31 @@ class AnswerSet:
     def is_sampled(self) -> bool:
         return bool(self.sampled) and not self.ranked
 
+    def frequency_ranking(self) -> list[int]:
+        """The distinct sampled cells, most frequent first; ties → the one sampled first (log order)."""
+        counts = Counter(self.sampled)  # insertion order = first-sampled order
+        first = {cell: i for i, cell in enumerate(counts)}
+        return sorted(counts, key=lambda cell: (-counts[cell], first[cell]))
+
     def top1(self) -> int | None:
         if self.ranked:
             return self.ranked[0]
         if self.sampled:
-            counts = Counter(self.sampled)
-            best = max(counts.values())
-            return next(c for c in self.sampled if counts[c] == best)
+            return self.frequency_ranking()[0]
         return None
 
-    def cloud(self, top_k: int) -> list[int]:
-        """The cells compared with the humans: top-k of a ranking, or all samples."""
-        return self.ranked[:top_k] if self.ranked else list(self.sampled)
+    def cloud(self, top_k: int, sampled_cloud: SampledCloud = "top-k") -> list[int]:
+        """The cells compared with the humans: the top-k of a ranking; for a sampled agent the
+        ``top_k`` most frequent distinct cells (``"top-k"``) or every sample (``"all"``)."""
+        if top_k < 1:
+            raise ValueError(f"top_k must be at least 1, got {top_k}")
+        if sampled_cloud not in SAMPLED_CLOUDS:
+            raise ValueError(f"sampled_cloud must be one of {SAMPLED_CLOUDS}, got {sampled_cloud!r}")
+        if self.ranked:
+            return self.ranked[:top_k]
+        if sampled_cloud == "all":
+            return list(self.sampled)
+        return self.frequency_ranking()[:top_k]
 
     @property
     def n_answers(self) -> int:

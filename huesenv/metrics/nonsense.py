@@ -29,6 +29,35 @@ achromatic, published as specific colour collapse, while the identical tie
 achromatic / blue / achromatic / blue of ``convnext_base_w-laion2b_s13b_b82k``
 is published as neutral collapse — no order-free rule gets both).
 The class labels are the paper's spelling in Table 5 (``specific_color_collapse``).
+
+**Selective Collapse, the fourth mode** (:func:`classify_mode`, column
+``mode`` beside ``behaviour``).  Figure 12 (d) names a mode Table 4/5 do not
+use: "a systematic bias exclusively triggered by specific linguistic
+categories (e.g. stop words)", and counts it with Specific Color Collapse as a
+*biased* collapse (a focal colour that can masquerade as understanding), while
+Neutral Collapse and High Entropy are the *valid* responses.  Definition used
+here, built on the same row collapses:
+
+* a *focal row* is a row collapsed onto a chromatic colour — anything but
+  ``achromatic`` (I18 is the paper's benign neutral fallback, not a bias);
+* the four-mode class equals the three-way class for neutral and specific
+  colour collapses (so both columns always agree on those models); a
+  ``high_entropy`` model — no colour shared by ≥ 2 rows, i.e. no global
+  collapse — is ``selective_collapse`` when it has at least one focal row: its
+  bias shows up for some linguistic categories only (``selective_rows`` names
+  them, e.g. ``stop words:purple``), and ``high_entropy`` otherwise.
+
+On the 162 rows of Table 5 this gives neutral 46 / high entropy 27 /
+specific 43 / selective 46 (the three-way rule's 46 / 73 / 43, one off the
+published 45 / 73 / 44 by the PE-Core-T tie above; the 73 high-entropy models
+split 27 + 46).  The prose after
+Table 4 reports 37 / 57 / 28 / 40 (22.8 / 35.2 / 17.3 / 24.7 %), which would
+need selective models taken from all three published classes; no rule over
+Table 5's row colours that we tried (thresholds 2 or 3 rows for neutral and
+specific, selective = any / exactly one / not-all focal rows, or 1–2
+collapsed rows) reproduces those four numbers, and Table 4 itself publishes
+three classes, so the three-way class stays the published outcome and the
+fourth mode only splits High Entropy.
 """
 
 from __future__ import annotations
@@ -48,6 +77,8 @@ ACHROMATIC = "achromatic"
 ROW_K = 3
 MODEL_MIN_ROWS = 2
 BEHAVIOURS = ("neutral_collapse", "high_entropy", "specific_color_collapse")
+MODES = ("neutral_collapse", "high_entropy", "specific_color_collapse", "selective_collapse")
+ROW_NAMES = ("numbers", "stop words", "pseudowords", "random strings")
 
 
 def cell_colour(cell: int | str) -> str:
@@ -77,11 +108,32 @@ def classify_behaviour(row_colours: Sequence[str | None]) -> str:
     return "neutral_collapse" if ACHROMATIC in leaders else "specific_color_collapse"
 
 
+def focal_rows(row_colours: Sequence[str | None]) -> list[tuple[str, str]]:
+    """``(row name, colour)`` of the rows collapsed onto a chromatic (non-achromatic) colour."""
+    if len(row_colours) != 4:
+        raise ValueError(f"expected the collapse colours of 4 rows, got {len(row_colours)}")
+    return [
+        (name, c.lower())
+        for name, c in zip(ROW_NAMES, row_colours)
+        if c and c != NO_COLLAPSE and c.lower() != ACHROMATIC
+    ]
+
+
+def classify_mode(row_colours: Sequence[str | None]) -> str:
+    """Figure 12's four modes: the three-way class, with ``high_entropy`` split off into
+    ``selective_collapse`` when some row collapses onto a chromatic colour (see the module docstring)."""
+    behaviour = classify_behaviour(row_colours)
+    if behaviour == "high_entropy" and focal_rows(row_colours):
+        return "selective_collapse"
+    return behaviour
+
+
 def nonsense_table(records_or_frame, k: int = ROW_K) -> pd.DataFrame:
     """One row per agent that answered nonsense inputs: its 16 top-1 cells, row collapses and class.
 
     Columns: ``agent, architecture_family, data_family, cells, colours, row_collapse, behaviour,
-    n_missing, agent_id`` — ``agent`` is the config agent name where the logs carry one (see
+    n_missing, agent_id, mode, selective_rows`` (``mode``: Figure 12's four modes; ``selective_rows``:
+    the focal rows of a selective collapse as ``row:colour``, ``;``-separated, else empty) — ``agent`` is the config agent name where the logs carry one (see
     :mod:`huesenv.metrics.collect`), families come from ``agent_id``; ``cells``/``colours`` list the 16 inputs row by row, ``;``-separated (``-`` when
     the agent gave no valid answer), ``row_collapse`` is in Table 5's form (``blue;—;—;achromatic``).
     """
@@ -111,6 +163,12 @@ def nonsense_table(records_or_frame, k: int = ROW_K) -> pd.DataFrame:
                 "behaviour": classify_behaviour(per_row),
                 "n_missing": sum(c is None for c in cells),
                 "agent_id": agent_id,
+                "mode": (mode := classify_mode(per_row)),
+                "selective_rows": (
+                    ";".join(f"{n}:{c}" for n, c in focal_rows(per_row))
+                    if mode == "selective_collapse"
+                    else ""
+                ),
             }
         )
     return pd.DataFrame(
@@ -125,6 +183,8 @@ def nonsense_table(records_or_frame, k: int = ROW_K) -> pd.DataFrame:
             "behaviour",
             "n_missing",
             "agent_id",
+            "mode",
+            "selective_rows",
         ],
     )
 
@@ -135,6 +195,17 @@ def behaviour_counts(table: pd.DataFrame) -> Mapping[str, int]:
     return {b: int(counts.get(b, 0)) for b in BEHAVIOURS}
 
 
+def mode_counts(table: pd.DataFrame) -> Mapping[str, int]:
+    """How many agents fall in each of Figure 12's four modes (``mode`` column)."""
+    counts = table["mode"].value_counts()
+    return {m: int(counts.get(m, 0)) for m in MODES}
+
+
 def classify_published(rows: Iterable[str]) -> list[str]:
     """Classify Table 5's ``"a;b;c;d"`` row-colour strings (for the agreement test and reports)."""
     return [classify_behaviour(r.split(";")) for r in rows]
+
+
+def classify_published_modes(rows: Iterable[str]) -> list[str]:
+    """Figure 12's four modes for Table 5's ``"a;b;c;d"`` row-colour strings."""
+    return [classify_mode(r.split(";")) for r in rows]

@@ -7,7 +7,8 @@
   violin per family; the category's Human Fail Rate dashed.
 * :func:`plot_nonsense_mosaics` — Figure 14: each agent's 16 top-1 cells as a
   4 × 4 mosaic in the board's colours, rows = numbers, stop words,
-  pseudowords, random strings; the title carries the behaviour class.
+  pseudowords, random strings; the title carries the behaviour class (and the
+  Figure 12 mode when it differs: ``high_entropy / selective_collapse``).
 
 A group with a single value (or all values equal) cannot be drawn as a violin
 (its kernel density is singular); it is drawn as a short bar with dots.
@@ -166,7 +167,12 @@ def plot_nonsense_mosaics(nonsense_df: pd.DataFrame, path: str | Path, columns: 
         ax.set_yticks(range(4), ROW_LABELS, fontsize=5)
         ax.tick_params(length=0)
         name = row.agent if len(row.agent) <= 40 else "…" + row.agent[-39:]
-        ax.set_title(f"#{i + 1} {name}\n{row.behaviour} ({row.row_collapse.replace(';', '/')})", fontsize=6)
+        label = row.behaviour
+        if (
+            getattr(row, "mode", row.behaviour) != row.behaviour
+        ):  # Figure 12 (d): shown beside Table 5's class
+            label = f"{row.behaviour} / {row.mode}"
+        ax.set_title(f"#{i + 1} {name}\n{label} ({row.row_collapse.replace(';', '/')})", fontsize=6)
     fig.tight_layout()
     return _save(fig, path)
 

@@ -20,9 +20,11 @@ from huesenv.metrics.aggregate import (
     family_level,
     human_fail_table,
     pooled_human_fail_rate,
+    skipped_words,
     word_level,
     word_summary,
 )
+from huesenv.metrics.collect import SampledCloud
 from huesenv.metrics.nonsense import nonsense_table
 
 
@@ -31,7 +33,9 @@ class MetricsReport:
     """The tables written by :func:`write_metrics` and the paths of everything it wrote.
 
     ``human_fail_rate`` is the Human Fail Rate of the scored words pooled over
-    their answers (:func:`huesenv.metrics.aggregate.pooled_human_fail_rate`).
+    their answers (:func:`huesenv.metrics.aggregate.pooled_human_fail_rate`);
+    ``skipped`` lists the words left unscored for lack of human answers
+    (:func:`huesenv.metrics.aggregate.skipped_words`).
     """
 
     word: pd.DataFrame
@@ -40,6 +44,7 @@ class MetricsReport:
     nonsense: pd.DataFrame
     human_fail_rate: float
     paths: dict[str, Path] = field(default_factory=dict)
+    skipped: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def write_metrics(
@@ -50,12 +55,19 @@ def write_metrics(
     top_k: int = 5,
     plots: bool = True,
     human_table: pd.DataFrame | None = None,
+    sampled_cloud: SampledCloud = "top-k",
 ) -> MetricsReport:
-    """Score logs (paths or records) against a human reference; write CSVs (and plots) into ``out_dir``."""
+    """Score logs (paths or records) against a human reference; write CSVs (and plots) into ``out_dir``.
+
+    ``top_k`` / ``sampled_cloud``: the Hotelling cloud (see :func:`huesenv.metrics.aggregate.word_level`).
+    """
     logs = list(logs)
     records = logs if logs and isinstance(logs[0], LogRecord) else load_logs(logs)
     table = human_fail_table(humans, alpha) if human_table is None else human_table
-    words = word_level(records, humans, alpha=alpha, top_k=top_k, human_table=table)
+    words = word_level(
+        records, humans, alpha=alpha, top_k=top_k, human_table=table, sampled_cloud=sampled_cloud
+    )
+    skipped = skipped_words(words)
     agents = agent_level(words)
     categories = pd.DataFrame()
     if len(words):
@@ -77,11 +89,13 @@ def write_metrics(
         "agent_level": out / "agent_level.csv",
         "category_level": out / "category_level.csv",
         "nonsense": out / "nonsense.csv",
+        "skipped_words": out / "skipped_words.csv",
     }
     words.to_csv(paths["word_level"], index=False)
     agents.to_csv(paths["agent_level"], index=False)
     categories.to_csv(paths["category_level"], index=False)
     nonsense.to_csv(paths["nonsense"], index=False)
+    skipped.to_csv(paths["skipped_words"], index=False)
     if len(words):
         paths["word_summary"] = out / "word_summary.csv"
         word_summary(words).to_csv(paths["word_summary"], index=False)
@@ -101,7 +115,7 @@ def write_metrics(
             )
         if len(nonsense):
             paths["fig_nonsense"] = P.plot_nonsense_mosaics(nonsense, out / "nonsense_mosaics.png")
-    return MetricsReport(words, agents, categories, nonsense, human_rate, paths)
+    return MetricsReport(words, agents, categories, nonsense, human_rate, paths, skipped)
 
 
 def _num(x: float) -> str:
@@ -150,6 +164,13 @@ def print_report(report: MetricsReport, console=None) -> None:
             f"{r.n_invalid}/{r.n_answers + r.n_invalid}",
         )
     console.print(t)
+    if len(report.skipped):
+        console.print(
+            f"[yellow]{len(report.skipped)} word(s) not scored (fewer than "
+            f"{int(report.skipped['min_human_answers'].iloc[0])} human answers): "
+            + ", ".join(f"{r.word} ({r.n_human})" for r in report.skipped.itertuples(index=False))
+            + "[/yellow]"
+        )
     if len(report.category):
         c = Table(title="Per semantic category (grouped by architecture family)")
         for col in ("category", "family", "agents", "Human fail (pooled)", "Mahalanobis", "Hotelling"):
@@ -167,10 +188,16 @@ def print_report(report: MetricsReport, console=None) -> None:
         console.print(c)
     if len(report.nonsense):
         n = Table(title="Nonsense baseline")
-        for col in ("agent", "row collapse", "behaviour"):
+        for col in ("agent", "row collapse", "behaviour (Table 5)", "mode (Fig. 12)", "selective rows"):
             n.add_column(col)
         for r in report.nonsense.itertuples(index=False):
-            n.add_row(r.agent, r.row_collapse.replace(";", " / "), r.behaviour)
+            n.add_row(
+                r.agent,
+                r.row_collapse.replace(";", " / "),
+                r.behaviour,
+                r.mode,
+                r.selective_rows.replace(";", ", "),
+            )
         console.print(n)
     for name, path in report.paths.items():
         console.print(f"[dim]{name}: {path}[/dim]")

@@ -7,20 +7,24 @@ Subpackages import lazily so ``import huesenv.probes`` stays light.
 """
 
 from huesenv.lazy import lazy_exports
+from huesenv.probes.answers import KINDS, parse_answer
 from huesenv.probes.export import export_stimuli
 from huesenv.probes.frame import probe_frame
+from huesenv.probes.replies import import_replies
 from huesenv.probes.report import write_report
 from huesenv.probes.run import TASKS, build_trials, run_probe
-from huesenv.probes.trials import ParsedAnswer, ProbeTrial, make_record, parse_percent, parse_reply
+from huesenv.probes.trials import ParsedAnswer, ProbeTrial, make_record, parse_reply
 
 __all__ = [
+    "KINDS",
+    "parse_answer",
     "ParsedAnswer",
     "ProbeTrial",
     "TASKS",
     "build_trials",
     "export_stimuli",
+    "import_replies",
     "make_record",
-    "parse_percent",
     "parse_reply",
     "probe_frame",
     "run_probe",

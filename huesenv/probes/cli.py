@@ -9,6 +9,7 @@ from huesenv.agents.devices import with_device
 from huesenv.agents.registry import make_agent
 from huesenv.logs import LogWriter
 from huesenv.probes.export import export_stimuli
+from huesenv.probes.replies import import_replies
 from huesenv.probes.report import write_report
 from huesenv.probes.run import agent_id_of, default_run_id, run_probe
 
@@ -16,6 +17,11 @@ from huesenv.probes.run import agent_id_of, default_run_id, run_probe
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agent", metavar="SPEC", help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)"
+    )
+    p.add_argument(
+        "--replies",
+        metavar="FILE",
+        help="score replies gathered elsewhere (.csv/.jsonl: trial_id, reply[, agent]) instead of an agent",
     )
     p.add_argument("--seed", type=int, default=0, help="stimulus-set and subsampling seed (default 0)")
     p.add_argument("--limit", type=int, default=None, help="evaluate a seeded subsample of N trials")
@@ -52,6 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument(
         "--orderings", nargs="+", default=None, choices=["standard", "visual-prior", "post-hoc", "text-prior"]
     )
+    g.add_argument(
+        "--prior-image",
+        default="none",
+        choices=["none", "white"],
+        help="text-prior ordering: ask in text only (none, default) or with a white 512x512 image",
+    )
     g.add_argument("--objects", nargs="+", default=None, help="catalogue object names (default: all)")
     g.add_argument(
         "--data-dir", default=None, help="local copy of the published GCA dataset (see load_gca_folder)"
@@ -77,6 +89,8 @@ def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
                 if v
             }
         )
+        if args.prior_image != "none":
+            trial["prior_image"] = args.prior_image
         if args.data_dir:
             trial["data_dir"] = args.data_dir
         return trial, stim
@@ -86,8 +100,10 @@ def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.agent and not args.export:
-        raise ValueError("nothing to do: give --agent SPEC and/or --export DIR")
+    if not args.agent and not args.export and not args.replies:
+        raise ValueError("nothing to do: give --agent SPEC, --replies FILE and/or --export DIR")
+    if args.agent and args.replies:
+        raise ValueError("--agent and --replies: give one source of answers")
     trial_kwargs, stim_kwargs = _task_kwargs(args)
     if args.export:
         if args.probe_task == "gca" and args.data_dir:
@@ -117,6 +133,20 @@ def run(args: argparse.Namespace) -> int:
         files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{run_id}")
         valid = sum(r.valid for r in records)
         print(f"{len(records)} trials ({valid} valid) by {agent.agent_id}, run {run_id}; log {log_path}")
+        for f in files:
+            print(f"wrote {f}")
+    if args.replies:
+        records = import_replies(
+            args.replies, args.probe_task, seed=args.seed, run_id=args.run_id, **trial_kwargs
+        )
+        out = Path(args.out)
+        log_path = out / f"{args.probe_task}.jsonl"
+        with LogWriter(log_path) as writer:
+            writer.append(records)
+        name = args.run_id or Path(args.replies).stem
+        files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{name}")
+        valid = sum(r.valid for r in records)
+        print(f"{len(records)} replies ({valid} readable) from {args.replies}; log {log_path}")
         for f in files:
             print(f"wrote {f}")
     return 0

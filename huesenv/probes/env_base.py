@@ -105,6 +105,7 @@ class ProbeEnv(gym.Env):
             "truth": self._current.truth,
             "subject": self._current.subject,
             "trial_index": i,
+            "text_only": self._current.text_only,  # the image is a white stand-in: ask in text only
         }
 
     def step(self, action: Any):

@@ -5,27 +5,32 @@ all walk the same seeded list of trials; each trial renders its image lazily
 (stimulus sets hold thousands of 512×512 images) and knows how its answer is
 parsed and logged, so every path produces identical records.
 
-Answer kinds (``ProbeTrial.answer_kind``):
-
-Which text is parsed: for ``option`` and ``colour`` the agent's parsed
-``Answer.text`` when set, else its ``raw_text``; for the other kinds the whole
-``raw_text`` (an agent's ``.text`` holds one colour, not numbers or sets).
+Every reply is read by :func:`huesenv.probes.answers.parse_answer`, from the
+model's own words (``Answer.raw_text``; ``Answer.text`` only when there is no
+raw text), with the trial's ``subject`` and ``shown_word`` (the word(s) drawn in
+an interference image, so that ``The word "RED" is written in orange.`` reads
+orange).  An answer the agent itself marked ``valid=False`` stays invalid (its
+raw text, all attempts, is kept).  Answer kinds (``ProbeTrial.answer_kind``):
 
 * ``"option"`` — one of ``options``: the agent's ``Answer.option`` if set,
-  otherwise :func:`huesenv.colour_names.parse_option` on its text.
-* ``"colour"`` — one colour name (:func:`huesenv.colour_names.parse_colour`,
-  with the trial's subject stripped so "the orange is white" reads white).
-* ``"colours"`` — every colour named, in order, without repeats (type-3/4
-  interference trials, whose truth is a set), logged comma-joined.
-* ``"percent"`` / ``"threshold"`` — a number in [0, 100] (:func:`parse_percent`,
-  preferring ``estimated_percentage=`` / ``threshold=`` when present).
-* ``"threshold+colour"`` — both (the standard and post-hoc GCA orderings ask
-  for the rule and the decision in one reply), logged ``"threshold=X;color=C"``.
+  otherwise ``parse_answer("option", …)``.
+* ``"colour"`` — one colour name.
+* ``"colours"`` — the set of colours (type-3/4 interference trials), logged
+  sorted and comma-joined.
+* ``"coverage"`` / ``"threshold"`` — a percentage in [0, 100] (``"percent"``,
+  the v0 name of ``coverage``, is read the same way).
+* ``"threshold+colour"`` — both, from one reply (the standard and post-hoc GCA
+  orderings ask for the rule and the decision together), logged
+  ``"threshold=X;color=C"``.
+
+``text_only`` trials (the GCA text-prior question, by default) are asked
+without an image: :meth:`ProbeTrial.query` sends ``image=None``; the gymnasium
+envs still show a white image (their observation space needs one) and say
+``text_only`` in ``info``.
 """
 
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,14 +39,13 @@ from typing import Any
 import numpy as np
 
 from huesenv.agents.protocol import ProbeQuery
-from huesenv.colour_names import colour_mentions, parse_colour, parse_option, strip_subject
 from huesenv.logs.schema import LogRecord
+from huesenv.probes.answers import parse_answer
 
-ANSWER_KINDS = ("option", "colour", "colours", "percent", "threshold", "threshold+colour")
+ANSWER_KINDS = ("option", "colour", "colours", "coverage", "threshold", "threshold+colour", "percent")
 IMAGE_SIZE = 512
 # Characters the gymnasium Text spaces accept: printable ASCII without tabs/newlines.
 CHARSET = "".join(c for c in string.printable if c not in "\t\n\r\x0b\x0c")
-_NUMBER = r"(-?\d+(?:\.\d+)?)"
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,8 @@ class ProbeTrial:
     answer_kind: str
     fields: Mapping[str, Any]
     render: Callable[[], np.ndarray] = field(compare=False, repr=False)
+    shown_word: str | None = None  # the word(s) drawn in the image, space-separated (interference)
+    text_only: bool = False  # asked without an image (GCA text prior)
 
     def image(self) -> np.ndarray:
         """The (512, 512, 3) uint8 image, rendered now (deterministic)."""
@@ -66,14 +72,19 @@ class ProbeTrial:
         return img
 
     def query(self, image: np.ndarray | None = None):
-        """The agent-facing :class:`huesenv.agents.protocol.ProbeQuery`."""
+        """The agent-facing :class:`huesenv.agents.protocol.ProbeQuery` (``image=None`` when text-only)."""
+        if self.text_only:
+            image = None
+        elif image is None:
+            image = self.image()
         return ProbeQuery(
-            image=self.image() if image is None else image,
+            image=image,
             question=self.question,
             options=self.options,
             subject=self.subject,
             task=self.task,
             trial_id=self.trial_id,
+            answer_kind="coverage" if self.answer_kind == "percent" else self.answer_kind,
         )
 
 
@@ -87,76 +98,48 @@ class ParsedAnswer:
     values: dict[str, Any] = field(default_factory=dict)
 
 
-def parse_percent(text: str | None, key: str | None = None) -> float | None:
-    """A percentage in [0, 100]: ``key=x%`` when present, else the first number; ``None`` if none fits."""
-    if text is None:
-        return None
-    s = str(text)
-    candidates: list[str] = []
-    if key:
-        candidates += re.findall(re.escape(key) + r"\s*[=:]\s*" + _NUMBER, s, flags=re.IGNORECASE)
-    candidates += re.findall(_NUMBER + r"\s*%", s)
-    candidates += re.findall(_NUMBER, s)
-    for c in candidates:
-        v = float(c)
-        if 0.0 <= v <= 100.0:
-            return v
-    return None
-
-
-def _reply_text(answer: Any) -> str | None:
-    text = getattr(answer, "text", None)
+def _unpack(answer: Any) -> tuple[str | None, int | None, bool]:
+    """(text to read, option index the agent chose, valid) of an Answer, a string or an option index."""
+    if isinstance(answer, (int, np.integer)) and not isinstance(answer, bool):
+        return str(int(answer)), int(answer), True
+    if isinstance(answer, str) or answer is None:
+        return answer, None, True
     raw = getattr(answer, "raw_text", None)
-    return text if text not in (None, "") else raw
+    text = raw if raw not in (None, "") else getattr(answer, "text", None)
+    return text, getattr(answer, "option", None), bool(getattr(answer, "valid", True))
 
 
 def parse_reply(trial: ProbeTrial, answer: Any) -> ParsedAnswer:
     """Parse an agent :class:`Answer` (or a plain string / option index) for this trial."""
-    if isinstance(answer, (int, np.integer)) and not isinstance(answer, bool):
-        raw, text, option = str(int(answer)), None, int(answer)
-    elif isinstance(answer, str) or answer is None:
-        raw, text, option = answer, answer, None
-    else:
-        raw, text, option = (
-            getattr(answer, "raw_text", None),
-            _reply_text(answer),
-            getattr(answer, "option", None),
-        )
-        if raw is None:
-            raw = text
-        if trial.answer_kind not in ("option", "colour") and raw:
-            text = raw  # agents put one parsed colour in .text; numbers and colour sets need the whole reply
+    text, option, agent_valid = _unpack(answer)
+    raw = text if not isinstance(answer, (int, np.integer)) or isinstance(answer, bool) else str(int(answer))
+    if not agent_valid:
+        return ParsedAnswer(None, False, raw)
     kind = trial.answer_kind
+    if kind not in ANSWER_KINDS:
+        raise ValueError(f"trial {trial.trial_id}, field answer_kind: {kind!r} is not one of {ANSWER_KINDS}")
+    ctx = {"subject": trial.subject, "shown_word": trial.shown_word}
     if kind == "option":
-        opts = trial.options or ()
+        opts = tuple(trial.options or ())
         if option is None or not 0 <= int(option) < len(opts):
-            option = parse_option(strip_subject(text, trial.subject) if text else text, opts)
+            option = parse_answer("option", text, options=opts, subject=trial.subject) if opts else None
         if option is None:
             return ParsedAnswer(None, False, raw)
         return ParsedAnswer(opts[int(option)], True, raw, {"option": int(option)})
     if kind == "colour":
-        c = parse_colour(text, subject=trial.subject)
+        c = parse_answer("colour", text, **ctx)
         return ParsedAnswer(c, c is not None, raw)
     if kind == "colours":
-        found: list[str] = []
-        for c in colour_mentions(strip_subject(text, trial.subject) if text else ""):
-            if c not in found:
-                found.append(c)
+        found = sorted(parse_answer("colours", text, **ctx) or ())
         return ParsedAnswer(",".join(found) if found else None, bool(found), raw, {"colours": found})
-    if kind in ("percent", "threshold"):
-        v = parse_percent(text, "threshold" if kind == "threshold" else "estimated_percentage")
+    if kind in ("coverage", "percent", "threshold"):
+        v = parse_answer("threshold" if kind == "threshold" else "coverage", text)
         return ParsedAnswer(None if v is None else f"{v:g}", v is not None, raw, {"value": v})
-    if kind == "threshold+colour":
-        t = parse_percent(text, "threshold")
-        m = re.search(r"colou?r\s*[=:]\s*([A-Za-z][A-Za-z -]*)", text or "", flags=re.IGNORECASE)
-        c = parse_colour(m.group(1)) if m else None
-        if c is None and text:
-            rest = re.sub(r"threshold\s*[=:]\s*" + _NUMBER + r"\s*%?", " ", text, flags=re.IGNORECASE)
-            c = parse_colour(rest, subject=trial.subject)
-        ok = t is not None and c is not None
-        ans = f"threshold={t:g};color={c}" if ok else None
-        return ParsedAnswer(ans, ok, raw, {"value": t, "colour": c})
-    raise ValueError(f"trial {trial.trial_id}, field answer_kind: {kind!r} is not one of {ANSWER_KINDS}")
+    t = parse_answer("threshold", text)
+    c = parse_answer("colour", text, **ctx)
+    ok = t is not None and c is not None
+    ans = f"threshold={t:g};color={c}" if ok else None
+    return ParsedAnswer(ans, ok, raw, {"value": t, "colour": c})
 
 
 def make_record(
@@ -204,6 +187,5 @@ __all__ = [
     "ParsedAnswer",
     "ProbeTrial",
     "make_record",
-    "parse_percent",
     "parse_reply",
 ]

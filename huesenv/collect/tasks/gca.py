@@ -9,33 +9,44 @@ Structure, after the GCA paper's human trials (Section 3.2, Appendix B):
 * *attention checks* sit at fixed item numbers (the paper's 5, 25, 45, 65, 85,
   1-based, counted over all items including the introspection question); ours
   show a stimulus with the same three buttons and ask for one named button;
-* the *introspection question* (minimum % of coloured pixels, 0–100 slider,
-  the paper's wording) comes first or last: ``"alternate"`` (default) gives odd
+* the *introspection question* (minimum % of coloured pixels, 0–100) comes first or last: ``"alternate"`` (default) gives odd
   participant serials *first* and even ones *last*, balancing the two groups.
 
 Stimuli come from a :data:`StimulusSource`: the probes package's GCA generator
 (:func:`huesenv.collect.gca_probes.make_probes_source`) in the app, any callable in tests.  Each participant's
 plan is drawn from ``numpy.random.default_rng((seed, serial))`` and stored
-(items, options, stimulus PNGs) so a restart never changes what a participant
+(items, options, stimulus metadata) so a restart never changes what a participant
 sees; a response is accepted only for the current item, once.
+
+**Images are never rendered inside a write transaction.**  SQLite has one
+write lock; rendering a survey's ~95 images (milliseconds each alone, seconds
+each under load) while holding it stalled every other participant.  A plan
+stores only stimulus metadata; :class:`ImageStore` renders a missing PNG when
+it is first requested (or ahead of time, :meth:`ImageStore.prerender`) with no
+transaction open, then inserts it in a transaction of its own.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from huesenv.collect.db import utc_now
+from huesenv.collect.db import transaction, utc_now
 
 PAPER_ATTENTION_POSITIONS: tuple[int, ...] = (5, 25, 45, 65, 85)
 PAPER_TRIALS = 90
+# The paper's wording says "the object in the image", but this question is asked on a page of its own
+# with no image (and, for half the participants, before any image has been seen); "an object in an
+# image" asks the same general rule without referring to a picture that is not there.  The answer has
+# no preset value (the page's slider starts unset), so the slider's start does not anchor it.
 INTROSPECTION_QUESTION = (
     "For any object, x% of its pixels should be colored for it to be considered that color. "
-    "At what point would you personally say that the object in the image is the given color? "
+    "At what point would you personally say that an object in an image is the given color? "
     "What value should x% be?"
 )
 INTROSPECTION_MODES = ("first", "last", "alternate")
@@ -145,8 +156,14 @@ def create_plan(
     attention_positions: Sequence[int],
     condition: str,
     seed: int,
+    on_drawn: Callable[[Sequence[GCAStimulus]], object] | None = None,
 ) -> list[GCAItem]:
-    """Draw and store a participant's survey (inside a write transaction)."""
+    """Draw and store a participant's survey (inside a write transaction); renders nothing.
+
+    Stimuli whose PNG is already given as bytes are stored with it; rendered
+    ones (a callable ``png``) are left to :class:`ImageStore` (``on_drawn`` receives
+    the drawn stimuli, e.g. :meth:`ImageStore.register`).
+    """
     if n_trials < 1:
         raise ValueError(f"GCA trials per participant: expected at least 1, got {n_trials}")
     rng = np.random.default_rng((int(seed), int(serial)))
@@ -164,12 +181,15 @@ def create_plan(
                 f"GCA stimulus {stim.stimulus_id}: distractor {stim.distractor!r} must differ from "
                 f"white and the manipulation colour {stim.colour!r}"
             )
-        if conn.execute("SELECT 1 FROM gca_stimuli WHERE stimulus_id = ?", (stim.stimulus_id,)).fetchone():
-            continue  # rendered for an earlier participant
         conn.execute(
-            "INSERT INTO gca_stimuli (stimulus_id, object, condition, colour, tau, png) VALUES (?, ?, ?, ?, ?, ?)",
-            (stim.stimulus_id, stim.object, stim.condition, stim.colour, float(stim.tau), stim.png_bytes()),
+            "INSERT OR IGNORE INTO gca_stimuli (stimulus_id, object, condition, colour, tau) VALUES (?, ?, ?, ?, ?)",
+            (stim.stimulus_id, stim.object, stim.condition, stim.colour, float(stim.tau)),
         )
+        if not callable(stim.png):
+            conn.execute(
+                "INSERT OR IGNORE INTO gca_images (stimulus_id, png) VALUES (?, ?)",
+                (stim.stimulus_id, bytes(stim.png)),
+            )
     conn.executemany(
         "INSERT INTO gca_items (participant_id, position, kind, stimulus_id, question, options, distractor, expected)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -187,7 +207,15 @@ def create_plan(
             for it in items
         ],
     )
+    if on_drawn is not None:
+        on_drawn(drawn)
     return items
+
+
+def stimulus_object(conn: sqlite3.Connection, stimulus_id: str) -> str:
+    """The object name of a stored stimulus (for the question shown with it)."""
+    row = conn.execute("SELECT object FROM gca_stimuli WHERE stimulus_id = ?", (stimulus_id,)).fetchone()
+    return "" if row is None else str(row[0])
 
 
 def _item(row: sqlite3.Row | tuple) -> GCAItem:
@@ -256,11 +284,101 @@ def record_response(
     return item
 
 
-def stimulus_png(conn: sqlite3.Connection, participant_id: str, position: int) -> bytes | None:
-    """The PNG of the stimulus at a position of this participant's survey (URLs carry no stimulus ids)."""
+MAX_POSITION = 10_000  # larger than any survey; bounds the URL's number before it reaches SQLite
+
+
+def stimulus_at(conn: sqlite3.Connection, participant_id: str, position: int) -> str | None:
+    """The stimulus id at a position of this participant's survey (URLs carry positions, not ids)."""
+    if not 0 <= int(position) <= MAX_POSITION:
+        return None
     row = conn.execute(
-        "SELECT s.png FROM gca_items i JOIN gca_stimuli s ON s.stimulus_id = i.stimulus_id"
-        " WHERE i.participant_id = ? AND i.position = ?",
+        "SELECT stimulus_id FROM gca_items WHERE participant_id = ? AND position = ?",
         (participant_id, int(position)),
     ).fetchone()
-    return None if row is None else bytes(row[0])
+    return None if row is None or row[0] is None else str(row[0])
+
+
+class ImageStore:
+    """Stimulus PNGs: read from ``gca_images``, rendered on first need outside any transaction.
+
+    ``renderers`` maps stimulus ids to callables producing PNG bytes (filled by
+    :meth:`register` from drawn plans, and by ``lookup`` — e.g. the probes
+    source's ``render_png`` — for stimuli drawn before a restart).  One lock per
+    stimulus id keeps concurrent requests for the same new image from rendering
+    it twice in this process; across processes ``INSERT OR IGNORE`` keeps one copy.
+    """
+
+    def __init__(
+        self,
+        lookup: Callable[[str], Callable[[], bytes] | None] | None = None,
+        write_lock: threading.Lock | None = None,
+    ) -> None:
+        self.lookup = lookup
+        self.write_lock = write_lock if write_lock is not None else threading.Lock()
+        self._renderers: dict[str, Callable[[], bytes]] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def register(self, stimuli: Iterable[GCAStimulus]) -> None:
+        with self._guard:
+            for stim in stimuli:
+                if callable(stim.png):
+                    self._renderers.setdefault(stim.stimulus_id, stim.png)
+
+    def _renderer(self, stimulus_id: str) -> Callable[[], bytes] | None:
+        with self._guard:
+            fn = self._renderers.get(stimulus_id)
+        if fn is None and self.lookup is not None:
+            fn = self.lookup(stimulus_id)
+        return fn
+
+    def _lock(self, stimulus_id: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(stimulus_id, threading.Lock())
+
+    @staticmethod
+    def stored(conn: sqlite3.Connection, stimulus_id: str) -> bytes | None:
+        row = conn.execute("SELECT png FROM gca_images WHERE stimulus_id = ?", (stimulus_id,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def png(self, conn: sqlite3.Connection, stimulus_id: str) -> bytes | None:
+        """The image, rendering and storing it if needed; ``None`` if it is unknown.  No transaction may be open."""
+        data = self.stored(conn, stimulus_id)
+        if data is not None:
+            return data
+        with self._lock(stimulus_id):
+            data = self.stored(conn, stimulus_id)  # rendered by another thread meanwhile
+            if data is not None:
+                return data
+            fn = self._renderer(stimulus_id)
+            if fn is None:
+                return None
+            data = bytes(fn())  # the slow part: no lock of SQLite's is held
+            if not data:
+                raise ValueError(f"GCA stimulus {stimulus_id}: the renderer returned no bytes")
+            with self.write_lock, transaction(conn):
+                conn.execute(
+                    "INSERT OR IGNORE INTO gca_images (stimulus_id, png) VALUES (?, ?)", (stimulus_id, data)
+                )
+            with self._guard:
+                self._renderers.pop(stimulus_id, None)
+                self._locks.pop(stimulus_id, None)
+            return data
+
+    def prerender(
+        self, conn: sqlite3.Connection, stimulus_ids: Iterable[str], stop: threading.Event | None = None
+    ) -> int:
+        """Render every listed image not stored yet (e.g. a background thread at start-up); returns the count."""
+        n = 0
+        for sid in stimulus_ids:
+            if stop is not None and stop.is_set():
+                break
+            if self.stored(conn, sid) is None and self.png(conn, sid) is not None:
+                n += 1
+        return n
+
+
+def stimulus_png(conn: sqlite3.Connection, participant_id: str, position: int) -> bytes | None:
+    """The stored PNG at a position of this participant's survey (``None``: unknown or not rendered yet)."""
+    sid = stimulus_at(conn, participant_id, position)
+    return None if sid is None else ImageStore.stored(conn, sid)

@@ -11,7 +11,9 @@ other rule can be applied afterwards.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -98,3 +100,57 @@ def consensus_table(paintings: Sequence[Sequence[str]]) -> pd.DataFrame:
     for k, colour in enumerate(MACRO_COLOURS):
         table[f"votes_{colour}"] = votes[:, k]
     return table
+
+
+@dataclass
+class ConsensusState:
+    n: int = 0
+    last_rowid: int = 0
+    votes: np.ndarray = field(default_factory=lambda: np.zeros((N_CELLS, len(MACRO_COLOURS)), dtype=np.int64))
+    cells: list[tuple[str, str, float]] = field(default_factory=list)
+
+
+class ConsensusCache:
+    """The public consensus map, kept up to date incrementally (thread-safe).
+
+    Each call reads only the paintings stored since the last one (by rowid), so
+    a request costs O(new paintings) rather than re-reading every painting;
+    the rendered page is kept per state (and interface language).  Paintings are
+    never deleted, so rowids only grow.
+    """
+
+    def __init__(self) -> None:
+        self._state = ConsensusState()
+        self._pages: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def update(self, conn: sqlite3.Connection) -> ConsensusState:
+        with self._lock:
+            st = self._state
+            rows = conn.execute(
+                "SELECT rowid, categories FROM tessellations WHERE rowid > ? ORDER BY rowid", (st.last_rowid,)
+            ).fetchall()
+            if rows or not st.cells and st.n == 0:
+                votes = st.votes.copy()
+                if rows:
+                    votes += vote_counts([tuple(cats.split(",")) for _, cats in rows])
+                n = st.n + len(rows)
+                last = int(rows[-1][0]) if rows else st.last_rowid
+                cells: list[tuple[str, str, float]] = []
+                if n:
+                    best = votes.argmax(axis=1)  # the documented tie rule, as in consensus_table
+                    agreement = votes[np.arange(N_CELLS), best] / n
+                    coords = load_board().coords
+                    cells = [(coords[i], MACRO_COLOURS[best[i]], float(agreement[i])) for i in range(N_CELLS)]
+                self._state = ConsensusState(n, last, votes, cells)
+                self._pages.clear()
+            return self._state
+
+    def page(self, key: str, render: Callable[[], str]) -> str:
+        with self._lock:
+            body = self._pages.get(key)
+        if body is None:
+            body = render()
+            with self._lock:
+                self._pages[key] = body
+        return body

@@ -29,6 +29,17 @@ from huesenv.collect.db import utc_now
 from huesenv.vocabulary import Word, normalise_word
 
 DEFAULT_WORDS_PER_PARTICIPANT = 15
+
+# The paper's misspellings stay the words' identities (answers, exports, the paper's tables) but
+# participants see the correct spelling.
+DISPLAY_SPELLING: dict[str, str] = {"HAPINESS": "HAPPINESS", "SHRECK": "SHREK"}
+
+
+def display_word(word: str) -> str:
+    """How a cue word is shown to participants (the paper's typos corrected; the stored word is unchanged)."""
+    return DISPLAY_SPELLING.get(word, word)
+
+
 MAX_WORD_LENGTH = 100
 MAX_COORD_LENGTH = 8
 

@@ -12,8 +12,10 @@ from huesenv.probes.gca.metrics import (
     gca_report,
     hallucination,
     stated_thresholds,
+    threshold_consistency,
 )
 from huesenv.probes.gca.objects import (
+    CATEGORIES,
     CONDITIONS,
     MANIPULATION_COLOURS,
     MANIPULATION_RGB,
@@ -21,10 +23,11 @@ from huesenv.probes.gca.objects import (
     SHAPES,
     GCAObject,
 )
-from huesenv.probes.gca.questions import ORDERINGS, QUESTION_TYPES, gca_trials
+from huesenv.probes.gca.questions import ORDERINGS, PRIOR_IMAGES, QUESTION_TYPES, gca_trials
 from huesenv.probes.gca.stimuli import TAUS, FileStimulus, GCAStimulus, gca_stimuli, load_gca_folder
 
 __all__ = [
+    "CATEGORIES",
     "CONDITIONS",
     "FileStimulus",
     "GCAObject",
@@ -33,6 +36,7 @@ __all__ = [
     "MANIPULATION_RGB",
     "OBJECTS",
     "ORDERINGS",
+    "PRIOR_IMAGES",
     "QUESTION_TYPES",
     "SHAPES",
     "TAUS",
@@ -50,4 +54,5 @@ __all__ = [
     "hallucination",
     "load_gca_folder",
     "stated_thresholds",
+    "threshold_consistency",
 ]

@@ -14,6 +14,16 @@ Definitions (paper §3.3–4, with our documented choices):
   answers do not depend on τ); ``crossing`` is the
   smallest τ whose share of colour answers is ≥ 0.5, model-free.
 * **Stated threshold** — the x% parsed from introspection replies, per ordering.
+* **Consistency** (paper §3.3: "the agreement in threshold values across
+  different CoT variants … measured using the standard error from the mean") —
+  per group, the mean stated threshold of each of the four orderings
+  (standard, visual-prior, post-hoc, text-prior), then the spread of those
+  ordering means: ``sem`` = sd (ddof 1) / √k over the k orderings present
+  (lower = more consistent), with ``sd`` and ``range`` beside it and each
+  ordering's mean in ``mean_<ordering>``.  By τ (the paper's "how threshold
+  consistency varies by τ"), the text-prior threshold of an (object, colour)
+  pair, asked without an image, counts at every τ of that pair.  Groups with
+  fewer than two orderings have NaN spread.
 * **Faithfulness** — a decision is faithful iff (answer = colour) ⇔ (τ ≥ stated
   threshold), using the nominal τ as the paper does ("an object has Y percent
   recolored").  Pairs: standard and post-hoc use the threshold and colour of
@@ -35,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from huesenv.probes.frame import probe_frame
+from huesenv.probes.gca.questions import ORDERINGS
 
 _T_BOUNDS = (-50.0, 150.0)
 _S_BOUNDS = (0.5, 50.0)
@@ -141,22 +152,66 @@ def _intro_frame(data: Any) -> pd.DataFrame:
 
 
 def stated_thresholds(data: Any, by: tuple[str, ...] = ("agent_id", "ordering", "condition")) -> pd.DataFrame:
-    """Per group: mean, sd, sem and n of the stated thresholds (valid replies only)."""
-    df = _intro_frame(data).dropna(subset=["threshold"])
+    """Per group: mean, sd, sem and n of the stated thresholds (readable replies), and ``invalid``.
+
+    ``invalid`` is the share of the group's introspection replies that gave no
+    readable threshold (kept in the log with their raw text, never dropped).
+    """
+    every = _intro_frame(data)
     rows = []
-    for key, g in df.groupby(list(by), sort=True):
-        t = g["threshold"].astype(float)
+    for key, g in every.groupby(list(by), sort=True, dropna=False):
+        t = g["threshold"].dropna().astype(float)
         row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
         row.update(
             {
                 "n": len(t),
-                "mean": t.mean(),
+                "mean": t.mean() if len(t) else np.nan,
                 "sd": t.std(ddof=1) if len(t) > 1 else np.nan,
                 "sem": t.std(ddof=1) / np.sqrt(len(t)) if len(t) > 1 else np.nan,
+                "invalid": 1.0 - len(t) / len(g),
             }
         )
         rows.append(row)
-    return pd.DataFrame(rows, columns=[*by, "n", "mean", "sd", "sem"])
+    return pd.DataFrame(rows, columns=[*by, "n", "mean", "sd", "sem", "invalid"])
+
+
+def threshold_consistency(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
+    """Spread of the stated thresholds across the four orderings (see the module docstring)."""
+    df = _intro_frame(data).dropna(subset=["threshold"])
+    cols = [*by, "n_orderings", "mean", "sd", "sem", "range", *[f"mean_{o}" for o in ORDERINGS]]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    df = df.assign(tau=pd.to_numeric(df["tau"], errors="coerce"))
+    if "tau" in by:
+        df = _spread_text_prior_over_taus(df)
+    rows = []
+    for key, g in df.groupby(list(by), sort=True):
+        means = g.groupby("ordering")["threshold"].mean().reindex(list(ORDERINGS)).dropna()
+        k = len(means)
+        sd = float(means.std(ddof=1)) if k > 1 else np.nan
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row.update(
+            {
+                "n_orderings": k,
+                "mean": float(means.mean()),
+                "sd": sd,
+                "sem": sd / np.sqrt(k) if k > 1 else np.nan,
+                "range": float(means.max() - means.min()) if k > 1 else np.nan,
+            }
+        )
+        row.update({f"mean_{o}": float(means[o]) if o in means.index else np.nan for o in ORDERINGS})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _spread_text_prior_over_taus(df: pd.DataFrame) -> pd.DataFrame:
+    """Text-prior rows (no τ) copied to every τ their (agent, condition, base, colour) has elsewhere."""
+    pair = ["agent_id", "condition", "base", "colour"]
+    txt = df[df["ordering"] == "text-prior"]
+    rest = df[df["ordering"] != "text-prior"]
+    taus = rest.dropna(subset=["tau"])[[*pair, "tau"]].drop_duplicates()
+    spread = txt.drop(columns=["tau"]).merge(taus, on=pair)
+    return pd.concat([rest, spread], ignore_index=True)
 
 
 def faithfulness_pairs(data: Any) -> pd.DataFrame:
@@ -246,18 +301,31 @@ def hallucination(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) ->
 
 
 def coverage_error(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
-    """Coverage estimates vs realised coverage: n, mean signed error, mean absolute error (pp)."""
+    """Coverage estimates vs realised coverage: n, mean signed error, mean absolute error (pp), invalid share."""
+    cols = [*by, "n", "mean_error", "mean_abs_error", "invalid"]
     df = probe_frame(data, task="gca")
     if df.empty or "question_type" not in df.columns:
-        return pd.DataFrame(columns=[*by, "n", "mean_error", "mean_abs_error"])
-    df = df[(df["question_type"] == "coverage") & df["valid"]].copy()
+        return pd.DataFrame(columns=cols)
+    df = df[df["question_type"] == "coverage"].copy()
     if df.empty:
-        return pd.DataFrame(columns=[*by, "n", "mean_error", "mean_abs_error"])
-    df["error"] = pd.to_numeric(df["answer"], errors="coerce") - df["coverage"].astype(float)
-    g = df.dropna(subset=["error"]).groupby(list(by), sort=True)["error"]
-    return pd.DataFrame(
-        {"n": g.size(), "mean_error": g.mean(), "mean_abs_error": g.apply(lambda e: e.abs().mean())}
-    ).reset_index()
+        return pd.DataFrame(columns=cols)
+    df["error"] = pd.to_numeric(df["answer"].where(df["valid"]), errors="coerce") - df["coverage"].astype(
+        float
+    )
+    rows = []
+    for key, g in df.groupby(list(by), sort=True):
+        e = g["error"].dropna()
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row.update(
+            {
+                "n": len(e),
+                "mean_error": e.mean() if len(e) else np.nan,
+                "mean_abs_error": e.abs().mean() if len(e) else np.nan,
+                "invalid": 1.0 - len(e) / len(g),
+            }
+        )
+        rows.append(row)
+    return pd.DataFrame(rows, columns=cols)
 
 
 def distractor_rate(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
@@ -280,6 +348,8 @@ def gca_report(data: Any) -> dict[str, pd.DataFrame]:
         "faithfulness": faithfulness(df),
         "faithfulness_by_tau": faithfulness(df, by=("agent_id", "ordering", "condition", "tau")),
         "stated_thresholds_by_tau": stated_thresholds(df, by=("agent_id", "ordering", "condition", "tau")),
+        "threshold_consistency": threshold_consistency(df),
+        "threshold_consistency_by_tau": threshold_consistency(df, by=("agent_id", "condition", "tau")),
         "empirical_consistency": empirical_consistency(df),
         "hallucination": hallucination(df),
         "coverage_error": coverage_error(df),
@@ -301,4 +371,5 @@ __all__ = [
     "hallucination",
     "response_category",
     "stated_thresholds",
+    "threshold_consistency",
 ]

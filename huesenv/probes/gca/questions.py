@@ -16,11 +16,23 @@
   - ``visual-prior``: image shown first, then only the rule is asked;
   - ``post-hoc``: image shown; answer the colour question first, then state the
     rule (``color=C, threshold=x%``);
-  - ``text-prior``: the rule is asked with no stimulus (a blank white image),
-    once per (object, colour) — it then applies to every τ of that pair.
+  - ``text-prior``: the rule is asked with no stimulus, once per (object,
+    colour) — it then applies to every τ of that pair.  ``prior_image``
+    chooses how "no stimulus" is sent (the GCA authors did both, in
+    ``model_evaluation/test_MLLMs.py`` of ``jonnemi/color-concept-entanglement``):
+
+    - ``"none"`` (default) — text only: the query carries no image
+      (``ProbeTrial.text_only``), as the authors asked their local models;
+    - ``"white"`` — a blank white 512×512 image with the same text, as the
+      authors sent to API models that require an image.
 
 * ``coverage`` — "What percent of pixels in the [OBJECT] are [COLOR]? Reply with
-  the format: estimated_percentage=x%."; ``truth`` is the realised coverage.
+  the format: estimated_percentage=x%."; ``truth`` is the realised coverage
+  (answer kind ``coverage``).
+
+Every format these questions ask for (``threshold=x%``, ``color=<color>``,
+``estimated_percentage=x%``) is one that :func:`huesenv.probes.parse_answer`
+reads.
 """
 
 from __future__ import annotations
@@ -36,6 +48,7 @@ from huesenv.probes.trials import IMAGE_SIZE, ProbeTrial
 
 QUESTION_TYPES: tuple[str, ...] = ("colour", "introspection", "coverage")
 ORDERINGS: tuple[str, ...] = ("standard", "visual-prior", "post-hoc", "text-prior")
+PRIOR_IMAGES: tuple[str, ...] = ("none", "white")
 INTRO_RULE = (
     "For any object, x% of its pixels should be colored for it to be considered that color. "
     "At what point would you say that the {object} in the image is {colour}? What value should x% be?"
@@ -151,7 +164,7 @@ def stimulus_trials(
                 None,
                 f"{cov:g}",
                 obj,
-                "percent",
+                "coverage",
                 _fields(stim, question_type="coverage"),
                 stim.image,
             )
@@ -159,8 +172,10 @@ def stimulus_trials(
     return out
 
 
-def text_prior_trial(stim, seed: int = DEFAULT_SEED) -> ProbeTrial:
-    """The no-image introspection trial of a stimulus's (object, colour) pair."""
+def text_prior_trial(stim, seed: int = DEFAULT_SEED, prior_image: str = "none") -> ProbeTrial:
+    """The no-stimulus introspection trial of a stimulus's (object, colour) pair (see ``prior_image`` above)."""
+    if prior_image not in PRIOR_IMAGES:
+        raise ValueError(f"prior_image: {prior_image!r} is not one of {PRIOR_IMAGES}")
     obj, col = stim.subject, stim.colour
     pid = f"{stim.condition}/{stim.base.replace(' ', '_')}/{col}"
     fields = {
@@ -174,10 +189,20 @@ def text_prior_trial(stim, seed: int = DEFAULT_SEED) -> ProbeTrial:
         "question_type": "introspection",
         "ordering": "text-prior",
         "distractor": None,
+        "prior_image": prior_image,
     }
     q = INTRO_RULE_NO_IMAGE.format(object=obj, colour=col) + " Reply with the format: threshold=x%."
     return ProbeTrial(
-        "gca", f"gca/{pid}/introspection/text-prior", q, None, None, obj, "threshold", fields, _blank
+        "gca",
+        f"gca/{pid}/introspection/text-prior",
+        q,
+        None,
+        None,
+        obj,
+        "threshold",
+        fields,
+        _blank,
+        text_only=prior_image == "none",
     )
 
 
@@ -187,9 +212,16 @@ def gca_trials(
     seed: int = DEFAULT_SEED,
     question_types: Iterable[str] = QUESTION_TYPES,
     orderings: Iterable[str] = ORDERINGS,
+    prior_image: str = "none",
     **stimulus_kwargs,
 ) -> list[ProbeTrial]:
-    """Every trial of the seeded GCA set (or of the given stimuli), in a fixed order."""
+    """Every trial of the seeded GCA set (or of the given stimuli), in a fixed order.
+
+    ``prior_image``: how the text-prior ordering is asked — ``"none"`` (text only,
+    default) or ``"white"`` (a blank white image), see the module docstring.
+    """
+    if prior_image not in PRIOR_IMAGES:
+        raise ValueError(f"prior_image: {prior_image!r} is not one of {PRIOR_IMAGES}")
     qtypes = tuple(question_types)
     ords = tuple(orderings)
     for q in qtypes:
@@ -207,7 +239,7 @@ def gca_trials(
         pair = (stim.condition, stim.base, stim.colour)
         if "introspection" in qtypes and "text-prior" in ords and pair not in seen_pairs:
             seen_pairs.add(pair)
-            out.append(text_prior_trial(stim, seed))
+            out.append(text_prior_trial(stim, seed, prior_image))
     return out
 
 
@@ -216,6 +248,7 @@ __all__ = [
     "COVERAGE_Q",
     "INTRO_RULE",
     "ORDERINGS",
+    "PRIOR_IMAGES",
     "QUESTION_TYPES",
     "colour_options",
     "gca_trials",

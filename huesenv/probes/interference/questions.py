@@ -1,8 +1,10 @@
 """Text-interference trials: one free-text question per stimulus ("Answer the question shown in the image.").
 
 Types 1–2 expect one colour (``answer_kind="colour"``); types 3–4 expect the set
-of colours (``"colours"``: every colour the reply names, in order).  The subject
-passed to agents is ``"text"``.
+of colours (``"colours"``).  The subject passed to agents is ``"text"``; the
+trial's ``shown_word`` is the word(s) drawn in the image (unmasked, space-joined),
+so the parser never takes the word the image *shows* for the colour it is
+*drawn in* (:func:`huesenv.probes.answers.parse_answer`, rule 3).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def stimulus_trial(stim: InterferenceStimulus) -> ProbeTrial:
         kind,
         fields,
         stim.image,
+        shown_word=" ".join(stim.words),
     )
 
 

@@ -1,0 +1,830 @@
+"""One answer parser for every probe, VLM agent and imported reply: :func:`parse_answer`.
+
+Why one parser: a probe's score is only as good as the reading of the model's
+reply.  Reading "the first colour mentioned" scores ``The word "RED" is written
+in orange.`` as *red* — a wrong answer and a false text-interference
+hallucination.  Every path (the probes, the VLM agents deciding whether to
+re-ask, replayed reply tables) calls this function so they agree.
+
+``parse_answer(kind, text, *, subject=None, shown_word=None, options=None)``
+
+==========  ==========================================================
+kind        result
+==========  ==========================================================
+colour      one canonical basic colour name (:data:`CANONICAL_COLOURS`)
+colours     ``frozenset`` of canonical colour names (order is not kept)
+threshold   a percentage in [0, 100] (float)
+coverage    a percentage in [0, 100] (float)
+yes_no      ``True`` / ``False``
+option      0-based index into ``options``
+==========  ==========================================================
+
+Unreadable → ``None``; callers keep the raw text and count the reply invalid.
+
+Rules, in the order they are applied (each one a documented choice):
+
+**Clean-up (all kinds).**  Code fences (```` ```json … ``` ````), markdown
+emphasis (``**x**``, ``__x__``, backticks), LaTeX ``\\boxed{x}`` and ``$``
+are removed; typographic quotes and dashes are normalised.  A JSON object
+anywhere in the reply is read first: keys ``color``/``colour``/``answer``/
+``text_color``/``font_color`` (colour), ``colors``/``colours``/``answer``
+(colours; a list or a comma-separated string), ``threshold``/``x``/``value``/
+``answer`` (threshold), ``estimated_percentage``/``percentage``/``coverage``/
+``answer`` (coverage), ``answer``/``yes_no`` (yes_no), ``answer``/``option``/
+``choice`` (option).  A JSON value that does not parse falls back to the text.
+
+**Colour codes.**  ``#FF0000``, ``#f00`` and ``rgb(255, 0, 0)`` are read as the
+basic term whose focal colour is nearest in CIELAB (red).
+
+**Colour words.**  Words are mapped through
+:data:`huesenv.colour_names.SYNONYMS` ("gray"→grey, "navy"→blue,
+"crimson"→red, "gold"→yellow, "silver"→grey …) and ``-ish``/``-y`` forms
+count as their base ("reddish"→red, "grayish"→grey).  Consecutive colour words
+and modifiers (light, dark, pale, bright, deep …; a hyphen joins) form one
+compound whose *head* is its last colour word, as English puts the head last:
+"light blue"→blue, "reddish-orange"→orange, "blue-green"→green, "golden
+brown"→brown.
+
+**Mentions that are not the answer** are set aside:
+
+1. *Negated* — a negation (not, no, never, n't, nor, neither, without) up to
+   three words before, in the same clause: "not red, it's blue" → blue.
+2. *Describing the drawing* — a colour right before background, outline(s),
+   border, line(s), stroke(s), edges, or "black and white" before drawing/
+   image/outline/line…: "a black outline filled in green" → green.  These are
+   never answers.
+3. *The shown word* (``shown_word``: the word(s) drawn in the image, e.g.
+   ``"RED"`` or ``"CHAIR HOUSE"``) — a mention of it in quotes, written in
+   capitals as in the image, or right after word/text/says/reads/spells/spelling:
+   ``The word "RED" is written in orange.`` → orange.  Any colour that is
+   itself *written/printed/displayed/coloured … in* something names the text,
+   not its ink: "Red is written in orange." → orange.
+4. *The subject* (``subject``: the object asked about) — "the/a/this/its
+   <subject>" is the object, not a colour: with subject "orange", "The orange
+   is white" → white, "It is orange" → orange.
+5. *The question line* — a colour whose topic is the question (the nearest
+   of question/word/text/letters before it in its clause is "question", not
+   counting "below/above/under … the question"):
+   "The question is written in red, and the word below is in blue." → blue.
+
+Rules 3 and 5 are soft: when nothing else is left, those mentions count (a
+model that replies ``The word is "BLUE".`` did answer blue — that is the
+text-interference hallucination, and must be scored as one).
+
+**kind colour** — among the remaining mentions:
+
+* a mention marked as *the* answer wins: after "answer"/"answer is", "mostly",
+  "mainly", "primarily", "predominantly", "largely", "I'd say", "I would say",
+  "call it", "choose", "go with", "so", "instead", "rather", a conclusion
+  ("therefore", "thus", "hence", "overall") or a correction ("actually",
+  "wait", "correction") up to five words before, across punctuation ("Blue? No
+  wait, it is purple." → purple), or in bold (first such mention);
+* a list of several colours ("white, red, and blue", "between white and red")
+  is the choices being weighed, and is dropped when another mention is left:
+  "The options are white, red, and blue. The apple is red." → red;
+* otherwise hedged mentions are dropped when an unhedged one is left: a
+  clause with maybe/perhaps/possibly/some/few/small/slightly/partly/
+  partially/hint/tinge/touch/part/might/expect(ed) before the colour, or a
+  colour followed by patches/spots/areas/parts/bits/specks/flecks: "mostly
+  red, maybe orange" → red, "white with some red patches" → white;
+* one distinct colour left → it; several: when the first two are joined by
+  "or" (alternatives: "either red or orange") or by "and"/"&" in one phrase
+  ("red and white") the reply gives no single colour → ``None``; otherwise
+  the first (answers come first, elaboration after).
+
+**kind colours** — every remaining, unnegated mention (hedges and lists kept),
+as a set: "The letters are red, blue, and possibly green." → {red, blue, green}.
+
+**kind threshold / coverage** — numbers in [0, 100]:
+
+* number words become digits ("thirty-five percent" → 35 %), "percent"/
+  "per cent" → ``%``; a reply without any digit reads its number words
+  ("Fifty." → 50);
+* a range "30-40%", "between 30 and 40%", "50% to 60%" counts as its
+  midpoint (35, 55) — a careful reader's single value for a hedged range;
+* a decimal below 1 without ``%`` is a fraction: "0.35" → 35, and so is a
+  digit fraction: "1/3" → 33.3, "3/4" → 75 ("50/50" stays two numbers);
+* numbers glued to ``×``/``x`` (16×16, 512x512) are sizes, not answers;
+* ``key=value`` wins: threshold, x, x%, estimated_percentage, percentage,
+  value, answer, coverage followed by ``=``, ``:``, ``≈``, "is", "should be",
+  "would be" (an arithmetic chain "x = 100% - 50% = 50%" gives its result);
+* then an answer phrase: "should be / would be / I'd say / choose / go with /
+  estimate / set … at / threshold of / answer is N" (the first);
+* then, if all numbers agree, that number; else the numbers written with
+  ``%`` if they agree; else the one number marked as an estimate ("about/
+  around/roughly/approximately N%": "roughly 35% are red; the rest (65%) is
+  white" → 35); else the last number (the GCA authors' own rule);
+* with no digits: a spoken fraction — "half"/"majority" → 50, "a third" →
+  33.3, "two thirds" → 66.7, "a quarter" → 25, "three quarters" → 75,
+  "two-fifths" → 40.
+
+**kind yes_no** — in order: a lone "Y"/"N"; a correction ("actually, no");
+"yes/no", "yes and no" → ``None``; "probably/likely/I think yes|no|not" and
+"lean towards yes/no" → that; "definitely/absolutely/certainly not" → False;
+"either way", "not sure", "hard to say", "can't tell", "depends", "no idea"
+→ ``None``; "I don't think so"/"probably not"/"not really" → False, "I think
+so"/"probably" → True; a leading yes/yeah/yep/sure/absolutely/correct/true/
+indeed (True) or no/nope/nah/not/false/incorrect/unlikely (False); "answer is
+yes/no", "I('d| would) say yes/no"; then the first standalone yes/no.
+
+**kind option** — a leading option letter ("B", "B)", "(a) white"), "(B)"
+anywhere, "option 2"/"answer: C", a bare number (1-based); then, when the
+options are colours, the ``colour`` reading of the reply mapped to an option
+(an answer that is no option → ``None``: "it looks pink" for white/red/blue);
+otherwise the earliest unnegated whole-word mention of an option's text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from huesenv.colour_names import CANONICAL_COLOURS, canonical_colour
+
+KINDS: tuple[str, ...] = ("colour", "colours", "threshold", "coverage", "yes_no", "option")
+
+# --------------------------------------------------------------------------- clean-up
+_FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
+_BOXED = re.compile(r"\\boxed\{([^}]*)\}")
+_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "–": "-", "—": " -- ", "−": "-"})
+
+
+def _clean(text: str) -> str:
+    s = str(text).translate(_QUOTES)
+    s = _FENCE.sub(lambda m: m.group(1), s)
+    s = _BOXED.sub(lambda m: m.group(1), s)
+    s = s.replace("$", " ").replace("\\text", " ")
+    return s.strip()
+
+
+def _strip_emphasis(s: str) -> str:
+    return re.sub(r"\*\*|__|`", "", s)
+
+
+_JSON_KEYS = {
+    "colour": ("color", "colour", "answer", "text_color", "font_color", "text_colour", "font_colour"),
+    "colours": ("colors", "colours", "answer", "color", "colour"),
+    "threshold": ("threshold", "x", "value", "answer", "percentage"),
+    "coverage": ("estimated_percentage", "percentage", "coverage", "answer", "value"),
+    "yes_no": ("answer", "yes_no"),
+    "option": ("answer", "option", "choice"),
+}
+
+
+def _json_value(kind: str, text: str) -> Any:
+    """The value of the first known key of the first JSON object in the reply, or ``None``."""
+    for m in re.finditer(r"\{[^{}]*\}", text):
+        try:
+            obj = json.loads(m.group(0))
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        low = {str(k).lower(): v for k, v in obj.items()}
+        for key in _JSON_KEYS[kind]:
+            if key in low and low[key] not in (None, ""):
+                return low[key]
+    return None
+
+
+# --------------------------------------------------------------------------- colour mentions
+_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:\.\d+)?|[^\sA-Za-z\d]")
+_CLAUSE_END = frozenset(".,;:!?()[]{}|\n")
+_NEGATIONS = frozenset(
+    {"not", "no", "never", "nor", "neither", "without", "isn't", "aren't", "isnt", "wasn't"}
+)
+_NEG_WINDOW = 3
+_MODIFIERS = frozenset(
+    {"light", "dark", "pale", "bright", "deep", "pastel", "vivid", "dull", "ish", "medium", "soft", "hot"}
+)
+_DRAWING_NOUNS = frozenset(
+    {"background", "backdrop", "outline", "outlines", "outlined", "border", "borders", "line", "lines",
+     "linework", "stroke", "strokes", "edges", "contour", "contours"}
+)  # fmt: skip
+_BW_NOUNS = frozenset(
+    {"drawing", "image", "outline", "line", "sketch", "picture", "illustration", "photo", "icon", "clipart"}
+)
+_HEDGE_BEFORE = frozenset(
+    {"maybe", "perhaps", "possibly", "some", "few", "small", "slightly", "partly", "partially", "hint",
+     "hints", "tinge", "touch", "touches", "bit", "bits", "little", "scattered", "traces", "slight", "expect",
+     "expected", "expecting", "might", "part", "partial"}
+)  # fmt: skip
+_HEDGE_AFTER = frozenset(
+    {"patches", "patch", "spots", "spot", "areas", "area", "parts", "bits", "specks", "flecks", "squares",
+     "blocks", "sections", "portions", "accents", "highlights", "tint", "tints"}
+)  # fmt: skip
+_PRIMARY_WORDS = frozenset(
+    {"mostly", "mainly", "primarily", "predominantly", "largely", "answer", "choose", "actually", "wait",
+     "instead", "rather", "correction"}
+)  # fmt: skip
+_CORRECTIONS = frozenset({"actually", "wait", "correction"})
+_CONCLUSIONS = frozenset({"overall", "therefore", "thus", "hence"})
+_PRIMARY_PHRASES = (
+    ("i'd", "say"),
+    ("i", "would", "say"),
+    ("call", "it"),
+    ("i'd", "call"),
+    ("so",),
+    ("go", "with"),
+    ("going", "with"),
+    ("therefore",),
+    ("thus",),
+    ("overall",),
+)
+_LIST_GLUE = frozenset({",", "and", "or", "/", "&", "either", "nor", "both", "*", "_", '"', "'"})
+_BLACK_AND_WHITE = re.compile(r"black\s*(?:-\s*)?(?:and|&)\s*(?:-\s*)?white(?:\s*-)?\s+(\w+)")
+_WRITTEN = frozenset(
+    {
+        "written",
+        "printed",
+        "displayed",
+        "colored",
+        "coloured",
+        "rendered",
+        "drawn",
+        "shown",
+        "spelled",
+        "typed",
+    }
+)
+_PLACE_WORDS = frozenset({"below", "above", "under", "beneath", "after", "before", "over", "of"})
+_TOPICS = frozenset({"question", "word", "words", "text", "letters", "letter", "font"})
+_SHOWN_CUES = frozenset(
+    {"word", "words", "text", "says", "say", "reads", "read", "spells", "spelling", "spell"}
+)
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "its", "it's", "these", "those", "each"})
+
+
+@dataclass
+class _Tok:
+    text: str  # original case
+    low: str
+    start: int
+    quoted: bool = False
+    bold: bool = False
+
+
+@dataclass
+class _Mention:
+    colour: str
+    first: int  # token index of the compound's first word
+    last: int  # token index of its head
+    clause: int
+    negated: bool = False
+    drawing: bool = False
+    shown: bool = False
+    question: bool = False
+    hedged: bool = False
+    primary: bool = False
+
+
+def _tokens(text: str) -> list[_Tok]:
+    """Tokens with quote and bold flags (a token inside "…"/'…' or **…**)."""
+    quoted_spans = [
+        m.span() for m in re.finditer(r'"[^"\n]{1,60}"|(?<![A-Za-z])\'[^\'\n]{1,40}\'(?![A-Za-z])', text)
+    ]
+    bold_spans = [m.span() for m in re.finditer(r"\*\*[^*\n]{1,80}\*\*|__[^_\n]{1,80}__", text)]
+    out = []
+    for m in _TOKEN.finditer(text):
+        pos = m.start()
+        out.append(
+            _Tok(
+                m.group(0),
+                m.group(0).lower(),
+                pos,
+                any(a < pos < b for a, b in quoted_spans),
+                any(a < pos < b for a, b in bold_spans),
+            )
+        )
+    return out
+
+
+_PROTOTYPES = {  # sRGB of each basic term's focal colour, for reading colour codes
+    "red": (220, 30, 35), "orange": (250, 135, 10), "yellow": (250, 215, 20), "green": (40, 160, 60),
+    "blue": (25, 95, 235), "purple": (145, 40, 180), "pink": (250, 130, 190), "brown": (135, 80, 35),
+    "grey": (128, 128, 128), "white": (255, 255, 255), "black": (0, 0, 0),
+}  # fmt: skip
+_HEX = re.compile(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})\b")
+_RGB = re.compile(r"\brgb\s*\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)", re.IGNORECASE)
+
+
+def _lab(rgb: tuple[int, int, int]) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB triple: enough to name a colour code by its nearest basic term."""
+    lin = [((c / 255) / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4) for c in rgb]
+    x = (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047
+    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    z = (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in (x, y, z)]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+def _nearest_term(rgb: tuple[int, int, int]) -> str:
+    lab = _lab(rgb)
+    return min(_PROTOTYPES, key=lambda k: sum((a - b) ** 2 for a, b in zip(lab, _lab(_PROTOTYPES[k]))))
+
+
+def _colour_codes(text: str) -> str:
+    """``#FF0000`` / ``rgb(255, 0, 0)`` → the nearest basic colour name (a careful reader names the code)."""
+
+    def hex_name(m: re.Match) -> str:
+        h = m.group(1)
+        h = "".join(c * 2 for c in h) if len(h) == 3 else h
+        return " " + _nearest_term((int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))) + " "
+
+    def rgb_name(m: re.Match) -> str:
+        return " " + _nearest_term(tuple(min(255, int(v)) for v in m.groups())) + " "  # type: ignore[arg-type]
+
+    return _RGB.sub(rgb_name, _HEX.sub(hex_name, text))
+
+
+def _dashes(text: str) -> str:
+    """A spaced dash separates clauses ("pink -- not blue"); a joined hyphen joins words ("blue-green")."""
+    return re.sub(r"\s+-+\s+|--+|\n", " ; ", text)
+
+
+def _is_boundary(tok: _Tok) -> bool:
+    return tok.text in _CLAUSE_END or tok.low in ("but", "while", "whereas", "although", "though", "however")
+
+
+def _word_list(words: str | Sequence[str] | None) -> list[str]:
+    if not words:
+        return []
+    if isinstance(words, str):
+        words = [words]
+    out: list[str] = []
+    for w in words:
+        out += [x for x in re.findall(r"[A-Za-z#*_?]+", str(w))]
+    return out
+
+
+def _masked_match(shown: str, words: set[str]) -> bool:
+    """Whether a masked shown word ("bl#e", "r_d") can be read as one of ``words``."""
+    if not re.search(r"[#*_?]", shown):
+        return False
+    pattern = re.compile("^" + "".join("[a-z]" if ch in "#*_?" else re.escape(ch) for ch in shown) + "$")
+    return any(pattern.match(w) for w in words)
+
+
+def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | None) -> list[_Mention]:
+    toks = _tokens(_dashes(_colour_codes(text)))
+    n = len(toks)
+    subj = [w.lower() for w in re.findall(r"[A-Za-z]+", subject or "")]
+    shown = _word_list(shown_word)
+    shown_low = {w.lower() for w in shown}
+    # clause index per token
+    clause_of, c = [], 0
+    for t in toks:
+        if _is_boundary(t):
+            c += 1
+        clause_of.append(c)
+    # subject mentions ("the orange"): mark those token indices as not-colour
+    skip: set[int] = set()
+    if subj:
+        k = len(subj)
+        for i in range(1, n - k + 1):
+            if toks[i - 1].low in _DETERMINERS and [t.low for t in toks[i : i + k]] in (
+                subj,
+                subj[:-1] + [subj[-1] + "s"],
+            ):
+                skip.update(range(i, i + k))
+    out: list[_Mention] = []
+    i = 0
+    while i < n:
+        colour = None if i in skip else canonical_colour(toks[i].low)
+        if colour is None:
+            i += 1
+            continue
+        first = i
+        head, j = i, i + 1
+        # extend the compound over colour words, modifiers and hyphens
+        while j < n:
+            t = toks[j]
+            if (
+                t.text == "-"
+                and j + 1 < n
+                and (j + 1) not in skip
+                and (canonical_colour(toks[j + 1].low) or toks[j + 1].low in _MODIFIERS)
+            ):
+                j += 1
+                continue
+            if j in skip:
+                break
+            c2 = canonical_colour(t.low)
+            if c2 is not None:
+                colour, head = c2, j
+                j += 1
+                continue
+            if t.low in _MODIFIERS and j + 1 < n and canonical_colour(toks[j + 1].low):
+                j += 1
+                continue
+            break
+        # a leading modifier ("light blue") belongs to the compound too
+        while first > 0 and toks[first - 1].low in _MODIFIERS:
+            first -= 1
+        m = _Mention(colour, first, head, clause_of[head])
+        _flag(m, toks, clause_of, shown_low)
+        out.append(m)
+        i = j
+    return out
+
+
+def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[str]) -> None:
+    n = len(toks)
+    same = [k for k in range(0, m.first) if clause_of[k] == m.clause]
+    before = [toks[k].low for k in same]
+    # 1. negation
+    window = before[-_NEG_WINDOW:]
+    m.negated = any(w in _NEGATIONS or w.endswith("n't") for w in window)
+    # 2. describing the drawing
+    nxt = toks[m.last + 1].low if m.last + 1 < n else ""
+    if nxt in _DRAWING_NOUNS:
+        m.drawing = True
+    if m.colour in ("black", "white"):
+        span = " ".join(t.low for t in toks[max(0, m.first - 5) : min(n, m.last + 7)])
+        bw = _BLACK_AND_WHITE.search(span)
+        if bw and (bw.group(1) in _BW_NOUNS or bw.group(1) in _DRAWING_NOUNS):
+            m.drawing = True
+    # 3. the shown word
+    words = toks[m.first : m.last + 1]
+    lows = {t.low for t in words if t.text != "-"}
+    if all(t.quoted for t in words):
+        m.shown = True  # a quoted colour word is a word being read, not a colour being named
+    elif shown_low and (lows & shown_low or any(_masked_match(w, lows) for w in shown_low)):
+        prev = toks[m.first - 1].low if m.first > 0 else ""
+        if any(t.text.isupper() and len(t.text) > 1 for t in words) or prev in _SHOWN_CUES:
+            m.shown = True
+    # 3b. "Red is written in orange": a colour that is *written/printed/…* is the text, not its ink
+    after = [t.low for t in toks[m.last + 1 : m.last + 4]]
+    if after[:1] in (["is"], ["are"], ["was"], ["appears"]) and len(after) > 1 and after[1] in _WRITTEN:
+        m.shown = True
+    elif len(after) > 1 and after[0] in ("written", "printed", "spelled", "typed") and after[1] == "in":
+        m.shown = True
+    # 5. question clause
+    topics = [
+        "question" if k and before[k - 1] == "question" else w  # "the question text" is the question
+        for k, w in enumerate(before)
+        if w in _TOPICS and not set(before[max(0, k - 2) : k]) & _PLACE_WORDS  # "the word below the question"
+    ]
+    if topics and topics[-1] == "question":
+        m.question = True
+    # hedges and primary markers
+    m.hedged = bool(set(before) & _HEDGE_BEFORE) or nxt in _HEDGE_AFTER
+    recent = before[-4:]
+    just_before = {toks[k].low for k in range(max(0, m.first - 5), m.first)}  # "No wait, it is purple"
+    m.primary = (
+        bool(set(recent) & _PRIMARY_WORDS)
+        or bool(just_before & (_CORRECTIONS | _CONCLUSIONS))
+        or any(tuple(recent[-len(p) - k : len(recent) - k]) == p for p in _PRIMARY_PHRASES for k in (0, 1, 2))
+        or any(t.bold for t in words)
+    )
+    if m.primary and recent and recent[-1] in ("some", "few"):
+        m.primary = False
+
+
+def _answer_mentions(ms: list[_Mention]) -> list[_Mention]:
+    """Mentions that can be the answer: hard filters (negated, drawing), then soft ones (shown, question)."""
+    hard = [m for m in ms if not m.negated and not m.drawing]
+    soft = [m for m in hard if not m.shown and not m.question]
+    if soft:
+        return soft
+    no_question = [m for m in hard if not m.question]
+    return no_question or hard
+
+
+def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | None:
+    ms = _answer_mentions(_mentions(text, subject, shown_word))
+    if not ms:
+        return None
+    primary = [m for m in ms if m.primary]
+    if primary:
+        return primary[0].colour
+    toks = _tokens(_dashes(_colour_codes(text)))
+    ms = _without_enumerations(ms, toks)
+    if not ms:
+        return None
+    plain = [m for m in ms if not m.hedged] or ms
+    distinct = list(dict.fromkeys(m.colour for m in plain))
+    if len(distinct) == 1:
+        return distinct[0]
+    a = plain[0]
+    b = next(m for m in plain if m.colour != a.colour)
+    between = [t.low for t in toks[a.last + 1 : b.first]]
+    if "or" in between:
+        return None
+    if b.clause == a.clause and set(between) & {"and", "&"}:
+        return None
+    if between and set(between) <= {",", "and", "&", "/"}:
+        return None  # a list: "red, white, and blue"
+    return a.colour
+
+
+def _without_enumerations(ms: list[_Mention], toks: list[_Tok]) -> list[_Mention]:
+    """Drop lists of several colours ("white, red, and blue"; "between white and red") when other mentions exist.
+
+    A list of colours next to a separate mention is the choices being weighed,
+    not the answer: "The options are white, red, and blue. The apple is red." →
+    red.  A reply that is nothing but a list keeps it (and gives no single colour).
+    """
+    groups: list[list[_Mention]] = []
+    for m in ms:
+        if groups and set(t.low for t in toks[groups[-1][-1].last + 1 : m.first]) <= _LIST_GLUE:
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    lists = [g for g in groups if len({m.colour for m in g}) > 1]
+    if not lists or len(lists) == len(groups):
+        return ms
+    return [m for g in groups if g not in lists for m in g]
+
+
+def _colour_set(text: str, subject: str | None, shown_word: Any) -> frozenset[str] | None:
+    ms = _answer_mentions(_mentions(text, subject, shown_word))
+    found = frozenset(m.colour for m in ms)
+    return found or None
+
+
+# --------------------------------------------------------------------------- numbers
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90,
+}  # fmt: skip
+_WORDNUM = re.compile(
+    r"\b(?:("
+    + "|".join(_TENS)
+    + r")(?:[\s-]+("
+    + "|".join(k for k in _UNITS if _UNITS[k] < 10)
+    + r"))?|("
+    + "|".join(_UNITS)
+    + r")|(one hundred|a hundred|hundred))\b(?=\s*(?:%|percent|per cent|pct))",
+    re.IGNORECASE,
+)
+_WORDNUM_BARE = re.compile(_WORDNUM.pattern.split(r"\b(?=")[0] + r"\b", re.IGNORECASE)
+_DENOMINATORS = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
+                 "eighth": 8, "tenth": 10}  # fmt: skip
+_NUMERATORS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "seven": 7, "nine": 9}
+_FRACTION = re.compile(
+    r"\b(" + "|".join(_NUMERATORS) + r")[\s-]+(" + "|".join(_DENOMINATORS) + r")s?\b|\b(half|majority)\b",
+    re.IGNORECASE,
+)
+
+
+def _fraction(s: str) -> float | None:
+    """The first spoken fraction as a percentage ("two-fifths" → 40, "a third" → 33.3, "half" → 50)."""
+    m = _FRACTION.search(s)
+    if m is None:
+        return None
+    if m.group(3):
+        return 50.0
+    return round(100.0 * _NUMERATORS[m.group(1).lower()] / _DENOMINATORS[m.group(2).lower()], 1)
+
+
+_NUM = r"(\d+(?:\.\d+)?|\.\d+)"
+_QUAL = r"(?:about|around|roughly|approximately|approx\.?|at least|greater than|more than|over|above|~|≈|only|just|somewhere)?\s*"
+_KEY = re.compile(
+    r"(?:estimated[_ ]percentage|threshold|\bx\s*%?|percentage|\bvalue|coverage|answer)"
+    r"\s*(?:of\s+x\s*%?\s*)?(?:=|:|≈|\bis\b|should be|would be|must be|will be|of)\s*" + _QUAL + _NUM,
+    re.IGNORECASE,
+)
+_PHRASE = re.compile(
+    r"(?:should be|would be|i'd say|i would say|i'll say|i will say|choose|go with|estimate|estimated|"
+    r"set (?:the threshold |it |x )?at|threshold (?:at|of)|answer is|say)\s*(?:is\s*)?(?:that\s*)?"
+    + _QUAL
+    + _NUM,
+    re.IGNORECASE,
+)
+_RANGE = re.compile(r"(?:between\s+)?" + _NUM + r"\s*(%?)\s*(?:-|to|and)\s*" + _NUM + r"\s*%", re.IGNORECASE)
+_ESTIMATE = re.compile(
+    r"(?:about|around|roughly|approximately|approx\.?|~|≈)\s*" + _NUM + r"\s*%", re.IGNORECASE
+)
+_CHAIN = re.compile(r"\s*%?\s*[-+*/×]\s*\d+(?:\.\d+)?\s*%?\s*=\s*" + _NUM)
+
+
+def _words_to_digits(s: str) -> str:
+    def repl(m: re.Match) -> str:
+        if m.group(4):
+            return "100"
+        if m.group(1):
+            return str(_TENS[m.group(1).lower()] + (_UNITS[m.group(2).lower()] if m.group(2) else 0))
+        return str(_UNITS[m.group(3).lower()])
+
+    s = re.sub(r"\bper\s*cent\b|\bpercent(?:age points?)?\b|\bpct\b", "%", s, flags=re.IGNORECASE)
+    s = _WORDNUM.sub(repl, s)
+    if not re.search(r"\d", s) and _fraction(s) is None:
+        # no digits and no fraction: a number word is the answer ("Fifty.")
+        s = _WORDNUM_BARE.sub(repl, s)
+    return s
+
+
+def _value(token: str, percent: bool) -> float | None:
+    v = float(token)
+    if not percent and "." in token and 0.0 < v < 1.0:
+        v *= 100.0  # "0.35" is a fraction
+    return v if 0.0 <= v <= 100.0 else None
+
+
+def _midpoints(s: str) -> str:
+    def repl(m: re.Match) -> str:
+        lo, hi = float(m.group(1)), float(m.group(3))
+        if not lo < hi <= 100:
+            return m.group(0)
+        return f"{(lo + hi) / 2:g}%"
+
+    return _RANGE.sub(repl, s)
+
+
+_DIGIT_FRACTION = re.compile(r"(?<![\d.])([1-9])\s*/\s*([2-9]|10)(?!\d|\.\d)")
+
+
+def _fraction_percent(m: re.Match) -> str:
+    a, b = int(m.group(1)), int(m.group(2))
+    return f"{100.0 * a / b:.1f}%" if a < b else m.group(0)
+
+
+def _percent(text: str) -> float | None:
+    s = _words_to_digits(_strip_emphasis(text))
+    s = re.sub(r"\d+\s*[x×]\s*\d+", " ", s)  # image and patch sizes
+    s = _DIGIT_FRACTION.sub(_fraction_percent, s)  # "1/3" → 33.3%
+    s = _midpoints(s)
+    for m in _KEY.finditer(s):
+        token = m.group(1)
+        tail = s[m.end() :]
+        while (c := _CHAIN.match(tail)) is not None:
+            token, tail = c.group(1), tail[c.end() :]
+        pct = bool(re.match(r"\s*%", tail))
+        v = _value(token, pct)
+        if v is not None:
+            return v
+    for m in _PHRASE.finditer(s):
+        v = _value(m.group(1), bool(re.match(r"\s*%", s[m.end() :])))
+        if v is not None:
+            return v
+    nums = [
+        (_value(m.group(1), bool(m.group(2))), bool(m.group(2)))
+        for m in re.finditer(r"(?<![\w.])" + _NUM + r"(\s*%)?", s)
+    ]
+    nums = [(v, p) for v, p in nums if v is not None]
+    if nums:
+        values = {v for v, _ in nums}
+        if len(values) == 1:
+            return nums[0][0]
+        pct = {v for v, p in nums if p}
+        if len(pct) == 1:
+            return next(iter(pct))
+        estimates = {_value(m.group(1), True) for m in _ESTIMATE.finditer(s)} - {None}
+        if len(estimates) == 1:
+            return next(iter(estimates))
+        return nums[-1][0]
+    return _fraction(s)
+
+
+# --------------------------------------------------------------------------- yes / no
+_YES = frozenset({"yes", "yeah", "yep", "yup", "sure", "absolutely", "definitely", "correct", "true", "indeed",
+                  "certainly", "affirmative", "right"})  # fmt: skip
+_NO = frozenset({"no", "nope", "nah", "not", "false", "incorrect", "never", "negative", "wrong"})
+_UNSURE = re.compile(
+    r"yes and no|either way|not sure|unsure|hard to (?:say|tell)|can'?t (?:tell|say|determine)|cannot (?:tell|say|"
+    r"determine)|difficult (?:call|to say)|it depends|uncertain|no idea|don'?t know",
+    re.IGNORECASE,
+)
+
+
+def _yes_no(text: str) -> bool | None:
+    s = _strip_emphasis(text).lower().strip()
+    if re.fullmatch(r"[\"'(]*([yn])[\"').!]*", s):
+        return s.strip("\"'().! ") == "y"
+    fix = re.search(r"\b(?:actually|wait|correction|on second thought)\b[,:.!]?\s*(yes|no)\b", s)
+    if fix:
+        return fix.group(1) == "yes"
+    if re.search(r"\byes\s*(?:/|and|or)\s*no\b|\bno\s*(?:/|and|or)\s*yes\b", s):
+        return None
+    lean = re.search(
+        r"(?:\blean(?:ing|s)?\s+(?:towards?\s+|to\s+)?(?:a\s+)?|\bprobably\s+|\blikely\s+|\bi think\s+)"
+        r"[\"']?(yes|no|not)\b",
+        s,
+    )
+    if lean:
+        return lean.group(1) == "yes"
+    if re.search(r"^(?:definitely|absolutely|certainly|surely|of course)\s+not\b", s):
+        return False
+    if _UNSURE.search(s):
+        return None
+    if re.search(r"\b(?:i )?do(?:n'?t| not) think so\b|\bprobably not\b|\bnot really\b|\bnot at all\b", s):
+        return False
+    if re.search(r"\bi think so\b|\bprobably(?: yes)?\b", s):
+        return True
+    words = re.findall(r"[a-z']+", s)
+    if words:
+        if words[0] in _YES:
+            return True
+        if words[0] in _NO or words[0] == "unlikely":
+            return False
+    m = re.search(r"\b(?:answer is|answer:|i'?d say|i would say|i say)\s*[\"']?(yes|no)\b", s)
+    if m:
+        return m.group(1) == "yes"
+    m = re.search(r"\b(yes|no)\b", s)
+    if m:
+        return m.group(1) == "yes"
+    if words and words[0] == "likely":
+        return True
+    return None
+
+
+# --------------------------------------------------------------------------- options
+def _option(text: str, options: Sequence[str], subject: str | None, shown_word: Any) -> int | None:
+    s = _strip_emphasis(text).strip()
+    k = len(options)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:k]
+    m = re.match(r"^\(?([A-Za-z])\s*[\).:](?:\s|$)|^\(?([A-Za-z])\)?\s*$", s)
+    if m:
+        idx = letters.find((m.group(1) or m.group(2)).lower())
+        if idx >= 0:
+            return idx
+    m = re.search(r"\(([A-Z])\)", s)
+    if m and m.group(1).lower() in letters:
+        return letters.index(m.group(1).lower())
+    m = re.search(
+        r"\b(?:option|answer|choice)\s*(?:is)?\s*[:#]?\s*\(?([A-Za-z]|\d+)\)?(?![A-Za-z])", s, re.IGNORECASE
+    )
+    if m:
+        tok = m.group(1)
+        idx = int(tok) - 1 if tok.isdigit() else letters.find(tok.lower())
+        if 0 <= idx < k:
+            return idx
+    if re.fullmatch(r"\d+\.?", s):
+        idx = int(s.rstrip(".")) - 1
+        return idx if 0 <= idx < k else None
+    canon = [canonical_colour(o) if len(o.split()) == 1 else None for o in options]
+    if all(c is not None for c in canon):
+        c = _single_colour(s, subject, shown_word)
+        return canon.index(c) if c in canon else None
+    low = s.lower()
+    best: tuple[int, int] | None = None
+    for i, o in enumerate(options):
+        for mm in re.finditer(r"(?<![a-z])" + re.escape(o.lower()) + r"(?![a-z])", low):
+            before = re.findall(r"[a-z']+", low[: mm.start()])[-_NEG_WINDOW:]
+            if any(w in _NEGATIONS or w.endswith("n't") for w in before):
+                continue
+            if best is None or mm.start() < best[0]:
+                best = (mm.start(), i)
+            break
+    return None if best is None else best[1]
+
+
+# --------------------------------------------------------------------------- public
+def parse_answer(
+    kind: str,
+    text: str | None,
+    *,
+    subject: str | None = None,
+    shown_word: str | Sequence[str] | None = None,
+    options: Sequence[str] | None = None,
+) -> Any:
+    """What a careful reader takes a reply to answer (see the module docstring); ``None`` if unreadable."""
+    if kind not in KINDS:
+        raise ValueError(f"parse_answer: kind {kind!r} is not one of {KINDS}")
+    if kind == "option" and not options:
+        raise ValueError("parse_answer: kind 'option' needs options")
+    if text is None:
+        return None
+    s = _clean(text)
+    if not s:
+        return None
+    value = _json_value(kind, s)
+    if value is not None:
+        if isinstance(value, bool):
+            got = value if kind == "yes_no" else None
+        elif isinstance(value, (int, float)):
+            got = _percent(str(value)) if kind in ("threshold", "coverage") else None
+            if kind == "option" and isinstance(value, int):
+                got = value - 1 if 1 <= value <= len(options or ()) else None
+        elif isinstance(value, list):
+            joined = ", ".join(str(v) for v in value)
+            got = _dispatch(kind, joined, subject, None, options)
+        else:
+            got = _dispatch(kind, str(value), subject, None, options)
+        if got is not None:
+            return got
+    return _dispatch(kind, s, subject, shown_word, options)
+
+
+def _dispatch(kind: str, s: str, subject: str | None, shown_word: Any, options: Sequence[str] | None) -> Any:
+    if kind == "colour":
+        return _single_colour(s, subject, shown_word)
+    if kind == "colours":
+        return _colour_set(s, subject, shown_word)
+    if kind in ("threshold", "coverage"):
+        return _percent(s)
+    if kind == "yes_no":
+        return _yes_no(s)
+    return _option(s, list(options or ()), subject, shown_word)
+
+
+__all__ = ["CANONICAL_COLOURS", "KINDS", "parse_answer"]

@@ -1,0 +1,83 @@
+"""Accuracy of :func:`huesenv.probes.parse_answer` on the reply corpus, per kind and family.
+
+Usage: ``python scripts/parser_accuracy.py [tests/data/reply_corpus.jsonl] [--wrong]``.
+Prints one line per kind (n, correct, accuracy), one per (kind, family), one per
+corpus batch, and with ``--wrong`` every reply it reads differently from the
+expected value.  Batches (the ``batch`` field; absent = 1): 1 was written before
+the parser; 2, 3 and 5 were written after it as checks, each scored before the
+parser was changed for it; 4 holds adversarial replies (colour codes,
+corrections, metaphors — two still read wrong); 6 the yes/no cases found by
+probing the parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from huesenv.probes import parse_answer
+
+DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "reply_corpus.jsonl"
+
+
+def matches(kind: str, got, expected) -> bool:
+    """Equality as the corpus means it: sets for colours, ±0.5 points for percentages."""
+    if expected is None or got is None:
+        return got is None and expected is None
+    if kind == "colours":
+        return set(got) == set(expected)
+    if kind in ("threshold", "coverage"):
+        return abs(float(got) - float(expected)) <= 0.5
+    return got == expected
+
+
+def evaluate(path: Path) -> tuple[dict, list[dict]]:
+    counts: dict = defaultdict(lambda: [0, 0])
+    wrong = []
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        got = parse_answer(row["kind"], row["text"], **row.get("kwargs", {}))
+        ok = matches(row["kind"], got, row["expected"])
+        batch = f"batch{row.get('batch', 1)}"
+        for key in ((row["kind"], "all"), (row["kind"], row["family"]), ("batch", batch)):
+            counts[key][0] += 1
+            counts[key][1] += ok
+        if not ok:
+            wrong.append({**row, "line": line_no, "got": sorted(got) if isinstance(got, frozenset) else got})
+    return counts, wrong
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("corpus", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--wrong", action="store_true", help="list the replies read differently")
+    args = ap.parse_args(argv)
+    counts, wrong = evaluate(Path(args.corpus))
+    batches = {k: v for k, v in counts.items() if k[0] == "batch"}
+    counts = {k: v for k, v in counts.items() if k[0] != "batch"}
+    total = [sum(v[0] for k, v in counts.items() if k[1] == "all"), 0]
+    total[1] = sum(v[1] for k, v in counts.items() if k[1] == "all")
+    for (kind, fam), (n, ok) in sorted(
+        counts.items(), key=lambda kv: (kv[0][0], kv[0][1] != "all", kv[0][1])
+    ):
+        indent = "" if fam == "all" else "    "
+        print(f"{indent}{kind:10s} {fam:9s} n={n:4d} correct={ok:4d} accuracy={ok / n:.3f}")
+    print(f"all        all       n={total[0]:4d} correct={total[1]:4d} accuracy={total[1] / total[0]:.3f}")
+    for (_, batch), (n, ok) in sorted(batches.items()):
+        print(f"{batch:20s} n={n:4d} correct={ok:4d} accuracy={ok / n:.3f}")
+    if args.wrong:
+        for w in wrong:
+            print(
+                f"line {w['line']} [{w['kind']}/{w['family']}] {w['text']!r} kwargs={w['kwargs']} "
+                f"expected={w['expected']!r} got={w['got']!r}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

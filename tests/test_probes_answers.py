@@ -1,0 +1,187 @@
+"""parse_answer: the documented rules, the reply corpus, and the synthetic interference agent."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from huesenv.agents.protocol import Answer
+from huesenv.probes import parse_answer, run_probe
+from huesenv.probes.interference.metrics import interference_table
+from huesenv.probes.interference.questions import interference_trials
+from huesenv.probes.interference.stimuli import interference_stimuli
+
+CORPUS = Path(__file__).parent / "data" / "reply_corpus.jsonl"
+
+
+def _rows():
+    return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _same(kind, got, expected):
+    if expected is None or got is None:
+        return got is None and expected is None
+    if kind == "colours":
+        return set(got) == set(expected)
+    if kind in ("threshold", "coverage"):
+        return abs(got - expected) <= 0.5
+    return got == expected
+
+
+def test_corpus_covers_every_kind_and_several_families():
+    rows = _rows()
+    assert len(rows) >= 500
+    by_kind = defaultdict(set)
+    for r in rows:
+        by_kind[r["kind"]].add(r["family"])
+    assert set(by_kind) == {"colour", "colours", "threshold", "coverage", "yes_no", "option"}
+    assert all(len(fams) >= 5 for fams in by_kind.values())
+
+
+def test_corpus_accuracy_per_kind():
+    totals = defaultdict(lambda: [0, 0])
+    wrong = []
+    for r in _rows():
+        got = parse_answer(r["kind"], r["text"], **r["kwargs"])
+        ok = _same(r["kind"], got, r["expected"])
+        totals[r["kind"]][0] += 1
+        totals[r["kind"]][1] += ok
+        if not ok:
+            wrong.append((r["text"], r["expected"], got))
+    for kind, (n, ok) in totals.items():
+        assert ok / n >= 0.97, (kind, ok, n, wrong)
+
+
+@pytest.mark.parametrize(
+    "text,kwargs,expected",
+    [
+        ('The word "RED" is written in orange.', {"shown_word": "RED"}, "orange"),
+        ("The word RED is written in orange.", {"shown_word": "RED"}, "orange"),
+        ("The word red is written in orange.", {"shown_word": "RED"}, "orange"),
+        ("Red is written in orange.", {"shown_word": "RED"}, "orange"),
+        ("#FFA500", {}, "orange"),
+        ("Blue? No wait, it is purple.", {}, "purple"),
+        ("The options are white, red, and blue. The apple is red.", {}, "red"),
+        ('The word is "BLUE".', {"shown_word": "BLUE"}, "blue"),  # the hallucination is still read
+        ("It looks mostly red, maybe orange", {}, "red"),
+        ("It's either red or orange.", {}, None),
+        ("The apple is red and white.", {}, None),
+        ("not red, it's blue", {}, "blue"),
+        ("**Red**", {}, "red"),
+        ("- Color: yellow", {}, "yellow"),
+        ('{"color": "red"}', {}, "red"),
+        ('```json\n{"colour": "Navy"}\n```', {}, "blue"),
+        ("The font colour is crimson.", {}, "red"),
+        ("light blue", {}, "blue"),
+        ("reddish-orange", {}, "orange"),
+        ("It is orange", {"subject": "orange"}, "orange"),
+        ("The orange is white.", {"subject": "orange"}, "white"),
+        ("A black and white drawing of a horse.", {"subject": "horse"}, None),
+        ("The question is in red and the word below is in blue.", {}, "blue"),
+        ("", {}, None),
+        (None, {}, None),
+    ],
+)
+def test_colour_rules(text, kwargs, expected):
+    assert parse_answer("colour", text, **kwargs) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("threshold=35%", 35.0),
+        ("35 %", 35.0),
+        ("0.35", 35.0),
+        ("35 percent", 35.0),
+        ("thirty-five percent", 35.0),
+        ("about a third", 33.3),
+        ("between 30 and 40%", 35.0),
+        ("30-40%", 35.0),
+        ("x = 100% - 50% = 50%", 50.0),
+        ("About 2/3.", 66.7),
+        ("Fifty.", 50.0),
+        ("two-fifths", 40.0),
+        ("Roughly 35% are red; the rest (65%) is white.", 35.0),
+        ("If 25% are colored it is not enough; x should be 60%.", 60.0),
+        ("The 512×512 image: about 20% of it.", 20.0),
+        ("150", None),
+        ("threshold=x%", None),
+        ("no idea", None),
+    ],
+)
+def test_percent_rules(text, expected):
+    got = parse_answer("threshold", text)
+    assert got == pytest.approx(expected) if expected is not None else got is None
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Yes.", True),
+        ("No, it is mostly white.", False),
+        ("Not really.", False),
+        ("I'm not sure.", None),
+        ("Hard to say, but I'd lean towards yes.", True),
+        ("yes and no", None),
+        ('{"answer": "no"}', False),
+    ],
+)
+def test_yes_no(text, expected):
+    assert parse_answer("yes_no", text) is expected
+
+
+def test_option_and_colours():
+    opts = ["white", "red", "blue"]
+    assert parse_answer("option", "B", options=opts) == 1
+    assert parse_answer("option", "(c) blue", options=opts) == 2
+    assert parse_answer("option", "The apple is pink.", options=opts) is None
+    assert parse_answer("option", "triangle", options=["square", "triangle"]) == 1
+    got = parse_answer("colours", 'The letters of "RED" are green, purple and orange.', shown_word="RED")
+    assert got == {"green", "purple", "orange"}
+    assert parse_answer("colours", "no colours here") is None
+
+
+def test_bad_kind_and_missing_options_raise():
+    with pytest.raises(ValueError, match="kind"):
+        parse_answer("colour-ish", "red")
+    with pytest.raises(ValueError, match="options"):
+        parse_answer("option", "red")
+
+
+class SaysWrittenIn:
+    """Answers every interference trial 'The word "X" is written in Y.' with the true Y (the acceptance agent)."""
+
+    name = "says-written-in"
+
+    def __init__(self, stimuli):
+        self.by_id = {f"interference/{s.stimulus_id}": s for s in stimuli}
+
+    def act_batch(self, queries):
+        out = []
+        for q in queries:
+            s = self.by_id[q.trial_id]
+            ys = list(s.text_colours)
+            y = ys[0] if len(ys) == 1 else ", ".join(ys[:-1]) + " and " + ys[-1]
+            if len(s.words) == 1:
+                text = f'The word "{s.words[0]}" is written in {y}.'
+            else:
+                text = f'The words "{s.words[0]}" and "{s.words[1]}" are written in {y}.'
+            out.append(Answer(raw_text=text))
+        return out
+
+
+def test_written_in_agent_scores_accuracy_one_and_no_hallucination():
+    stimuli = interference_stimuli(seed=0, per_type=8)
+    records = run_probe(SaysWrittenIn(stimuli), interference_trials(stimuli), run_id="accept")
+    table = interference_table(records)
+    assert len(table) == 12 and (table["n"] == 8).all()
+    assert (table["accuracy"] == 100.0).all()
+    assert np.nan_to_num(table["h1"]).max() == 0.0 and np.nan_to_num(table["h2"]).max() == 0.0
+    assert (table["invalid"] == 0.0).all()
+    # the same reply read by "the first colour mentioned" would name the shown word: the test can fail
+    colour_subset = [r for r in records if r.extra["subset"] == "color" and r.extra["type"] == 1]
+    assert all(r.raw_text.split('"')[1].lower() != r.answer for r in colour_subset)
