@@ -157,6 +157,7 @@ def _config_file(tmp_path, **changes):
     return path
 
 
+@pytest.mark.integration  # four tournaments through the CLI
 def test_agent_sweep_runs_each_agent_and_merges_and_resumes(tmp_path, capsys):
     path = _config_file(tmp_path)
     args = ["tournament", str(path), "--agents", "random,human-replay", "--no-progress"]
@@ -171,6 +172,7 @@ def test_agent_sweep_runs_each_agent_and_merges_and_resumes(tmp_path, capsys):
     assert capsys.readouterr().out.count("already in the log") == 2
 
 
+@pytest.mark.integration  # three tournaments through the CLI
 def test_variant_of_an_experiment_gets_its_own_folder(tmp_path, capsys):
     path = _config_file(tmp_path)
     assert main(["tournament", str(path), "--no-progress"]) == 0

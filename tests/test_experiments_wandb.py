@@ -24,6 +24,7 @@ CONFIG = {
 }
 
 
+@pytest.mark.integration  # W&B's service process
 def test_offline_run_is_live_and_complete(tmp_path, monkeypatch):
     """The offline run folder, read back through W&B's own record schema: one history step per game
     (points and the running leaderboard), per-agent summary scalars with intervals, the tables,
@@ -80,6 +81,7 @@ def test_offline_run_is_live_and_complete(tmp_path, monkeypatch):
             assert b"secret-test-key" not in f.read_bytes(), f
 
 
+@pytest.mark.integration  # W&B's service process
 def test_resumed_run_logs_every_game_and_wandb_mode_env(tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_SILENT", "true")
     monkeypatch.setenv("WANDB_MODE", "disabled")
