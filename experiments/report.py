@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from huesenv.envs.rendering.renderer import BoardRenderer
 from huesenv.render.playback import views_from_records
@@ -352,8 +353,6 @@ def write_tables(data: ReportData, out_dir: Path) -> dict[str, Path]:
 
 def write_parquet(table: pd.DataFrame, path: Path) -> Path:
     """Parquet with pyarrow; object columns that mix types (e.g. ints and text) are stored as text."""
-    import pyarrow as pa
-
     try:
         table.to_parquet(path, index=False, engine="pyarrow")
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):

@@ -22,6 +22,7 @@ with credential-like keys masked.  Console output and system metrics are recorde
 
 from __future__ import annotations
 
+import json
 import netrc
 import os
 import re
@@ -297,8 +298,6 @@ def _payloads(data: bytes, path: Path) -> Iterator[bytes]:
 def read_offline_run(run_path: str | Path) -> dict[str, Any]:
     """History rows, summary, config and artifacts of an offline run folder (``offline-run-*``), decoded
     from its ``run-*.wandb`` file with W&B's own protobuf schema — what ``wandb sync`` would upload."""
-    import json
-
     from wandb.proto import wandb_internal_pb2
 
     run_path = Path(run_path)

@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -36,6 +37,8 @@ ENV_VARS: tuple[str, ...] = (
     "WANDB_DIR",
     "CUDA_VISIBLE_DEVICES",
 )
+EXTRA_MARKER = re.compile(r"""extra\s*==\s*["']([\w.-]+)["']""")
+REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_FILES = 20_000  # stop counting a cache's size after this many files (a huge cache must not stall)
 
 
@@ -59,23 +62,20 @@ def _version(name: str) -> str | None:
 
 def extras() -> dict[str, dict[str, Any]]:
     """Per extra of huesenv: its requirements and whether each is installed."""
-    from packaging.requirements import Requirement
-
     try:
         requires = metadata.metadata("huesenv").get_all("Requires-Dist") or []
     except metadata.PackageNotFoundError:
         return {}
     out: dict[str, dict[str, Any]] = {}
-    for text in requires:
-        req = Requirement(text)
-        if req.marker is None:
+    for text in requires:  # e.g. 'open_clip_torch>=2.24; extra == "clip"'
+        marker = EXTRA_MARKER.search(text)
+        name = REQUIREMENT_NAME.match(text)
+        if marker is None or name is None or name.group(0) == "huesenv":  # "all" = the other extras
             continue
-        for extra in ("embed", "clip", "vlm", "render", "track", "ray", "collect", "test"):
-            if req.marker.evaluate({"extra": extra}):
-                entry = out.setdefault(extra, {"packages": {}, "installed": True})
-                version = _version(req.name)
-                entry["packages"][req.name] = version
-                entry["installed"] = entry["installed"] and version is not None
+        entry = out.setdefault(marker.group(1), {"packages": {}, "installed": True})
+        version = _version(name.group(0))
+        entry["packages"][name.group(0)] = version
+        entry["installed"] = entry["installed"] and version is not None
     return out
 
 
