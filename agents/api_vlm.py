@@ -4,7 +4,9 @@ Same prompts, images and parsing as the local VLM (:mod:`huesenv.agents.chat`);
 images travel as ``data:image/png;base64,...`` URLs in ``image_url`` content parts.
 
 * **Key.** Read from the environment variable named by ``api_key_env`` (default
-  ``OPENAI_API_KEY``) at each request and sent only in the ``Authorization``
+  ``OPENAI_API_KEY``; only names ending in ``_API_KEY`` or listed in
+  ``$HUESENV_API_KEY_VARS``, never ``WANDB_API_KEY`` and the like: see
+  :func:`huesenv.secrets.check_api_key_env`) at each request and sent only in the ``Authorization``
   header.  It is never stored on the agent, so it cannot reach ``repr``,
   :meth:`ApiVLMAgent.config`, log records or W&B configs.  With the variable
   unset no ``Authorization`` header is sent (local servers).
@@ -53,6 +55,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent, FailedReply
+from huesenv.secrets import check_api_key_env, register_secret
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +173,7 @@ class ApiVLMAgent(ChatVLMAgent):
         self.base_url = check_base_url(
             (base_url or os.environ.get("HUESENV_API_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         )
-        self.api_key_env = api_key_env
+        self.api_key_env = check_api_key_env(api_key_env)  # only variables meant for an endpoint's key
         self._check_key_destination(os.environ.get(api_key_env))
         self.timeout, self.max_retries = float(timeout), int(max_retries)
         self.backoff, self.max_backoff = float(backoff), float(max_backoff)
@@ -240,6 +243,7 @@ class ApiVLMAgent(ChatVLMAgent):
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env)
+        register_secret(key)  # masked in every report, log and config copy
         self._check_key_destination(key)  # checked at every request too: the variable is read per request
         if key:
             headers["Authorization"] = f"Bearer {key}"

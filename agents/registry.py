@@ -23,6 +23,7 @@ warning says so), so an installed package cannot silently replace them.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable
 from importlib import metadata
@@ -142,6 +143,11 @@ def split_spec(spec: str) -> tuple[str, str | None]:
     return kind, (arg if sep else None)
 
 
+_ARGUMENT_ERROR = re.compile(
+    r"unexpected keyword argument|missing \d+ required|takes \d+ positional|positional argument|multiple values"
+)
+
+
 def make_agent(spec: str, **kwargs: Any) -> Agent:
     """Create the agent a spec names (see the module docstring); ``ValueError`` for unknown kinds."""
     kind, arg = split_spec(spec)
@@ -154,7 +160,12 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
         if kind not in eps:
             raise ValueError(f"unknown agent kind {kind!r} in spec {spec!r}: available {available_agents()}")
         factory = eps[kind].load()
-    agent = factory(arg, **kwargs) if arg is not None else factory(**kwargs)
+    try:
+        agent = factory(arg, **kwargs) if arg is not None else factory(**kwargs)
+    except TypeError as err:  # a wrong option is the user's input, not a bug: name the spec and the option
+        if not _ARGUMENT_ERROR.search(str(err)):
+            raise
+        raise ValueError(f"agent spec {spec!r}: {err}") from None
     if not isinstance(agent, Agent):
         raise ValueError(f"agent spec {spec!r}: factory returned {type(agent).__name__}, not an Agent")
     return agent

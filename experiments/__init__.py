@@ -1,6 +1,6 @@
 """Experiments: tournaments against replayed humans, the paper's word-level sweep, reports, W&B and Ray.
 
-``huesenv tournament`` (module :mod:`huesenv.experiments.cli`) is the main job;
+``huesenv tournament`` (module :mod:`huesenv.commands.tournament`) is the main job;
 :func:`run_experiment` does the same from Python.  Configs are YAML files
 (:mod:`huesenv.experiments.config`); runs resume from their append-only logs
 (:mod:`huesenv.experiments.runner`).

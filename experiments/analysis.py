@@ -37,8 +37,8 @@ import pandas as pd
 from scipy import stats
 
 from huesenv import metrics
+from huesenv.logs import cue_text
 from huesenv.logs.schema import LogRecord
-from huesenv.render.playback import cue_text
 from huesenv.vocabulary import category_of, is_known, normalise_word
 
 ROLES = ("cue_giver", "guesser")

@@ -12,12 +12,12 @@ that runs model agents asks for one GPU.
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from huesenv.experiments.callables import resolve_callable
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import GamePlayer, play_batch
 from huesenv.experiments.wordlevel import run_wordlevel_unit
@@ -32,14 +32,11 @@ class Task:
     payload: Any
 
 
-def _resolve(path: str | None) -> Any:
-    """``"package.module:attr"`` → the attribute; lets tests and plugins swap the game loop or agent factory."""
-    if not path:
-        return None
-    module, _, attr = path.partition(":")
-    if not attr:
-        raise ValueError(f"callable path {path!r}: expected 'module:attribute'")
-    return getattr(importlib.import_module(module), attr)
+def _resolve(config: ExperimentConfig, kind: str) -> Any:
+    """The configured ``tournament.<kind>`` callable, or ``None`` for the default (see experiments.callables)."""
+    return resolve_callable(
+        kind, config["tournament"].get(kind), allow_code=bool(config.data.get("allow_code"))
+    )
 
 
 class UnitWorker:
@@ -52,11 +49,10 @@ class UnitWorker:
     @property
     def player(self):
         if self._player is None:
-            t = self.config["tournament"]
             self._player = GamePlayer(
                 self.config,
-                agent_factory=_resolve(t.get("agent_factory")),
-                play_fn=_resolve(t.get("play_fn")),
+                agent_factory=_resolve(self.config, "agent_factory"),
+                play_fn=_resolve(self.config, "play_fn"),
             )
         return self._player
 
@@ -64,7 +60,7 @@ class UnitWorker:
         if task.kind == "games":
             return task.index, play_batch(self.player, task.payload)
         if task.kind == "wordlevel":
-            factory = _resolve(self.config["tournament"].get("agent_factory"))
+            factory = _resolve(self.config, "agent_factory")
             return task.index, run_wordlevel_unit(self.config, task.payload, agent_factory=factory)
         raise ValueError(f"task {task.index}: unknown kind {task.kind!r}")
 

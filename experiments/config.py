@@ -19,7 +19,10 @@ Schema (all keys optional except where noted; see ``configs/default.yaml``)::
       - [random, human, human, human]
     rotate_seats: true          # lineup j-th game is rotated by j seats (cue-giver order varies)
     tournament: {enabled: true, batch_size: 4}   # games per unit (per Ray task)
-                                # also agent_factory / play_fn: "module:attr" replacing make_agent / play_game
+                                # also agent_factory / play_fn: a registered name replacing make_agent /
+                                # play_game (see huesenv.experiments.backends); any "module:attr" only
+                                # with ``--allow-code`` (load_config(allow_code=True)), recorded as
+                                # ``allow_code: true`` in the run's config.yaml and summary
     wordlevel: {enabled: true, agents: [random], top_k: 5}   # agents null = every non-human agent
     metrics: {alpha: 0.05, top_k: 5}
     humans: {path: null, cvd: null}   # cvd: CVD participant list for an export without colorBlind
@@ -30,13 +33,22 @@ Schema (all keys optional except where noted; see ``configs/default.yaml``)::
     device: null                # torch device of the model agents (clip, vlm, text-embedding):
                                 # auto | cpu | cuda[:n]; null = each agent's default; an agent's own
                                 # kwargs.device wins.  Not part of the run's identity.
+
+**Strict.**  Every key must be one of the schema's (:data:`DEFAULTS` plus
+:data:`OPTIONAL_KEYS`; agent names, agent ``kwargs`` and list items are free):
+an unknown or misspelt key is an error naming where it came from (file and
+line, or the ``--set`` override) with a did-you-mean, never a silently ignored
+value that runs the default.  ``allow_code`` is never read from a file or a
+``--set``: only the command line's ``--allow-code`` grants it.
 """
 
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -46,6 +58,7 @@ from typing import Any
 import yaml
 
 from huesenv.agents.devices import with_device
+from huesenv.experiments.callables import check_callable_name
 
 DEFAULTS: dict[str, Any] = {
     "name": "default",
@@ -67,6 +80,64 @@ DEFAULTS: dict[str, Any] = {
     "weights": {"required": True, "offline": True, "dir": None},
     "device": None,
 }
+
+# Keys a config may set that have no default value.
+OPTIONAL_KEYS: dict[str, tuple[str, ...]] = {"tournament": ("agent_factory", "play_fn")}
+AGENT_KEYS: tuple[str, ...] = ("spec", "kwargs", "gpu")
+FREE_MAPPINGS: tuple[str, ...] = ("agents",)  # keys are names chosen by the user
+CUE_MODES: tuple[str, ...] = ("vocabulary", "text")
+REPORT_FORMATS: tuple[str, ...] = ("markdown", "html")
+CODE_KEYS: tuple[str, ...] = ("tournament.agent_factory", "tournament.play_fn")
+_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+@=-]{0,127}$")
+
+
+def allowed_keys(path: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The keys a mapping at ``path`` may hold (``None``: any key, e.g. agent names or agent kwargs)."""
+    if not path:
+        return tuple(DEFAULTS)
+    if path[0] in FREE_MAPPINGS:
+        if len(path) == 1:
+            return None
+        if len(path) == 2:
+            return AGENT_KEYS
+        return None  # agents.NAME.kwargs: the agent's own keyword arguments
+    if len(path) == 1 and isinstance(DEFAULTS.get(path[0]), dict):
+        return tuple(DEFAULTS[path[0]]) + OPTIONAL_KEYS.get(path[0], ())
+    return ()
+
+
+def did_you_mean(key: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_keys(data: Any, source: str, path: tuple[str, ...] = ()) -> None:
+    """Unknown keys anywhere in ``data`` → ``ValueError`` naming ``source``, the dotted key and a suggestion."""
+    if not isinstance(data, Mapping):
+        return
+    allowed = allowed_keys(path)
+    for key, value in data.items():
+        dotted = ".".join((*path, str(key)))
+        if allowed is not None and key not in allowed:
+            expected = f"one of {', '.join(allowed)}" if allowed else "no keys (a value, not a mapping)"
+            raise ValueError(
+                f"{source}: unknown config key {dotted!r}{did_you_mean(str(key), allowed)}; expected {expected}"
+            )
+        if path and path[0] in FREE_MAPPINGS and len(path) >= 2:
+            continue  # inside agents.NAME.kwargs
+        if isinstance(value, Mapping) and not (
+            path and path[0] in FREE_MAPPINGS and len(path) == 1 and key == "kwargs"
+        ):
+            check_keys(value, source, (*path, str(key)))
+
+
+def _key_line(text: str, key: str) -> str:
+    """``, line N`` of a top-level ``key:`` in a YAML text (empty when not found)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if re.match(rf"^{re.escape(key)}\s*:", line):
+            return f", line {number}"
+    return ""
+
 
 # Keys whose change would alter what a game or query produces; a resumed run must match them.
 IDENTITY_KEYS: tuple[str, ...] = (
@@ -162,10 +233,18 @@ def _list_index(node: list, part: str, text: str) -> int:
     return int(part)
 
 
-def load_config(source: str | Path | None = None, overrides: Iterable[str] = ()) -> ExperimentConfig:
-    """Load a YAML config (a path, or the name of a bundled one; ``None`` = ``default``) and apply overrides."""
+def load_config(
+    source: str | Path | None = None, overrides: Iterable[str] = (), *, allow_code: bool = False
+) -> ExperimentConfig:
+    """Load a YAML config (a path, or the name of a bundled one; ``None`` = ``default``) and apply overrides.
+
+    ``allow_code`` lets ``tournament.agent_factory``/``play_fn`` name any ``module:attr``
+    (it runs that code); only the caller can grant it, never the file.
+    """
     source = source or "default"
     path = Path(source)
+    if path.exists() and not path.is_file():
+        raise ValueError(f"config {source}: is a directory, expected a YAML file")
     if not path.exists():
         if str(source) in bundled_configs():
             path = bundled_config_path(str(source))
@@ -174,15 +253,64 @@ def load_config(source: str | Path | None = None, overrides: Iterable[str] = ())
                 f"config {source!r}: no such file and not a bundled config (bundled: {', '.join(bundled_configs())})"
             )
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text, expected a YAML config") from None
+    try:
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f", line {mark.line + 1}" if mark is not None else ""
         raise ValueError(f"{path}{where}: not valid YAML ({getattr(err, 'problem', err)})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}, line 1: expected a mapping of config keys, got {type(data).__name__}")
+    if data.get("allow_code", False) is not False:
+        raise ValueError(
+            f"{path}{_key_line(text, 'allow_code')}: allow_code cannot be set in a config file "
+            "(a shared config must not grant itself code execution); pass --allow-code on the command line"
+        )
+    for key in data:
+        if key in DEFAULTS or not isinstance(key, str):
+            continue
+        check_keys({key: None}, f"{path}{_key_line(text, key)}")
+    check_keys(data, str(path))
+    overrides = list(overrides)
+    for text_ in overrides:
+        keys, _ = parse_override(text_)
+        if keys[0] == "allow_code":
+            raise ValueError(f"override {text_!r}: allow_code is only granted by --allow-code")
+        _check_override_path(keys, text_)
+    data.pop("allow_code", None)
     merged = apply_overrides(_merge(DEFAULTS, data), overrides)
-    return ExperimentConfig.from_dict(merged, source=str(path))
+    merged["allow_code"] = bool(allow_code)
+    try:
+        return ExperimentConfig.from_dict(merged, source=str(path))
+    except ValueError as err:
+        if not overrides:
+            raise
+        raise ValueError(f"{err} (after the overrides {' '.join(overrides)})") from None
+
+
+def _check_override_path(keys: list[str], text: str) -> None:
+    """An override's dotted key must name a schema key (list indices and free names aside)."""
+    path: list[str] = []
+    for part in keys:
+        if part.lstrip("-").isdigit():
+            path.append(part)
+            continue
+        scope = tuple(p for p in path if not p.lstrip("-").isdigit())
+        if scope and scope[0] in ("lineups",):
+            return
+        allowed = allowed_keys(scope)
+        if allowed is not None and part not in allowed:
+            dotted = ".".join((*path, part))
+            expected = f"one of {', '.join(allowed)}" if allowed else "no deeper key (it holds a value)"
+            raise ValueError(
+                f"override {text!r}: unknown config key {dotted!r}{did_you_mean(part, allowed)}; expected {expected}"
+            )
+        if allowed is None and len(scope) >= 2:
+            return  # agent kwargs are the agent's own
+        path.append(part)
 
 
 class ExperimentConfig:
@@ -206,8 +334,59 @@ class ExperimentConfig:
 
     def _validate(self) -> None:
         d = self.data
-        if not isinstance(d["name"], str) or not d["name"] or "/" in d["name"]:
-            self._fail("name", "a non-empty run name without '/'")
+        d.setdefault("allow_code", False)
+        check_keys({k: v for k, v in d.items() if k != "allow_code"}, self.source)
+        if not isinstance(d["allow_code"], bool):
+            self._fail("allow_code", "true or false")
+        if not isinstance(d["name"], str) or not _RUN_NAME.match(d["name"]) or ".." in d["name"]:
+            self._fail(
+                "name", "a run name of letters, digits and . _ + @ = - (one folder: no '/', not '.' or '..')"
+            )
+        if not isinstance(d["output"], str) or not d["output"].strip():
+            self._fail("output", "a folder path")
+        if not isinstance(d["rotate_seats"], bool):
+            self._fail("rotate_seats", "true or false")
+        if d["cue_mode"] not in CUE_MODES:
+            self._fail("cue_mode", f"one of {', '.join(CUE_MODES)}")
+        for section in (
+            "tournament",
+            "wordlevel",
+            "metrics",
+            "humans",
+            "report",
+            "wandb",
+            "backend",
+            "weights",
+        ):
+            if not isinstance(d[section], dict):
+                self._fail(section, "a mapping (see configs/default.yaml)")
+        for key in ("tournament.enabled", "wordlevel.enabled", "weights.required", "weights.offline"):
+            if not isinstance(_get(d, key), bool):
+                self._fail(key, "true or false")
+        alpha = d["metrics"].get("alpha")
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+            self._fail("metrics.alpha", "a number strictly between 0 and 1")
+        for key in ("metrics.top_k",):
+            value = _get(d, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                self._fail(key, "a positive integer")
+        for key in ("report.board_images",):
+            value = _get(d, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                self._fail(key, "a non-negative integer")
+        for key in ("backend.num_cpus", "backend.num_workers"):
+            value = _get(d, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                self._fail(key, "a positive integer or null")
+        for key in ("humans.path", "weights.dir", "backend.address", "wandb.project", "wandb.entity"):
+            value = _get(d, key)
+            if value is not None and not isinstance(value, str):
+                self._fail(key, "a string or null")
+        formats = d["report"].get("formats")
+        if not isinstance(formats, list) or any(f not in REPORT_FORMATS for f in formats):
+            self._fail("report.formats", f"a list of {', '.join(REPORT_FORMATS)}")
+        for key in CODE_KEYS:
+            self._check_code_key(key)
         for key in ("seed", "num_players", "games"):
             if isinstance(d[key], bool) or not isinstance(d[key], int) or d[key] < 0:
                 self._fail(key, "a non-negative integer")
@@ -224,6 +403,8 @@ class ExperimentConfig:
                 )
             if not isinstance(entry.get("kwargs") or {}, dict):
                 self._fail(f"agents.{name}.kwargs", "a mapping of keyword arguments")
+            if not isinstance(entry.get("gpu", False), bool):
+                self._fail(f"agents.{name}.gpu", "true or false")
         if not isinstance(d["lineups"], list):
             self._fail("lineups", "a list of lineups (lists of agent names)")
         for i, lineup in enumerate(d["lineups"]):
@@ -233,6 +414,8 @@ class ExperimentConfig:
                 if name not in d["agents"]:
                     self._fail(f"lineups.{i}.{j}", f"one of the agents {sorted(d['agents'])}")
         wl = d["wordlevel"]
+        if wl.get("agents") is not None and not isinstance(wl["agents"], list):
+            self._fail("wordlevel.agents", "a list of agent names, or null for every non-human agent")
         if wl.get("agents") is not None:
             for j, name in enumerate(wl["agents"]):
                 if name not in d["agents"]:
@@ -252,6 +435,14 @@ class ExperimentConfig:
         batch = d["tournament"].get("batch_size")
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             self._fail("tournament.batch_size", "a positive integer")
+
+    def _check_code_key(self, key: str) -> None:
+        value = _get(self.data, key)
+        if value is None:
+            return
+        problem = check_callable_name(key.split(".")[-1], value, allow_code=self.data["allow_code"])
+        if problem:
+            raise ValueError(f"{self.source}, field {key}: {problem}")
 
     # -- views ----------------------------------------------------------------
     @property

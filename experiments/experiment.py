@@ -19,8 +19,9 @@ import huesenv.experiments.provenance as provenance
 import huesenv.experiments.report as report
 import huesenv.experiments.uncertainty as uncertainty
 import huesenv.experiments.weights as weights
+from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
-from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.config import ExperimentConfig, did_you_mean
 from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report
 from huesenv.experiments.runner import (
@@ -61,6 +62,23 @@ def clip_checkpoints(config: ExperimentConfig, stage_agents: list[str]) -> list[
     return out
 
 
+def check_agent_kinds(config: ExperimentConfig) -> None:
+    """Every agent spec names a kind ``make_agent`` knows (checked before the run folder is touched)."""
+    if config["tournament"].get("agent_factory") not in (None, "make_agent"):
+        return  # a custom factory decides which specs it accepts
+    known = available_agents()
+    for spec in config.agents():
+        try:
+            kind = split_spec(spec.spec)[0]
+        except ValueError as err:
+            raise ValueError(f"{config.source}, field agents.{spec.name}.spec: {err}") from None
+        if kind not in known:
+            raise ValueError(
+                f"{config.source}, field agents.{spec.name}.spec: unknown agent kind {kind!r}"
+                f"{did_you_mean(kind, known)}; expected one of {', '.join(known)}"
+            )
+
+
 def preflight(config: ExperimentConfig) -> None:
     """Refuse to start when weights are missing, instead of downloading (or hanging) mid-run."""
 
@@ -71,6 +89,13 @@ def preflight(config: ExperimentConfig) -> None:
     )
     if config["wordlevel"].get("enabled", True):
         used |= {a.name for a in config.wordlevel_agents()}
+    check_agent_kinds(config)
+    humans = (config["humans"] or {}).get("path")
+    if humans and not Path(humans).is_file():
+        what = "is a folder" if Path(humans).is_dir() else "no such file"
+        raise ValueError(
+            f"{config.source}, field humans.path: {humans}: {what} (expected a human-response export)"
+        )
     names = clip_checkpoints(config, sorted(used))
     if names and config["weights"].get("required", True):
         weights.require_weights(names, config["weights"].get("dir"))
@@ -312,7 +337,7 @@ def build_report_data(
             )
             if p:
                 plots["guess_alignment"] = p
-        n_games = len({int(r.extra["game"]) for r in game_records})
+        n_games = len({int(r.game) for r in game_records})
         summary.append(
             f"Games: {n_games} games of {len(config['lineups'])} lineup(s), {len(frame)} seat-games, "
             f"{len(game_records)} logged steps (log: {run_dir.name}/games.jsonl)"
@@ -366,9 +391,14 @@ def build_report_data(
     summary.insert(0, f"Human reference: {human_ref.label}")
     summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
     summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
+    if config.data.get("allow_code"):
+        summary.append(
+            "allow_code: this run was started with --allow-code; tournament.agent_factory/play_fn ran "
+            f"{config['tournament'].get('agent_factory')!r} / {config['tournament'].get('play_fn')!r}"
+        )
     return report.ReportData(
         title=f"huesenv experiment: {config.name}",
-        config_yaml=config.to_yaml(),
+        config_yaml=config.to_yaml(),  # masked by write_report, like every document it writes
         summary=[s for s in summary if s],
         tables=tables,
         captions=captions,

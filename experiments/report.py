@@ -19,9 +19,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import yaml
 
 from huesenv.envs.rendering.renderer import BoardRenderer
 from huesenv.render.playback import views_from_records
+from huesenv.secrets import mask_text
 
 
 @dataclass
@@ -427,7 +429,7 @@ def write_markdown(data: ReportData, out_dir: Path, filename: str = "report.md")
             lines += [f"**{caption}**", "", f"![{caption}]({path.relative_to(out_dir).as_posix()})", ""]
     lines += ['<a id="config"></a>', "## Config", "", "```yaml", data.config_yaml.rstrip(), "```", ""]
     path = out_dir / filename
-    path.write_text("\n".join(lines), encoding="utf-8")
+    path.write_text(mask_text("\n".join(lines)), encoding="utf-8")
     return path
 
 
@@ -511,7 +513,7 @@ def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -
         f"<pre>{html.escape(data.config_yaml)}</pre></details></section></body></html>",
     ]
     path = out_dir / filename
-    path.write_text("\n".join(parts), encoding="utf-8")
+    path.write_text(mask_text("\n".join(parts)), encoding="utf-8")
     return path
 
 
@@ -523,21 +525,25 @@ def write_report(
     write_tables(data, out_dir)
     summary = out_dir / "summary.json"
     summary.write_text(
-        json.dumps(
-            {
-                "title": data.title,
-                "summary": data.summary,
-                **data.metadata,
-                "humans": data.humans,
-                "methods": data.methods,
-                "tables": {
-                    k: _records(v)
-                    for k, v in data.tables.items()
-                    if k in ("leaderboard", "lineups", "head_to_head", "wordlevel_agents", "guess_alignment")
+        mask_text(
+            json.dumps(
+                {
+                    "title": data.title,
+                    "summary": data.summary,
+                    **data.metadata,
+                    "humans": data.humans,
+                    "methods": data.methods,
+                    "allow_code": _allow_code(data.config_yaml),
+                    "tables": {
+                        k: _records(v)
+                        for k, v in data.tables.items()
+                        if k
+                        in ("leaderboard", "lineups", "head_to_head", "wordlevel_agents", "guess_alignment")
+                    },
                 },
-            },
-            indent=1,
-            default=str,
+                indent=1,
+                default=str,
+            )
         ),
         encoding="utf-8",
     )
@@ -547,6 +553,11 @@ def write_report(
     if "html" in formats:
         out["html"] = write_html(data, out_dir)
     return out
+
+
+def _allow_code(config_yaml: str) -> bool:
+    config = yaml.safe_load(config_yaml)
+    return bool(config.get("allow_code", False)) if isinstance(config, dict) else False
 
 
 def _records(frame: pd.DataFrame) -> list[Mapping[str, Any]]:

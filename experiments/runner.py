@@ -1,13 +1,10 @@
 """Resumable execution: what is done is read back from the append-only logs, never from a side file.
 
-Every unit's records are appended in one ``LogWriter.append`` call and carry
-``extra["unit"]`` (``"game:17"``, ``"agent:random"``), ``extra["unit_size"]``
-(how many records the unit wrote) and ``extra["unit_pos"]`` (0, 1, ...).  On a
-rerun a unit counts as done only when a contiguous block of exactly
-``unit_size`` records with its key and positions 0..n-1 is in the log,
-so a crash mid-append (a torn last line, or a block cut short) leaves that unit
-*not done*: it is played again and only its complete block is ever read, so no
-game is lost and none is counted twice.  Units are written in plan order (Ray
+Every unit's records are appended in one ``LogWriter.append`` call, tagged as a
+block by :func:`huesenv.logs.tag_unit`; on a rerun :func:`huesenv.logs.read_log_state`
+finds the complete blocks, so a crash mid-append (a torn last line, or a block
+cut short) leaves that unit *not done*: it is played again and only its
+complete block is ever read, so no game is lost and none is counted twice.  Units are written in plan order (Ray
 results are buffered until their turn), hence same config → same log bytes,
 apart from the wall-clock fields ``created`` and ``timings`` which
 :func:`canonical_log_lines` drops for comparisons.
@@ -17,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,70 +23,13 @@ import yaml
 from huesenv.experiments.backends import Task
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import batches, plan_games
-from huesenv.logs import LogWriter, read_records
+from huesenv.logs import LogState, LogWriter, read_log_state, tag_unit
+from huesenv.secrets import mask_text
 
 GAMES_LOG = "games.jsonl"
 WORDLEVEL_LOG = "wordlevel.jsonl"
 CONFIG_FILE = "config.yaml"
 VOLATILE_FIELDS = ("created", "timings")
-
-
-def tag_unit(records: Sequence[Any], key: str) -> list[Any]:
-    for pos, rec in enumerate(records):
-        rec.extra["unit"] = key
-        rec.extra["unit_size"] = len(records)
-        rec.extra["unit_pos"] = pos
-    return list(records)
-
-
-@dataclass
-class LogState:
-    """The complete units found in a log, and what was set aside."""
-
-    units: dict[str, list[Any]] = field(default_factory=dict)  # key -> its records (first complete block)
-    partial_blocks: int = 0  # blocks cut short by a crash (ignored)
-    duplicate_blocks: int = 0  # complete blocks of a unit seen before (ignored)
-    torn_line: int | None = None
-
-    def records(self) -> list[Any]:
-        return [r for recs in self.units.values() for r in recs]
-
-
-def read_log_state(path: Path) -> LogState:
-    """Group a log into complete unit blocks (see the module docstring)."""
-    state = LogState()
-    if not path.exists():
-        return state
-
-    result = read_records(path)
-    state.torn_line = result.torn_line
-    block: list[Any] = []
-    key: str | None = None
-
-    def close_block() -> None:
-        if key is None or not block:
-            return
-        size = block[0].extra.get("unit_size")
-        positions = [r.extra.get("unit_pos") for r in block]
-        if size != len(block) or positions != list(range(len(block))):
-            state.partial_blocks += 1
-        elif key in state.units:
-            state.duplicate_blocks += 1
-        else:
-            state.units[key] = list(block)
-
-    for rec in result.records:
-        rkey = rec.extra.get("unit")
-        if (
-            rkey != key
-            or rec.extra.get("unit_pos") == 0
-            or (block and len(block) == block[0].extra.get("unit_size"))
-        ):
-            close_block()
-            block, key = [], rkey
-        block.append(rec)
-    close_block()
-    return state
 
 
 def canonical_log_lines(path: Path) -> list[str]:
@@ -118,21 +58,42 @@ def backup_path(path: Path) -> Path:
     return candidate
 
 
+def _holds_records(run_dir: Path) -> bool:
+    """Whether a run folder's logs hold anything (a start that failed before any unit holds nothing)."""
+    return any(
+        (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0
+        for name in (GAMES_LOG, WORDLEVEL_LOG)
+    )
+
+
 def conflicting_fields(config: ExperimentConfig) -> list[str]:
     """The identity fields in which the experiment stored in the config's run folder differs from
-    ``config`` (empty when the folder is new or holds this same experiment, so it can resume)."""
-    stored = config.run_dir() / CONFIG_FILE
+    ``config``: empty when the folder is new, holds this same experiment (so it can resume), or holds
+    no records yet (a start that failed before its first unit never binds the folder)."""
+    run_dir = config.run_dir()
+    stored = run_dir / CONFIG_FILE
     if not stored.exists():
         return []
-    previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
-    old = ExperimentConfig.from_dict(previous, source=str(stored))
-    if old.fingerprint() == config.fingerprint():
+    try:
+        previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
+        old = ExperimentConfig.from_dict(previous, source=str(stored))
+    except (ValueError, yaml.YAMLError) as err:
+        if _holds_records(run_dir):
+            raise ValueError(f"{stored}: the run folder's stored config is unreadable ({err})") from None
         return []
-    return [k for k in old.identity() if old.identity()[k] != config.identity()[k]]
+    # the stored copy has its secrets masked: compare it with this config masked the same way
+    current = ExperimentConfig.from_dict(yaml.safe_load(mask_text(config.to_yaml())), source=config.source)
+    if old.fingerprint() == current.fingerprint() or not _holds_records(run_dir):
+        return []
+    return [k for k in old.identity() if old.identity()[k] != current.identity()[k]]
 
 
 def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
-    """Create the run folder, or check that the one there holds this same experiment (so it can resume)."""
+    """Create the run folder, or check that the one there holds this same experiment (so it can resume).
+
+    A stored config only binds the folder once its logs hold records: a start that
+    failed before its first unit (a bad agent, missing weights) never blocks the next.
+    """
     run_dir = config.run_dir()
     stored = run_dir / CONFIG_FILE
     if stored.exists() and not fresh:
@@ -147,7 +108,7 @@ def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
             if (run_dir / name).exists():
                 (run_dir / name).rename(backup_path(run_dir / name))
     run_dir.mkdir(parents=True, exist_ok=True)
-    stored.write_text(config.to_yaml(), encoding="utf-8")
+    stored.write_text(mask_text(config.to_yaml()), encoding="utf-8")
     return run_dir
 
 

@@ -17,7 +17,8 @@ without an account never blocks on a login prompt).
 Precedence: ``--wandb MODE`` > ``WANDB_MODE`` > the config's ``wandb.mode``;
 ``WANDB_PROJECT`` / ``WANDB_ENTITY`` > the config's ``wandb.project`` / ``entity``.
 The config logged to W&B is the resolved one (mode, project and entity as used),
-with credential-like keys masked.  Console output and system metrics are recorded.
+masked by key name and by value (:mod:`huesenv.secrets`).  Console output and system
+metrics are recorded.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-SECRET_KEY_RE = re.compile(r"(api[_-]?key|token|secret|password|passwd|auth)", re.IGNORECASE)
+from huesenv.secrets import SECRET_NAME_RE, mask
+
+SECRET_KEY_RE = SECRET_NAME_RE
 MODES = ("auto", "online", "offline", "disabled")
 DEFAULT_TRACKED_MODE = "offline"
 
@@ -67,12 +70,8 @@ def requested_mode(flag: str | None, config_mode: str | None) -> str:
 
 
 def redact(value: Any) -> Any:
-    """A copy of a config with credential-like keys masked."""
-    if isinstance(value, Mapping):
-        return {k: ("***" if SECRET_KEY_RE.search(str(k)) else redact(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return value
+    """A copy of a config masked by key name and by value (:func:`huesenv.secrets.mask`)."""
+    return mask(value)
 
 
 def _number(value: Any) -> float | None:

@@ -1,65 +1,91 @@
 """The ``huesenv`` command line: one program, one subcommand per job.
 
-Each subcommand lives next to the code it drives and exposes
-``register(subparsers)``, which adds its parser and sets ``func`` (called with the
-parsed arguments; its return value is the exit code).  :data:`COMMANDS` is the
-one list of them; modules are imported only when the CLI starts, and heavy
-imports (torch, pygame, flask...) happen inside ``func``, so ``--help`` is fast.
+Every subcommand is a module ``huesenv/commands/<command>.py`` exposing
+``register(subparsers)``, which adds its parser and sets ``func`` (called with
+the parsed arguments; its return value is the exit code).  :data:`COMMANDS` is
+the one list of them.  A command module that fails to import is an error of the
+installation and fails loudly; heavy imports (torch, pygame, flask...) happen
+inside ``func``, so ``--help`` stays fast.
+
+**Errors.**  A user's mistake ends with one line on stderr, ``huesenv COMMAND:
+error: <input>: <what was expected>``, and exit code 2: argparse's own errors
+(:class:`~huesenv.commands.common.UsageError`), and the error types the library
+raises for bad input (``ValueError`` and its subclasses such as
+``LogError``, ``OSError`` for files, YAML errors).  Anything else is a bug: it
+is reported in one line too, with exit code 1, and ``HUESENV_DEBUG=1`` shows
+its traceback.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from huesenv import __version__
+from huesenv.commands.common import UsageError, build_root_parser, describe_error
 
-# subcommand name -> module providing register(subparsers)
+# subcommand name -> module providing register(subparsers); every subcommand has its own module
 COMMANDS: dict[str, str] = {
     "board": "huesenv.commands.board",
-    "humans": "huesenv.humans.cli",
-    "logs": "huesenv.logs.cli",
-    "metrics": "huesenv.metrics.cli",
-    "agents": "huesenv.agents.cli",
-    "probe": "huesenv.probes.cli",
-    "tournament": "huesenv.experiments.cli",
+    "humans": "huesenv.commands.humans",
+    "logs": "huesenv.commands.logs",
+    "metrics": "huesenv.commands.metrics",
+    "agents": "huesenv.commands.agents",
+    "probe": "huesenv.commands.probe",
+    "tournament": "huesenv.commands.tournament",
+    "wordlevel": "huesenv.commands.wordlevel",
     "leaderboard": "huesenv.commands.leaderboard",
     "doctor": "huesenv.commands.doctor",
-    "replay": "huesenv.render.cli",
-    "play": "huesenv.play.cli",
-    "collect": "huesenv.collect.cli",
+    "config": "huesenv.commands.config",
+    "replay": "huesenv.commands.replay",
+    "play": "huesenv.commands.play",
+    "collect": "huesenv.commands.collect",
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="huesenv",
-        description="Hues and Cues environments, agents and colour-alignment metrics.",
-    )
-    parser.add_argument("--version", action="version", version=f"huesenv {__version__}")
+def build_parser():
+    parser = build_root_parser(__version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in COMMANDS.values():
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as err:
-            if err.name and (module == err.name or module.startswith(err.name + ".")):  # not written yet
-                continue
-            raise
+    for name, module in COMMANDS.items():
+        mod = importlib.import_module(module)  # a broken command module is a broken install: fail loudly
+        before = set(sub.choices)
         mod.register(sub)
+        added = set(sub.choices) - before
+        if name not in added:
+            raise RuntimeError(f"{module}.register() did not add the {name!r} subcommand")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    prefix = f"huesenv {command}" if command in COMMANDS else "huesenv"
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as err:
+        print(f"{err.prog}: error: {err.message}", file=sys.stderr)
+        return 2
+    except SystemExit as exit_:  # --help / --version
+        return int(exit_.code or 0)
+    prefix = f"huesenv {args.command}"
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"huesenv {args.command}: error: {err}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{prefix}: interrupted", file=sys.stderr)
+        return 130
+    except UsageError as err:
+        print(f"{err.prog}: error: {err.message}", file=sys.stderr)
         return 2
+    except Exception as err:  # noqa: BLE001 - the one place every error becomes one line
+        if os.environ.get("HUESENV_DEBUG"):
+            raise
+        message, code = describe_error(err)
+        print(f"{prefix}: error: {message}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":  # pragma: no cover

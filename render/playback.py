@@ -42,7 +42,7 @@ from huesenv.board import format_coord, parse_coord
 from huesenv.envs.rendering.renderer import BoardRenderer, short_label
 from huesenv.envs.rendering.view import RenderView
 from huesenv.envs.rendering.window import Window
-from huesenv.logs import read_records
+from huesenv.logs import cue_text, read_log_state, read_records
 
 CUE_PHASES = ("cue_1", "cue_2")
 GUESS_PHASES = ("guess_1", "guess_2")
@@ -82,15 +82,6 @@ def _coord(value: Any, where: str, key: str) -> int | None:
         return parse_coord(value) if isinstance(value, str) else parse_coord(format_coord(value))
     except ValueError as err:
         raise ValueError(f"{where}, field extra.{key}: {err}") from None
-
-
-def cue_text(rec: Any) -> str | None:
-    """The cue a cue-phase record gave (see the module docstring for where it is looked up)."""
-    extra = getattr(rec, "extra", {}) or {}
-    for value in (extra.get("cue"), getattr(rec, "word", None), getattr(rec, "answer", None)):
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
 
 
 class GameViewBuilder:
@@ -232,7 +223,7 @@ def load_replay_records(path: str | Path) -> list[Any]:
     A crash mid-append leaves a unit's block cut short; the rerun appends the whole
     block again, and both carry the same ``extra["game"]``.  Logs with unit tags
     (``extra["unit"]``) are therefore read through the experiments runner's own
-    :func:`huesenv.experiments.read_log_state`, so replay sees exactly the blocks the
+    :func:`huesenv.logs.read_log_state`, so replay sees exactly the blocks the
     tournament tables count: partial blocks are dropped and, should a unit have two
     complete blocks, the **first** one is kept (the runner never reruns a complete
     unit, so only a hand-concatenated log can hold two; the tables count the first).
@@ -242,13 +233,8 @@ def load_replay_records(path: str | Path) -> list[Any]:
     records = read_records(path).records
     if not any((getattr(r, "extra", None) or {}).get("unit") is not None for r in records):
         return list(records)
-
     with warnings.catch_warnings():  # a torn last line was already reported by the first read
         warnings.simplefilter("ignore")
-        # TEMPORARY lazy import (render <-> experiments package cycle): w1b moves
-        # read_log_state into huesenv.logs; then this becomes a top-level import of it.
-        from huesenv.experiments.runner import read_log_state
-
         state = read_log_state(Path(path))
     untagged = [r for r in records if (getattr(r, "extra", None) or {}).get("unit") is None]
     return state.records() + untagged

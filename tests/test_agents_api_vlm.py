@@ -74,6 +74,12 @@ class Server:
         )
 
 
+@pytest.fixture(autouse=True)
+def _allow_test_key_var(monkeypatch):
+    """The tests' key variable is not named *_API_KEY: allow it explicitly, as a user would."""
+    monkeypatch.setenv("HUESENV_API_KEY_VARS", "HUESENV_TEST_KEY")
+
+
 @pytest.fixture
 def server():
     s = Server()

@@ -80,7 +80,7 @@ def _api_agent(handler, **kw):
     return make_agent(
         "api-vlm:test-model",
         base_url="http://127.0.0.1:9/v1",
-        api_key_env="HUESENV_TEST_UNSET_KEY",
+        api_key_env="HUESENV_TEST_UNSET_API_KEY",  # named *_API_KEY: the api_key_env rule
         requests_per_minute=None,
         backoff=0.0,
         transport=httpx.MockTransport(handler),

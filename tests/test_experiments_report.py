@@ -220,16 +220,22 @@ def test_clip_sweep_runs_model_by_model_from_local_files(tmp_path):
         f"weights.dir={tmp_path}",
         f"output={tmp_path / 'runs'}",
         f"wordlevel.agents={names}",
-        "tournament.agent_factory=test_experiments_report:fake_clip_factory",
+        "tournament.agent_factory=test_experiments_report:fake_clip_factory",  # needs allow_code=True below
         "report.formats=[markdown]",
     ]
     result = run_experiment(
-        load_config("paper_clip_sweep", overrides[:2] + overrides[3:] + [f"wordlevel.agents={names[:2]}"]),
+        load_config(
+            "paper_clip_sweep",
+            overrides[:2] + overrides[3:] + [f"wordlevel.agents={names[:2]}"],
+            allow_code=True,
+        ),
         progress=False,
     )
     assert result.stages[0].ran_now == 2
     result = run_experiment(
-        load_config("paper_clip_sweep", overrides[:2] + overrides[3:] + [f"wordlevel.agents={names}"]),
+        load_config(
+            "paper_clip_sweep", overrides[:2] + overrides[3:] + [f"wordlevel.agents={names}"], allow_code=True
+        ),
         progress=False,
     )
     assert (result.stages[0].done_before, result.stages[0].ran_now) == (2, 1)

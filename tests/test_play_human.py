@@ -10,10 +10,10 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
-from huesenv.agents.protocol import CueQuery, GuessQuery
-from huesenv.board import N_CELLS, parse_coord
-from huesenv.play.human import HumanAgent, HumanInput, HumanQuit, PlayScreen, check_cue, seating
-from huesenv.render import cell_center
+from huesenv.agents.protocol import CueQuery, GuessQuery  # noqa: E402
+from huesenv.board import N_CELLS, parse_coord  # noqa: E402
+from huesenv.play.human import HumanAgent, HumanInput, HumanQuit, PlayScreen, check_cue, seating  # noqa: E402
+from huesenv.render import cell_center  # noqa: E402
 
 
 def click(coord):
@@ -326,7 +326,7 @@ def test_render_package_imports_without_pygame():
         "        if name.split('.')[0] == 'pygame': raise ImportError('blocked')\n"
         "sys.meta_path.insert(0, B())\n"
         "from huesenv.render import RenderView, cell_rect\n"
-        "import huesenv.render.cli, huesenv.render.playback\n"
+        "import huesenv.commands.replay, huesenv.commands.play, huesenv.render.playback\n"
         "print(cell_rect(0))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

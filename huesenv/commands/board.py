@@ -17,7 +17,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "as .csv/.json/.parquet, and/or plot it (the paper's Figure 1).",
     )
     p.add_argument(
-        "--export", metavar="PATH", help="write the table; format from the extension (.csv, .json, .parquet)"
+        "-o",
+        "--out",
+        "--export",
+        dest="export",
+        metavar="PATH",
+        help="write the table; format from the extension (.csv, .json, .parquet)",
     )
     p.add_argument(
         "--plot",
@@ -30,6 +35,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.export and not args.plot:
         raise ValueError("nothing to do: give --export PATH and/or --plot PATH.png")
+    if args.export:
+        _check_export(Path(args.export))
+    if args.plot:
+        plot = Path(args.plot)
+        if plot.is_dir() or plot.suffix.lower() not in (".png", ".pdf", ".svg"):
+            raise ValueError(f"--plot {args.plot}: expected a .png, .pdf or .svg file path")
     board = load_board()
     if args.export:
         export_board(board, Path(args.export))
@@ -40,7 +51,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_export(path: Path) -> None:
+    if path.is_dir():
+        raise ValueError(f"--export {path}: is a directory, expected a file path")
+    if path.suffix.lower() not in (".csv", ".json", ".parquet"):
+        raise ValueError(
+            f"--export {path}: unknown extension {path.suffix.lower()!r}; expected .csv, .json or .parquet"
+        )
+
+
 def export_board(board, path: Path) -> None:
+    _check_export(path)
     table = board.to_frame()
     suffix = path.suffix.lower()
     path.parent.mkdir(parents=True, exist_ok=True)

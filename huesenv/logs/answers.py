@@ -10,76 +10,242 @@ coordinate are never dropped: they are kept in ``extra["invalid_answers"]``
 row where no answer parses is a record with ``valid = False`` and the row's
 answers joined in ``raw_text``.  An empty cell counts as an invalid (missing)
 answer too, since the table promised N answers for every word.
+
+**Streaming.**  The table is read row by row with :mod:`csv` and each record is
+written as soon as it is built (:func:`write_answers`), so memory stays flat in
+the size of the table (``benchmarks/bench_import_answers.py``).
+
+**Idempotent.**  Every record carries the table's SHA-256 (``extra.source_sha256``)
+and its line; appending to a log that already holds a line of the same table for
+the same agent and run skips that line, so rerunning an import (or finishing an
+interrupted one) never duplicates a record.  A log that is corrupt or holds
+another schema version is refused before anything is written
+(:func:`huesenv.logs.io.check_appendable`).
 """
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import os
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
-from huesenv.board import format_coord, parse_coord
-from huesenv.logs.schema import LogRecord
+from huesenv.board import N_CELLS, format_coord, parse_coord
+from huesenv.logs.io import LogWriter, ParquetRecordWriter, check_appendable, iter_records
+from huesenv.logs.schema import LogError, LogRecord, WordQuery
 from huesenv.vocabulary import category_of, normalise_word
 
 _ANSWER_RE = re.compile(r"^Answer(\d+)$")
+_CANONICAL: frozenset[str] = frozenset(format_coord(i) for i in range(N_CELLS))
+FLUSH_EVERY = 64  # records per LogWriter.append (one fsync each)
+
+
+@dataclass
+class ImportSummary:
+    """What an import wrote: words (records), answers, invalid answers, and lines already in the log."""
+
+    words: int = 0
+    answers: int = 0
+    invalid: int = 0
+    skipped: int = 0
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _where(path: Path, line: int, field: str) -> tuple[str, str]:
+    return f"{path}, line {line}", field
+
+
+def iter_answer_records(
+    path: str | os.PathLike,
+    agent: str,
+    run_id: str | None = None,
+    seed: int | None = None,
+    *,
+    sha256: str | None = None,
+) -> Iterator[WordQuery]:
+    """The table's records one at a time (see the module docstring); errors are :class:`LogError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise LogError(str(path), "<file>", "expected an answer table (.csv), got " + _what(path))
+    sha256 = sha256 or file_sha256(path)
+    run_id = run_id or f"import:{path.stem}"
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh)
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise LogError(
+                    *_where(path, 1, "Palabra"), "empty file (expected header Palabra,Answer1..AnswerN)"
+                )
+            if "Palabra" not in header:
+                raise LogError(
+                    *_where(path, 1, "Palabra"), "missing column (expected header Palabra,Answer1..AnswerN)"
+                )
+            seen: set[str] = set()
+            for name in header:
+                if name in seen and (name == "Palabra" or _ANSWER_RE.match(name)):
+                    raise LogError(*_where(path, 1, name), "column given twice (expected each column once)")
+                seen.add(name)
+            word_col = header.index("Palabra")
+            answer_cols = sorted(
+                (
+                    (int(m.group(1)), i, name)
+                    for i, name in enumerate(header)
+                    if (m := _ANSWER_RE.match(name))
+                ),
+            )
+            if not answer_cols:
+                raise LogError(
+                    *_where(path, 1, "Answer1"),
+                    "no Answer<N> columns (expected header Palabra,Answer1..AnswerN)",
+                )
+            episode = 0
+            for row in reader:
+                line = reader.line_num
+                if not row:
+                    continue  # a blank line holds no word
+                if len(row) > len(header):
+                    raise LogError(
+                        *_where(path, line, "<row>"), f"{len(row)} fields but the header has {len(header)}"
+                    )
+                row = row + [""] * (len(header) - len(row))
+                yield _record(path, line, row, word_col, answer_cols, agent, run_id, seed, episode, sha256)
+                episode += 1
+        except csv.Error as err:
+            raise LogError(*_where(path, reader.line_num, "<row>"), f"not a CSV table ({err})") from None
+        except UnicodeDecodeError:
+            raise LogError(str(path), "<bytes>", "not UTF-8 text (expected a CSV answer table)") from None
+
+
+def _what(path: Path) -> str:
+    if not path.exists():
+        return "no such file"
+    return "a directory" if path.is_dir() else "a special file"
+
+
+def _record(
+    path: Path,
+    line: int,
+    row: list[str],
+    word_col: int,
+    answer_cols: list[tuple[int, int, str]],
+    agent: str,
+    run_id: str,
+    seed: int | None,
+    episode: int,
+    sha256: str,
+) -> WordQuery:
+    try:
+        word = normalise_word(row[word_col])
+        category = category_of(word)
+    except ValueError as err:
+        raise LogError(*_where(path, line, "Palabra"), str(err)) from None
+    cells, invalid = [], []
+    for _, index, name in answer_cols:
+        text = row[index]
+        if text in _CANONICAL:  # the usual spelling ("I18"): no parsing needed
+            cells.append(text)
+            continue
+        try:
+            cells.append(format_coord(parse_coord(text)))
+        except ValueError:
+            invalid.append({"column": name, "text": text})
+    extra = {
+        "sampled": True,
+        "source": str(path),
+        "source_line": line,
+        "source_sha256": sha256,
+        "n_answers": len(answer_cols),
+    }
+    if invalid:
+        extra["invalid_answers"] = invalid
+    valid = bool(cells)
+    return WordQuery(
+        kind="word_query",
+        run_id=run_id,
+        agent_id=agent,
+        seed=seed,
+        episode=episode,
+        word=word,
+        category=category,
+        cells=cells if valid else None,
+        scores=None,
+        answer=cells[0] if valid else None,
+        raw_text=None if valid else " | ".join(row[i] for _, i, _ in answer_cols),
+        valid=valid,
+        extra=extra,
+        created=0.0,  # imported, not timed: keeps the import byte-for-byte reproducible
+    )
 
 
 def import_answers(
     path: str | os.PathLike, agent: str, run_id: str | None = None, seed: int | None = None
 ) -> list[LogRecord]:
-    """Read an answer table (``Palabra, Answer1..AnswerN``) into sampled ``word_query`` records."""
-    path = Path(path)
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    if "Palabra" not in table.columns:
-        raise ValueError(
-            f"{path}, line 1, field Palabra: missing column (expected header Palabra,Answer1..AnswerN)"
-        )
-    answer_cols = sorted(
-        (c for c in table.columns if _ANSWER_RE.match(c)), key=lambda c: int(_ANSWER_RE.match(c).group(1))
+    """Read an answer table (``Palabra, Answer1..AnswerN``) into sampled ``word_query`` records (in memory)."""
+    return list(iter_answer_records(path, agent, run_id=run_id, seed=seed))
+
+
+def _record_key(record: LogRecord) -> tuple | None:
+    sha = record.extra.get("source_sha256")
+    if sha is None:
+        return None
+    return (record.run_id, record.agent_id, sha, record.extra.get("source_line"))
+
+
+def write_answers(
+    path: str | os.PathLike,
+    out: str | os.PathLike,
+    agent: str,
+    run_id: str | None = None,
+    seed: int | None = None,
+) -> ImportSummary:
+    """Stream a table into ``out``: appended to a JSON Lines log (idempotently), or a new Parquet file."""
+    path, out = Path(path), Path(out)
+    if not path.is_file():
+        raise LogError(str(path), "<file>", "expected an answer table (.csv), got " + _what(path))
+    if out.exists() and not out.is_file():
+        raise LogError(str(out), "<file>", "expected a log file to write, got a directory")
+    if out.resolve() == path.resolve():
+        raise LogError(str(out), "<file>", "the output is the input table; give another -o")
+    summary = ImportSummary()
+    sha = file_sha256(path)
+    records = iter_answer_records(path, agent, run_id=run_id, seed=seed, sha256=sha)
+    if out.suffix == ".parquet":
+        with ParquetRecordWriter(out) as writer:
+            for record in records:
+                writer.write(record)
+                _count(summary, record)
+        return summary
+    check_appendable(out)  # corrupt or other-version logs are refused before anything is written
+    done = (
+        {key for rec in iter_records(out) if (key := _record_key(rec)) is not None} if out.exists() else set()
     )
-    if not answer_cols:
-        raise ValueError(
-            f"{path}, line 1, field Answer1: no Answer<N> columns (expected header Palabra,Answer1..AnswerN)"
-        )
-    run_id = run_id or f"import:{path.stem}"
-    records = []
-    for line, row in enumerate(table.to_dict(orient="records"), start=2):
-        raw_word = row["Palabra"]
-        try:
-            word = normalise_word(raw_word)
-            category = category_of(word)
-        except ValueError as err:
-            raise ValueError(f"{path}, line {line}, field Palabra: {err}") from None
-        cells, invalid = [], []
-        for col in answer_cols:
-            text = row[col]
-            try:
-                cells.append(format_coord(parse_coord(text)))
-            except ValueError:
-                invalid.append({"column": col, "text": text})
-        extra = {"sampled": True, "source": str(path), "source_line": line, "n_answers": len(answer_cols)}
-        if invalid:
-            extra["invalid_answers"] = invalid
-        valid = bool(cells)
-        records.append(
-            LogRecord(
-                kind="word_query",
-                run_id=run_id,
-                agent_id=agent,
-                seed=seed,
-                episode=len(records),
-                word=word,
-                category=category,
-                cells=cells if valid else None,
-                scores=None,
-                answer=cells[0] if valid else None,
-                raw_text=None if valid else " | ".join(row[c] for c in answer_cols),
-                valid=valid,
-                extra=extra,
-                created=0.0,  # imported, not timed: keeps the import byte-for-byte reproducible
-            )
-        )
-    return records
+    with LogWriter(out) as writer:
+        batch: list[LogRecord] = []
+        for record in records:
+            if _record_key(record) in done:
+                summary.skipped += 1
+                continue
+            batch.append(record)
+            _count(summary, record)
+            if len(batch) >= FLUSH_EVERY:
+                writer.append(batch)
+                batch = []
+        writer.append(batch)
+    return summary
+
+
+def _count(summary: ImportSummary, record: LogRecord) -> None:
+    summary.words += 1
+    summary.answers += len(record.cells or [])
+    summary.invalid += len(record.extra.get("invalid_answers") or [])

@@ -12,11 +12,11 @@ and those are kept in the sidecar.  :func:`read_records` likewise skips a torn
 last line and reports it in :class:`ReadResult`; a malformed line anywhere
 else (or a last line that *has* its newline) is corruption and raises.
 
-**Validation.**  Every line must be a JSON object of the current schema version
-with the required fields; coordinates (``cells``, ``extra.cell``,
-``extra.target``) must be on the board; a ``word_query`` word must be one of
-the 100 words or 16 nonsense inputs (category ``"Custom"`` marks a user
-vocabulary and is exempt).  Errors read ``"<file>, line N, field F: ..."``.
+**Validation.**  Every line is parsed by :meth:`LogRecord.from_dict`, which
+runs the one validator of :mod:`huesenv.logs.schema` (version 1 lines are
+upgraded on the way).  Errors are :class:`~huesenv.logs.schema.LogError` and
+read ``"<file>, line N, field F: ..."``.  Logs are read line by line, so memory
+does not grow with the file beyond the records themselves.
 """
 
 from __future__ import annotations
@@ -24,18 +24,14 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
-from huesenv.board import parse_coord
-from huesenv.logs.schema import SCHEMA_VERSION, LogRecord
-from huesenv.vocabulary import is_known
-
-CUSTOM_CATEGORY = "Custom"
+from huesenv.logs.schema import SCHEMA_VERSION, LogError, LogRecord, validate_record
+from huesenv.secrets import mask, mask_text
 
 
 @dataclass(frozen=True)
@@ -45,119 +41,137 @@ class ReadResult:
     records: list[LogRecord]
     torn_line: int | None = None
     torn_text: str | None = None
+    versions: frozenset[int] = frozenset()  # schema versions the lines were written with
 
 
 def record_to_json(record: LogRecord) -> str:
     """One record as one JSON line (keys sorted, so equal records give equal bytes)."""
-    return json.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False, allow_nan=False)
-
-
-def _check_coord(value: Any, where: str, field: str) -> None:
-    try:
-        parse_coord(value)
-    except ValueError as err:
-        raise ValueError(f"{where}, field {field}: {err}") from None
-
-
-def validate_record(record: LogRecord, where: str = "record") -> LogRecord:
-    """Check coordinates and words of a record; ``where`` prefixes the error ("<file>, line N")."""
-    if record.cells is not None:
-        if not isinstance(record.cells, list):
-            raise ValueError(
-                f"{where}, field cells: expected a list of coordinates, got {type(record.cells).__name__}"
-            )
-        for i, cell in enumerate(record.cells):
-            _check_coord(cell, where, f"cells[{i}]")
-    if record.scores is not None:
-        if not isinstance(record.scores, list):
-            raise ValueError(f"{where}, field scores: expected a list of numbers")
-        if record.cells is not None and len(record.scores) != len(record.cells):
-            raise ValueError(
-                f"{where}, field scores: {len(record.scores)} scores for {len(record.cells)} cells (expected equal lengths)"
-            )
-    if record.seed is not None and (isinstance(record.seed, bool) or not isinstance(record.seed, int)):
-        raise ValueError(f"{where}, field seed: expected an integer or null, got {record.seed!r}")
-    if not isinstance(record.extra, dict):
-        raise ValueError(f"{where}, field extra: expected an object")
-    if not isinstance(record.timings, dict):
-        raise ValueError(f"{where}, field timings: expected an object")
-    for key in ("cell", "target"):
-        if record.extra.get(key) is not None:
-            _check_coord(record.extra[key], where, f"extra.{key}")
-    if record.kind == "word_query":
-        if not isinstance(record.word, str):
-            raise ValueError(f"{where}, field word: expected the query word, got {record.word!r}")
-        if record.category != CUSTOM_CATEGORY and not is_known(record.word):
-            raise ValueError(
-                f"{where}, field word: unknown word {record.word!r} (expected one of the 100 words or 16 nonsense "
-                f"inputs, or category {CUSTOM_CATEGORY!r} for a user vocabulary)"
-            )
-    return record
+    return json.dumps(record._view(), sort_keys=True, ensure_ascii=False, allow_nan=False)
 
 
 def parse_line(text: str, where: str) -> LogRecord:
-    """One JSON line → a validated record; every failure is a ``ValueError`` naming ``where`` and the field."""
+    """One JSON line → a validated record; every failure is a :class:`LogError` naming ``where`` and the field."""
+    return _parse(text, where)[0]
+
+
+def _parse(text: str, where: str) -> tuple[LogRecord, int]:
+    """(record, the schema version the line was written with)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"{where}, field <json>: not valid JSON ({err.msg} at column {err.colno})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{where}, field <json>: expected a JSON object, got {type(data).__name__}")
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(
-            f"{where}, field schema_version: {data.get('schema_version')!r} is not the supported version {SCHEMA_VERSION}"
-        )
-    for name in ("kind", "run_id", "agent_id"):
-        if name not in data:
-            raise ValueError(f"{where}, field {name}: missing (required in every record)")
-    unknown = sorted(set(data) - set(LogRecord.field_names()))
-    if unknown:
-        raise ValueError(
-            f"{where}, field {unknown[0]}: unknown field (schema version {SCHEMA_VERSION} has no such field)"
-        )
-    try:
-        record = LogRecord.from_dict(data)
-    except (TypeError, ValueError) as err:
-        message = str(err)
-        field = (
-            message.split(":")[0].removeprefix("LogRecord.")
-            if message.startswith("LogRecord.")
-            else "<record>"
-        )
-        raise ValueError(f"{where}, field {field}: {message}") from None
-    return validate_record(record, where)
+        raise LogError(where, "<json>", f"not valid JSON ({err.msg} at column {err.colno})") from None
+    except RecursionError:
+        raise LogError(where, "<json>", "nested too deeply to be a log record") from None
+    record = LogRecord.from_dict(data, where)
+    return record, data["schema_version"]
 
 
-def _split_torn(data: bytes) -> tuple[bytes, bytes]:
-    """(complete part, torn tail): the tail is whatever follows the last newline."""
-    cut = data.rfind(b"\n") + 1
-    return data[:cut], data[cut:]
+def _last_line(path: Path, chunk: int = 1 << 16) -> tuple[int, bytes]:
+    """(offset after the last newline, the bytes after it), reading the file backwards in chunks."""
+    with open(path, "rb") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        pos = end
+        tail = b""
+        while pos > 0:
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            block = fh.read(pos - start)
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                return start + newline + 1, block[newline + 1 :] + tail
+            tail = block + tail
+            pos = start
+        return 0, tail
+
+
+def _count_lines(path: Path, limit: int) -> int:
+    count = 0
+    with open(path, "rb") as fh:
+        while fh.tell() < limit:
+            block = fh.read(min(1 << 20, limit - fh.tell()))
+            if not block:
+                break
+            count += block.count(b"\n")
+    return count
+
+
+def iter_records(path: str | os.PathLike, torn: list[tuple[int, str]] | None = None) -> Iterator[LogRecord]:
+    """The records of a JSON Lines log one at a time (memory flat in the file size).
+
+    A torn last line is skipped and, when ``torn`` is a list, appended to it as
+    ``(line number, text)``; anything else malformed raises :class:`LogError`.
+    """
+    for record, _version in _iter_lines(Path(path), torn):
+        yield record
+
+
+def _iter_lines(path: Path, torn: list[tuple[int, str]] | None) -> Iterator[tuple[LogRecord, int]]:
+    if path.is_dir():
+        raise LogError(str(path), "<file>", "expected a log file (.jsonl), got a directory")
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            where = f"{path}, line {number}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                if raw.endswith(b"\n"):
+                    raise LogError(where, "<bytes>", "not UTF-8 text (is this a JSON Lines log?)") from None
+                line = raw.decode("utf-8", errors="replace")
+            if not line.strip():
+                continue
+            if not raw.endswith(b"\n"):  # the last line: a whole record lacking its newline, or torn
+                try:
+                    json.loads(line)
+                except (json.JSONDecodeError, RecursionError):
+                    if torn is not None:
+                        torn.append((number, line))
+                    return
+            yield _parse(line, where)
 
 
 def read_records(path: str | os.PathLike) -> ReadResult:
-    """All records of a JSON Lines log; a torn last line is skipped and reported, anything else malformed raises."""
+    """All records of a JSON Lines log; a torn last line is skipped and reported, anything else malformed
+    raises :class:`LogError` naming the line."""
     path = Path(path)
-    data = path.read_bytes()
-    complete, tail = _split_torn(data)
-    torn_line = torn_text = None
-    lines = complete.decode("utf-8").split("\n")[:-1] if complete else []
-    if tail.strip():
-        text = tail.decode("utf-8", errors="replace")
-        try:  # a final record that only lacks its newline is still a whole record
-            json.loads(text)
-            lines.append(text)
-        except json.JSONDecodeError:
-            torn_line, torn_text = len(lines) + 1, text
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        records.append(parse_line(line, f"{path}, line {number}"))
+    torn: list[tuple[int, str]] = []
+    records: list[LogRecord] = []
+    versions: set[int] = set()
+    for record, version in _iter_lines(path, torn):
+        records.append(record)
+        versions.add(version)
+    torn_line, torn_text = torn[0] if torn else (None, None)
     if torn_line is not None:
         warnings.warn(
-            f"{path}, line {torn_line}: torn last line ignored ({len(torn_text)} characters)", stacklevel=2
+            f"{path}, line {torn_line}: torn last line ignored ({len(torn_text or '')} characters)",
+            stacklevel=2,
         )
-    return ReadResult(records=records, torn_line=torn_line, torn_text=torn_text)
+    return ReadResult(records=records, torn_line=torn_line, torn_text=torn_text, versions=frozenset(versions))
+
+
+def check_appendable(path: str | os.PathLike) -> int:
+    """Refuse to append to a log that is corrupt or was written by another schema version.
+
+    Returns how many records the log holds (0 when there is none yet); reads it
+    line by line.  Why: appending current-version records after lines this
+    huesenv cannot read, or after an older version's, would make one file that
+    no reader handles as a whole.
+    """
+    path = Path(path)
+    if not path.exists():
+        return 0
+    if not path.is_file():
+        raise LogError(str(path), "<file>", "expected a log file, got a directory or special file")
+    count = 0
+    for _record, version in _iter_lines(path, []):
+        if version != SCHEMA_VERSION:
+            raise LogError(
+                f"{path}, line {count + 1}",
+                "schema_version",
+                f"the log holds version {version} records; expected version {SCHEMA_VERSION} to append to it "
+                "(write to a new log)",
+            )
+        count += 1
+    return count
 
 
 class LogWriter:
@@ -174,8 +188,7 @@ class LogWriter:
     def _set_aside_torn_tail(self) -> None:
         if not self.path.exists():
             return
-        data = self.path.read_bytes()
-        complete, tail = _split_torn(data)
+        cut, tail = _last_line(self.path)
         if not tail:
             return
         text = tail.decode("utf-8", errors="replace")
@@ -190,7 +203,7 @@ class LogWriter:
                 fh.flush()
                 os.fsync(fh.fileno())
             return
-        self.torn_line = complete.count(b"\n") + 1
+        self.torn_line = _count_lines(self.path, cut) + 1
         self.torn_text = text
         sidecar = self.path.with_name(self.path.name + ".torn")
         with open(sidecar, "ab") as fh:
@@ -199,7 +212,7 @@ class LogWriter:
             fh.flush()
             os.fsync(fh.fileno())
         with open(self.path, "r+b") as fh:
-            fh.truncate(len(complete))
+            fh.truncate(cut)
             fh.flush()
             os.fsync(fh.fileno())
         warnings.warn(
@@ -209,13 +222,13 @@ class LogWriter:
 
     def append(self, records: Iterable[LogRecord]) -> int:
         """Write one episode's records in one go, flush and fsync; returns how many were written."""
-        lines = []
+        lines: list[str] = []
         for record in records:
             validate_record(record, f"{self.path}, record {len(lines) + 1} of this episode")
             lines.append(record_to_json(record))
         if not lines:
             return 0
-        self._fh.write(("\n".join(lines) + "\n").encode("utf-8"))
+        self._fh.write(mask_text("\n".join(lines) + "\n").encode("utf-8"))  # secrets never reach a log
         self._fh.flush()
         os.fsync(self._fh.fileno())
         return len(lines)
@@ -263,20 +276,10 @@ def frame_to_records(frame: pd.DataFrame) -> list[LogRecord]:
     return out
 
 
-def write_parquet(records: Sequence[LogRecord], path: str | os.PathLike) -> Path:
-    """Records as a Parquet table; ``extra`` and ``timings`` as JSON text (their keys differ per kind)."""
+def _parquet_schema():
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    columns: dict[str, list] = {name: [] for name in FRAME_COLUMNS}
-    for record in records:
-        for name, value in record.to_dict().items():
-            if name in ("extra", "timings"):
-                value = json.dumps(value, sort_keys=True, ensure_ascii=False)
-            columns[name].append(value)
-    schema = pa.schema(
+    return pa.schema(
         [
             ("kind", pa.string()),
             ("run_id", pa.string()),
@@ -297,17 +300,82 @@ def write_parquet(records: Sequence[LogRecord], path: str | os.PathLike) -> Path
             ("schema_version", pa.int64()),
         ]
     )
-    table = pa.table({name: columns[name] for name in schema.names}, schema=schema)
-    pq.write_table(table, path)
-    return path
+
+
+class ParquetRecordWriter:
+    """Records into a Parquet table in row groups of ``batch`` (``extra``/``timings`` as JSON text).
+
+    Written to ``<path>.part`` and renamed on a clean close, so a failed write
+    never leaves a half table under the real name.
+    """
+
+    def __init__(self, path: str | os.PathLike, batch: int = 256) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._part = self.path.with_name(self.path.name + ".part")
+        self._schema = _parquet_schema()
+        self._writer = pq.ParquetWriter(self._part, self._schema)
+        self._batch = batch
+        self._rows: list[LogRecord] = []
+        self.count = 0
+
+    def write(self, record: LogRecord) -> None:
+        validate_record(record, f"{self.path}, record {self.count + 1}")
+        self._rows.append(record)
+        self.count += 1
+        if len(self._rows) >= self._batch:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+
+        if not self._rows:
+            return
+        columns: dict[str, list] = {name: [] for name in self._schema.names}
+        for record in self._rows:
+            for name, value in mask(record.to_dict(), by_key=False).items():  # secrets never reach a log
+                if name in ("extra", "timings"):
+                    value = json.dumps(value, sort_keys=True, ensure_ascii=False)
+                columns[name].append(value)
+        self._writer.write_table(pa.table(columns, schema=self._schema))
+        self._rows = []
+
+    def close(self, ok: bool = True) -> None:
+        if ok:
+            self._flush()
+        self._writer.close()
+        if ok:
+            os.replace(self._part, self.path)
+        else:
+            self._part.unlink(missing_ok=True)
+
+    def __enter__(self) -> ParquetRecordWriter:
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(ok=exc_type is None)
+
+
+def write_parquet(records: Iterable[LogRecord], path: str | os.PathLike) -> Path:
+    """Records as a Parquet table; ``extra`` and ``timings`` as JSON text (their keys differ per kind)."""
+    with ParquetRecordWriter(path) as writer:
+        for record in records:
+            writer.write(record)
+    return Path(path)
 
 
 def read_parquet(path: str | os.PathLike) -> list[LogRecord]:
     """Records back from :func:`write_parquet` (validated like JSON Lines; errors name the row)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     path = Path(path)
-    table = pq.read_table(path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as err:
+        raise LogError(str(path), "<file>", f"not a readable Parquet log ({err})") from None
     out = []
     for number, row in enumerate(table.to_pylist(), start=1):
         where = f"{path}, row {number}"
@@ -315,8 +383,8 @@ def read_parquet(path: str | os.PathLike) -> list[LogRecord]:
             try:
                 row[name] = json.loads(row[name]) if row.get(name) else {}
             except json.JSONDecodeError:
-                raise ValueError(f"{where}, field {name}: not valid JSON") from None
-        out.append(parse_line(json.dumps(row), where))
+                raise LogError(where, name, "not valid JSON") from None
+        out.append(LogRecord.from_dict(row, where))
     return out
 
 
@@ -329,6 +397,8 @@ def load_logs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Lo
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such log")
+        if not path.is_file():
+            raise LogError(str(path), "<file>", "expected a log file (.jsonl or .parquet), got a directory")
         if path.suffix == ".parquet":
             records.extend(read_parquet(path))
         else:

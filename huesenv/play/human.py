@@ -42,8 +42,7 @@ from huesenv.envs.rendering.layout import cell_at
 from huesenv.envs.rendering.renderer import BoardRenderer
 from huesenv.envs.rendering.view import RenderView
 from huesenv.envs.rendering.window import Window
-from huesenv.experiments.runner import tag_unit
-from huesenv.logs import LogWriter, read_records
+from huesenv.logs import LogWriter, read_records, tag_unit
 from huesenv.render.playback import GameViewBuilder
 from huesenv.vocabulary import normalise_word
 

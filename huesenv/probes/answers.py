@@ -23,15 +23,25 @@ Unreadable → ``None``; callers keep the raw text and count the reply invalid.
 
 Rules, in the order they are applied (each one a documented choice):
 
-**Clean-up (all kinds).**  Code fences (```` ```json … ``` ````), markdown
+**Clean-up (all kinds).**  A reasoning block (``<think>…</think>``,
+``<thinking>``, ``<reasoning>``) is dropped when text follows it — the reply
+after it is the answer, the block weighs options.  Code fences (```` ```json … ``` ````), markdown
 emphasis (``**x**``, ``__x__``, backticks), LaTeX ``\\boxed{x}`` and ``$``
-are removed; typographic quotes and dashes are normalised.  A JSON object
+are removed; typographic quotes and dashes are normalised.  A markdown table
+row becomes one sentence, its first cell the topic of the others
+(``| Question text | Black |`` → "Question text is Black ."), and rule lines
+are dropped, so a row's label stays with its value.  A JSON object
 anywhere in the reply is read first: keys ``color``/``colour``/``answer``/
 ``text_color``/``font_color`` (colour), ``colors``/``colours``/``answer``
 (colours; a list or a comma-separated string), ``threshold``/``x``/``value``/
 ``answer`` (threshold), ``estimated_percentage``/``percentage``/``coverage``/
 ``answer`` (coverage), ``answer``/``yes_no`` (yes_no), ``answer``/``option``/
 ``choice`` (option).  A JSON value that does not parse falls back to the text.
+For ``colours`` a JSON object or array at any depth is read first: every string
+value counts except those under keys that name something other than the ink
+(text, word, meaning, question…, background…, letter, explanation…); keys are
+labels (``{"GREEN": "red", "PINK": "blue"}`` → {red, blue};
+``[{"letter": "B", "color": "red"}, …]`` → every colour).
 
 **Colour codes.**  ``#FF0000``, ``#f00`` and ``rgb(255, 0, 0)`` are read as the
 basic term whose focal colour is nearest in CIELAB (red).
@@ -39,40 +49,72 @@ basic term whose focal colour is nearest in CIELAB (red).
 **Colour words.**  Words are mapped through
 :data:`huesenv.colour_names.SYNONYMS` ("gray"→grey, "navy"→blue,
 "crimson"→red, "gold"→yellow, "silver"→grey …) and ``-ish``/``-y`` forms
-count as their base ("reddish"→red, "grayish"→grey).  Consecutive colour words
+count as their base ("reddish"→red, "grayish"→grey).  The basic terms of
+Spanish, French, Portuguese, Italian and German, every gender and number
+("rojo", "azules", "morada", "gris", "blanc", "grün"), are colour words too:
+models drift into the language of a reply they were not asked for.  Consecutive colour words
 and modifiers (light, dark, pale, bright, deep …; a hyphen joins) form one
 compound whose *head* is its last colour word, as English puts the head last:
 "light blue"→blue, "reddish-orange"→orange, "blue-green"→green, "golden
-brown"→brown.
+brown"→brown.  Three or more colour words in a row with only spaces between
+are a list written without commas ("red blue green"), not one compound.
 
 **Mentions that are not the answer** are set aside:
 
 1. *Negated* — a negation (not, no, never, n't, nor, neither, without) up to
-   three words before, in the same clause: "not red, it's blue" → blue.
+   three words before, in the same clause: "not red, it's blue" → blue; "none"/
+   "nothing" up to six words before: "none of the letters are green".
 2. *Describing the drawing* — a colour right before background, outline(s),
    border, line(s), stroke(s), edges, or "black and white" before drawing/
-   image/outline/line…: "a black outline filled in green" → green.  These are
-   never answers.
+   image/outline/line…: "a black outline filled in green" → green; a colour
+   whose clause is about the background ("the background is white").  These
+   are never answers.
 3. *The shown word* (``shown_word``: the word(s) drawn in the image, e.g.
    ``"RED"`` or ``"CHAIR HOUSE"``) — a mention of it in quotes, written in
    capitals as in the image, or right after word/text/says/reads/spells/spelling:
    ``The word "RED" is written in orange.`` → orange.  Any colour that is
    itself *written/printed/displayed/coloured … in* something names the text,
-   not its ink: "Red is written in orange." → orange.
+   not its ink: "Red is written in orange." → orange.  A shown word glossed
+   in parentheses after the word read ('"GR__N" (green)') and a shown word used
+   as a label before ``:``/``=``/``-`` and a colour ("green: red, pink: blue")
+   are the word too.
 4. *The subject* (``subject``: the object asked about) — "the/a/this/its
    <subject>" is the object, not a colour: with subject "orange", "The orange
-   is white" → white, "It is orange" → orange.
+   is white" → white, "It is orange" → orange; but followed by color/colour/
+   hue/shade/tone it is the colour again ("The orange is an orange color").
 5. *The question line* — a colour whose topic is the question (the nearest
    of question/word/text/letters before it in its clause is "question", not
    counting "below/above/under … the question"):
-   "The question is written in red, and the word below is in blue." → blue.
+   "The question is written in red, and the word below is in blue." → blue;
+   "the colour of the question is red" is about the question too.
 
 Rules 3 and 5 are soft: when nothing else is left, those mentions count (a
 model that replies ``The word is "BLUE".`` did answer blue — that is the
 text-interference hallucination, and must be scored as one).
 
+A colour in a question the reply asks itself (its sentence ends in an
+unquoted ``?``: "orange... or is it red? It's orange.") is a doubt and hedged,
+as are statements of what an object *usually* is (typically, usually, normally,
+generally, often, commonly, traditionally, naturally before the colour) are
+hedged, as below: "Strawberries are typically red, but this one is blue" → blue.
+
 **kind colour** — among the remaining mentions:
 
+* an *answer field* wins over everything, the last one if several: a colour
+  after "answer" ("Answer: Red", "the final answer is **red**", "## Answer\\n
+  Yellow"; only answer glue — ``:``, is, the, final, my… — between), or right
+  after color/colour and ``=``/``:``/is ("color=white", "Colour: grey", "el
+  color es rojo").  Then a *correction*, the last one: the first colour after
+  actually/wait/correction/"looking again"/"looking closer"/"on second
+  thought"/"on closer inspection"/"? No" in the same sentence ("Red. Wait, no
+  -- looking again, it's orange." → orange).  A field or correction that
+  offers alternatives ("Answer: red or orange") gives ``None``;
+* "I'd say / I would say / I'd call / I'll go with / I choose" mark the first
+  colour after them in the sentence as marked below ("I would say the heart
+  is white");
+* two different colours joined by "or" with only hedges between ("red or
+  maybe orange", "either blue or purple") are alternatives → ``None``, even
+  when one of them is hedged;
 * a mention marked as *the* answer wins: after "answer"/"answer is", "mostly",
   "mainly", "primarily", "predominantly", "largely", "I'd say", "I would say",
   "call it", "choose", "go with", "so", "instead", "rather", a conclusion
@@ -104,6 +146,14 @@ as a set: "The letters are red, blue, and possibly green." → {red, blue, green
   midpoint (35, 55) — a careful reader's single value for a hedged range;
 * a decimal below 1 without ``%`` is a fraction: "0.35" → 35, and so is a
   digit fraction: "1/3" → 33.3, "3/4" → 75 ("50/50" stays two numbers);
+  "40/100" and "40 out of 100" are 40 %;
+* "por ciento"/"pour cent"/"Prozent" are ``%``, and Spanish and French tens
+  before them are numbers ("cuarenta y cinco por ciento" → 45);
+* a number stated for the uncoloured part — in a segment (between commas,
+  "and", "while", table cells…) that names white, blank, uncoloured or "the
+  rest/remaining" and no chromatic colour — is set aside when another number
+  is left: the probes never ask for the white share ("60% white and 40% red"
+  → 40, ``{"red_percentage": 42, "white_percentage": 58}`` → 42);
 * numbers glued to ``×``/``x`` (16×16, 512x512) are sizes, not answers;
 * ``key=value`` wins: threshold, x, x%, estimated_percentage, percentage,
   value, answer, coverage followed by ``=``, ``:``, ``≈``, "is", "should be",
@@ -116,16 +166,21 @@ as a set: "The letters are red, blue, and possibly green." → {red, blue, green
   white" → 35); else the last number (the GCA authors' own rule);
 * with no digits: a spoken fraction — "half"/"majority" → 50, "a third" →
   33.3, "two thirds" → 66.7, "a quarter" → 25, "three quarters" → 75,
-  "two-fifths" → 40.
+  "two-fifths" → 40; "no green pixels", "none of the pixels", "not coloured at
+  all" → 0.
 
 **kind yes_no** — in order: a lone "Y"/"N"; a correction ("actually, no");
 "yes/no", "yes and no" → ``None``; "probably/likely/I think yes|no|not" and
 "lean towards yes/no" → that; "definitely/absolutely/certainly not" → False;
 "either way", "not sure", "hard to say", "can't tell", "depends", "no idea"
-→ ``None``; "I don't think so"/"probably not"/"not really" → False, "I think
-so"/"probably" → True; a leading yes/yeah/yep/sure/absolutely/correct/true/
-indeed (True) or no/nope/nah/not/false/incorrect/unlikely (False); "answer is
-yes/no", "I('d| would) say yes/no"; then the first standalone yes/no.
+→ ``None``; "I don't think/believe/suppose/guess so"/"probably not"/"not
+really" → False, "I think/believe/suppose/guess so"/"probably" → True; a reply
+that is only "It is." / "It's not." / "They do." (the question's own verb)
+→ True/False, and so do "That's (not) right/correct/true"; "but (mostly) yes|no"
+after a reservation gives that ("Not entirely, but mostly yes." → True); a leading yes/yeah/yep/sure/absolutely/correct/true/indeed/sí/
+oui/ja (True) or no/nope/nah/not/false/incorrect/unlikely/non/nein (False);
+"answer is yes/no", "I('d| would) say yes/no"; then the first standalone
+yes/no (sí/oui/non too).
 
 **kind option** — a leading option letter ("B", "B)", "(a) white"), "(B)"
 anywhere, "option 2"/"answer: C", a bare number (1-based); then, when the
@@ -152,9 +207,34 @@ _BOXED = re.compile(r"\\boxed\{([^}]*)\}")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "–": "-", "—": " -- ", "−": "-"})
 
 
+_THINK = re.compile(r"<(think|thinking|reasoning|thought)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _tables(s: str) -> str:
+    """Markdown table rows become sentences: ``| Word "RED" | Orange |`` → ``Word "RED" is Orange .``.
+
+    A row's first cell is the topic of the cells after it, so the row must stay
+    one clause (a ``|`` would otherwise split "Question text" from its colour).
+    """
+    lines = []
+    for line in s.split("\n"):
+        if _TABLE_RULE.match(line) and "-" in line:
+            continue
+        if line.strip().startswith("|") and line.count("|") >= 3:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            line = " is ".join(c for c in cells if c) + " ."
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def _clean(text: str) -> str:
     s = str(text).translate(_QUOTES)
+    after = _THINK.sub(" ", s)
+    if after.strip():
+        s = after  # a reasoning block is not the answer; what follows it is
     s = _FENCE.sub(lambda m: m.group(1), s)
+    s = _tables(s)
     s = _BOXED.sub(lambda m: m.group(1), s)
     s = s.replace("$", " ").replace("\\text", " ")
     return s.strip()
@@ -190,13 +270,86 @@ def _json_value(kind: str, text: str) -> Any:
     return None
 
 
+_NOT_ANSWER_KEYS = frozenset(
+    {"text", "word", "words", "label", "meaning", "word_meaning", "semantic_meaning", "says", "reads", "content",
+     "question", "question_color", "question_colour", "question_text", "background", "background_color",
+     "background_colour", "letter", "char", "character", "explanation", "reasoning", "reason", "rationale",
+     "note", "notes", "thinking", "analysis"}
+)  # fmt: skip
+
+
+def _json_strings(text: str) -> list[str] | None:
+    """Every string value of the first JSON object or array in the reply, nested ones included.
+
+    Keys name what a value is: the text read, the question line, the
+    background, a letter or an explanation (:data:`_NOT_ANSWER_KEYS`) are not
+    the answer; keys themselves are labels (``{"GREEN": "red"}`` is the word
+    GREEN drawn in red).  ``None`` when the reply holds no JSON structure.
+    """
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"[\[{]", text):
+        try:
+            obj, _ = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        if not isinstance(obj, (dict, list)):
+            continue
+        out: list[str] = []
+        _walk_strings(obj, None, out)
+        return out
+    return None
+
+
+def _walk_strings(v: Any, key: str | None, out: list[str]) -> None:
+    if key is not None and key.lower() in _NOT_ANSWER_KEYS:
+        return
+    if isinstance(v, dict):
+        for k, x in v.items():
+            _walk_strings(x, str(k), out)
+    elif isinstance(v, list):
+        for x in v:
+            _walk_strings(x, key, out)
+    elif isinstance(v, str):
+        out.append(v)
+
+
 # --------------------------------------------------------------------------- colour mentions
-_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:\.\d+)?|[^\sA-Za-z\d]")
+# Basic colour terms of the languages models drift into (Spanish, French, Portuguese, Italian,
+# German), every gender and number: a reply in another language still names a colour.
+_FOREIGN: dict[str, str] = {
+    w: c
+    for c, words in {
+        "red": "rojo roja rojos rojas rouge rouges vermelho vermelha rosso rossa rossi rosse rot",
+        "orange": "naranja anaranjado anaranjada laranja arancione",
+        "yellow": "amarillo amarilla amarillos amarillas jaune jaunes amarelo amarela giallo gialla gelb gelbe",
+        "green": "verde verdes vert verte verts vertes grün grüne gruen",
+        "blue": "azul azules bleu bleue bleus bleues blu blau blaue",
+        "purple": "morado morada morados moradas púrpura purpura violeta viola roxo roxa lila",
+        "pink": "rosado rosada rosados rosadas rosa rosas",
+        "brown": "marrón marron marrones brun brune marrom marrone braun braune",
+        "grey": "gris grises grise cinza grigio grigia grau graue",
+        "white": "blanco blanca blancos blancas blanc blanche branco branca bianco bianca weiß weiss weiße",
+        "black": "negro negra negros negras noir noire preto preta nero nera schwarz schwarze",
+    }.items()
+    for w in words.split()
+}
+
+
+def _canon(word: str) -> str | None:
+    """The canonical colour of one word, English (:func:`canonical_colour`) or :data:`_FOREIGN`."""
+    return canonical_colour(word) or _FOREIGN.get(word.strip().lower())
+
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+(?:\.\d+)?|[^\s\w]|_")
 _CLAUSE_END = frozenset(".,;:!?()[]{}|\n")
 _NEGATIONS = frozenset(
     {"not", "no", "never", "nor", "neither", "without", "isn't", "aren't", "isnt", "wasn't"}
 )
 _NEG_WINDOW = 3
+_NONE_WORDS = frozenset(
+    {"none", "nothing", "nowhere", "ninguna", "ninguno"}
+)  # "none of the letters are green"
+_NONE_WINDOW = 6
 _MODIFIERS = frozenset(
     {"light", "dark", "pale", "bright", "deep", "pastel", "vivid", "dull", "ish", "medium", "soft", "hot"}
 )
@@ -210,7 +363,8 @@ _BW_NOUNS = frozenset(
 _HEDGE_BEFORE = frozenset(
     {"maybe", "perhaps", "possibly", "some", "few", "small", "slightly", "partly", "partially", "hint",
      "hints", "tinge", "touch", "touches", "bit", "bits", "little", "scattered", "traces", "slight", "expect",
-     "expected", "expecting", "might", "part", "partial"}
+     "expected", "expecting", "might", "part", "partial", "typically", "usually", "normally", "generally",
+     "often", "commonly", "traditionally", "naturally", "typical", "usual", "normal"}
 )  # fmt: skip
 _HEDGE_AFTER = frozenset(
     {"patches", "patch", "spots", "spot", "areas", "area", "parts", "bits", "specks", "flecks", "squares",
@@ -221,6 +375,24 @@ _PRIMARY_WORDS = frozenset(
      "instead", "rather", "correction"}
 )  # fmt: skip
 _CORRECTIONS = frozenset({"actually", "wait", "correction"})
+# a correction re-states the answer: the first mention after it in its sentence is the final answer
+_CORRECTION_PHRASES = (
+    ("actually",), ("wait",), ("correction",), ("looking", "again"), ("looking", "closer"),
+    ("on", "second", "thought"), ("on", "closer", "inspection"), ("upon", "closer", "inspection"),
+    ("?", "no"),
+)  # fmt: skip
+_ANSWER_WORDS = frozenset({"answer", "respuesta", "réponse"})
+_ANSWER_KEYS = frozenset({"color", "colour", "colors", "colours"})
+_ANSWER_GLUE = frozenset(
+    {":", "=", "is", "es", "est", "would", "be", "will", "final", "my", "the", "'", '"', "(", "*", "#", ";", "-",
+     "=>", ">", "color", "colour", "it's", "it", "la", "el"}
+)  # fmt: skip
+_SENTENCE_END = frozenset(".!?")
+# a forward answer phrase marks the first colour after it in the sentence ("I would say the heart is white")
+_FORWARD_PHRASES = (
+    ("i'd", "say"), ("i", "would", "say"), ("i'd", "call"), ("i", "would", "call"), ("i'd", "answer"),
+    ("i", "would", "answer"), ("i'll", "go", "with"), ("i'd", "go", "with"), ("i", "choose"),
+)  # fmt: skip
 _CONCLUSIONS = frozenset({"overall", "therefore", "thus", "hence"})
 _PRIMARY_PHRASES = (
     ("i'd", "say"),
@@ -250,6 +422,8 @@ _WRITTEN = frozenset(
         "typed",
     }
 )
+_BACKGROUNDS = frozenset({"background", "backdrop", "fondo"})
+_COLOUR_NOUNS = frozenset({"color", "colour", "colored", "coloured", "hue", "shade", "tone", "tint"})
 _PLACE_WORDS = frozenset({"below", "above", "under", "beneath", "after", "before", "over", "of"})
 _TOPICS = frozenset({"question", "word", "words", "text", "letters", "letter", "font"})
 _SHOWN_CUES = frozenset(
@@ -279,6 +453,7 @@ class _Mention:
     question: bool = False
     hedged: bool = False
     primary: bool = False
+    final: int = 0  # 2: an explicit answer field ("Answer:", "color=…"); 1: after a correction
 
 
 def _tokens(text: str) -> list[_Tok]:
@@ -368,6 +543,17 @@ def _masked_match(shown: str, words: set[str]) -> bool:
     return any(pattern.match(w) for w in words)
 
 
+def _run_length(toks: list[_Tok], i: int, skip: set[int]) -> int:
+    """How many colour words in a row, joined by spaces only, contain token ``i``."""
+    lo = i
+    while lo > 0 and (lo - 1) not in skip and _canon(toks[lo - 1].low):
+        lo -= 1
+    hi = i
+    while hi + 1 < len(toks) and (hi + 1) not in skip and _canon(toks[hi + 1].low):
+        hi += 1
+    return hi - lo + 1
+
+
 def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | None) -> list[_Mention]:
     toks = _tokens(_dashes(_colour_codes(text)))
     n = len(toks)
@@ -389,11 +575,13 @@ def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | 
                 subj,
                 subj[:-1] + [subj[-1] + "s"],
             ):
+                if i + k < n and toks[i + k].low in _COLOUR_NOUNS:
+                    continue  # "an orange color", "the orange hue": the colour, not the object
                 skip.update(range(i, i + k))
     out: list[_Mention] = []
     i = 0
     while i < n:
-        colour = None if i in skip else canonical_colour(toks[i].low)
+        colour = None if i in skip else _canon(toks[i].low)
         if colour is None:
             i += 1
             continue
@@ -406,18 +594,20 @@ def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | 
                 t.text == "-"
                 and j + 1 < n
                 and (j + 1) not in skip
-                and (canonical_colour(toks[j + 1].low) or toks[j + 1].low in _MODIFIERS)
+                and (_canon(toks[j + 1].low) or toks[j + 1].low in _MODIFIERS)
             ):
                 j += 1
                 continue
             if j in skip:
                 break
-            c2 = canonical_colour(t.low)
+            c2 = _canon(t.low)
+            if c2 is not None and toks[j - 1].text != "-" and _run_length(toks, j - 1, skip) >= 3:
+                break  # "red blue green orange": a list written without commas, not one compound
             if c2 is not None:
                 colour, head = c2, j
                 j += 1
                 continue
-            if t.low in _MODIFIERS and j + 1 < n and canonical_colour(toks[j + 1].low):
+            if t.low in _MODIFIERS and j + 1 < n and _canon(toks[j + 1].low):
                 j += 1
                 continue
             break
@@ -428,20 +618,67 @@ def _mentions(text: str, subject: str | None, shown_word: str | Sequence[str] | 
         _flag(m, toks, clause_of, shown_low)
         out.append(m)
         i = j
+    _mark_final(out, toks)
     return out
+
+
+def _follows(toks: list[_Tok], start: int, phrase: tuple[str, ...]) -> bool:
+    return tuple(t.low for t in toks[start : start + len(phrase)]) == phrase
+
+
+def _mark_final(ms: list[_Mention], toks: list[_Tok]) -> None:
+    """Answer fields, corrections and forward answer phrases (see the module docstring, *kind colour*)."""
+    n = len(toks)
+
+    def next_mention(after: int, limit: int) -> _Mention | None:
+        for m in ms:
+            if m.first > after:
+                stop = any(toks[k].text in _SENTENCE_END for k in range(after + 1, m.first))
+                return None if stop or m.first - after > limit else m
+        return None
+
+    for i, t in enumerate(toks):
+        if t.low in _ANSWER_WORDS:  # "Answer: Red", "the final answer is **red**", "## Answer\nYellow"
+            m = next_mention(i, 8)
+            if m and {x.low for x in toks[i + 1 : m.first]} <= _ANSWER_GLUE:
+                m.final = 2
+        elif t.low in _ANSWER_KEYS and i + 1 < n and toks[i + 1].low in ("=", ":", "is", "es", "est"):
+            m = next_mention(i + 1, 3)  # "color=white", "Colour: grey", "el color es rojo"
+            if m and {x.low for x in toks[i + 2 : m.first]} <= _ANSWER_GLUE:
+                m.final = 2
+        for phrase in _CORRECTION_PHRASES:
+            if _follows(toks, i, phrase):
+                m = next_mention(i + len(phrase) - 1, 12)
+                if m:
+                    m.final = max(m.final, 1)
+        for phrase in _FORWARD_PHRASES:
+            if _follows(toks, i, phrase):
+                m = next_mention(i + len(phrase) - 1, 8)
+                if m:
+                    m.primary = True
+
+
+def _possessor(w: str) -> str:
+    """ "question's" is the question (a topic word in the possessive)."""
+    return w[:-2] if w.endswith("'s") and w[:-2] in _TOPICS | _BACKGROUNDS else w
 
 
 def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[str]) -> None:
     n = len(toks)
     same = [k for k in range(0, m.first) if clause_of[k] == m.clause]
-    before = [toks[k].low for k in same]
+    before = [_possessor(toks[k].low) for k in same]
     # 1. negation
     window = before[-_NEG_WINDOW:]
-    m.negated = any(w in _NEGATIONS or w.endswith("n't") for w in window)
+    m.negated = any(w in _NEGATIONS or w.endswith("n't") for w in window) or bool(
+        set(before[-_NONE_WINDOW:]) & _NONE_WORDS
+    )
     # 2. describing the drawing
     nxt = toks[m.last + 1].low if m.last + 1 < n else ""
     if nxt in _DRAWING_NOUNS:
         m.drawing = True
+    topic = next((w for w in reversed(before) if w in _TOPICS or w in _BACKGROUNDS), None)
+    if topic in _BACKGROUNDS:
+        m.drawing = True  # "the background is white": the clause is about the background
     if m.colour in ("black", "white"):
         span = " ".join(t.low for t in toks[max(0, m.first - 5) : min(n, m.last + 7)])
         bw = _BLACK_AND_WHITE.search(span)
@@ -456,6 +693,17 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
         prev = toks[m.first - 1].low if m.first > 0 else ""
         if any(t.text.isupper() and len(t.text) > 1 for t in words) or prev in _SHOWN_CUES:
             m.shown = True
+    prev_tok = toks[m.first - 1] if m.first > 0 else None
+    if shown_low and lows & shown_low and prev_tok is not None and prev_tok.text == "(" and m.first > 1:
+        before_paren = toks[m.first - 2]
+        if before_paren.quoted or before_paren.text.isupper():
+            m.shown = True  # a gloss of the word just read: 'the word "GR__N" (green)'
+    if shown_low and lows & shown_low:
+        k = m.last + 1
+        while k < n and toks[k].text in "\"'":
+            k += 1
+        if k + 1 < n and toks[k].text in (":", "=", "-") and _canon(toks[k + 1].low):
+            m.shown = True  # a label: "green: red, pink: blue" (the word GREEN is red)
     # 3b. "Red is written in orange": a colour that is *written/printed/…* is the text, not its ink
     after = [t.low for t in toks[m.last + 1 : m.last + 4]]
     if after[:1] in (["is"], ["are"], ["was"], ["appears"]) and len(after) > 1 and after[1] in _WRITTEN:
@@ -466,12 +714,18 @@ def _flag(m: _Mention, toks: list[_Tok], clause_of: list[int], shown_low: set[st
     topics = [
         "question" if k and before[k - 1] == "question" else w  # "the question text" is the question
         for k, w in enumerate(before)
-        if w in _TOPICS and not set(before[max(0, k - 2) : k]) & _PLACE_WORDS  # "the word below the question"
+        if w in _TOPICS
+        and not (
+            set(before[max(0, k - 2) : k]) & _PLACE_WORDS
+            and not set(before[max(0, k - 3) : k]) & _COLOUR_NOUNS
+        )
+        # "the word below the question" is the word; "the colour of the question" is the question
     ]
     if topics and topics[-1] == "question":
         m.question = True
     # hedges and primary markers
-    m.hedged = bool(set(before) & _HEDGE_BEFORE) or nxt in _HEDGE_AFTER
+    end = next((t.text for t in toks[m.last + 1 :] if t.text in _SENTENCE_END and not t.quoted), "")
+    m.hedged = bool(set(before) & _HEDGE_BEFORE) or nxt in _HEDGE_AFTER or end == "?"  # "… or is it red?"
     recent = before[-4:]
     just_before = {toks[k].low for k in range(max(0, m.first - 5), m.first)}  # "No wait, it is purple"
     m.primary = (
@@ -498,10 +752,21 @@ def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | Non
     ms = _answer_mentions(_mentions(text, subject, shown_word))
     if not ms:
         return None
+    for level in (2, 1):  # an answer field, then the last correction
+        final = [m for m in ms if m.final == level]
+        if final:
+            m = final[-1]
+            return (
+                None
+                if _alternatives([x for x in ms if x.first >= m.first][:2], _mention_toks(text))
+                else m.colour
+            )
     primary = [m for m in ms if m.primary]
     if primary:
         return primary[0].colour
     toks = _tokens(_dashes(_colour_codes(text)))
+    if _alternatives(ms, toks):
+        return None
     ms = _without_enumerations(ms, toks)
     if not ms:
         return None
@@ -519,6 +784,22 @@ def _single_colour(text: str, subject: str | None, shown_word: Any) -> str | Non
     if between and set(between) <= {",", "and", "&", "/"}:
         return None  # a list: "red, white, and blue"
     return a.colour
+
+
+def _mention_toks(text: str) -> list[_Tok]:
+    return _tokens(_dashes(_colour_codes(text)))
+
+
+def _alternatives(ms: list[_Mention], toks: list[_Tok]) -> bool:
+    """Two different colours offered as alternatives, hedged or not: "red or maybe orange" → no single answer."""
+    for a, b in zip(ms, ms[1:]):
+        between = {t.low for t in toks[a.last + 1 : b.first]}
+        if a.colour != b.colour and "or" in between and between <= _OR_GLUE:
+            return True
+    return False
+
+
+_OR_GLUE = frozenset({"or", "maybe", "perhaps", "possibly", "probably", "even", ",", "either"})
 
 
 def _without_enumerations(ms: list[_Mention], toks: list[_Tok]) -> list[_Mention]:
@@ -607,6 +888,19 @@ _ESTIMATE = re.compile(
 _CHAIN = re.compile(r"\s*%?\s*[-+*/×]\s*\d+(?:\.\d+)?\s*%?\s*=\s*" + _NUM)
 
 
+_FOREIGN_NUMBERS = {
+    "diez": 10, "veinte": 20, "treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70,
+    "ochenta": 80, "noventa": 90, "cien": 100, "dix": 10, "vingt": 20, "trente": 30, "quarante": 40,
+    "cinquante": 50, "soixante": 60, "cent": 100,
+}  # fmt: skip
+_FOREIGN_UNITS = {"uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
+                  "ocho": 8, "nueve": 9}  # fmt: skip
+_FOREIGN_TENS = re.compile(
+    r"\b(" + "|".join(_FOREIGN_NUMBERS) + r")(?:\s+y\s+(" + "|".join(_FOREIGN_UNITS) + r"))?\b(?=\s*%)",
+    re.IGNORECASE,
+)
+
+
 def _words_to_digits(s: str) -> str:
     def repl(m: re.Match) -> str:
         if m.group(4):
@@ -615,7 +909,19 @@ def _words_to_digits(s: str) -> str:
             return str(_TENS[m.group(1).lower()] + (_UNITS[m.group(2).lower()] if m.group(2) else 0))
         return str(_UNITS[m.group(3).lower()])
 
-    s = re.sub(r"\bper\s*cent\b|\bpercent(?:age points?)?\b|\bpct\b", "%", s, flags=re.IGNORECASE)
+    s = re.sub(
+        r"\bper\s*cent\b|\bpercent(?:age points?)?\b|\bpct\b|\bpor\s*ciento\b|\bpour\s*cent\b|\bprozent\b",
+        "%",
+        s,
+        flags=re.IGNORECASE,
+    )
+    s = _FOREIGN_TENS.sub(
+        lambda m: str(
+            _FOREIGN_NUMBERS[m.group(1).lower()] + _FOREIGN_UNITS.get((m.group(2) or "").lower(), 0)
+        ),
+        s,
+    )
+    s = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:/|out of)\s*100\b(?!\s*%)", r"\1%", s)  # "40/100"
     s = _WORDNUM.sub(repl, s)
     if not re.search(r"\d", s) and _fraction(s) is None:
         # no digits and no fraction: a number word is the answer ("Fifty.")
@@ -648,6 +954,32 @@ def _fraction_percent(m: re.Match) -> str:
     return f"{100.0 * a / b:.1f}%" if a < b else m.group(0)
 
 
+_UNCOLOURED = re.compile(
+    r"(?<![a-z])(?:white|uncolou?red|blank|remaining|the rest|rest of|unfilled|empty|blanco|blanca)(?![a-z])",
+    re.IGNORECASE,
+)
+_SEGMENT = re.compile(r"[.;,\n|]|\band\b|\bwhile\b|\bwhereas\b|\bbut\b", re.IGNORECASE)
+
+
+def _white_shares(s: str) -> set[float]:
+    """Numbers stated for the uncoloured part ("40% white", "White pixels: 70%", "the remaining 90%").
+
+    A segment (between commas, "and", "while" …) that names white or the rest,
+    and no chromatic colour, states the white share; the probes never ask for it.
+    """
+    out: set[float] = set()
+    for seg in _SEGMENT.split(s):
+        if not _UNCOLOURED.search(seg):
+            continue
+        if any(_canon(w) not in (None, "white", "black") for w in re.findall(r"[^\W\d_]+", seg)):
+            continue
+        for m in re.finditer(r"(?<![\w.])" + _NUM + r"(\s*%)?", seg):
+            v = _value(m.group(1), bool(m.group(2)))
+            if v is not None:
+                out.add(v)
+    return out
+
+
 def _percent(text: str) -> float | None:
     s = _words_to_digits(_strip_emphasis(text))
     s = re.sub(r"\d+\s*[x×]\s*\d+", " ", s)  # image and patch sizes
@@ -671,6 +1003,9 @@ def _percent(text: str) -> float | None:
         for m in re.finditer(r"(?<![\w.])" + _NUM + r"(\s*%)?", s)
     ]
     nums = [(v, p) for v, p in nums if v is not None]
+    coloured = [(v, p) for v, p in nums if v not in _white_shares(s)]
+    if coloured and len(coloured) < len(nums):
+        nums = coloured  # "60% white and 40% red": the share asked about is never the uncoloured one
     if nums:
         values = {v for v, _ in nums}
         if len(values) == 1:
@@ -682,18 +1017,33 @@ def _percent(text: str) -> float | None:
         if len(estimates) == 1:
             return next(iter(estimates))
         return nums[-1][0]
-    return _fraction(s)
+    f = _fraction(s)
+    if f is None and _NO_PIXELS.search(s):
+        return 0.0  # "No green pixels at all.", "none of the pixels are red"
+    return f
+
+
+_NO_PIXELS = re.compile(
+    r"\b(?:no|zero|not a single|not any)\s+(?:\w+\s+){0,2}?(?:pixels?|colou?ring|colou?r)\b|"
+    r"\bnone of (?:the|its)\s+(?:\w+\s+)?pixels\b|\bnot colou?red at all\b",
+    re.IGNORECASE,
+)
 
 
 # --------------------------------------------------------------------------- yes / no
 _YES = frozenset({"yes", "yeah", "yep", "yup", "sure", "absolutely", "definitely", "correct", "true", "indeed",
-                  "certainly", "affirmative", "right"})  # fmt: skip
-_NO = frozenset({"no", "nope", "nah", "not", "false", "incorrect", "never", "negative", "wrong"})
+                  "certainly", "affirmative", "right", "sí", "si", "oui", "ja"})  # fmt: skip
+_NO = frozenset(
+    {"no", "nope", "nah", "not", "false", "incorrect", "never", "negative", "wrong", "non", "nein"}
+)
 _UNSURE = re.compile(
     r"yes and no|either way|not sure|unsure|hard to (?:say|tell)|can'?t (?:tell|say|determine)|cannot (?:tell|say|"
-    r"determine)|difficult (?:call|to say)|it depends|uncertain|no idea|don'?t know",
+    r"determine)|difficult (?:call|to say)|it depends|uncertain|no idea|don'?t know|no (?:lo )?sé",
     re.IGNORECASE,
 )
+
+
+_BELIEVE = r"(?:think|believe|suppose|guess|expect|reckon|imagine)"
 
 
 def _yes_no(text: str) -> bool | None:
@@ -716,11 +1066,24 @@ def _yes_no(text: str) -> bool | None:
         return False
     if _UNSURE.search(s):
         return None
-    if re.search(r"\b(?:i )?do(?:n'?t| not) think so\b|\bprobably not\b|\bnot really\b|\bnot at all\b", s):
+    if re.search(
+        rf"\b(?:i )?do(?:n'?t| not) {_BELIEVE} so\b|\bprobably not\b|\bnot really\b|\bnot at all\b", s
+    ):
         return False
-    if re.search(r"\bi think so\b|\bprobably(?: yes)?\b", s):
+    if re.search(rf"\bi(?:'d| would)? {_BELIEVE} so\b|\bi'?d say so\b|\bprobably(?: yes)?\b", s):
         return True
-    words = re.findall(r"[a-z']+", s)
+    copula = re.fullmatch(
+        r"(?:it|that|this|they)(?:'s|\s+(?:is|are|was|were|does|do|did))(n't|\s+not)?"
+        r"(?:\s+(?:right|correct|true|so|the case))?[\s.!]*|"
+        r"(?:it|that|this|they)\s+(isn't|aren't|wasn't|doesn't|don't|didn't)[\s.!]*",
+        s,
+    )
+    but = re.search(r"\bbut\b(?:\s+(?:mostly|mainly|overall|basically|largely|generally))?\s+(yes|no)\b", s)
+    if but:  # "Not entirely, but mostly yes."
+        return but.group(1) == "yes"
+    if copula:  # "It is." / "It is not." answer the question as asked
+        return not (copula.group(1) or copula.group(2))
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", s)
     if words:
         if words[0] in _YES:
             return True
@@ -729,9 +1092,9 @@ def _yes_no(text: str) -> bool | None:
     m = re.search(r"\b(?:answer is|answer:|i'?d say|i would say|i say)\s*[\"']?(yes|no)\b", s)
     if m:
         return m.group(1) == "yes"
-    m = re.search(r"\b(yes|no)\b", s)
+    m = re.search(r"\b(yes|no|sí|oui|non|ja|nein)\b", s)
     if m:
-        return m.group(1) == "yes"
+        return m.group(1) in ("yes", "sí", "oui", "ja")
     if words and words[0] == "likely":
         return True
     return None
@@ -761,7 +1124,7 @@ def _option(text: str, options: Sequence[str], subject: str | None, shown_word: 
     if re.fullmatch(r"\d+\.?", s):
         idx = int(s.rstrip(".")) - 1
         return idx if 0 <= idx < k else None
-    canon = [canonical_colour(o) if len(o.split()) == 1 else None for o in options]
+    canon = [_canon(o) if len(o.split()) == 1 else None for o in options]
     if all(c is not None for c in canon):
         c = _single_colour(s, subject, shown_word)
         return canon.index(c) if c in canon else None
@@ -797,6 +1160,11 @@ def parse_answer(
     s = _clean(text)
     if not s:
         return None
+    if kind == "colours":  # nested JSON and lists of objects: every answer value counts
+        strings = _json_strings(s)
+        found = _colour_set(", ".join(strings), subject, None) if strings else None
+        if found:
+            return found
     value = _json_value(kind, s)
     if value is not None:
         if isinstance(value, bool):

@@ -344,6 +344,11 @@ def load_gca_folder(root: str | os.PathLike) -> list[FileStimulus]:
         if not 0 <= t <= 100:
             raise ValueError(f"{src}, line {line}, field tau: {t} is not in [0, 100]")
         path = root / file
+        if Path(file).is_absolute() or not path.resolve().is_relative_to(root.resolve()):
+            raise ValueError(
+                f"{src}, line {line}, field file: {file!r} is outside the dataset folder {root} "
+                "(expected a path relative to it)"
+            )
         if not path.is_file():
             raise ValueError(f"{src}, line {line}, field file: {path} does not exist")
         kc = float(cov) if cov not in (None, "") else None

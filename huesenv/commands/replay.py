@@ -1,13 +1,11 @@
-"""``huesenv replay``: step through a logged game in a window, or export it as frames.
-
-(``huesenv play``, a person playing in a window, is :mod:`huesenv.play.cli`.)
-"""
+"""``huesenv replay``: step through a logged game in a window, or export it as GIF/MP4/PNG frames."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from huesenv.commands.common import existing_file, positive_float
 from huesenv.envs.rendering.renderer import RENDER_FPS
 from huesenv.envs.rendering.window import display_problem
 from huesenv.render.playback import (
@@ -39,13 +37,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--no-standings", action="store_true", help="leave out the final-standings frame at the end of a game"
     )
     replay.add_argument(
+        "-o",
+        "--out",
         "--export",
+        dest="export",
         metavar="OUT",
         default=None,
         help="write frames to OUT.gif, OUT.mp4 (needs imageio-ffmpeg) or a directory of PNGs",
     )
     replay.add_argument(
-        "--fps", type=float, default=None, help="frames per second (default: the renderer's render_fps)"
+        "--fps",
+        type=positive_float,
+        default=None,
+        help="frames per second (default: the renderer's render_fps)",
     )
     replay.add_argument(
         "--reveal-target",
@@ -68,6 +72,7 @@ def _list_games(path: str, records: list) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    existing_file(args.log, "LOG")
     records = load_replay_records(args.log)  # complete unit blocks only: a crashed write is not replayed
     games = game_records(records)
     if not games:

@@ -20,7 +20,16 @@ from huesenv.agents.evaluate import evaluate_words
 from huesenv.agents.protocol import GuessQuery
 from huesenv.agents.registry import describe_agents, make_agent
 from huesenv.board import format_coord
-from huesenv.logs import LogWriter
+from huesenv.commands.common import (
+    add_device,
+    add_out,
+    add_seed,
+    jsonl_target,
+    positive_int,
+    safe_name,
+    top_k_int,
+)
+from huesenv.logs import LogWriter, check_appendable
 
 
 def _opts(pairs: list[str] | None) -> dict[str, Any]:
@@ -29,6 +38,8 @@ def _opts(pairs: list[str] | None) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--opt #{i} {pair!r}: expected key=value")
+        if key.strip() in out:
+            raise ValueError(f"--opt #{i} {pair!r}: {key.strip()!r} given twice")
         try:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
@@ -52,16 +63,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("spec", help="agent spec, e.g. text-embedding or clip:ViT-B-32/openai")
         if name == "guess":
             q.add_argument("word")
-        q.add_argument("--top-k", type=int, default=5)
-        q.add_argument("--seed", type=int, default=0)
-        q.add_argument("--device", default=None, help="auto | cpu | cuda[:n] (model agents)")
+        q.add_argument("--top-k", type=top_k_int, default=5, help="cells per answer, 1-480 (default 5)")
+        add_seed(q, default=0)
+        add_device(q)
         q.add_argument(
             "--opt", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)"
         )
         if name == "words":
-            q.add_argument("--out", metavar="PATH.jsonl", help="append the records to this episode log")
-            q.add_argument("--run-id", default="words")
-            q.add_argument("--batch-size", type=int, default=None)
+            add_out(q, metavar="PATH.jsonl", help="append the records to this episode log")
+            q.add_argument("--run-id", type=safe_name, default="words")
+            q.add_argument("--batch-size", type=positive_int, default=None)
         q.set_defaults(func=run_guess if name == "guess" else run_words)
 
 
@@ -79,6 +90,8 @@ def _agent(args: argparse.Namespace):
 
 
 def run_guess(args: argparse.Namespace) -> int:
+    if not args.word.strip():
+        raise ValueError("WORD: expected a cue word, got an empty string")
     agent = _agent(args)
     agent.reset(args.seed)
     ans = agent.act(GuessQuery(cues=(args.word,), top_k=args.top_k))
@@ -92,6 +105,8 @@ def run_guess(args: argparse.Namespace) -> int:
 
 
 def run_words(args: argparse.Namespace) -> int:
+    if args.out:
+        check_appendable(jsonl_target(args.out, "--out"))  # a bad log fails before the agent loads
     agent = _agent(args)
     records = evaluate_words(
         agent, top_k=args.top_k, run_id=args.run_id, seed=args.seed, batch_size=args.batch_size

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from huesenv.agents.devices import with_device
-from huesenv.agents.registry import make_agent
-from huesenv.logs import LogWriter
+from huesenv.agents import make_agent
+from huesenv.commands.common import add_device, add_out, add_seed, existing_file, positive_int, safe_name
+from huesenv.logs import LogWriter, check_appendable
 from huesenv.probes.export import export_stimuli
 from huesenv.probes.replies import import_replies
 from huesenv.probes.report import write_report
@@ -16,21 +16,27 @@ from huesenv.probes.run import agent_id_of, default_run_id, run_probe
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--agent", metavar="SPEC", help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)"
+        "--agent",
+        "--agents",
+        dest="agent",
+        metavar="SPEC",
+        help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)",
     )
     p.add_argument(
         "--replies",
         metavar="FILE",
         help="score replies gathered elsewhere (.csv/.jsonl: trial_id, reply[, agent]) instead of an agent",
     )
-    p.add_argument("--seed", type=int, default=0, help="stimulus-set and subsampling seed (default 0)")
-    p.add_argument("--limit", type=int, default=None, help="evaluate a seeded subsample of N trials")
-    p.add_argument("--batch-size", type=int, default=16, help="queries per act_batch call (default 16)")
+    add_seed(p, default=0, help="stimulus-set and subsampling seed")
+    add_device(p)
+    p.add_argument("--limit", type=positive_int, default=None, help="evaluate a seeded subsample of N trials")
     p.add_argument(
-        "--out", default="runs/probes", metavar="DIR", help="logs and report folder (default runs/probes)"
+        "--batch-size", type=positive_int, default=16, help="queries per act_batch call (default 16)"
     )
+    add_out(p, default="runs/probes", metavar="DIR", help="logs and report folder (default runs/probes)")
     p.add_argument(
         "--run-id",
+        type=safe_name,
         default=None,
         help="run id for the log records (default: a hash of task, seed, agent and options)",
     )
@@ -38,7 +44,6 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--export", metavar="DIR", help="write the stimuli as PNG + manifest.csv (ground truth) to DIR"
     )
     p.add_argument("--progress", action="store_true", help="show a progress bar")
-    p.add_argument("--device", default=None, help="torch device of a model agent: auto | cpu | cuda[:n]")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,7 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(t)
     t.add_argument("--subsets", nargs="+", default=None, choices=["color", "simple", "mask"])
     t.add_argument("--types", nargs="+", type=int, default=None, choices=[1, 2, 3, 4])
-    t.add_argument("--per-type", type=int, default=100, help="images per subset × type (default 100)")
+    t.add_argument(
+        "--per-type", type=positive_int, default=100, help="images per subset × type (default 100)"
+    )
     t.set_defaults(func=run)
 
 
@@ -104,6 +111,16 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("nothing to do: give --agent SPEC, --replies FILE and/or --export DIR")
     if args.agent and args.replies:
         raise ValueError("--agent and --replies: give one source of answers")
+    if args.replies:
+        existing_file(args.replies, "--replies")
+    for flag, value in (
+        ("--export", args.export),
+        ("--out", args.out if args.agent or args.replies else None),
+    ):
+        if value and Path(value).exists() and not Path(value).is_dir():
+            raise ValueError(f"{flag} {value}: is a file, expected a folder")
+    if getattr(args, "data_dir", None) and not Path(args.data_dir).is_dir():
+        raise ValueError(f"--data-dir {args.data_dir}: expected a folder of the published GCA dataset")
     trial_kwargs, stim_kwargs = _task_kwargs(args)
     if args.export:
         if args.probe_task == "gca" and args.data_dir:
@@ -111,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
         manifest = export_stimuli(args.probe_task, args.export, seed=args.seed, **stim_kwargs)
         print(f"wrote {manifest}")
     if args.agent:
-        agent = make_agent(args.agent, **with_device(args.agent, {}, args.device))
+        check_appendable(Path(args.out) / f"{args.probe_task}.jsonl")  # fails before the agent loads
+        agent = make_agent(args.agent, **({"device": args.device} if args.device else {}))
         # the same id run_probe would derive, needed here for the report folder's name
         run_id = args.run_id or default_run_id(
             args.probe_task, args.seed, agent_id_of(agent), limit=args.limit, **trial_kwargs
@@ -136,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
         for f in files:
             print(f"wrote {f}")
     if args.replies:
+        check_appendable(Path(args.out) / f"{args.probe_task}.jsonl")
         records = import_replies(
             args.replies, args.probe_task, seed=args.seed, run_id=args.run_id, **trial_kwargs
         )

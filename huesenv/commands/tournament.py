@@ -1,26 +1,34 @@
-"""``huesenv tournament`` (the main job) and ``huesenv wordlevel`` (the paper's word-level sweep).
+"""``huesenv tournament``: play a tournament against replayed humans and write the report (the main job).
 
-``huesenv tournament`` with no arguments plays the bundled ``default`` config;
-``huesenv wordlevel paper_clip_sweep`` runs the 162-checkpoint sweep.  Any
-config value can be overridden (``--set games=10 --set agents.random.kwargs.seed=3``);
-the common ones have flags.  Rerunning the same command resumes the run.
+``huesenv tournament`` with no arguments plays the bundled ``default`` config.
+Any config value can be overridden (``--set games=10 --set agents.random.kwargs.seed=3``);
+the common ones have flags.  Rerunning the same command resumes the run.  The
+flags and the run loop here are shared with ``huesenv wordlevel``
+(:mod:`huesenv.commands.wordlevel`), which is the same runner without the games.
 
-Run folders: ``<output>/<name>``.  When that folder already holds a different
+Run folders: ``<out>/<name>``.  When that folder already holds a different
 experiment (another seed, other agents...) and no ``--name`` was given, the run
-goes to ``<output>/<name>-<fingerprint>`` instead (printed), so variants never
+goes to ``<out>/<name>-<fingerprint>`` instead (printed), so variants never
 collide; with an explicit ``--name`` the conflict is an error.
 
-``huesenv tournament --agents a,b,c`` plays each agent against the replayed
-humans in its own run folder (``<name>-<agent>``), then writes one leaderboard
-over them with intervals to ``<output>/<name>-sweep/``; rerunning resumes.
+``--agents`` takes either ``NAME=SPEC`` items (add or replace agents of the
+config) or plain agent specs, ``huesenv tournament --agents a,b,c``: an agent
+sweep that plays each against the replayed humans in its own run folder
+(``<name>-<agent>``) and writes one leaderboard over them with intervals to
+``<out>/<name>-sweep/``; rerunning resumes.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
+from huesenv.commands.common import add_humans, add_out, non_negative_int, positive_int, safe_name, seed_int
 from huesenv.experiments.config import bundled_configs, load_config
 from huesenv.experiments.experiment import run_experiment
 from huesenv.experiments.merge import merge_runs, report_data
@@ -29,7 +37,8 @@ from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
 
-def _add_common(p: argparse.ArgumentParser, default_config: str) -> None:
+def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
+    """The flags that resolve a config (shared with ``huesenv wordlevel`` and ``huesenv config show``)."""
     p.add_argument(
         "config",
         nargs="?",
@@ -44,13 +53,40 @@ def _add_common(p: argparse.ArgumentParser, default_config: str) -> None:
         metavar="KEY=VALUE",
         help="override a config value, dotted keys (repeatable), e.g. --set games=10",
     )
-    p.add_argument("--games", type=int, help="games per lineup (= --set games=N)")
-    p.add_argument("--seed", type=int, help="base seed (= --set seed=N)")
-    p.add_argument("--name", help="run name: the folder under --output (= --set name=...)")
-    p.add_argument("--output", help="folder for run folders (default runs/)")
+    p.add_argument("--games", type=non_negative_int, help="games per lineup (= --set games=N)")
+    p.add_argument("--seed", type=seed_int, help="base seed (= --set seed=N)")
+    p.add_argument("--name", type=safe_name, help="run name: the folder under --out (= --set name=...)")
+    add_out(p, metavar="DIR", help="folder for run folders (= --set output=DIR; default runs/)")
+    p.add_argument(
+        "--agents",
+        metavar="NAME=SPEC,... | A,B,...",
+        help="NAME=SPEC items add or replace agents (= --set agents.NAME.spec=SPEC), e.g. --agents "
+        "mine=clip:ViT-B-32/openai; plain specs (tournament only) are an agent sweep: each against the "
+        "replayed humans in its own run, then one merged leaderboard, e.g. --agents random,text-embedding",
+    )
+    p.add_argument(
+        "--device",
+        help="torch device of the model agents (clip, vlm, text-embedding): auto | cpu | cuda[:n] "
+        "(= --set device=...)",
+    )
+    add_humans(p, help="human cohort for replayed humans and the metrics (= --set humans.path=PATH)")
     p.add_argument("--backend", choices=("inprocess", "ray"), help="where units run (default in-process)")
     p.add_argument("--ray-address", help="address of an existing Ray cluster (default: start a local one)")
-    p.add_argument("--num-cpus", type=int, help="CPUs of a local Ray started here")
+    p.add_argument("--num-cpus", type=positive_int, help="CPUs of a local Ray started here")
+    p.add_argument(
+        "--weights-dir", help="folder of local checkpoint files <model>-<tag>.safetensors|.bin|.pt"
+    )
+
+
+def add_experiment_flags(p: argparse.ArgumentParser, default_config: str) -> None:
+    """Config flags plus the flags of a run (shared with ``huesenv wordlevel``)."""
+    add_config_flags(p, default_config)
+    p.add_argument(
+        "--allow-code",
+        action="store_true",
+        help="allow tournament.agent_factory / tournament.play_fn to name any 'module:function' "
+        "(runs that code; the run's config.yaml and report record it)",
+    )
     p.add_argument(
         "--wandb",
         nargs="?",
@@ -59,14 +95,6 @@ def _add_common(p: argparse.ArgumentParser, default_config: str) -> None:
         help="W&B tracking; bare --wandb = offline (the `wandb sync` command is printed); auto = online "
         "when an API key is configured (default: $WANDB_MODE, else the config's wandb.mode, 'disabled' "
         "in the bundled configs); $WANDB_PROJECT / $WANDB_ENTITY override the config",
-    )
-    p.add_argument(
-        "--device",
-        help="torch device of the model agents (clip, vlm, text-embedding): auto | cpu | cuda[:n] "
-        "(= --set device=...)",
-    )
-    p.add_argument(
-        "--weights-dir", help="folder of local checkpoint files <model>-<tag>.safetensors|.bin|.pt"
     )
     p.add_argument(
         "--fresh", action="store_true", help="start over instead of resuming (old logs kept as *.old)"
@@ -82,32 +110,20 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _add_common(t, "default")
+    add_experiment_flags(t, "default")
     t.add_argument("--no-wordlevel", action="store_true", help="skip the word-level evaluation")
-    t.add_argument(
-        "--agents",
-        metavar="A,B,...",
-        help="agent sweep: each agent spec (or agent name of the config) against the replayed humans, "
-        "one run folder each, then one merged leaderboard",
-    )
     t.set_defaults(func=_run_tournament)
-    w = subparsers.add_parser(
-        "wordlevel",
-        help="the paper's word-level evaluation (e.g. the 162 CLIP checkpoints)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    _add_common(w, "paper_clip_sweep")
-    w.set_defaults(func=_run_wordlevel)
 
 
-def _overrides(args: argparse.Namespace) -> list[str]:
+def config_overrides(args: argparse.Namespace) -> list[str]:
+    """The ``--set`` overrides plus those the flags stand for, in that order."""
     out = list(args.overrides)
     for flag, key in (
         ("games", "games"),
         ("seed", "seed"),
         ("name", "name"),
-        ("output", "output"),
+        ("out", "output"),
+        ("humans", "humans.path"),
         ("backend", "backend.name"),
         ("ray_address", "backend.address"),
         ("num_cpus", "backend.num_cpus"),
@@ -117,24 +133,45 @@ def _overrides(args: argparse.Namespace) -> list[str]:
         value = getattr(args, flag, None)
         if value is not None:
             out.append(f"{key}={value}")
+    for i, item in enumerate(
+        filter(None, ("" if sweep_specs(args) else args.agents or "").split(",")), start=1
+    ):
+        name, sep, spec = item.partition("=")
+        if not sep or not name.strip() or not spec.strip():
+            raise ValueError(f"--agents item {i} {item!r}: expected NAME=SPEC, e.g. mine=random")
+        out.append(f"agents.{name.strip()}.spec={spec.strip()}")
     if getattr(args, "no_wordlevel", False):
         out.append("wordlevel.enabled=false")
     return out
 
 
-def _run(args: argparse.Namespace, extra: list[str]) -> int:
+def sweep_specs(args: argparse.Namespace) -> list[str]:
+    """The agent specs of a sweep (``--agents a,b,c`` without ``=``), else an empty list."""
+    text = getattr(args, "agents", None) or ""
+    items = [i for i in text.split(",") if i.strip()]
+    if not items or all("=" in i for i in items):
+        return []
+    if any("=" in i for i in items):
+        raise ValueError(
+            f"--agents {text!r}: either NAME=SPEC items (add agents to the config) or plain agent specs "
+            "(a sweep, one run per agent), not both"
+        )
+    return parse_agents(text)
 
-    from rich.console import Console
 
+def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
     console = Console(stderr=False, width=None if sys.stdout.isatty() else 110)
     if args.list_configs:
         for name in bundled_configs():
             console.print(name)
         return 0
-    overrides = _overrides(args) + extra
-    config = load_config(args.config, overrides)
-    if getattr(args, "agents", None):
-        return _sweep(args, console, config)
+    overrides = config_overrides(args) + extra
+    config = load_config(args.config, overrides, allow_code=args.allow_code)
+    specs = sweep_specs(args)
+    if specs:
+        if "tournament.enabled=false" in extra:
+            raise ValueError("--agents a,b,...: an agent sweep plays tournaments; use `huesenv tournament`")
+        return _sweep(args, console, config, specs)
     explicit = args.name is not None or any(o.split("=", 1)[0].strip() == "name" for o in overrides)
     if not explicit and not args.fresh:
         config = _free_name(console, args, config, overrides)
@@ -143,12 +180,13 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
 
 def _free_name(console: Any, args: argparse.Namespace, config: Any, overrides: list[str]) -> Any:
     """The config itself, or a copy named ``<name>-<fingerprint>`` when its folder holds another experiment."""
-
     diff = conflicting_fields(config)
     if not diff:
         return config
     taken = config.run_dir()
-    config = load_config(args.config, overrides + [f"name={config.name}-{config.fingerprint()}"])
+    config = load_config(
+        args.config, overrides + [f"name={config.name}-{config.fingerprint()}"], allow_code=args.allow_code
+    )
     console.print(
         f"{taken} holds another experiment (differs in {', '.join(diff)}); this one goes to "
         f"{config.run_dir()} (choose with --name, or start over there with --fresh)"
@@ -175,12 +213,11 @@ def _one(args: argparse.Namespace, console: Any, config: Any) -> int:
     return 0
 
 
-def _sweep(args: argparse.Namespace, console: Any, base: Any) -> int:
+def _sweep(args: argparse.Namespace, console: Any, base: Any, specs: list[str]) -> int:
     """Each agent of ``--agents`` in its own resumable run, then one merged leaderboard."""
-
     if args.name is not None:
-        raise ValueError("--agents names its run folders <config name>-<agent>; --name does not apply")
-    configs = sweep_configs(base, parse_agents(args.agents))
+        raise ValueError("--agents a,b,...: a sweep names its run folders <config name>-<agent>; drop --name")
+    configs = sweep_configs(base, specs)
     for config in configs:
         code = _one(args, console, config)
         if code:
@@ -201,16 +238,14 @@ def _sweep(args: argparse.Namespace, console: Any, base: Any) -> int:
 
 
 def _board_table(console: Any, board: Any, title: str) -> None:
-    from rich.table import Table
-
     table = Table(title=title)
     for col in ("rank", "agent", "games", "points per game [95 % CI]", "cue giver", "guesser", "win rate"):
         table.add_column(col)
     for row in board.itertuples(index=False):
         ci = (
-            f" [{row.mean_points_ci_low:.2f}, {row.mean_points_ci_high:.2f}]"
-            if row.mean_points_ci_low == row.mean_points_ci_low
-            else ""
+            ""
+            if math.isnan(row.mean_points_ci_low)
+            else f" [{row.mean_points_ci_low:.2f}, {row.mean_points_ci_high:.2f}]"
         )
         table.add_row(
             str(row.rank),
@@ -242,8 +277,4 @@ def _summary(console: Any, result: Any) -> None:
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
-    return _run(args, [])
-
-
-def _run_wordlevel(args: argparse.Namespace) -> int:
-    return _run(args, ["tournament.enabled=false"])
+    return run_experiment_command(args, [])

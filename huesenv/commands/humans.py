@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from rich.console import Console
+from rich.table import Table
+
+from huesenv.commands.common import add_humans, add_out, add_seed, probability, writable_target
 from huesenv.humans import consistency_by_category, consistency_table, load_humans
 from huesenv.humans.consistency import MIN_ANSWERS
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
@@ -27,15 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     hsub.required = True
 
     s = hsub.add_parser("summary", help="one row per word: n, modal cell, LOO Human Consistency")
-    s.add_argument(
-        "--humans",
-        metavar="PATH",
-        help="export (.csv, .csv.gz, .parquet); default: the packaged reconstructed cohort",
-    )
+    add_humans(s, help="export (.csv, .csv.gz, .parquet); default: the packaged reconstructed cohort")
     s.add_argument(
         "--format", choices=("table", "csv"), default="table", help="rich table (default) or CSV on stdout"
     )
-    s.add_argument("--alpha", type=float, default=0.05, help="outlier level of the χ²₂ test (default 0.05)")
+    s.add_argument(
+        "--alpha", type=probability, default=0.05, help="outlier level of the χ²₂ test (default 0.05)"
+    )
     s.add_argument("--include-cvd", action="store_true", help="keep colour-vision-deficient participants")
     s.add_argument(
         "--cvd",
@@ -53,15 +56,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=run_summary)
 
     r = hsub.add_parser("reconstruct", help="regenerate the reconstructed cohort from a seed")
-    r.add_argument("--seed", type=int, default=None, help="random seed (default: the packaged cohort's seed)")
-    r.add_argument(
-        "-o",
-        "--output",
-        metavar="PATH",
+    add_seed(r, default=None, help="random seed (default: the packaged cohort's seed)")
+    add_out(
+        r,
         default="reconstructed_cohort.csv.gz",
         help="output file (.csv, .csv.gz, .parquet; default ./reconstructed_cohort.csv.gz)",
     )
     r.set_defaults(func=run_reconstruct)
+
+
+def _utf8_file(path: str, flag: str) -> None:
+    """A text input that is not UTF-8 is named here: the decoder's own error does not say which file."""
+    if Path(path).suffix.lower() != ".csv" and flag == "--humans":
+        return  # .csv.gz and .parquet are binary by design
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for _ in iter(lambda: fh.read(1 << 20), ""):
+                pass
+    except UnicodeDecodeError as err:
+        raise ValueError(
+            f"{flag} {path}: not UTF-8 text ({err.reason} at byte {err.start}); expected a CSV file"
+        ) from None
+    except OSError:
+        return  # missing or a folder: the loader names it
 
 
 def _num(x: float) -> str:
@@ -70,6 +87,10 @@ def _num(x: float) -> str:
 
 
 def run_summary(args: argparse.Namespace) -> int:
+    if args.humans:
+        _utf8_file(args.humans, "--humans")
+    if args.vocabulary and args.vocabulary != "any":
+        _utf8_file(args.vocabulary, "--vocabulary")
     humans = load_humans(
         args.humans,
         on_error="skip" if args.skip_bad_rows else "raise",
@@ -80,6 +101,12 @@ def run_summary(args: argparse.Namespace) -> int:
         vocabulary=args.vocabulary,
         cvd=args.cvd,
     )
+    if len(humans) == 0:
+        filters = ", ".join(f"{k}: {v}" for k, v in humans.filtered.items()) or "none"
+        raise ValueError(
+            f"{humans.source}: no answers left after the filters (rows filtered out by {filters}); "
+            "check --language/--gender/--age-range against the export's values"
+        )
     table = consistency_table(humans, alpha=args.alpha)
     short = table[table["n"] < MIN_ANSWERS]
     notes = []
@@ -105,9 +132,6 @@ def run_summary(args: argparse.Namespace) -> int:
             print(f"# {note}", file=sys.stderr)
         sys.stdout.write(table.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
         return 0
-
-    from rich.console import Console
-    from rich.table import Table
 
     console = Console()
     if not console.is_terminal:  # pipes and logs: wide enough for every column
@@ -151,9 +175,12 @@ def run_summary(args: argparse.Namespace) -> int:
 
 
 def run_reconstruct(args: argparse.Namespace) -> int:
+    out = writable_target(args.out, "--out")  # checked before the (slow) reconstruction runs
+    if not str(out).endswith((".csv", ".csv.gz", ".parquet")):
+        raise ValueError(f"--out {args.out}: expected a .csv, .csv.gz or .parquet file path")
     seed = DEFAULT_SEED if args.seed is None else args.seed
     result = reconstruct_cohort(seed)
-    path = write_export(result.frame, args.output)
+    path = write_export(result.frame, args.out)
     cal = result.calibration
     within = int((cal["error"].abs() <= 0.03 + 1e-12).sum())
     print(f"wrote {path}: {len(result.frame)} answers, seed {seed}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from huesenv.collect.export import export as run_export
 from huesenv.collect.i18n import UI_LANGUAGES
 from huesenv.collect.security import parse_rate
+from huesenv.commands.common import add_out
 from huesenv.vocabulary import read_vocabulary_file
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -187,7 +188,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "export", help="write a task's data: words in the human-baseline format, others as CSV"
     )
     e.add_argument("--db", required=True, metavar="PATH")
-    e.add_argument("-o", "--output", required=True, metavar="FILE", help=".csv, .csv.gz or .parquet")
+    add_out(e, required=True, metavar="FILE", help=".csv, .csv.gz or .parquet")
     e.add_argument(
         "--task",
         choices=("words", "gca", "tessellation", "tessellation-raw", "participants"),
@@ -311,13 +312,13 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
-    if Path(args.output).resolve() == Path(args.db).resolve():
-        raise ValueError(f"-o {args.output}: is the database being exported; choose another file")
+    if Path(args.out).resolve() == Path(args.db).resolve():
+        raise ValueError(f"-o {args.out}: is the database being exported; choose another file")
     try:
-        n = run_export(args.db, args.output, args.task, finished_only=args.finished_only)
+        n = run_export(args.db, args.out, args.task, finished_only=args.finished_only)
     except PermissionError as err:
         raise ValueError(f"{err.filename}: permission denied") from None
     except IsADirectoryError as err:
         raise ValueError(f"{err.filename}: is a folder; expected a file") from None
-    print(f"wrote {n} rows to {args.output}")
+    print(f"wrote {n} rows to {args.out}")
     return 0

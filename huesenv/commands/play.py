@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from huesenv.commands.common import add_device, add_seed, jsonl_target, non_negative_float
 from huesenv.envs.rendering.window import display_problem
+from huesenv.logs import check_appendable
 from huesenv.play.human import HumanQuit, play_human_game
 
 
@@ -26,15 +28,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="comma-separated agent specs of the other seats in order (see 'huesenv agents'), "
         "e.g. random,human-replay,clip:ViT-B-32/laion2b_s34b_b79k",
     )
-    play.add_argument("--seed", type=int, default=0)
-    play.add_argument("--device", default=None, help="torch device of model agents: auto | cpu | cuda[:n]")
+    add_seed(play, default=0)
+    add_device(play)
     play.add_argument(
         "--cue-mode",
         choices=("text", "vocabulary"),
         default="text",
         help="text: free cues checked by the rules (default); vocabulary: cues from the 100-word list",
     )
-    play.add_argument("--delay", type=float, default=0.6, help="seconds to pause after each agent move")
+    play.add_argument(
+        "--delay", type=non_negative_float, default=0.6, help="seconds to pause after each agent move"
+    )
     play.add_argument(
         "--log",
         default=None,
@@ -44,10 +48,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if args.seat != "human" and not args.seat.strip().isdigit():
+        raise ValueError(f"--seat {args.seat!r}: expected a seat number (0, 1, ...) or 'human'")
+    if args.log:
+        check_appendable(jsonl_target(args.log, "--log"))  # a bad log fails before a window opens
     problem = display_problem()
     if problem:
         raise ValueError(f"no display to play in a window ({problem})")
-    specs = [s for s in args.agents.split(",") if s.strip()]
     try:
         result = play_human_game(
             specs,

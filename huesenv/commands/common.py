@@ -1,0 +1,246 @@
+"""What every subcommand shares: the parser class, the common flags, argument types, one-line errors.
+
+The common flags have one spelling everywhere: ``-o/--out`` for outputs
+(``--output`` kept as an alias), ``--agents`` for agent specs, ``--device``,
+``--humans``, ``--seed``.  Numbers are checked by the argument types below, so
+``--games -3`` or ``--port 99999`` stop at parsing with one line naming the flag.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DEBUG_HINT = "rerun with HUESENV_DEBUG=1 for the traceback"
+
+
+class UsageError(Exception):
+    """A command-line mistake found by argparse or by a command: one line, exit code 2."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+        self.message = message
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors raise :class:`UsageError` instead of printing usage and exiting."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(self.prog, f"{_one_line(message)} (see {self.prog} --help)")
+
+
+def build_root_parser(version: str) -> Parser:
+    parser = Parser(
+        prog="huesenv",
+        description="Hues and Cues environments, agents and colour-alignment metrics.",
+    )
+    parser.add_argument("--version", action="version", version=f"huesenv {version}")
+    return parser
+
+
+# -- one-line errors --------------------------------------------------------------------
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def describe_error(err: BaseException) -> tuple[str, int]:
+    """(one line naming the input and what was expected, exit code): 2 for bad input, 1 for a bug."""
+    if isinstance(err, UnicodeDecodeError):
+        return f"not UTF-8 text ({err.reason} at byte {err.start}); expected a text file", 2
+    if isinstance(err, OSError) and not isinstance(err, (ConnectionError, TimeoutError)):
+        return _describe_os_error(err), 2
+    if isinstance(err, (ValueError, LookupError)) and not isinstance(err, (KeyError, IndexError)):
+        return _one_line(str(err)) or type(err).__name__, 2
+    if isinstance(err, ImportError):
+        name = getattr(err, "name", None)
+        return _one_line(
+            f"a missing optional dependency ({name or err}); install the extra that provides it"
+        ), 2
+    if isinstance(err, yaml.YAMLError):
+        return _one_line(f"not valid YAML ({err})"), 2
+    if isinstance(err, (ConnectionError, TimeoutError)):
+        return _one_line(f"network: {err}"), 2
+    return _one_line(f"internal error ({type(err).__name__}: {err}); {DEBUG_HINT}"), 1
+
+
+def _describe_os_error(err: OSError) -> str:
+    name = err.filename
+    if name is None:
+        return _one_line(str(err))
+    what = {
+        FileNotFoundError: "no such file or directory",
+        IsADirectoryError: "is a directory, expected a file",
+        NotADirectoryError: "a part of the path is not a directory",
+        PermissionError: "permission denied",
+        FileExistsError: "already exists",
+    }.get(type(err), err.strerror or str(err))
+    target = f" -> {err.filename2}" if getattr(err, "filename2", None) else ""
+    return _one_line(f"{name}{target}: {what}")
+
+
+# -- argument types ----------------------------------------------------------------------
+
+
+def _int(text: str) -> int:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def non_negative_int(text: str) -> int:
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def top_k_int(text: str) -> int:
+    """How many cells to ask for: 1..480 (the board has 480 cells)."""
+    value = _int(text)
+    if not 1 <= value <= 480:
+        raise argparse.ArgumentTypeError(f"expected a number of cells 1-480, got {text!r}")
+    return value
+
+
+def seed_int(text: str) -> int:
+    """A seed: a whole number in [0, 2**32) (what NumPy's generators accept)."""
+    value = _int(text)
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"expected a seed in 0..{2**32 - 1}, got {text!r}")
+    return value
+
+
+def port_number(text: str) -> int:
+    value = _int(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a TCP port 1-65535, got {text!r}")
+    return value
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = _float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = _float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def probability(text: str) -> float:
+    """A level strictly between 0 and 1 (alpha)."""
+    value = _float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    return value
+
+
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+@=-]{0,199}$")
+
+
+def safe_name(text: str) -> str:
+    """A name that becomes one path component (run names, run ids): no separators, not ``.``/``..``."""
+    if not _SAFE_NAME.match(text or "") or text in (".", "..") or ".." in text:
+        raise argparse.ArgumentTypeError(
+            f"expected a name of letters, digits and . _ : + @ = - (no '/', not '.' or '..'), got {text!r}"
+        )
+    return text
+
+
+# -- common flags -----------------------------------------------------------------------
+
+
+def add_out(
+    p: argparse.ArgumentParser,
+    *,
+    required: bool = False,
+    default: Any = None,
+    help: str,
+    metavar: str = "PATH",
+) -> None:  # noqa: A002
+    """``-o/--out`` (alias ``--output``): where the command writes."""
+    p.add_argument(
+        "-o", "--out", "--output", dest="out", required=required, default=default, metavar=metavar, help=help
+    )
+
+
+def add_seed(p: argparse.ArgumentParser, *, default: int | None = 0, help: str = "random seed") -> None:  # noqa: A002
+    p.add_argument(
+        "--seed",
+        type=seed_int,
+        default=default,
+        help=help + ("" if default is None else f" (default {default})"),
+    )
+
+
+def add_device(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", default=None, help="auto | cpu | cuda[:n] | mps (model agents; default auto)")
+
+
+def add_humans(p: argparse.ArgumentParser, *, help: str | None = None) -> None:  # noqa: A002
+    p.add_argument(
+        "--humans",
+        metavar="PATH",
+        default=None,
+        help=help or "human responses (.csv, .csv.gz, .parquet); default: the packaged reconstructed cohort",
+    )
+
+
+def existing_file(value: str | Path, flag: str) -> Path:
+    """``value`` as a path that is a readable regular file, or a ``ValueError`` naming ``flag``."""
+    path = Path(value)
+    if not path.exists():
+        raise ValueError(f"{flag} {value}: no such file")
+    if not path.is_file():
+        raise ValueError(f"{flag} {value}: expected a file, got a directory")
+    return path
+
+
+def writable_target(value: str | Path, flag: str) -> Path:
+    """``value`` as a path that may be written: not an existing directory."""
+    path = Path(value)
+    if path.is_dir():
+        raise ValueError(f"{flag} {value}: is a directory, expected a file path")
+    return path
+
+
+LOG_SUFFIXES = (".jsonl", ".json")
+
+
+def jsonl_target(value: str | Path, flag: str) -> Path:
+    """A JSON Lines log to append to: not a folder, named ``.jsonl`` (or ``.json``), so that a typo such as
+    ``-o results.csv`` never appends log lines to a table."""
+    path = writable_target(value, flag)
+    if path.suffix.lower() not in LOG_SUFFIXES:
+        raise ValueError(f"{flag} {value}: expected a JSON Lines log path ending in .jsonl")
+    return path

@@ -1,0 +1,47 @@
+"""``huesenv config show [CONFIG] [--set KEY=VALUE ...]``: print the resolved experiment config.
+
+What ``huesenv tournament CONFIG --set ...`` would run, after the defaults, the
+file and the overrides are merged and validated (unknown keys are errors with a
+did-you-mean), with secrets masked.  ``huesenv config list`` names the bundled configs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from huesenv.commands.tournament import add_config_flags, config_overrides
+from huesenv.experiments.config import bundled_configs, load_config
+from huesenv.secrets import mask_text
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "config",
+        help="show the resolved experiment config, list the bundled ones",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="config_command", metavar="ACTION")
+    sub.required = True
+    show = sub.add_parser("show", help="print the resolved config (defaults + file + --set) as YAML")
+    add_config_flags(show, "default")
+    show.add_argument(
+        "--allow-code", action="store_true", help="resolve as 'huesenv tournament --allow-code' would"
+    )
+    show.set_defaults(func=_show)
+    ls = sub.add_parser("list", help="list the bundled configs")
+    ls.set_defaults(func=_list)
+
+
+def _show(args: argparse.Namespace) -> int:
+    config = load_config(args.config, config_overrides(args), allow_code=args.allow_code)
+    print(f"# {config.source}; run id {config.run_id}; run folder {config.run_dir()}")
+    print(mask_text(config.to_yaml()), end="")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    for name in bundled_configs():
+        print(name)
+    return 0

@@ -1,0 +1,100 @@
+"""``huesenv logs``: import external answer tables, convert logs to Parquet, check a log, show the schema."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from huesenv.commands.common import add_out, add_seed, existing_file, jsonl_target, safe_name, writable_target
+from huesenv.logs.answers import write_answers
+from huesenv.logs.io import load_logs, read_records, write_parquet
+from huesenv.logs.schema import describe_fields
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("logs", help="episode logs: import answer tables, convert, check, schema")
+    sub = parser.add_subparsers(dest="logs_command", metavar="ACTION")
+    sub.required = True
+
+    imp = sub.add_parser(
+        "import-answers", help="turn a Palabra,Answer1..AnswerN table into a sampled agent's log"
+    )
+    imp.add_argument("csv", help="answer table (one row per word)")
+    imp.add_argument(
+        "--agent",
+        "--agents",
+        dest="agent",
+        required=True,
+        help="agent id to record, e.g. 'vlm:InternVL3.5-8B'",
+    )
+    add_out(
+        imp,
+        required=True,
+        help="log to append to (.jsonl; a rerun adds nothing twice) or to write (.parquet)",
+    )
+    imp.add_argument("--run-id", type=safe_name, default=None, help="run id (default: import:<file stem>)")
+    add_seed(imp, default=None, help="seed to record (the sampling seed of the source, if known)")
+    imp.set_defaults(func=_import)
+
+    conv = sub.add_parser("to-parquet", help="convert JSON Lines logs to one Parquet table")
+    conv.add_argument("logs", nargs="+")
+    add_out(conv, required=True, help="the Parquet file to write")
+    conv.set_defaults(func=_to_parquet)
+
+    check = sub.add_parser("check", help="validate logs and count records per kind and agent")
+    check.add_argument("logs", nargs="+")
+    check.set_defaults(func=_check)
+
+    schema = sub.add_parser("schema", help="print every declared field of every record kind")
+    schema.set_defaults(func=_schema)
+
+
+def _import(args: argparse.Namespace) -> int:
+    existing_file(args.csv, "CSV")
+    if not str(args.out).lower().endswith(".parquet"):
+        jsonl_target(args.out, "--out")  # .jsonl to append to, or .parquet to write
+    writable_target(args.out, "--out")
+    if not args.agent.strip():
+        raise ValueError("--agent: expected a non-empty agent id")
+    summary = write_answers(args.csv, args.out, args.agent, run_id=args.run_id, seed=args.seed)
+    skipped = f"; {summary.skipped} rows already in the log, not added again" if summary.skipped else ""
+    print(
+        f"{args.out}: {summary.words} words, {summary.answers} answers, {summary.invalid} invalid answers "
+        f"({args.agent}){skipped}"
+    )
+    return 0
+
+
+def _to_parquet(args: argparse.Namespace) -> int:
+    out = writable_target(args.out, "--out")
+    if out.suffix != ".parquet":
+        raise ValueError(f"--out {args.out}: expected a .parquet file path")
+    for path in args.logs:
+        existing_file(path, "LOG")
+        if Path(path).resolve() == out.resolve():
+            raise ValueError(f"--out {args.out}: is one of the input logs; give another path")
+    records = load_logs(args.logs)
+    write_parquet(records, out)
+    print(f"{args.out}: {len(records)} records")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    for path in args.logs:
+        existing_file(path, "LOG")
+        if str(path).endswith(".parquet"):
+            records, torn = load_logs(path), None
+        else:
+            result = read_records(path)
+            records, torn = result.records, result.torn_line
+        counts = Counter((r.kind, r.agent_id) for r in records)
+        print(f"{path}: {len(records)} records" + (f", torn line {torn} ignored" if torn else ""))
+        for (kind, agent), n in sorted(counts.items()):
+            print(f"  {kind:12s} {agent}: {n}")
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    print(describe_fields())
+    return 0

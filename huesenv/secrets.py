@@ -1,0 +1,127 @@
+"""Secrets masked by value in everything huesenv writes (reports, config copies, logs, W&B config).
+
+Masking by key name alone (``api_key: ***``) missed a key pasted into a value,
+e.g. ``base_url: https://host/v1?key=sk-...``.  So every writer passes its text
+through :func:`mask_text` (or its data through :func:`mask`), which replaces
+
+* the **value** of every environment variable whose name looks like a credential
+  (:data:`SECRET_NAME_RE`: ``*_API_KEY``, ``*TOKEN*``, ``*SECRET*``,
+  ``*PASSWORD*``...), wherever it appears, and any value registered with
+  :func:`register_secret`;
+* the password of a URL's user info (``https://user:PASSWORD@host``) and the
+  value of credential-like query parameters (``?api_key=...``, ``&token=...``);
+* in mappings, the whole value of a credential-like key.
+
+Values shorter than :data:`MIN_SECRET_LEN` are not treated as secrets (masking
+``"1"`` everywhere would garble the text and reveal nothing useful).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+MASK = "***"
+MIN_SECRET_LEN = 6
+SECRET_NAME_RE = re.compile(r"(api[_-]?key|token|secret|passw(or)?d|passwd|credential|auth)", re.IGNORECASE)
+_URL_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<user>[^/@:\s]*):(?P<pw>[^/@\s]+)@")
+_QUERY_SECRET = re.compile(
+    r"(?P<key>[?&;](?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|auth|sig|signature)=)"
+    r"(?P<value>[^&#\s'\"]+)",
+    re.IGNORECASE,
+)
+_registered: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Mask ``value`` from now on in everything written (e.g. a key read from a file, not the environment)."""
+    if value and len(value) >= MIN_SECRET_LEN:
+        _registered.add(value)
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The values to mask: credential-like environment variables and registered secrets, longest first."""
+    env = os.environ if environ is None else environ
+    values = {v for k, v in env.items() if SECRET_NAME_RE.search(k) and v and len(v) >= MIN_SECRET_LEN}
+    values |= _registered
+    return sorted(values, key=len, reverse=True)
+
+
+def mask_text(text: str, environ: Mapping[str, str] | None = None) -> str:
+    """``text`` with every secret value, URL password and credential query parameter replaced by ``***``."""
+    if not isinstance(text, str) or not text:
+        return text
+    for value in secret_values(environ):
+        if value in text:
+            text = text.replace(value, MASK)
+    text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:{MASK}@", text)
+    return _QUERY_SECRET.sub(lambda m: f"{m['key']}{MASK}", text)
+
+
+def mask(value: Any, environ: Mapping[str, str] | None = None, *, by_key: bool = True) -> Any:
+    """A copy of ``value`` (mappings, lists, strings) masked by value and, with ``by_key``, by key name.
+
+    Configs use ``by_key`` (``api_key: ...`` is a secret whatever it holds); log records do not
+    (a timing called ``tokens_per_s`` is not a secret), only their string values are masked.
+    """
+    if isinstance(value, Mapping):
+        return {
+            k: (
+                MASK
+                if by_key and SECRET_NAME_RE.search(str(k)) and not _is_env_name_field(k, v)
+                else mask(v, environ, by_key=by_key)
+            )
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [mask(v, environ, by_key=by_key) for v in value]
+    if isinstance(value, str):
+        return mask_text(value, environ)
+    return value
+
+
+def _is_env_name_field(key: Any, value: Any) -> bool:
+    """``api_key_env: OPENAI_API_KEY`` names a variable, it is not the secret: keep it readable."""
+    return (
+        str(key).lower().endswith("_env")
+        and isinstance(value, str)
+        and re.fullmatch(r"[A-Z0-9_]+", value) is not None
+    )
+
+
+# -- which variables may hold an endpoint's API key -----------------------------------
+
+API_KEY_ENV_RE = re.compile(r"^[A-Z][A-Z0-9_]*_API_KEY$")
+# Credentials of other services that must never be sent to a model endpoint, whatever their name.
+DENIED_KEY_VARS: frozenset[str] = frozenset(
+    {"WANDB_API_KEY", "HF_API_KEY", "HUGGINGFACE_API_KEY", "GITHUB_API_KEY"}
+)
+ALLOW_LIST_VAR = "HUESENV_API_KEY_VARS"  # comma-separated extra names a user allows explicitly
+
+
+def check_api_key_env(name: str, environ: Mapping[str, str] | None = None) -> str:
+    """``name`` if it may hold an endpoint's API key, else ``ValueError`` saying the rule.
+
+    The rule: a name ending in ``_API_KEY`` (upper case, e.g. ``OPENAI_API_KEY``),
+    or one listed in ``$HUESENV_API_KEY_VARS``; never the credentials of other
+    services in :data:`DENIED_KEY_VARS` (``WANDB_API_KEY``...), even when listed.
+    Why: ``api_key_env`` sends the variable's value to a remote endpoint, so a
+    config must not be able to name an unrelated secret.
+    """
+    env = os.environ if environ is None else environ
+    allowed = {n.strip() for n in env.get(ALLOW_LIST_VAR, "").split(",") if n.strip()}
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"api_key_env: expected the name of an environment variable, got {name!r}")
+    if name in DENIED_KEY_VARS:
+        raise ValueError(
+            f"api_key_env {name!r}: that variable holds another service's credentials and is never sent "
+            "to a model endpoint"
+        )
+    if API_KEY_ENV_RE.match(name) or name in allowed:
+        return name
+    raise ValueError(
+        f"api_key_env {name!r}: expected a variable named *_API_KEY (e.g. OPENAI_API_KEY) or one listed in "
+        f"${ALLOW_LIST_VAR}"
+    )
