@@ -47,5 +47,6 @@ __getattr__ = lazy_exports(
         "ClipAgent": "huesenv.agents.clip_agent",
         "TransformersVLMAgent": "huesenv.agents.vlm",
         "ApiVLMAgent": "huesenv.agents.api_vlm",
+        "PolicyAgent": "huesenv.agents.policy",
     },
 )

@@ -16,7 +16,7 @@
   the largest share is the cue (first in vocabulary order on ties).  With no
   target yet, the card cell whose best word has the largest share is the target.
   The frame is the rules' own (``rules.in_frame_matrix``, default
-  :data:`~huesenv.envs.hues_cues.rules.DEFAULT_RULES`), so the cue giver aims at
+  :data:`~huesenv.game.rules.DEFAULT_RULES`), so the cue giver aims at
   whatever the game it plays actually scores.
 
 Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ranking).
@@ -25,16 +25,23 @@ Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ra
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.board import N_CELLS
-from huesenv.envs.hues_cues.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.game.protocol import Answer, BaseAgent, CueQuery, GuessQuery
+from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.humans import load_humans
 from huesenv.vocabulary import normalise_word
+
+
+@lru_cache(maxsize=1)
+def _default_cohort() -> Any:
+    """The packaged cohort, loaded once per process: a game seats several replayed humans (read-only use)."""
+    return load_humans(None)
 
 
 class HumanReplayAgent(BaseAgent):
@@ -52,7 +59,9 @@ class HumanReplayAgent(BaseAgent):
         **load_kwargs: Any,
     ) -> None:
         if humans is None:
-            humans = load_humans(path, **load_kwargs)
+            humans = (
+                _default_cohort() if path is None and not load_kwargs else load_humans(path, **load_kwargs)
+            )
         self.humans = humans
         self.rules = rules or DEFAULT_RULES
         self._seed = seed
@@ -61,6 +70,7 @@ class HumanReplayAgent(BaseAgent):
         self._used: dict[str, set[int]] = {}
         self._game: int | None = None
         self._frame_share: tuple[tuple[str, ...], np.ndarray] | None = None
+        self._rows: dict[str, int] | None = None  # word -> row of the frame-share table
 
     @property
     def agent_id(self) -> str:
@@ -132,7 +142,8 @@ class HumanReplayAgent(BaseAgent):
 
     def give_cue(self, query: CueQuery) -> Answer:
         words, share = self.frame_shares()
-        row = {w: i for i, w in enumerate(words)}
+        row = self._rows if self._rows is not None else {w: i for i, w in enumerate(words)}
+        self._rows = row
         pool: Sequence[str] = query.vocabulary or words
         forbidden = {normalise_word(f) for f in query.forbidden if isinstance(f, str) and f.strip()}
         allowed = [w for w in pool if self._known(w) is not None and normalise_word(w) not in forbidden]

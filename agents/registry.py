@@ -11,6 +11,7 @@ A spec is ``"<kind>"`` or ``"<kind>:<argument>"``; the kind says what is loaded:
 ``clip:hf-hub:<org>/<name>``  an open_clip model on the Hugging Face hub
 ``vlm:<model id or path>``    transformers image-text-to-text model
 ``api-vlm:<model>``           OpenAI-compatible chat-completions endpoint
+``policy:<path>``             a trained policy: huesenv torch checkpoint (.pt) or SB3 zip
 ============================  =====================================================
 
 **Plugins.** A package adds a kind by declaring an entry point in the group
@@ -79,6 +80,14 @@ def _api_vlm(arg: str | None = None, **kw: Any) -> Agent:
     return ApiVLMAgent(arg, **kw)
 
 
+def _policy(arg: str | None = None, **kw: Any) -> Agent:
+    from huesenv.agents.policy import PolicyAgent
+
+    if not arg:
+        raise ValueError("agent spec 'policy' needs a file: 'policy:<checkpoint.pt or model.zip>'")
+    return PolicyAgent(arg, **kw)
+
+
 BUILTIN: dict[str, tuple[AgentFactory, str]] = {
     "random": (_random, "seeded uniform choice among legal cells, cues and options"),
     "human-replay": (_human_replay, "samples the human cohort's answers (huesenv.humans)"),
@@ -92,6 +101,7 @@ BUILTIN: dict[str, tuple[AgentFactory, str]] = {
     ),
     "vlm": (_vlm, "transformers image-text-to-text model: vlm:<model id or path>"),
     "api-vlm": (_api_vlm, "OpenAI-compatible chat-completions API: api-vlm:<model>"),
+    "policy": (_policy, "trained policy (huesenv train): policy:<checkpoint.pt | model.zip>"),
 }
 
 _EXTRA: dict[str, tuple[AgentFactory, str]] = {}

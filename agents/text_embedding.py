@@ -98,6 +98,7 @@ class TextEmbeddingAgent(ScoringAgent):
         contrast: float = 0.5,
         vocabulary: Sequence[str] | None = None,
         seed: int | None = None,
+        num_threads: int = 1,
     ) -> None:
         super().__init__(cue_strategy=cue_strategy, contrast=contrast, vocabulary=vocabulary)
         if "{word}" not in prompt:
@@ -113,6 +114,8 @@ class TextEmbeddingAgent(ScoringAgent):
         self._names_emb: np.ndarray | None = None
         self._model_tag = self.model_path.name if model_path else "all-MiniLM-L6-v2"
         self._cue_cache = TextEmbeddingCache(self._path("cues", self.prompt))
+        self._score_rows: dict[str, np.ndarray] = {}
+        self.num_threads = int(num_threads)
         self.timings: dict[str, float] = {"encode_s": 0.0, "load_s": 0.0}
 
     @property
@@ -146,15 +149,30 @@ class TextEmbeddingAgent(ScoringAgent):
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """L2-normalised embeddings of ``texts`` (one batched encoder call)."""
+        """L2-normalised embeddings of ``texts`` (one batched encoder call).
+
+        On the CPU the call runs with ``num_threads`` torch threads (default 1, the
+        caller's setting is restored): a small model encoding a few words is slower
+        with many threads than with one.
+        """
+        import torch
+
+        model = self.model
         t0 = time.perf_counter()
-        emb = self.model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
+        on_cpu = str(getattr(model, "device", "cpu")).startswith("cpu")
+        before = torch.get_num_threads()
+        if on_cpu and self.num_threads > 0:
+            torch.set_num_threads(self.num_threads)
+        try:
+            emb = model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+        finally:
+            torch.set_num_threads(before)
         self.timings["encode_s"] += time.perf_counter() - t0
         return np.asarray(emb, dtype=np.float32)
 
@@ -200,12 +218,24 @@ class TextEmbeddingAgent(ScoringAgent):
         return self._cue_cache.stack(texts)
 
     def cell_scores(self, texts: Sequence[str]) -> np.ndarray:
-        names_emb, kernel = self._names()
-        sims = self.embed_cues(texts) @ names_emb.T  # (n, names)
-        logits = sims / self.tau
-        p = np.exp(logits - logits.max(axis=1, keepdims=True))
-        p /= p.sum(axis=1, keepdims=True)
-        return p @ kernel
+        """``(n, 480)`` scores; each text's row is computed once per agent and kept.
+
+        Why: a cue giver scores the whole vocabulary (a 100×480 table) on every
+        cue query; the rows never change for a given model, prompt, τ and board.
+        """
+        missing = [t for t in dict.fromkeys(texts) if t not in self._score_rows]
+        if missing:
+            names_emb, kernel = self._names()
+            sims = self.embed_cues(missing) @ names_emb.T  # (n, names)
+            logits = sims / self.tau
+            p = np.exp(logits - logits.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            rows = (p @ kernel).astype(np.float32, copy=False)
+            rows.setflags(write=False)
+            self._score_rows.update(zip(missing, rows))
+        if not texts:
+            return np.zeros((0, len(self.board.rgb)), dtype=np.float32)
+        return np.stack([self._score_rows[t] for t in texts])
 
     def listener_logits(self, scores: np.ndarray) -> np.ndarray:
         return np.log(np.maximum(scores, 1e-12))

@@ -229,6 +229,14 @@ def main() -> None:
     parser.add_argument(
         "--tournament", action="store_true", help="also check that a tournament's --device reaches the agent"
     )
+    parser.add_argument(
+        "--train",
+        nargs="*",
+        type=int,
+        metavar="NUM_ENVS",
+        help="also measure `huesenv train guesser --fast` steps/s on cuda and cpu (benchmarks/bench_train.py); "
+        "optional batch sizes (default 2048 8192 32768)",
+    )
     parser.add_argument("--out", default="gpu_check.json")
     args = parser.parse_args()
     import torch
@@ -260,6 +268,15 @@ def main() -> None:
             results["vlm"] = vlm_check(tmp / "tiny-llava")
         if args.tournament:
             results["tournament"] = tournament_check()
+    if args.train is not None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(
+            "bench_train", Path(__file__).with_name("bench_train.py")
+        )
+        bench_train = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bench_train)
+        results["train"] = bench_train.run_all(args.train or [2048, 8192, 32768], updates=6)
     Path(args.out).write_text(json.dumps(results, indent=1))
 
 

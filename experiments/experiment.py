@@ -22,6 +22,7 @@ import huesenv.experiments.weights as weights
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
+from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report
 from huesenv.experiments.runner import (
@@ -396,7 +397,7 @@ def build_report_data(
             "allow_code: this run was started with --allow-code; tournament.agent_factory/play_fn ran "
             f"{config['tournament'].get('agent_factory')!r} / {config['tournament'].get('play_fn')!r}"
         )
-    return report.ReportData(
+    data = report.ReportData(
         title=f"huesenv experiment: {config.name}",
         config_yaml=config.to_yaml(),  # masked by write_report, like every document it writes
         summary=[s for s in summary if s],
@@ -408,3 +409,5 @@ def build_report_data(
         humans=human_ref.as_dict(),
         metadata=provenance.run_metadata(config),
     )
+    add_training_section(data, {a.name: a.spec for a in config.agents()}, plots_dir)
+    return data

@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "replay": "huesenv.commands.replay",
     "play": "huesenv.commands.play",
     "collect": "huesenv.commands.collect",
+    "train": "huesenv.commands.train",
 }
 
 

@@ -62,6 +62,12 @@ def normalise_word(word: object) -> str:
     """The canonical form of a cue word (see the module docstring for the rules)."""
     if not isinstance(word, str):
         raise ValueError(f"invalid word {word!r}: expected a string")
+    return _normalise(word)
+
+
+@lru_cache(maxsize=65536)
+def _normalise(word: str) -> str:
+    """:func:`normalise_word` of a string, cached: agents normalise the same hundred words on every cue."""
     if word != "" and word.strip() == "":
         return EMPTY_INPUT
     key = " ".join(word.split()).upper()

@@ -78,7 +78,7 @@ def test_word_task_is_sampled_and_seeded(humans):
 def test_cue_giver_uses_the_rules_frame(humans):
     from huesenv.agents.human_replay import HumanReplayAgent
     from huesenv.board import N_CELLS, chebyshev_distance
-    from huesenv.envs.hues_cues.rules import HuesCuesRules
+    from huesenv.game.rules import HuesCuesRules
 
     default = HumanReplayAgent(humans)
     words, share = default.frame_shares()

@@ -103,7 +103,7 @@ def test_information_text_is_configurable_per_language(tmp_path):
 
 
 def test_cli_information_file_per_language(tmp_path):
-    from huesenv.collect.cli import _information
+    from huesenv.commands.collect import _information
 
     (tmp_path / "info.en.txt").write_text("English sheet", encoding="utf-8")
     (tmp_path / "info.es.txt").write_text("Hoja en español", encoding="utf-8")

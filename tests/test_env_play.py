@@ -7,13 +7,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from huesenv import hues_cues_v0
+from huesenv import hues_cues_v1
 from huesenv.agents import RandomAgent
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.board import N_CELLS, parse_coord
 from huesenv.envs import GuesserVectorEnv, batch_guess_points, play_game, recompute_from_records
-from huesenv.envs.hues_cues.adapters import answer_to_action, observation_to_query
-from huesenv.envs.hues_cues.rules import recompute_scores, score_round
+from huesenv.envs.hues_cues.adapters import answer_to_action, query_for
+from huesenv.game.phase import Phase
+from huesenv.game.rules import recompute_scores, score_round
 from huesenv.logs.schema import LogRecord
 
 EXTRA_KEYS = {"game", "round", "player", "role", "phase", "cue_index", "cell", "target", "points", "passed"}
@@ -82,34 +83,44 @@ def test_unusable_answers_fall_back_and_are_marked_invalid():
 
 
 def test_adapters_round_trip():
-    env = hues_cues_v0.raw_env(num_players=3)
+    env = hues_cues_v1.raw_env(num_players=3)
     env.reset(seed=0)
     s, lay = env.state_obj, env.layout
-    obs = env.observe("player_0")
-    q = observation_to_query(obs, lay, info=env.infos["player_0"], rules=env.rules, player="player_0")
-    assert isinstance(q, CueQuery) and q.target is None and q.card == s.card
-    d = answer_to_action(Answer(target=s.card[1]), q, obs, lay)
+    mask = env.action_mask("player_0")
+    q = query_for(env, "player_0")
+    assert isinstance(q, CueQuery) and q.target is None and q.card == s.card and q.player == "player_0"
+    assert q.phase is Phase.PICK_TARGET and q.round == 0 and q.seat == 0 and q.view.card == s.card
+    d = answer_to_action(Answer(target=s.card[1]), q, mask, lay)
     assert d.valid and d.action == s.card[1]
     env.step(d.action)
-    obs = env.observe("player_0")
-    q = observation_to_query(obs, lay, info=env.infos["player_0"], rules=env.rules)
+    obs = {"action_mask": env.action_mask("player_0")}
+    q = query_for(env, "player_0")
     assert (
         q.target == s.card[1]
         and q.cue_index == 1
         and "PETER PAN" not in q.vocabulary
         and "RED" in q.forbidden
     )
-    assert not answer_to_action(Answer(cue="peter pan"), q, obs, lay).valid
-    assert not answer_to_action(Answer(cue=None), q, obs, lay).valid
-    d = answer_to_action(Answer(cue=" sea "), q, obs, lay)
+    assert not answer_to_action(Answer(cue="peter pan"), q, obs["action_mask"], lay).valid
+    assert not answer_to_action(Answer(cue=None), q, obs["action_mask"], lay).valid
+    d = answer_to_action(Answer(cue=" sea "), q, obs["action_mask"], lay)
     assert d.valid and d.cue == "SEA"
     env.step(d.action)
     env.step(parse_coord("I18"))
-    obs = env.observe("player_2")
-    q = observation_to_query(obs, lay, info=env.infos["player_2"], rules=env.rules)
+    q = query_for(env, "player_2")
     assert isinstance(q, GuessQuery) and q.cues == ("SEA",) and not q.legal[parse_coord("I18")]
-    d = answer_to_action(Answer(cells=np.array([parse_coord("I18"), 7])), q, obs, lay)
+    assert (
+        q.phase is Phase.GUESS_1
+        and q.seat == 2
+        and q.given == ("SEA",)
+        and [(c.seat, c.cell) for c in q.view.cones] == [(1, parse_coord("I18"))]
+    )
+    d = answer_to_action(Answer(cells=np.array([parse_coord("I18"), 7])), q, env.action_mask("player_2"), lay)
     assert d.valid and d.action == 7  # first legal cell of the ranking
+    env.step(d.action)
+    env.step(lay.pass_action)
+    q = query_for(env, "player_2")  # a passed cue 2 reaches the agent (v0 dropped it)
+    assert q.phase is Phase.GUESS_2 and q.given == ("SEA", None) and q.cues == ("SEA",) and q.round == 0
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -136,7 +147,7 @@ def HUES_ROUNDS(n):  # noqa: N802 - mirrors the published rule, independently of
 @settings(max_examples=10, deadline=None)
 @given(n=st.integers(3, 10), seed=st.integers(0, 2**31))
 def test_random_masked_aec_play_property(n, seed):
-    env = hues_cues_v0.env(num_players=n)
+    env = hues_cues_v1.env(num_players=n)
     env.reset(seed=seed)
     raw = env.unwrapped
     rng = np.random.default_rng(seed)
@@ -170,7 +181,12 @@ def test_guesser_vector_env():
     actions = GuesserVectorEnv.random_legal_actions(obs["action_mask"], rng)
     assert obs["action_mask"][np.arange(64), actions].all()
     nobs, rewards, term, trunc, info = env.step(actions)
-    assert term.all() and not trunc.any() and (info["final_obs"]["cue"] == obs["cue"]).all()
+    assert term.all() and not trunc.any() and info["_final_obs"].all()
+    # Gymnasium's vector convention: an object array of unbatched per-env observations
+    assert info["final_obs"].dtype == object and info["final_obs"].shape == (64,)
+    assert [o["cue"] for o in info["final_obs"]] == obs["cue"].tolist()
+    assert env.single_observation_space.contains(info["final_obs"][3])
+    assert (info["final_info"]["points"] == info["points"]).all()
     assert rewards.tolist() == batch_guess_points(info["target"], actions).astype(float).tolist()
     occ = np.flatnonzero(nobs["occupied"][0])
     if occ.size:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from huesenv.board import frame, parse_coord, ring
-from huesenv.envs.hues_cues.rules import (
+from huesenv.game.rules import (
     Action,
     GameState,
     HuesCuesRules,
@@ -25,7 +25,7 @@ def test_rules_module_does_not_import_pettingzoo():
     import ast
     import inspect
 
-    import huesenv.envs.hues_cues.rules as rules
+    import huesenv.game.rules as rules
 
     tree = ast.parse(inspect.getsource(rules))
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
@@ -177,7 +177,7 @@ def test_cue_rules_look_inside_compounds(cue, index, why):
 
 
 def test_cue_words_split_at_punctuation_and_hyphens_count_per_part():
-    from huesenv.envs.hues_cues.rules import _cue_words
+    from huesenv.game.cues import cue_words as _cue_words
 
     assert _cue_words("RED/GREEN") == ["RED", "GREEN"] and _cue_words("SKY-BLUE") == ["SKY", "BLUE"]
     assert _cue_words("BLUE(S)") == ["BLUE", "S"] and _cue_words("O'NEILL'S CAFÉ") == ["O'NEILL'S", "CAFÉ"]

@@ -27,8 +27,9 @@ def test_ids_registered_idempotently():
 
 
 @pytest.mark.parametrize("cls", [GuesserEnv, CueGiverEnv])
-def test_gymnasium_check_env(cls):
-    check_env(cls(num_players=3), skip_render_check=True)
+@pytest.mark.parametrize("mode", ["flat", "dict"])
+def test_gymnasium_check_env(cls, mode):
+    check_env(cls(num_players=3, observation_mode=mode), skip_render_check=True)
 
 
 def _run(env, seed):
@@ -38,7 +39,7 @@ def _run(env, seed):
     done = False
     while not done:
         assert env.observation_space.contains(obs)
-        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        action = int(rng.choice(np.flatnonzero(env.unwrapped.action_masks())))
         trace.append(action)
         obs, reward, terminated, truncated, info = env.step(action)
         total += reward
@@ -48,21 +49,58 @@ def _run(env, seed):
 
 
 @pytest.mark.parametrize(
-    "env_id,role", [("huesenv/Guesser-v0", "guesser"), ("huesenv/CueGiver-v0", "cue_giver")]
+    "env_id,role", [("huesenv/Guesser-v1", "guesser"), ("huesenv/CueGiver-v1", "cue_giver")]
 )
 def test_make_and_rewards_are_the_learner_role_points(env_id, role):
     env = gym.make(env_id, num_players=4)
+    assert isinstance(env.observation_space, gym.spaces.Box)  # flat by default
     total, steps, _, info = _run(env, seed=3)
     game = env.unwrapped.game
     assert total == game.state_obj.points_by_role[0][role]
     assert steps == (12 if role == "guesser" else 6)  # 6 rounds x 2 cones / 2 rounds x 3 decisions
-    assert info["phase"] == "done" and "final_scores" in info
+    assert info["phase"] == 5 and info["score"] == game.state_obj.scores[0]
+
+
+def test_v0_ids_are_gone():
+    with pytest.raises(gym.error.DeprecatedEnv, match="Guesser-v1"):
+        gym.make("huesenv/Guesser-v0")
+
+
+def test_default_opponents_are_replayed_humans_one_per_seat():
+    from huesenv.agents.human_replay import HumanReplayAgent
+
+    env = GuesserEnv(num_players=4)
+    agents = list(env.opponents.values())
+    assert all(isinstance(a, HumanReplayAgent) for a in agents) and len({id(a) for a in agents}) == 3
+    env.reset(seed=0)
+    # answers are drawn without replacement within the game: the driver tells the game apart
+    assert env._driver.game == 0
+    env.reset(seed=1)
+    assert env._driver.game == 1
+
+
+def test_opponents_as_spec_strings():
+    env = GuesserEnv(num_players=3, opponents=["random", "human-replay"], stand_in="random")
+    kinds = [type(a).__name__ for a in env.opponents.values()]
+    assert kinds == ["RandomAgent", "HumanReplayAgent"]
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="unknown agent kind"):
+        GuesserEnv(num_players=3, opponents="no-such-kind")
+
+
+def test_one_policy_runs_at_3_to_10_players():
+    spaces_ = [GuesserEnv(num_players=n, opponents="random").observation_space for n in (3, 4, 6, 10)]
+    assert all(s == spaces_[0] for s in spaces_)
+    env = GuesserEnv(num_players=6, opponents="random")
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs) and env.action_masks().shape == (N_CELLS,)
 
 
 def test_guesser_action_space_is_cells():
-    env = GuesserEnv(num_players=5, seat=2)
+    env = GuesserEnv(num_players=5, seat=2, observation_mode="dict")
     obs, _ = env.reset(seed=0)
     assert env.action_space == gym.spaces.Discrete(N_CELLS) and obs["action_mask"].shape == (N_CELLS,)
+    assert np.array_equal(obs["action_mask"].astype(bool), env.action_masks())
     assert env.game.agent_selection == "player_2" and env.game.state_obj.phase in ("guess_1", "guess_2")
 
 
@@ -107,7 +145,7 @@ def test_opponents_play_the_other_seats():
 
 
 def test_penalise_mode_lets_the_learner_retry():
-    env = GuesserEnv(num_players=3, illegal_action="penalise")
+    env = GuesserEnv(num_players=3, illegal_action="penalise", observation_mode="dict")
     obs, _ = env.reset(seed=0)
     occupied = np.flatnonzero(obs["observation"]["occupied"])
     if occupied.size == 0:
@@ -115,4 +153,17 @@ def test_penalise_mode_lets_the_learner_retry():
         occupied = np.flatnonzero(obs["observation"]["occupied"])
     before = env.game.state_obj.moves
     obs, reward, *_, info = env.step(int(occupied[0]))
-    assert reward == -1.0 and "already holds a cone" in info["illegal"] and env.game.state_obj.moves == before
+    assert reward == -1.0 and info["illegal"] == 1 and env.game.state_obj.moves == before
+    assert "already holds a cone" in env.game.last_illegal
+
+
+def test_illegal_learner_action_ends_the_episode_by_default():
+    env = GuesserEnv(num_players=3, opponents="random")
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.action_masks())[0]) if (~env.action_masks()).any() else None
+    if bad is None:
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+        bad = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.warns(UserWarning, match="Illegal move"):
+        _, reward, terminated, truncated, _ = env.step(bad)
+    assert reward == -1.0 and terminated and not truncated

@@ -18,7 +18,7 @@ class _Block:
             raise ImportError('blocked for this test: ' + name)
 sys.meta_path.insert(0, _Block())
 import huesenv
-from huesenv import load_board, hues_cues_v0
+from huesenv import hues_cues_v1, load_board
 import huesenv.metrics, huesenv.humans, huesenv.logs, huesenv.stats, huesenv.agents
 b = load_board(); assert b.xy.shape == (480, 2)
 print('ok')
@@ -64,6 +64,8 @@ def test_wheel_has_only_huesenv_at_top_level(tmp_path):
     assert top == {"huesenv"}, top
     for expected in (
         "huesenv/agents/protocol.py",
+        "huesenv/game/protocol.py",
+        "huesenv/agents/text_encoders.py",
         "huesenv/experiments/__init__.py",
         "huesenv/render/playback.py",
         "huesenv/envs/rendering/view.py",

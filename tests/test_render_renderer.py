@@ -10,10 +10,10 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
-from huesenv.board import N_CELLS, format_coord, frame, load_board, parse_coord
-from huesenv.envs.rendering.layout import ring_rect
-from huesenv.envs.rendering.renderer import CONE_COLOURS, FRAME_INNER, FRAME_OUTER, cone_colour
-from huesenv.render import BoardRenderer, RenderView, cell_at, cell_center, cell_rect, frame_rect
+from huesenv.board import N_CELLS, format_coord, frame, load_board, parse_coord  # noqa: E402 - after the pygame skip
+from huesenv.envs.rendering.layout import ring_rect  # noqa: E402
+from huesenv.envs.rendering.renderer import CONE_COLOURS, FRAME_INNER, FRAME_OUTER, cone_colour  # noqa: E402
+from huesenv.render import BoardRenderer, RenderView, cell_at, cell_center, cell_rect, frame_rect  # noqa: E402
 
 PLAYERS = ("player_0", "player_1", "player_2", "player_3")
 
@@ -166,13 +166,13 @@ def test_show_opens_a_window_with_the_same_picture():
 def test_renders_a_real_env_in_both_modes():
     """The env's render(): rgb_array frames show the env's own cones, and human mode opens a window."""
     pytest.importorskip("pettingzoo")
-    from huesenv import hues_cues_v0
+    from huesenv import hues_cues_v1
 
-    env = hues_cues_v0.env(num_players=4, render_mode="rgb_array")
+    env = hues_cues_v1.env(num_players=4, render_mode="rgb_array")
     env.reset(seed=5)
     rng = np.random.default_rng(0)
     checked = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -193,7 +193,7 @@ def test_renders_a_real_env_in_both_modes():
     assert checked > 0
     assert env.metadata["render_fps"] == BoardRenderer.metadata["render_fps"]
     env.close()
-    human = hues_cues_v0.env(num_players=3, render_mode="human")
+    human = hues_cues_v1.env(num_players=3, render_mode="human")
     human.reset(seed=1)
     human.render()
     assert pygame.display.get_surface().get_size() == (1024, 480)

@@ -10,15 +10,15 @@ from huesenv.envs.registration import ENV_IDS, register_envs
 from huesenv.lazy import lazy_exports
 
 _LAZY = {
-    "HuesCuesRules": "huesenv.envs.hues_cues.rules",
-    "GameState": "huesenv.envs.hues_cues.rules",
-    "IllegalActionError": "huesenv.envs.hues_cues.rules",
-    "score_cones": "huesenv.envs.hues_cues.rules",
-    "score_round": "huesenv.envs.hues_cues.rules",
+    "HuesCuesRules": "huesenv.game.rules",
+    "GameState": "huesenv.game.rules",
+    "IllegalActionError": "huesenv.game.rules",
+    "score_cones": "huesenv.game.rules",
+    "score_round": "huesenv.game.rules",
     "play_game": "huesenv.envs.hues_cues.play",
     "GameResult": "huesenv.envs.hues_cues.play",
     "recompute_from_records": "huesenv.envs.hues_cues.play",
-    "observation_to_query": "huesenv.envs.hues_cues.adapters",
+    "query_for": "huesenv.envs.hues_cues.adapters",
     "answer_to_action": "huesenv.envs.hues_cues.adapters",
     "GuesserEnv": "huesenv.envs.wrappers",
     "CueGiverEnv": "huesenv.envs.wrappers",

@@ -8,8 +8,8 @@ imports them on first use.  The probe envs' modules belong to the probes code.
 from __future__ import annotations
 
 ENV_IDS: dict[str, str] = {
-    "huesenv/Guesser-v0": "huesenv.envs.wrappers:GuesserEnv",
-    "huesenv/CueGiver-v0": "huesenv.envs.wrappers:CueGiverEnv",
+    "huesenv/Guesser-v1": "huesenv.envs.wrappers:GuesserEnv",
+    "huesenv/CueGiver-v1": "huesenv.envs.wrappers:CueGiverEnv",
     "huesenv/GCA-v0": "huesenv.probes.gca.env:GCAEnv",
     "huesenv/TextInterference-v0": "huesenv.probes.interference.env:TextInterferenceEnv",
 }

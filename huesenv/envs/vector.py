@@ -5,7 +5,10 @@ the board, put a cone on a free cell; its value is the 3/2/1 score against the
 hidden target.  :class:`GuesserVectorEnv` plays ``num_envs`` such decisions per
 ``step`` with no Python loop over environments: each sub-episode is one decision
 (a contextual bandit), auto-reset in the same step (Gymnasium's ``SAME_STEP``
-mode; the answered observation is in ``infos["final_obs"]``).
+mode).  As in Gymnasium's own vector envs, ``infos["final_obs"]`` is an object
+array holding each sub-env's answered observation (unbatched) with the mask
+``infos["_final_obs"]``, and ``infos["final_info"]`` / ``"_final_info"`` its
+per-env info (``target``, ``points``, ``legal``); every sub-env ends each step.
 
 How a decision is drawn (all from the env's ``numpy`` generator):
 
@@ -18,7 +21,7 @@ How a decision is drawn (all from the env's ``numpy`` generator):
   17, the most a 10-player round leaves before the last cone), each on a
   uniform cell drawn with replacement (a repeat leaves one cone fewer).
 
-Scoring goes through :func:`huesenv.envs.hues_cues.rules.score_cones` (the same
+Scoring goes through :func:`huesenv.game.rules.score_cones` (the same
 points matrix as the game), so both paths score identically.
 """
 
@@ -33,7 +36,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from huesenv.board import N_CELLS
-from huesenv.envs.hues_cues.rules import DEFAULT_RULES, HuesCuesRules, score_cones
+from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules, score_cones
 from huesenv.vocabulary import normalise_word, word_texts
 
 
@@ -138,8 +141,19 @@ class GuesserVectorEnv(VectorEnv):
         legal = ~self._occupied[rows, cells]
         points = batch_guess_points(self._targets, cells, self.rules)
         rewards = np.where(legal, points, self.illegal_reward).astype(np.float64)
-        final_obs = self._obs()
-        infos = {"target": self._targets.copy(), "points": points, "legal": legal, "final_obs": final_obs}
+        answered = self._obs()
+        final_obs = np.empty(self.num_envs, dtype=object)
+        for i in range(self.num_envs):
+            final_obs[i] = {k: v[i] for k, v in answered.items()}
+        ended = np.ones(self.num_envs, dtype=bool)
+        final_info = {"target": self._targets.copy(), "points": points, "legal": legal}
+        infos = {
+            **final_info,
+            "final_obs": final_obs,
+            "_final_obs": ended,
+            "final_info": final_info,
+            "_final_info": ended.copy(),
+        }
         self._draw(rows)
         terminations = np.ones(self.num_envs, dtype=bool)
         truncations = np.zeros(self.num_envs, dtype=bool)

@@ -1,24 +1,35 @@
 """Single-agent Gymnasium views of Hues and Cues: the learner takes one seat, given agents play the rest.
 
-* ``huesenv/Guesser-v0`` (:class:`GuesserEnv`): the learner places cones.
-  Action ``Discrete(480)`` (a cell), observation the AEC observation with the
-  action mask cut to the 480 cells.  When the learner's seat is cue giver, its
-  ``stand_in`` agent gives the cues.  Reward: the learner's guesser points.
-* ``huesenv/CueGiver-v0`` (:class:`CueGiverEnv`): the learner picks targets and
-  gives cues.  Action and observation spaces are the AEC env's (vocabulary mode:
-  ``Discrete(480 + V + 1)`` with the mask).  Its guesses are made by ``stand_in``.
-  Reward: the learner's cue-giver points.
+* ``huesenv/Guesser-v1`` (:class:`GuesserEnv`): the learner places cones.
+  Action ``Discrete(480)`` (a cell).  When the learner's seat is cue giver,
+  its ``stand_in`` agent gives the cues.  Reward: the learner's guesser points.
+* ``huesenv/CueGiver-v1`` (:class:`CueGiverEnv`): the learner picks targets and
+  gives cues, in the AEC env's action layout (vocabulary mode:
+  ``Discrete(480 + V + 1)``).  Its guesses are made by ``stand_in``.  Reward:
+  the learner's cue-giver points.
 
 Why reward by role: the other role is played by someone else, so counting its
 points would reward the learner for play it did not make.
 
-The other seats are played by ``opponents`` (protocol agents: a mapping seat
-name → agent, a sequence in seat order skipping the learner, or one agent for
-all); by default seeded :class:`~huesenv.agents.random_agent.RandomAgent` s.
-Illegal learner actions default to penalise-and-retry (``illegal_reward``,
-the learner acts again) rather than the AEC env's ``"raise"``, because
-Gymnasium tooling (the env checker, learners without action masking) samples
-unmasked actions; pass ``illegal_action="raise"`` for strictness.
+**Observations** are the AEC env's (seat-relative, padded to 10 seats, see
+:mod:`huesenv.envs.hues_cues.env`), by default ``observation_mode="flat"``: one
+float32 ``Box``, with the legal actions from :meth:`action_masks` (the
+sb3-contrib convention), so ``MaskablePPO("MlpPolicy", gymnasium.make("huesenv/Guesser-v1"))``
+trains with no adapter.  ``observation_mode="dict"`` gives PettingZoo's
+``{"observation": {...}, "action_mask": ...}`` instead.
+
+**Opponents** (``opponents`` for the other seats, ``stand_in`` for the
+learner's other role) are agent spec strings (``"human-replay"``,
+``"text-embedding"``, ``"policy:PATH"``, any kind of :mod:`huesenv.agents`),
+agent objects, a mapping seat name → either, or a sequence in seat order
+skipping the learner.  A spec string makes one agent per seat, as the
+tournaments do.  The default is ``"human-replay"``: replayed people, each seat
+drawing answers without replacement within a game (one instance per seat, told
+the game by ``query.game``), so the cue carries information the learner can use.
+
+**Illegal learner actions** end the episode with ``illegal_reward`` (-1),
+as in the AEC env (``illegal_action="end"``); ``"penalise"`` lets the learner
+act again after the penalty, ``"raise"`` raises.
 
 Every agent is ``reset`` with a seed derived from the episode seed, so
 ``reset(seed=s)`` replays the same episode.  Unusable answers of the other
@@ -34,12 +45,16 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from huesenv.agents.protocol import Agent
-from huesenv.agents.random_agent import RandomAgent
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.envs.hues_cues.play import Driver
-from huesenv.envs.hues_cues.rules import HuesCuesRules
+from huesenv.game.agent_specs import resolve_agent
+from huesenv.game.protocol import Agent
+from huesenv.game.rules import HuesCuesRules
+
+DEFAULT_OPPONENT = "human-replay"
+
+AgentLike = Agent | str
 
 
 class _SeatEnv(gymnasium.Env):
@@ -50,80 +65,100 @@ class _SeatEnv(gymnasium.Env):
         self,
         num_players: int = 4,
         seat: int = 0,
-        opponents: Mapping[str, Agent] | Sequence[Agent] | Agent | None = None,
-        stand_in: Agent | None = None,
+        opponents: Mapping[str, AgentLike] | Sequence[AgentLike] | AgentLike | None = DEFAULT_OPPONENT,
+        stand_in: AgentLike | None = None,
         cue_mode: str = "vocabulary",
+        cue_encoding: str = "index",
+        observation_mode: str = "flat",
+        include_board: bool = False,
+        text_encoder: Any = None,
+        flat_cue_weight: float = 4.0,
         vocabulary: Sequence[str] | None = None,
         rules: HuesCuesRules | None = None,
-        illegal_action: str = "penalise",
+        illegal_action: str = "end",
         illegal_reward: float = -1.0,
+        max_cycles: int | None = None,
         render_mode: str | None = None,
     ) -> None:
         self.game = raw_env(
             num_players=num_players,
             cue_mode=cue_mode,
+            cue_encoding=cue_encoding,
+            observation_mode=observation_mode,
+            include_board=include_board,
+            text_encoder=text_encoder,
+            flat_cue_weight=flat_cue_weight,
             vocabulary=vocabulary,
             rules=rules,
             illegal_action=illegal_action,
             illegal_reward=illegal_reward,
+            max_cycles=max_cycles,
             render_mode=render_mode,
         )
-        if not 0 <= seat < num_players:
-            raise ValueError(f"seat: expected 0-{num_players - 1}, got {seat!r}")
-        self.seat = seat
-        self.learner = self.game.possible_agents[seat]
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
+            raise ValueError(f"seat: expected an integer 0-{num_players - 1}, got {seat!r}")
+        self.seat = int(seat)
+        self.learner = self.game.possible_agents[self.seat]
         self.render_mode = render_mode
-        self._opponents = self._assign(opponents)
-        self._stand_in_given = stand_in
-        self._agents: dict[str, Agent] = {}
-        self._stand_in: Agent | None = None
+        self.observation_mode = observation_mode
+        vocab_kw = {"vocabulary": self.game.layout.vocabulary}
+        self._agents = self._resolve(opponents if opponents is not None else DEFAULT_OPPONENT, vocab_kw)
+        stand = stand_in if stand_in is not None else (opponents if isinstance(opponents, str) else None)
+        self._stand_in = self._make(stand if stand is not None else DEFAULT_OPPONENT, vocab_kw)
         self._driver: Driver | None = None
         self._points = 0
+        self._episode = -1
         self._init_spaces()
 
     # -- seats ------------------------------------------------------------------------
-    def _assign(self, opponents: Any) -> dict[str, Agent] | None:
+    @staticmethod
+    def _make(spec: AgentLike, kwargs: dict[str, Any]) -> Agent:
+        if isinstance(spec, str) and spec.strip().partition(":")[0] == "random":
+            return resolve_agent(spec, **kwargs)  # random agents choose among the game's vocabulary
+        return resolve_agent(spec)
+
+    def _resolve(self, opponents: Any, kwargs: dict[str, Any]) -> dict[str, Agent]:
         others = [a for a in self.game.possible_agents if a != self.learner]
-        if opponents is None:
-            return None
         if isinstance(opponents, Mapping):
             missing = [a for a in others if a not in opponents]
             if missing:
                 raise ValueError(f"opponents: missing seat(s) {missing}; expected keys {others}")
-            return {a: opponents[a] for a in others}
+            return {a: self._make(opponents[a], kwargs) for a in others}
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
             if len(opponents) != len(others):
                 raise ValueError(
                     f"opponents: expected {len(others)} agents (seats {others}), got {len(opponents)}"
                 )
-            return dict(zip(others, opponents))
-        return {a: opponents for a in others}
+            return {a: self._make(o, kwargs) for a, o in zip(others, opponents)}
+        if isinstance(opponents, str):
+            return {a: self._make(opponents, kwargs) for a in others}  # one instance per seat
+        return {a: self._make(opponents, kwargs) for a in others}  # one agent object for every seat
 
-    def _make_agents(self, rng: np.random.Generator) -> None:
+    @property
+    def opponents(self) -> dict[str, Agent]:
+        """The agents of the other seats (seat name → agent)."""
+        return dict(self._agents)
+
+    def _reset_agents(self, rng: np.random.Generator) -> None:
         seeds = rng.integers(2**31, size=self.game.num_players + 1)
-        vocab = self.game.layout.vocabulary
-        if self._opponents is None:
-            self._agents = {
-                a: RandomAgent(seed=int(seeds[i]), vocabulary=vocab)
-                for i, a in enumerate(self.game.possible_agents)
-                if a != self.learner
-            }
-        else:
-            self._agents = dict(self._opponents)
-            for i, a in enumerate(self.game.possible_agents):
-                if a in self._agents:
-                    self._agents[a].reset(seed=int(seeds[i]))
-        self._stand_in = self._stand_in_given or RandomAgent(seed=int(seeds[-1]), vocabulary=vocab)
-        if self._stand_in_given is not None:
-            self._stand_in.reset(seed=int(seeds[-1]))
+        for i, a in enumerate(self.game.possible_agents):
+            if a in self._agents:
+                self._agents[a].reset(seed=int(seeds[i]))
+        self._stand_in.reset(seed=int(seeds[-1]))
 
     # -- gymnasium API --------------------------------------------------------------------
     def _init_spaces(self) -> None:
-        self.observation_space = self.game.observation_space(self.learner)
+        space = self.game.observation_space(self.learner)
+        self.observation_space = space["observation"] if self.observation_mode == "flat" else space
         self.action_space = self.game.action_space(self.learner)
 
-    def _observation(self) -> dict[str, Any]:
-        return self.game.observe(self.learner)
+    def _observation(self) -> Any:
+        obs = self.game.observe(self.learner)
+        return obs["observation"] if self.observation_mode == "flat" else obs
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions now (sb3-contrib's ``MaskablePPO`` reads it)."""
+        return self.game.action_mask(self.learner).astype(bool)
 
     def _is_learner_turn(self) -> bool:
         s = self.game.state_obj
@@ -139,51 +174,45 @@ class _SeatEnv(gymnasium.Env):
     def _advance(self) -> None:
         """Let the other agents (and the learner's stand-in) play until the learner must act or the game ends."""
         g = self.game
-        while not self._finished() and not self._is_learner_turn():
+        assert self._driver is not None
+        while not g.game_over and not self._is_learner_turn():
             name = g.agent_selection
             agent = self._stand_in if name == self.learner else self._agents[name]
-            obs, _, _, _, info = g.last()
-            action, *_ = self._driver.decide(name, agent, obs, info)
+            action, *_ = self._driver.decide(name, agent)
             g.step(action)
 
-    def _finished(self) -> bool:
-        g = self.game
-        return g.state_obj.done or any(g.truncations.values())
-
     def _info(self) -> dict[str, Any]:
-        g = self.game
-        info = dict(g.infos.get(self.learner, {}))
+        info = dict(self.game.infos.get(self.learner, {}))
         info["seat"] = self.seat
         return info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(2**63))
+        self._episode += 1
         self.game.reset(seed=game_seed)
-        self._make_agents(np.random.default_rng(game_seed))
-        self._driver = Driver(self.game, np.random.default_rng(game_seed ^ 0x5EED))
+        self._reset_agents(np.random.default_rng(game_seed))
+        self._driver = Driver(self.game, np.random.default_rng(game_seed ^ 0x5EED), game=self._episode)
         self._advance()
         self._points = self._learner_points()
         return self._observation(), self._info()
 
-    def _to_env_action(self, action: Any) -> Any:
-        return action
-
     def step(self, action: Any):
         if self._driver is None:
             raise RuntimeError("call reset() before step()")
-        if self._finished():
-            raise RuntimeError("the episode is over: call reset()")
         g = self.game
-        g.step(self._to_env_action(action))
-        penalty = (
-            float(g.rewards.get(self.learner, 0.0)) if "illegal" in g.infos.get(self.learner, {}) else 0.0
-        )
+        if g.game_over:
+            raise RuntimeError("the episode is over: call reset()")
+        if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
+            action = int(action.reshape(()))
+        g.step(action)
+        illegal = bool(g.infos.get(self.learner, {}).get("illegal", 0))
+        penalty = float(g.rewards.get(self.learner, 0.0)) if illegal else 0.0
         self._advance()
         now = self._learner_points()
         reward = float(now - self._points) + penalty
         self._points = now
-        terminated = g.state_obj.done
+        terminated = g.state_obj.done or any(g.terminations.values())
         truncated = not terminated and any(g.truncations.values())
         return self._observation(), reward, terminated, truncated, self._info()
 
@@ -200,20 +229,23 @@ class GuesserEnv(_SeatEnv):
     learner_role = "guesser"
 
     def _init_spaces(self) -> None:
-        inner = self.game.observation_space(self.learner)["observation"]
-        self.observation_space = spaces.Dict(
-            {"observation": inner, "action_mask": spaces.Box(0, 1, (N_CELLS,), np.int8)}
-        )
+        space = self.game.observation_space(self.learner)
+        if self.observation_mode == "flat":
+            self.observation_space = space["observation"]
+        else:
+            self.observation_space = spaces.Dict(
+                {"observation": space["observation"], "action_mask": spaces.Box(0, 1, (N_CELLS,), np.int8)}
+            )
         self.action_space = spaces.Discrete(N_CELLS)
 
-    def _observation(self) -> dict[str, Any]:
+    def _observation(self) -> Any:
         obs = self.game.observe(self.learner)
+        if self.observation_mode == "flat":
+            return obs["observation"]
         return {"observation": obs["observation"], "action_mask": obs["action_mask"][:N_CELLS].copy()}
 
-    def _to_env_action(self, action: Any) -> Any:
-        if isinstance(action, np.ndarray):
-            action = int(action.reshape(()))
-        return action
+    def action_masks(self) -> np.ndarray:
+        return self.game.action_mask(self.learner)[:N_CELLS].astype(bool)
 
 
 class CueGiverEnv(_SeatEnv):

@@ -37,11 +37,12 @@ from huesenv.agents.protocol import Answer, CueQuery, GuessQuery
 from huesenv.agents.registry import make_agent
 from huesenv.board import format_coord, parse_coord
 from huesenv.envs import play_game
-from huesenv.envs.hues_cues.rules import HuesCuesRules
 from huesenv.envs.rendering.layout import cell_at
 from huesenv.envs.rendering.renderer import BoardRenderer
 from huesenv.envs.rendering.view import RenderView
 from huesenv.envs.rendering.window import Window
+from huesenv.game.cues import counted_words, cue_problem, cue_words, is_pass
+from huesenv.game.rules import DEFAULT_RULES
 from huesenv.logs import LogWriter, read_records, tag_unit
 from huesenv.render.playback import GameViewBuilder
 from huesenv.vocabulary import normalise_word
@@ -52,49 +53,52 @@ class HumanQuit(Exception):
 
 
 def check_cue(
-    text: str, *, cue_index: int, forbidden: Iterable[str] = (), vocabulary: Sequence[str] | None = None
+    text: str,
+    *,
+    cue_index: int,
+    forbidden: Iterable[str] = (),
+    vocabulary: Sequence[str] | None = None,
+    rules: Any = None,
 ) -> tuple[str | None, str]:
-    """Validate a typed cue against what the query says; returns ``(cue, "")`` or ``(None, reason)``.
+    """Validate a typed cue; returns ``(cue, "")`` or ``(None, reason)``.
 
-    Checks only what the query carries (word count, forbidden words, vocabulary);
-    the env's own cue rules are applied on top by :func:`_rules_check` when the
-    env module provides them.  ``""`` on cue 2 is a pass and comes back as ``("", "")``.
+    The cue grammar is the game's own (:mod:`huesenv.game.cues`, with ``rules`` or
+    the default :class:`~huesenv.game.rules.HuesCuesRules`): the same word
+    count, colour names, coordinates and relative words as the env, so a cue the
+    window accepts is never replaced by the env's random fallback.  On top come
+    what the query carries: its ``forbidden`` words (used cues included) and, in
+    vocabulary mode, its ``vocabulary``.  ``""`` on cue 2 is a pass: ``("", "")``.
     """
-    words = text.split()
-    if not words:
+    rules = rules or DEFAULT_RULES
+    if is_pass(text):
         if cue_index == 2:
             return "", ""
         return None, "Type a one-word cue first (Enter sends it)"
-    limit = 1 if cue_index == 1 else 2
-    if len(words) > limit:
-        return None, f"Cue {cue_index} must be {'one word' if limit == 1 else 'one or two words'}: {text!r}"
-    cue = " ".join(words)
+    cue = " ".join(text.split())
     key = normalise_word(cue)
+    limit = rules.cue_word_limits[cue_index - 1]
+    count = counted_words(key)
+    if count > limit:
+        plain = "one word" if limit == 1 else f"one to {limit} words"
+        return (
+            None,
+            f"Cue {cue_index} must be {plain} ({limit} word{'s' * (limit > 1)} at most, got {count}): {text!r}",
+        )
     banned = {normalise_word(f) for f in forbidden if isinstance(f, str) and f.strip()}
     if key in banned:
         return None, f"{cue!r} is not allowed (already used or forbidden)"
-    for token in key.split():
+    for token in cue_words(key):
         if token in banned:
             return None, f"{cue!r} is not allowed: {token!r} is a forbidden word"
+    problem = cue_problem(rules, key, cue_index)
+    if problem is not None:
+        return None, f"{cue!r}: {problem}"
     if vocabulary is not None:
         by_key = {normalise_word(v): v for v in vocabulary}
         if key not in by_key:
             return None, f"{cue!r} is not in the game's vocabulary"
         return by_key[key], ""
     return cue, ""
-
-
-def _rules_check(cue: str, cue_index: int, used: Iterable[str], rules: Any = None) -> str:
-    """The env's cue rules (no colour names, coordinates, letters, relative words in cue 2...).
-
-    Uses ``rules.cue_problem`` of the game's ``HuesCuesRules`` (the default rules when
-    none are given); checking here, before answering, matters because the env's game
-    loop replaces an invalid answer by a random legal action.
-    """
-    if rules is None:
-        rules = HuesCuesRules()
-    problem = rules.cue_problem(cue, cue_index, tuple(normalise_word(u) for u in used if u.strip()))
-    return problem or ""
 
 
 class HumanInput:
@@ -213,10 +217,9 @@ class HumanInput:
                 self.text = ""
                 return None
             return self._cell_chosen(cell)
-        cue, reason = check_cue(text, cue_index=q.cue_index, forbidden=q.forbidden, vocabulary=q.vocabulary)
-        if text:  # the env's rules give the most specific reason ("basic colour names are not allowed...")
-            reason = _rules_check(text, q.cue_index, q.forbidden, self.rules) or reason
-            cue = None if reason else cue
+        cue, reason = check_cue(
+            text, cue_index=q.cue_index, forbidden=q.forbidden, vocabulary=q.vocabulary, rules=self.rules
+        )
         if cue is None:
             self.message = reason
             self.text = ""

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.agents.protocol import Answer
+from huesenv.game.protocol import Answer
 from huesenv.probes.gca.questions import gca_trials
 from huesenv.probes.gca.stimuli import load_gca_folder
 from huesenv.probes.interference.questions import interference_trials

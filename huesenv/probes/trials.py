@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.agents.protocol import ProbeQuery
+from huesenv.game.protocol import ProbeQuery
 from huesenv.logs.schema import LogRecord
 from huesenv.probes.answers import parse_answer
 

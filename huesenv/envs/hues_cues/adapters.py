@@ -1,8 +1,9 @@
-"""Observation → agent query and agent answer → env action, for ``hues_cues_v0``.
+"""Env state → agent query and agent answer → env action, for ``hues_cues_v1``.
 
-Why adapters: agents speak :mod:`huesenv.agents.protocol` (queries in, answers
-out) so that one agent plays the game, the probes and the word evaluation;
-only this module knows the env's space layout.
+Why adapters: agents speak :mod:`huesenv.game.protocol` (queries in, answers
+out) so that one agent plays the game, the probes and the word evaluation.
+Queries come from the observer (:mod:`huesenv.game.observer`), the same view
+the observation encodes; only this module knows the env's action layout.
 
 Illegal answers are never silently "fixed" here: :func:`answer_to_action`
 returns the action together with ``valid`` and the reason, and the caller
@@ -13,15 +14,17 @@ asked for ``top_k > 1`` cells degrade gracefully when their favourite is taken.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from huesenv.agents.protocol import Answer, CueQuery, GuessQuery
 from huesenv.board import N_CELLS
-from huesenv.envs.hues_cues.rules import PHASES, HuesCuesRules
+from huesenv.envs.hues_cues.env import ActionLayout
+from huesenv.game.cues import is_pass
+from huesenv.game.observer import cue_query, guess_query
+from huesenv.game.protocol import Answer, CueQuery, GuessQuery
+from huesenv.game.rules import HuesCuesRules
 from huesenv.vocabulary import normalise_word
 
 
@@ -37,81 +40,38 @@ class Decision:
     passed: bool = False
 
 
-def cue_texts(obs: Mapping[str, Any], layout) -> tuple[str | None, ...]:
-    """The cues given so far this round as text (``None`` for a pass), from an observation."""
-    inner = obs["observation"]
-    phase = PHASES[int(inner["phase"])]
-    given = {"pick_target": 0, "cue_1": 0, "guess_1": 1, "cue_2": 1, "guess_2": 2, "done": 0}[phase]
-    out: list[str | None] = []
-    for k in range(given):
-        raw = inner["cues"][k]
-        if layout.cue_mode == "vocabulary":
-            v = int(raw)
-            out.append(None if v == len(layout.vocabulary) + 1 else layout.vocabulary[v - 1])
-        else:
-            text = "".join(chr(c) for c in np.asarray(raw) if c)
-            out.append(text or None)
-    return tuple(out)
+def query_for(env: Any, agent: str, *, game: int | None = None, top_k: int = 1) -> GuessQuery | CueQuery:
+    """The query ``agent`` (the acting one) must answer now, from the observer's view of the env's state.
 
-
-def observation_to_query(
-    obs: Mapping[str, Any],
-    layout,
-    *,
-    info: Mapping[str, Any] | None = None,
-    rules: HuesCuesRules | None = None,
-    player: str | None = None,
-    game: int | None = None,
-    top_k: int = 1,
-) -> GuessQuery | CueQuery:
-    """The query an agent must answer for this observation (the agent must be the acting one)."""
-    inner, mask = obs["observation"], np.asarray(obs["action_mask"], dtype=bool)
-    phase = PHASES[int(inner["phase"])]
-    if phase in ("guess_1", "guess_2"):
-        cues = tuple(c for c in cue_texts(obs, layout) if c is not None)
-        return GuessQuery(cues=cues, legal=mask[:N_CELLS].copy(), top_k=top_k, player=player, game=game)
-    if phase in ("pick_target", "cue_1", "cue_2"):
-        card = tuple(int(c) for c in inner["card"])
-        target = None if phase == "pick_target" else int(inner["target"][0])
-        cue_index = 2 if phase == "cue_2" else 1
-        used = frozenset((info or {}).get("used_cues", ()))
-        r = rules
-        forbidden = set(used)
-        if r is not None:
-            forbidden |= set(r.forbidden_words)
-            if cue_index == 2:
-                forbidden |= set(r.relative_words)
-        vocab = None
-        if layout.cue_mode == "vocabulary":
-            if phase == "pick_target":
-                vocab = layout.vocabulary
-            else:
-                allowed = mask[layout.cue_offset : layout.cue_offset + len(layout.vocabulary)]
-                vocab = tuple(w for w, ok in zip(layout.vocabulary, allowed) if ok)
-                forbidden |= {w for w, ok in zip(layout.vocabulary, allowed) if not ok}
-        return CueQuery(
-            card=card,
-            target=target,
-            cue_index=cue_index,
-            forbidden=frozenset(forbidden),
-            vocabulary=vocab,
-            occupied=np.asarray(inner["occupied"], dtype=bool),
-            player=player,
+    In vocabulary mode a cue giver is offered the words the action mask allows
+    (the rest are forbidden); in text mode the rules check its free text.
+    """
+    view = env.view(agent)
+    if view.phase.is_guess:
+        return guess_query(view, player=agent, game=game, top_k=top_k)
+    if view.phase.is_cue_giver_turn:
+        vocab_mode = env.layout.cue_mode == "vocabulary"
+        return cue_query(
+            view,
+            env.rules,
+            vocabulary=env.layout.vocabulary if vocab_mode else None,
+            allowed=env.allowed_words() if vocab_mode and view.phase.is_cue else None,
+            player=agent,
             game=game,
         )
-    raise ValueError(f"no decision to make in phase {phase!r}")
+    raise ValueError(f"no decision to make in phase {view.phase.value!r}")
 
 
 def answer_to_action(
     answer: Answer,
     query: GuessQuery | CueQuery,
-    obs: Mapping[str, Any],
-    layout,
+    action_mask: np.ndarray,
+    layout: ActionLayout,
     rules: HuesCuesRules | None = None,
     used_cues: tuple[str, ...] = (),
 ) -> Decision:
-    """Turn an agent's answer into an env action, checking it against the observation's mask and the cue rules."""
-    mask = np.asarray(obs["action_mask"], dtype=bool)
+    """Turn an agent's answer into an env action, checking it against the acting agent's mask and the cue rules."""
+    mask = np.asarray(action_mask, dtype=bool)
     if isinstance(query, GuessQuery):
         if answer.cells is None or len(answer.cells) == 0:
             return Decision(None, False, answer.raw_text or "answer has no cell")
@@ -128,7 +88,7 @@ def answer_to_action(
             return Decision(None, False, f"target {t!r} is not a cell of the card {query.card}")
         return Decision(int(t), True, cell=int(t))
     cue = answer.cue
-    if cue is None or (isinstance(cue, str) and not cue.strip()):
+    if is_pass(cue):
         if mask[layout.pass_action]:
             return Decision(layout.pass_action, True, passed=True)
         return Decision(None, False, "cue 1 cannot be passed")

