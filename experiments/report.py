@@ -319,6 +319,8 @@ def text_labels(frame: pd.DataFrame) -> set[str]:
     """Display labels of the columns holding text (names, words, categories), shown left-aligned."""
     out = set()
     for col in frame.columns:
+        if frame[col].dtype.kind in "biufcmM":  # numbers, flags, dates
+            continue
         values = frame[col].dropna()
         if len(values) and all(isinstance(v, str) for v in values):
             out.add(label_of(str(col)))
@@ -328,7 +330,8 @@ def text_labels(frame: pd.DataFrame) -> set[str]:
 def html_table(frame: pd.DataFrame) -> str:
     """The display table as HTML: numbers right-aligned, text left-aligned (class ``t``)."""
     shown = display_table(frame)
-    text = [c in text_labels(frame) for c in shown.columns]
+    text_cols = text_labels(frame)
+    text = [c in text_cols for c in shown.columns]
 
     def cell(tag: str, value: Any, is_text: bool) -> str:
         return f"<{tag}{' class=t' if is_text else ''}>{html.escape(str(value))}</{tag}>"
