@@ -222,6 +222,10 @@ class ClipAgent(ScoringAgent):
         )
 
     # -- model ------------------------------------------------------------------
+    def load(self) -> None:
+        """Load the model now rather than at the first query (``huesenv play`` does, before its window opens)."""
+        self._load()
+
     def _load(self) -> None:
         if self._model is not None:
             return

@@ -30,38 +30,43 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
-from huesenv.agents.api_vlm import ApiVLMAgent
-from huesenv.agents.clip_agent import ClipAgent, parse_clip_spec
-from huesenv.agents.human_replay import HumanReplayAgent
 from huesenv.agents.protocol import Agent
-from huesenv.agents.random_agent import RandomAgent
-from huesenv.agents.text_embedding import TextEmbeddingAgent
-from huesenv.agents.vlm import TransformersVLMAgent
 
 ENTRY_POINT_GROUP = "huesenv.agents"
 
 AgentFactory = Callable[..., Agent]
 
+# The built-in factories import their agent module when called: one kind brings its own heavy
+# dependencies (scipy through the human cohort, PIL, torch, ...) that the others must not pay.
+
 
 def _random(arg: str | None = None, **kw: Any) -> Agent:
+    from huesenv.agents.random_agent import RandomAgent
+
     if arg:
         kw.setdefault("seed", int(arg))
     return RandomAgent(**kw)
 
 
 def _human_replay(arg: str | None = None, **kw: Any) -> Agent:
+    from huesenv.agents.human_replay import HumanReplayAgent
+
     if arg:
         kw.setdefault("path", arg)
     return HumanReplayAgent(**kw)
 
 
 def _text_embedding(arg: str | None = None, **kw: Any) -> Agent:
+    from huesenv.agents.text_embedding import TextEmbeddingAgent
+
     if arg:
         kw.setdefault("model_path", arg)
     return TextEmbeddingAgent(**kw)
 
 
 def _clip(arg: str | None = None, **kw: Any) -> Agent:
+    from huesenv.agents.clip_agent import ClipAgent, parse_clip_spec
+
     if not arg:
         raise ValueError("agent spec 'clip' needs a model: 'clip:<model>/<pretrained>' or 'clip:hf-hub:<id>'")
     model, pretrained = parse_clip_spec(arg)
@@ -69,12 +74,16 @@ def _clip(arg: str | None = None, **kw: Any) -> Agent:
 
 
 def _vlm(arg: str | None = None, **kw: Any) -> Agent:
+    from huesenv.agents.vlm import TransformersVLMAgent
+
     if not arg:
         raise ValueError("agent spec 'vlm' needs a model id or local path: 'vlm:<model>'")
     return TransformersVLMAgent(arg, **kw)
 
 
 def _api_vlm(arg: str | None = None, **kw: Any) -> Agent:
+    from huesenv.agents.api_vlm import ApiVLMAgent
+
     if not arg:
         raise ValueError("agent spec 'api-vlm' needs a model name: 'api-vlm:<model>'")
     return ApiVLMAgent(arg, **kw)

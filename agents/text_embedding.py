@@ -132,6 +132,10 @@ class TextEmbeddingAgent(ScoringAgent):
         )
 
     # -- model ------------------------------------------------------------------
+    def load(self) -> None:
+        """Load the model now rather than at the first query (``huesenv play`` does, before its window opens)."""
+        _ = self.model
+
     @property
     def model(self):
         if self._model is None:

@@ -65,6 +65,10 @@ class TransformersVLMAgent(ChatVLMAgent):
         name = Path(self.model_ref).name if os.path.isdir(self.model_ref) else self.model_ref
         return f"vlm:{name}@{self.revision}" if self.revision else f"vlm:{name}"
 
+    def load(self) -> None:
+        """Load the model now rather than at the first query (``huesenv play`` does, before its window opens)."""
+        self._load()
+
     def _load(self) -> None:
         if self._model is not None:
             return

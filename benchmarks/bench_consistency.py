@@ -43,7 +43,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    load_board().xy  # colour conversions outside the timings
+    _ = load_board().xy  # colour conversions outside the timings
     threshold = chi2_threshold(0.05)
     print(
         f"{'N':>6} {'closed form (s)':>16} {'naive refit (s)':>16} {'ratio':>8} {'max |Δ D²|':>11} "

@@ -19,6 +19,7 @@ import huesenv.experiments.provenance as provenance
 import huesenv.experiments.report as report
 import huesenv.experiments.uncertainty as uncertainty
 import huesenv.experiments.weights as weights
+import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
@@ -298,7 +299,7 @@ def build_report_data(
             "split by role; win rate = share of games with the highest total (ties shared). "
             f"Humans: {human_ref.label}."
         )
-        plots["leaderboard"] = report.plot_leaderboard(lb, plots_dir / "leaderboard.png")
+        plots["leaderboard"] = figures.plot_leaderboard(lb, plots_dir / "leaderboard.png")
         tables["lineups"] = uncertainty.lineup_breakdown(frame, config["lineups"], seed=seed)
         captions["lineups"] = (
             "The leaderboard per lineup (seat order of the lineup's first game): points per game "
@@ -315,7 +316,7 @@ def build_report_data(
             "differences (Wilcoxon signed-rank; p adjusted by Benjamini–Hochberg across pairs)."
         )
         if not h2h.empty:
-            plots["head_to_head"] = report.plot_head_to_head(
+            plots["head_to_head"] = figures.plot_head_to_head(
                 analysis.head_to_head_matrix(h2h), plots_dir / "head_to_head.png"
             )
         align = analysis.guess_alignment(game_records, humans, seats, alpha=alpha, top_k=top_k)
@@ -331,7 +332,7 @@ def build_report_data(
             )
             tables["guess_alignment_words"] = align["word"]
             summary.extend(_skipped_note(align["word"], "guess alignment"))
-            p = report.plot_alignment(
+            p = figures.plot_alignment(
                 align["word"],
                 plots_dir / "guess_alignment.png",
                 "First-cone answers: Mahalanobis top-1 fail rate by category",
@@ -378,7 +379,7 @@ def build_report_data(
         if "word" in scored:
             tables["wordlevel_words"] = scored["word"]
             summary.extend(_skipped_note(scored["word"], "word-level evaluation"))
-            p = report.plot_alignment(
+            p = figures.plot_alignment(
                 scored["word"],
                 plots_dir / "wordlevel.png",
                 "Word-level evaluation: Mahalanobis top-1 fail rate by category",

@@ -246,7 +246,7 @@ def merge_islands(categories: Sequence[str], n_rows: int, n_cols: int) -> tuple[
                             seen[nb] = True
                             stack.append(nb)
                 components.append((cat, cells))
-        largest = {}
+        largest: dict[str, int] = {}
         for cat, cells in components:
             largest[cat] = max(largest.get(cat, 0), len(cells))
         islands = [(len(cells), cells) for cat, cells in components if len(cells) < largest[cat]]

@@ -1,16 +1,40 @@
-"""Board figures (matplotlib, colour-science plotting), drawn without a display."""
+"""Every figure of the project, drawn headless (matplotlib, Agg): one module, one set of helpers.
+
+Why one module: the board, metrics, probe and tournament reports drew their
+figures in four places with three copies of the same pyplot helper.  Figures
+depend only on the core (board colours, category order) and take their data
+as tables, so every report can use them without a layer reaching up.
+
+* board: :func:`draw_board_grid`, :func:`plot_board_cie` (the paper's Figure 1);
+* metrics: :func:`plot_family_violins` (Figure 9), :func:`plot_category_violins`
+  (Figures 10/11), :func:`plot_nonsense_mosaics` (Figure 14; the title carries the
+  behaviour class and the Figure 12 mode when it differs) — a group with a
+  single value (or all values equal) cannot be drawn as a violin (its kernel
+  density is singular); it is drawn as a short bar with dots;
+* probes: :func:`plot_colour_shares` (the GCA paper's Figure 4);
+* tournaments: :func:`plot_leaderboard`, :func:`plot_head_to_head`, :func:`plot_alignment`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from huesenv.board import N_COLS, N_ROWS, ROW_LETTERS, Board
-from huesenv.categories import MACRO_COLOURS
+from huesenv.board import N_COLS, N_ROWS, ROW_LETTERS, Board, load_board, parse_coord
+from huesenv.vocabulary import CATEGORIES
+
+if TYPE_CHECKING:  # pandas only for annotations: figures take the caller's tables
+    import pandas as pd
+
+ROW_LABELS = ("numbers", "stop words", "pseudowords", "random")
+METRICS = (("mahalanobis", "Mahalanobis top-1 fail rate"), ("hotelling", "Hotelling T² top-k fail rate"))
 
 
-def _pyplot():
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend (no display needed); matplotlib loads on first use."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -19,6 +43,16 @@ def _pyplot():
     return plt
 
 
+def save_figure(fig: Any, path: str | Path, dpi: int = 110) -> Path:
+    """Write ``fig`` to ``path`` (creating its folder) and close it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
+    return path
+
+
+# -- board ----------------------------------------------------------------------------------------
 def draw_board_grid(ax, board: Board, highlight: dict[int, str] | None = None) -> None:
     """The 16×30 board as it looks in the game, with row letters and column numbers."""
     ax.imshow(board.rgb.reshape(N_ROWS, N_COLS, 3), interpolation="nearest")
@@ -27,7 +61,7 @@ def draw_board_grid(ax, board: Board, highlight: dict[int, str] | None = None) -
     ax.tick_params(length=0)
     for index, label in (highlight or {}).items():
         r, c = divmod(index, N_COLS)
-        ax.add_patch(_pyplot().Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, lw=1.5, ec="black"))
+        ax.add_patch(pyplot().Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, lw=1.5, ec="black"))
         ax.text(c, r, label, ha="center", va="center", fontsize=5)
 
 
@@ -35,7 +69,7 @@ def plot_board_cie(board: Board, path: Path) -> Path:
     """The paper's Figure 1: the board grid and its 480 cells on the CIE 1931 xy diagram."""
     import colour.plotting as cplot
 
-    plt = _pyplot()
+    plt = pyplot()
     fig = plt.figure(figsize=(14, 6.5))
     ax_grid = fig.add_subplot(1, 2, 1)
     draw_board_grid(ax_grid, board)
@@ -54,34 +88,246 @@ def plot_board_cie(board: Board, path: Path) -> Path:
     ax_cie.set_xlim(-0.05, 0.8)
     ax_cie.set_ylim(-0.05, 0.9)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=120)
 
 
-def plot_categories(board: Board, path: Path) -> Path:
-    """The board next to its macro-colour map (each cell painted in its category's focal colour)."""
-    focal = {
-        "Brown": "#7b4a22",
-        "Red": "#d01c1f",
-        "Orange": "#f58a1f",
-        "Yellow": "#f5d90a",
-        "Green": "#2e9e3e",
-        "Blue": "#2166c4",
-        "Purple": "#7e3fa0",
-        "Pink": "#f28cc0",
-    }
-    import matplotlib.colors as mcolors
+# -- metrics --------------------------------------------------------------------------------------
+def _violins(
+    ax, groups: list[np.ndarray], positions: list[float], width: float = 0.7, color: str = "#7a9cc6"
+) -> None:
+    for values, pos in zip(groups, positions):
+        values = values[~np.isnan(values)]
+        if len(values) == 0:
+            continue
+        if len(values) > 1 and np.ptp(values) > 0:
+            parts = ax.violinplot(
+                [values], positions=[pos], widths=width, showmedians=True, showextrema=False
+            )
+            for body in parts["bodies"]:
+                body.set_facecolor(color)
+                body.set_alpha(0.6)
+            parts["cmedians"].set_color("black")
+        else:
+            ax.hlines(values[0], pos - width / 4, pos + width / 4, color="black", lw=1.5)
+        jitter = np.linspace(-width / 8, width / 8, len(values)) if len(values) > 1 else np.zeros(1)
+        ax.scatter(pos + jitter, values, s=8, color="black", zorder=3)
 
-    plt = _pyplot()
-    cat_rgb = np.array([mcolors.to_rgb(focal[c]) for c in board.categories])
-    fig, axes = plt.subplots(1, 2, figsize=(14, 4))
-    draw_board_grid(axes[0], board)
-    axes[1].imshow(cat_rgb.reshape(N_ROWS, N_COLS, 3), interpolation="nearest")
-    axes[1].set_title("macro-colour categories: " + ", ".join(MACRO_COLOURS), fontsize=8)
+
+def plot_family_violins(agent_df: pd.DataFrame, path: str | Path, human_fail_rate: float) -> Path:
+    """Figure 9: fail-rate violins by architecture and data family, human fail rate dashed."""
+    plt = pyplot()
+    fig, axes = plt.subplots(2, 2, figsize=(13, 8), squeeze=False)
+    for r, by in enumerate(("architecture_family", "data_family")):
+        families = sorted(agent_df[by].unique())
+        for c, (metric, label) in enumerate(METRICS):
+            ax = axes[r][c]
+            groups = [
+                agent_df.loc[agent_df[by] == f, f"{metric}_fail_rate"].to_numpy(dtype=float) for f in families
+            ]
+            _violins(ax, groups, list(range(len(families))))
+            ax.axhline(
+                human_fail_rate,
+                ls="--",
+                color="crimson",
+                lw=1.2,
+                label=f"Human fail rate {human_fail_rate:.3f}",
+            )
+            ax.set_xticks(
+                range(len(families)), [f"{f}\n(n={len(g)})" for f, g in zip(families, groups)], fontsize=7
+            )
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_ylabel(label)
+            ax.set_title(f"{label} by {by.replace('_', ' ')}", fontsize=9)
+            ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path)
+
+
+def plot_category_violins(
+    word_df: pd.DataFrame,
+    path: str | Path,
+    by: str = "architecture_family",
+    *,
+    human_fail_rate: Callable[[pd.DataFrame], float],
+) -> Path:
+    """Figures 10/11: per category, one violin per family of per-agent fail rates; the human rate dashed.
+
+    ``human_fail_rate`` computes a category's rate from its rows of ``word_df``
+    (:func:`huesenv.metrics.pooled_human_fail_rate`; passed in so that figures
+    depend on the core only).
+    """
+    plt = pyplot()
+    per_agent = (
+        word_df.assign(
+            m=word_df["mahalanobis_outlier"].astype("Float64").astype(float),
+            h=word_df["hotelling_fail"].astype("Float64").astype(float),
+        )
+        .groupby(["category", by, "agent"])[["m", "h"]]
+        .mean()
+        .reset_index()
+    )
+    categories = [c for c in CATEGORIES if c in set(per_agent["category"])]
+    families = sorted(per_agent[by].unique())
+    width = 0.8 / max(len(families), 1)
+    palette = plt.get_cmap("tab10")
+    fig, axes = plt.subplots(
+        2, 1, figsize=(max(10, 1.6 * len(categories) * max(1, len(families) / 3)), 8), squeeze=False
+    )
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    for r, (col, label) in enumerate((("m", METRICS[0][1]), ("h", METRICS[1][1]))):
+        ax = axes[r][0]
+        handles: list[Any] = [Line2D([], [], ls="--", color="crimson", label="Human fail rate")]
+        for fi, family in enumerate(families):
+            groups, positions = [], []
+            for ci, category in enumerate(categories):
+                sel = per_agent[(per_agent["category"] == category) & (per_agent[by] == family)]
+                groups.append(sel[col].to_numpy(dtype=float))
+                positions.append(ci - 0.4 + width * (fi + 0.5))
+            _violins(ax, groups, positions, width=width * 0.9, color=palette(fi % 10))
+            handles.append(Patch(facecolor=palette(fi % 10), alpha=0.6, label=family))
+        for ci, category in enumerate(categories):
+            human = human_fail_rate(word_df[word_df["category"] == category])
+            ax.hlines(human, ci - 0.45, ci + 0.45, linestyles="--", colors="crimson", lw=1.2)
+        ax.set_xticks(range(len(categories)), categories)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_ylabel(label)
+        ax.legend(handles=handles, fontsize=7, ncol=min(len(families) + 1, 4), loc="best")
+    axes[0][0].set_title(f"Fail rates per semantic category by {by.replace('_', ' ')}")
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def plot_nonsense_mosaics(nonsense_df: pd.DataFrame, path: str | Path, columns: int = 6) -> Path:
+    """Figure 14: a 4 × 4 mosaic of top-1 colours per agent (white = no valid answer)."""
+    plt = pyplot()
+    board = load_board()
+    n = max(len(nonsense_df), 1)
+    cols = min(columns, n)
+    rows = int(np.ceil(n / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(2.3 * cols, 2.6 * rows), squeeze=False)
+    for ax in axes.ravel():
+        ax.axis("off")
+    for i, row in enumerate(nonsense_df.itertuples(index=False)):
+        ax = axes.ravel()[i]
+        image = np.ones((4, 4, 3))
+        labels = row.cells.split(";")
+        for j, coord in enumerate(labels):
+            if coord != "-":
+                image[j // 4, j % 4] = board.rgb[parse_coord(coord)] / 255.0
+        ax.imshow(image, interpolation="nearest")
+        for j, coord in enumerate(labels):
+            ax.text(
+                j % 4,
+                j // 4,
+                coord,
+                ha="center",
+                va="center",
+                fontsize=6,
+                color="white" if coord != "-" and image[j // 4, j % 4].mean() < 0.5 else "black",
+            )
+        ax.axis("on")
+        ax.set_xticks([])
+        ax.set_yticks(range(4), ROW_LABELS, fontsize=5)
+        ax.tick_params(length=0)
+        name = row.agent if len(row.agent) <= 40 else "…" + row.agent[-39:]
+        label = row.behaviour
+        if (
+            getattr(row, "mode", row.behaviour) != row.behaviour
+        ):  # Figure 12 (d): shown beside Table 5's class
+            label = f"{row.behaviour} / {row.mode}"
+        ax.set_title(f"#{i + 1} {name}\n{label} ({row.row_collapse.replace(';', '/')})", fontsize=6)
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+# -- probes ---------------------------------------------------------------------------------------
+def plot_colour_shares(shares, path: Path) -> Path:
+    """Share of "colour" answers against τ, one line per (agent, condition) — the paper's Figure 4."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for (agent, cond), g in shares.groupby(["agent_id", "condition"]):
+        g = g.sort_values("tau")
+        ax.plot(g["tau"], g["share_colour"], marker="o", label=f"{agent} · {cond}")
+    ax.set_xlabel("τ (% of eligible pixels coloured)")
+    ax.set_ylabel('share of "colour" answers')
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return save_figure(fig, path, dpi=120)
+
+
+# -- tournaments ----------------------------------------------------------------------------------
+def plot_leaderboard(board: pd.DataFrame, path: Path) -> Path:
+    """Mean points per game, split into cue-giver and guesser points, with the 95 % bootstrap interval
+    over games when the board has one (``mean_points_ci_low/high``), else ± SE."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 0.6 * max(len(board), 2) + 1.2))
+    y = np.arange(len(board))[::-1]
+    ax.barh(y, board["mean_guesser"], color="#4C72B0", label="as guesser")
+    ax.barh(y, board["mean_cue_giver"], left=board["mean_guesser"], color="#DD8452", label="as cue giver")
+    if "mean_points_ci_low" in board:
+        lo = (board["mean_points"] - board["mean_points_ci_low"]).fillna(0).clip(lower=0)
+        hi = (board["mean_points_ci_high"] - board["mean_points"]).fillna(0).clip(lower=0)
+        xerr, what = np.vstack([lo, hi]), "mean, 95 % bootstrap CI"
+    else:
+        xerr, what = board["se_points"].fillna(0), "mean ± standard error"
+    ax.errorbar(board["mean_points"], y, xerr=xerr, fmt="none", ecolor="black", capsize=3)
+    ax.set_yticks(y, board["agent"])
+    ax.set_xlabel(f"points per game ({what})")
+    ax.set_title("Leaderboard")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return save_figure(fig, path, dpi=110)
+
+
+def plot_head_to_head(matrix: pd.DataFrame, path: Path) -> Path:
+    """Row agent's share of pairings won against the column agent."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(1.2 * max(len(matrix.columns), 2) + 2.5, 1.0 * max(len(matrix), 2) + 1.5))
+    data = matrix.to_numpy(dtype=float)
+    im = ax.imshow(data, cmap="RdBu", vmin=0, vmax=1)
+    ax.set_xticks(range(len(matrix.columns)), matrix.columns, rotation=30, ha="right")
+    ax.set_yticks(range(len(matrix.index)), matrix.index)
+    for (i, j), v in np.ndenumerate(data):
+        if not np.isnan(v):
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9)
+    ax.set_title("Head-to-head: share of pairings won (row vs column)")
+    fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    return save_figure(fig, path, dpi=110)
+
+
+def plot_alignment(word_df: pd.DataFrame, path: Path, title: str) -> Path | None:
+    """Per agent and semantic category: share of words whose top-1 answer is a Mahalanobis outlier."""
+    if word_df is None or word_df.empty or "mahalanobis_outlier" not in word_df:
+        return None
+    plt = pyplot()
+    table = (
+        word_df.assign(outlier=word_df["mahalanobis_outlier"].astype(float))
+        .groupby(["category", "agent"])["outlier"]
+        .mean()
+        .unstack("agent")
+    )
+    fig, ax = plt.subplots(figsize=(9.5, 4))
+    table.plot.bar(ax=ax, width=0.8)
+    if "human_fail_rate" in word_df:  # the humans' own leave-one-out fail rate on the same words
+        human = word_df.groupby("category")["human_fail_rate"].mean().reindex(table.index)
+        ax.scatter(
+            np.arange(len(human)),
+            human.to_numpy(dtype=float),
+            marker="_",
+            s=900,
+            color="black",
+            zorder=3,
+            label="humans (LOO)",
+        )
+    ax.set_ylabel("Mahalanobis top-1 fail rate")
+    ax.set_xlabel("")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
+    fig.tight_layout()
+    return save_figure(fig, path, dpi=110)

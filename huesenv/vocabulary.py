@@ -19,6 +19,7 @@ are kept canonical so that tables transcribed from the paper match as printed.
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -80,7 +81,7 @@ def _normalise(word: str) -> str:
 
 def _read(name: str) -> list[dict[str, str]]:
     ref = resources.files("huesenv") / "data" / name
-    with ref.open("r", encoding="utf-8", newline="") as fh:
+    with ref.open("rb") as raw, io.TextIOWrapper(raw, encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh))
 
 

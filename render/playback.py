@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -488,10 +488,3 @@ def run_replay(
 
 def _with_prompt(view: RenderView, prompt: str) -> RenderView:
     return replace(view, prompt=prompt)
-
-
-def iter_frames(views: Sequence[RenderView], renderer: Any = None) -> Iterator[Any]:
-    """Frames as arrays, one at a time (for callers that stream them elsewhere)."""
-    renderer = renderer or BoardRenderer()
-    for v in views:
-        yield renderer.frame(v)

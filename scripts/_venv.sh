@@ -6,6 +6,10 @@ VENV=${HUESENV_VENV:-.venv}
 
 ensure_venv() {
     local extras="$1"
+    # already done by the calling script (.ci/run runs the gates, then scripts/test.sh)
+    if [ "${HUESENV_VENV_READY:-}" = "$VENV [$extras]" ] && [ -x "$VENV/bin/python" ]; then
+        return 0
+    fi
     "$PYTHON" - <<'PY' || { echo "huesenv needs Python >= 3.10" >&2; exit 1; }
 import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)
 PY
@@ -15,4 +19,5 @@ PY
     fi
     "$VENV/bin/python" -m pip install -q "torch<=2.14.1" "torchvision<=0.29.1"
     "$VENV/bin/python" -m pip install -q -e ".[$extras]"
+    export HUESENV_VENV_READY="$VENV [$extras]"
 }

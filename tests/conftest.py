@@ -16,9 +16,17 @@ os.environ.setdefault("WANDB_SILENT", "true")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import configuration, settings
+
+# Tests write nothing into the checkout: hypothesis keeps no example database, and its other
+# caches (.hypothesis/constants) go to the temporary folder instead of the working directory.
+configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "huesenv-hypothesis")
+settings.register_profile("huesenv", database=None)
+settings.load_profile("huesenv")
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 IMPORT_SKIP_PREFIX = "could not import"

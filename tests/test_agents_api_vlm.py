@@ -19,6 +19,8 @@ from huesenv.agents.chat import ATTEMPT_SEPARATOR  # noqa: E402
 from huesenv.board import parse_coord  # noqa: E402
 from huesenv.vocabulary import Word  # noqa: E402
 
+pytestmark = pytest.mark.integration  # answers come from a local HTTP server
+
 SECRET = "sk-test-DO-NOT-LEAK-1234567890"
 
 

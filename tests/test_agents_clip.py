@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 
-open_clip = pytest.importorskip("open_clip")
-torch = pytest.importorskip("torch")
+open_clip: Any = None  # set by _model_libraries
+torch: Any = None
 
 from huesenv.agents import CueQuery, GuessQuery, ProbeQuery, evaluate_words, make_agent  # noqa: E402
 from huesenv.agents.clip_agent import ClipAgent, colour_patch, parse_clip_spec, split_model_name  # noqa: E402
 from huesenv.board import frame, load_board  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _model_libraries():
+    """Import open_clip and torch when these tests run, not when they are collected (collection stays fast)."""
+    global open_clip, torch
+    open_clip = pytest.importorskip("open_clip")
+    torch = pytest.importorskip("torch")
+
 
 TINY = "huesenv-tiny-clip"
 TINY_CFG = {

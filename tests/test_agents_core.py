@@ -176,6 +176,7 @@ def test_devices():
             resolve_device("cuda:0")
 
 
+@pytest.mark.integration
 def test_package_import_stays_light():
     import subprocess
 

@@ -11,7 +11,10 @@ from huesenv.probes import parse_answer, run_probe
 _IMG = np.full((8, 8, 3), 255, dtype=np.uint8)
 
 
-@pytest.mark.parametrize("task,limit", [("interference", 24), ("gca", 40)])
+@pytest.mark.parametrize(
+    "task,limit",
+    [("interference", 24), pytest.param("gca", 40, marks=pytest.mark.integration)],  # gca: ~5 s of rendering
+)
 def test_all_probe_trials_valid_and_deterministic(task, limit):
     a = run_probe(RandomAgent(seed=0), task, limit=limit)
     b = run_probe(RandomAgent(seed=0), task, limit=limit)

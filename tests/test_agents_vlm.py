@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
+transformers: Any = None  # set by _model_libraries
 
 from huesenv.agents import CueQuery, GuessQuery, ProbeQuery, evaluate_words, make_agent  # noqa: E402
 from huesenv.agents.chat import ATTEMPT_SEPARATOR  # noqa: E402
 from huesenv.agents.parsing import parse_coordinate, parse_coordinates, parse_cue, parse_probe  # noqa: E402
 from huesenv.board import parse_coord  # noqa: E402
 from huesenv.vocabulary import Word  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _model_libraries():
+    """Import torch and transformers when these tests run, not when they are collected (collection stays fast)."""
+    global transformers
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from huesenv.board import is_neutral, load_board, parse_coord
 from huesenv.categories import MACRO_COLOURS, NEUTRAL_CELLS, name_to_category
@@ -154,6 +155,7 @@ def test_other_skip():
 """
 
 
+@pytest.mark.integration
 def test_ci_turns_missing_shared_and_import_skips_into_failures(tmp_path):
     local = _run_with_project_conftest(tmp_path, GUARDED, ci=False)
     assert "3 skipped" in local.stdout, local.stdout
@@ -166,6 +168,7 @@ def test_ci_turns_missing_shared_and_import_skips_into_failures(tmp_path):
     )  # other skips stay skips
 
 
+@pytest.mark.integration
 def test_ci_fails_a_module_level_importorskip(tmp_path):
     body = (
         'import pytest\npytest.importorskip("huesenv_no_such_module_for_tests")\n\ndef test_x():\n    pass\n'

@@ -19,6 +19,8 @@ import pytest
 
 pytest.importorskip("flask")
 
+pytestmark = pytest.mark.integration  # a headless browser against a real server
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 BROWSER_ARGS = (

@@ -18,6 +18,8 @@ from huesenv.collect.export import export  # noqa: E402
 from huesenv.collect.testing import HttpParticipant, onboarding_form  # noqa: E402
 from huesenv.vocabulary import word_texts  # noqa: E402
 
+pytestmark = pytest.mark.integration  # a real server under concurrent clients
+
 N_PARTICIPANTS = 24
 WORDS_EACH = 5
 TIME_LIMIT_S = 240

@@ -173,6 +173,30 @@ def test_batch_scorer_matches_round_scoring():
     assert batch.tolist() == loop
 
 
+def test_guess_points_follow_the_rulebook_on_every_pair():
+    """Both scorers share ``points_matrix``, so check it against the rulebook, written independently.
+
+    A cone scores 3 on the target, 2 in the 3×3 frame around it and 1 in the ring
+    just outside (Chebyshev distance on the 16×30 grid, clipped at the edges).
+    """
+    rows, cols = np.divmod(np.arange(N_CELLS), 30)
+    distance = np.maximum(abs(rows[:, None] - rows[None, :]), abs(cols[:, None] - cols[None, :]))
+    rulebook = np.select([distance == 0, distance == 1, distance == 2], [3, 2, 1], default=0)
+    targets, cells = np.meshgrid(np.arange(N_CELLS), np.arange(N_CELLS), indexing="ij")
+    assert (batch_guess_points(targets, cells) == rulebook).all()
+    i18 = parse_coord("I18")
+    assert [
+        score_round(i18, [(1, parse_coord(c))], 0, 2)[1] for c in ("I18", "H17", "G16", "F15", "I20")
+    ] == [
+        3,
+        2,
+        1,
+        0,
+        1,
+    ]
+    assert batch_guess_points(np.array([0]), np.array([parse_coord("C3")])).tolist() == [1]  # corner A1
+
+
 def test_guesser_vector_env():
     env = GuesserVectorEnv(num_envs=64, max_occupied=10)
     obs, _ = env.reset(seed=5)

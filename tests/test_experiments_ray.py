@@ -8,7 +8,14 @@ import yaml
 from huesenv.experiments import canonical_log_lines, load_config, run_experiment
 from huesenv.experiments.backends import RayBackend
 
-ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.integration  # starts a local Ray cluster
+
+
+@pytest.fixture(autouse=True, scope="module")
+def ray():
+    """Import Ray when these tests run, not when they are collected (collection stays fast)."""
+    return pytest.importorskip("ray")
+
 
 CONFIG = {
     "name": "ray",
@@ -23,7 +30,7 @@ CONFIG = {
 }
 
 
-def test_ray_equals_in_process(tmp_path):
+def test_ray_equals_in_process(tmp_path, ray):
     path = tmp_path / "ray.yaml"
     path.write_text(yaml.safe_dump(CONFIG), encoding="utf-8")
     local = run_experiment(load_config(path, [f"output={tmp_path / 'local'}"]), progress=False)

@@ -119,6 +119,7 @@ def _cli(args, tmp_path, **env):
     )
 
 
+@pytest.mark.integration
 def test_cli_tournament_with_overrides(tmp_path):
     out = _cli(
         [
@@ -144,6 +145,7 @@ def test_cli_tournament_with_overrides(tmp_path):
     assert bad.returncode == 2 and "field lineups.0.0: expected one of the agents" in bad.stderr
 
 
+@pytest.mark.integration
 def test_clip_sweep_fails_fast_without_weights(tmp_path):
     pytest.importorskip("open_clip")
     out = _cli(
@@ -175,6 +177,7 @@ def test_local_checkpoint_file_is_found_and_used(tmp_path):
     assert resolved_spec(config, f"clip:{name}") == f"clip:EVA02-B-16/{tmp_path / (name + '.safetensors')}"
 
 
+@pytest.mark.integration
 def test_existing_hugging_face_cache_is_found(tmp_path):
     """A checkpoint in an HF cache laid out as huggingface_hub writes it counts as present (no network)."""
     pytest.importorskip("open_clip")
@@ -209,6 +212,7 @@ def fake_clip_factory(spec, **kwargs):
     return agent
 
 
+@pytest.mark.integration  # a whole experiment end to end
 def test_clip_sweep_runs_model_by_model_from_local_files(tmp_path):
     pytest.importorskip("open_clip")
     from huesenv.experiments import load_config, run_experiment

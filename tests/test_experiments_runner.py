@@ -55,6 +55,7 @@ def game_blocks(run_dir: Path) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.integration  # a whole experiment end to end
 def test_run_writes_report_and_logs(tmp_path):
     config = load_config(write_config(tmp_path))
     result = run_experiment(config, progress=False)
@@ -102,6 +103,7 @@ def test_run_writes_report_and_logs(tmp_path):
     assert logged == replay.scores
 
 
+@pytest.mark.integration
 def test_same_seed_same_log_bytes(tmp_path):
     a = run_experiment(load_config(write_config(tmp_path / "a")), progress=False)
     b = run_experiment(load_config(write_config(tmp_path / "b")), progress=False)
@@ -111,6 +113,7 @@ def test_same_seed_same_log_bytes(tmp_path):
     assert canonical_log_lines(a.run_dir / "games.jsonl") != canonical_log_lines(c.run_dir / "games.jsonl")
 
 
+@pytest.mark.integration
 def test_rerun_resumes_and_says_so(tmp_path):
     path = write_config(tmp_path, games=2)
     first = run_experiment(load_config(path), progress=False)
@@ -133,6 +136,7 @@ def test_rerun_resumes_and_says_so(tmp_path):
     assert game_blocks(done.run_dir) == game_blocks(reference.run_dir)
 
 
+@pytest.mark.integration  # a whole experiment end to end
 def test_interrupted_append_is_set_aside_and_replayed(tmp_path):
     reference = run_experiment(load_config(write_config(tmp_path / "ref")), progress=False)
     ref_bytes = (reference.run_dir / GAMES_LOG).read_bytes()
@@ -153,6 +157,7 @@ def test_interrupted_append_is_set_aside_and_replayed(tmp_path):
     assert len(final.units) == 6
 
 
+@pytest.mark.integration
 def test_other_experiment_in_run_folder_is_refused(tmp_path):
     path = write_config(tmp_path, games=1)
     run_experiment(load_config(path), progress=False)
@@ -162,6 +167,7 @@ def test_other_experiment_in_run_folder_is_refused(tmp_path):
     assert fresh.stages[0].done_before == 0 and (fresh.run_dir / "games.jsonl.old").exists()
 
 
+@pytest.mark.integration
 def test_kill_and_resume_subprocess(tmp_path):
     """SIGKILL a real `huesenv tournament` mid-run, rerun the same command: every game once, same as unbroken."""
     path = write_config(

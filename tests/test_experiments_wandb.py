@@ -12,6 +12,8 @@ from huesenv.experiments.tracking import read_offline_run, redact, resolve_mode
 
 pytest.importorskip("wandb")
 
+pytestmark = pytest.mark.integration  # W&B offline runs
+
 CONFIG = {
     "name": "wb",
     "seed": 5,

@@ -18,6 +18,8 @@ class _Block:
             raise ImportError('blocked for this test: ' + name)
 sys.meta_path.insert(0, _Block())
 import huesenv
+light = [m for m in ('pandas', 'pettingzoo', 'matplotlib') if m in sys.modules]
+assert not light, f'import huesenv loaded {light}'  # the core imports fast
 from huesenv import hues_cues_v1, load_board
 import huesenv.metrics, huesenv.humans, huesenv.logs, huesenv.stats, huesenv.agents
 b = load_board(); assert b.xy.shape == (480, 2)
@@ -25,6 +27,7 @@ print('ok')
 """
 
 
+@pytest.mark.integration
 def test_core_imports_without_torch():
     out = subprocess.run([sys.executable, "-c", BLOCK_HEAVY], capture_output=True, text=True, cwd="/")
     assert out.returncode == 0, out.stderr

@@ -315,6 +315,7 @@ def test_cli_play_rejects_bad_tables_before_opening_a_window():
     assert not pygame.display.get_init()
 
 
+@pytest.mark.integration
 def test_render_package_imports_without_pygame():
     import subprocess
     import sys
@@ -365,3 +366,78 @@ def test_games_appended_to_one_log_get_their_own_numbers(tmp_path):
         views = views_from_records(records, game=k)
         assert len(views) == len(result.records)
         assert views[-1].scores == tuple(result.scores[p] for p in players)
+
+
+def test_one_escape_asks_to_confirm_and_anything_else_carries_on():
+    inp = HumanInput()
+    inp.begin(GuessQuery(cues=("X",)))
+    assert feed(inp, [key(pygame.K_ESCAPE)]) is None  # empty input: asks, does not quit
+    assert inp.quit_armed and "Escape again" in inp.message
+    feed(inp, typed("B"))  # typing carries on with the game
+    assert not inp.quit_armed and inp.message == "" and inp.text == "B"
+    feed(inp, [key(pygame.K_ESCAPE)])
+    assert inp.text == "" and inp.quit_armed
+    feed(inp, [click("A1")])  # so does a click (here it answers the guess)
+    assert not inp.quit_armed
+    feed(inp, [key(pygame.K_ESCAPE)])
+    with pytest.raises(HumanQuit):
+        inp.handle_event(key(pygame.K_ESCAPE))
+
+
+class QuitAfter(Bot):
+    """Plays like :class:`Bot` and presses Escape twice once ``moves`` of the person's answers are in."""
+
+    def __init__(self, moves):
+        super().__init__()
+        self.moves, self.asked = moves, set()
+
+    def __call__(self):
+        q = self.screen.input.query
+        if q is not None:
+            self.asked.add(id(q))
+            if len(self.asked) > self.moves:
+                return [key(pygame.K_ESCAPE), key(pygame.K_ESCAPE)]
+        return super().__call__()
+
+
+def test_an_abandoned_game_is_logged_as_abandoned(tmp_path):
+    pytest.importorskip("pettingzoo")
+    from huesenv.logs import read_records
+    from huesenv.play.human import next_game_index, play_human_game
+    from huesenv.render.playback import load_replay_records
+
+    log = tmp_path / "play.jsonl"
+    bot = QuitAfter(moves=2)
+    screen = PlayScreen(["player_0", "player_1", "player_2"], agent_delay=0.0, events=bot)
+    bot.screen = screen
+    with pytest.raises(HumanQuit):
+        play_human_game(["random", "random"], seat=0, seed=5, screen=screen, max_polls=50, log_path=str(log))
+    screen.close()
+    records = read_records(log).records
+    assert records and all(r.extra["abandoned"] is True for r in records)
+    assert {r.extra["game"] for r in records} == {0} and next_game_index(log) == 1
+    assert sum(r.agent_id == "human" for r in records) >= 2  # the person's answers before Escape
+    assert len(load_replay_records(log)) == len(records)  # one complete block: replay shows it
+
+
+def test_agents_load_their_models_before_the_window_opens(tmp_path):
+    pytest.importorskip("pettingzoo")
+    from huesenv.agents import RandomAgent, register_agent
+    from huesenv.play.human import play_human_game
+
+    loaded_with_window = []
+
+    class Loading(RandomAgent):
+        def load(self):
+            loaded_with_window.append(pygame.display.get_init())
+
+    register_agent("test-loading", lambda arg=None, **kw: Loading(**kw))
+    with pytest.raises(HumanQuit):  # the person leaves at once: Escape, Escape
+        play_human_game(
+            ["test-loading", "random"],
+            seat=0,
+            seed=1,
+            events=lambda: [key(pygame.K_ESCAPE), key(pygame.K_ESCAPE)],
+            agent_delay=0.0,
+        )
+    assert loaded_with_window == [False]

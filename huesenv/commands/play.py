@@ -15,7 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "play",
         help="play a game in a window against agents and replayed humans",
         description="Guess by clicking a cell or typing a coordinate (Enter); give cues by typing (Enter); "
-        "Escape clears the input, Escape on an empty input or closing the window quits.",
+        "Escape clears the input and asks to confirm: a second Escape (or closing the window) abandons "
+        "the game, which --log still records, marked as abandoned.",
     )
     play.add_argument(
         "--seat",
@@ -68,7 +69,7 @@ def _play(args: argparse.Namespace) -> int:
             device=args.device,
         )
     except HumanQuit:
-        print("game abandoned")
+        print(f"game abandoned{f' (logged to {args.log}, marked abandoned)' if args.log else ''}")
         return 0
     for player, score in sorted(result.scores.items()):
         print(f"{player}: {score}")

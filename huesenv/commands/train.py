@@ -26,6 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from huesenv.commands.common import add_device, add_out, add_seed, positive_float, positive_int
+from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment, set_aside, train
+from huesenv.experiments.rl.ppo_fast import FastPPOConfig
+from huesenv.experiments.rl.sb3_train import SB3Config
+from huesenv.experiments.rl.selfplay import SelfPlayConfig
 
 KINDS = ("guesser", "cue-giver", "selfplay")
 
@@ -140,16 +144,12 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     if args.threads:
         params["torch_threads"] = args.threads
     if kind == "selfplay":
-        from huesenv.experiments.rl.selfplay import SelfPlayConfig
-
         if args.nonsense:
             params["vocabulary"] = "words+nonsense"
         if args.guessers is not None:
             params["guessers"] = args.guessers
         return "selfplay", SelfPlayConfig.from_dict(params, source="huesenv train selfplay")
     if kind == "guesser" and args.fast:
-        from huesenv.experiments.rl.ppo_fast import FastPPOConfig
-
         if args.num_envs is not None:
             params["num_envs"] = args.num_envs
         if args.opponents not in (None, "human-replay"):
@@ -159,7 +159,6 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
         if args.cue_encoding not in (None, "index"):
             raise ValueError("--fast uses cue_encoding=index (the vector env's cue is a vocabulary index)")
         return "guesser-fast", FastPPOConfig.from_dict(params, source="huesenv train guesser --fast")
-    from huesenv.experiments.rl.sb3_train import SB3Config
 
     env_kwargs = dict(params.pop("env_kwargs", None) or {})
     if args.opponents:
@@ -172,8 +171,6 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from huesenv.experiments.rl.pipeline import set_aside, train
-
     name, cfg = trainer_config(args.kind, args)
     out = Path(args.out or f"runs/train/{name}-seed{args.seed}")
     if args.fresh:
@@ -217,8 +214,6 @@ def _summary_line(summary: dict[str, Any]) -> str:
 
 
 def run_experiment_cmd(args: argparse.Namespace) -> int:
-    from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment
-
     config = load_training_config(args.config, args.overrides)
     try:
         result = run_training_experiment(

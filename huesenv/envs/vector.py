@@ -167,7 +167,7 @@ class GuesserVectorEnv(VectorEnv):
         """
         mask = np.asarray(mask).astype(bool, copy=False)
         rows = np.arange(mask.shape[0])
-        cells = rng.integers(mask.shape[1], size=mask.shape[0])
+        cells = np.asarray(rng.integers(mask.shape[1], size=mask.shape[0]))
         todo = ~mask[rows, cells] & mask.any(axis=1)
         while todo.any():
             idx = rows[todo]

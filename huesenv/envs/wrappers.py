@@ -39,7 +39,7 @@ agents fall back exactly as in :func:`huesenv.envs.play_game`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -148,7 +148,7 @@ class _SeatEnv(gymnasium.Env):
 
     # -- gymnasium API --------------------------------------------------------------------
     def _init_spaces(self) -> None:
-        space = self.game.observation_space(self.learner)
+        space = cast(spaces.Dict, self.game.observation_space(self.learner))
         self.observation_space = space["observation"] if self.observation_mode == "flat" else space
         self.action_space = self.game.action_space(self.learner)
 
@@ -229,7 +229,7 @@ class GuesserEnv(_SeatEnv):
     learner_role = "guesser"
 
     def _init_spaces(self) -> None:
-        space = self.game.observation_space(self.learner)
+        space = cast(spaces.Dict, self.game.observation_space(self.learner))
         if self.observation_mode == "flat":
             self.observation_space = space["observation"]
         else:

@@ -91,6 +91,8 @@ _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 class CueRules(Protocol):
     """The rule values the grammar reads (:class:`huesenv.game.rules.HuesCuesRules` provides them)."""
 
+    def __hash__(self) -> int: ...  # the grammar caches per rules object (lru_cache)
+
     @property
     def cue_word_limits(self) -> tuple[int, int]: ...
     @property

@@ -51,7 +51,7 @@ class Phase(str, Enum):
         return 2 if self in (Phase.CUE_2, Phase.GUESS_2) else 1
 
     @property
-    def index(self) -> int:
+    def index(self) -> int:  # type: ignore[override]  # a property, not str.index: Phase is a StrEnum
         """Position in :data:`PHASES` (what observations encode); ``REVEAL`` has none."""
         return _INDEX[self]
 

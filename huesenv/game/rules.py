@@ -256,7 +256,7 @@ class Deck(Sequence):
     def __len__(self) -> int:
         return self._size
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         if isinstance(index, slice):
             return tuple(self[i] for i in range(*index.indices(self._size)))
         i = index + self._size if index < 0 else index
@@ -435,6 +435,7 @@ class GameState:
             raise IllegalActionError(why)
         self.moves += 1
         if action.kind == "target":
+            assert action.cell is not None  # checked by problem()
             self.target = int(action.cell)
             self.phase = Phase.CUE_1
             return None
@@ -451,6 +452,7 @@ class GameState:
             else:
                 self._start_guessing(Phase.GUESS_2, clockwise=False)
             return None
+        assert action.cell is not None  # checked by problem()
         cell = int(action.cell)
         self.occupied[cell] = True
         self.cones.append(Cone(self.current, cell, self.phase.cue_index))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-import huesenv.metrics.plots as P
+import huesenv.plots as P
 from huesenv.logs.io import load_logs
 from huesenv.logs.schema import LogRecord
 from huesenv.metrics.aggregate import (
@@ -108,10 +108,15 @@ def write_metrics(
                 agents, out / "fail_rates_by_family.png", human_rate
             )
             paths["fig_categories_arch"] = P.plot_category_violins(
-                words, out / "fail_rates_by_category_architecture.png"
+                words,
+                out / "fail_rates_by_category_architecture.png",
+                human_fail_rate=pooled_human_fail_rate,
             )
             paths["fig_categories_data"] = P.plot_category_violins(
-                words, out / "fail_rates_by_category_data.png", by="data_family"
+                words,
+                out / "fail_rates_by_category_data.png",
+                by="data_family",
+                human_fail_rate=pooled_human_fail_rate,
             )
         if len(nonsense):
             paths["fig_nonsense"] = P.plot_nonsense_mosaics(nonsense, out / "nonsense_mosaics.png")

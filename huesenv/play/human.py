@@ -49,7 +49,10 @@ from huesenv.vocabulary import normalise_word
 
 
 class HumanQuit(Exception):
-    """The person closed the window or pressed Escape twice: the game stops cleanly."""
+    """The person closed the window or pressed Escape twice in a row: the game stops cleanly."""
+
+
+QUIT_CONFIRM = "Press Escape again to abandon the game (any other key or a click carries on)"
 
 
 def check_cue(
@@ -112,6 +115,7 @@ class HumanInput:
         self.stage = ""  # "guess" | "target" | "cue"
         self.target: int | None = None
         self.occupied: Mapping[int, str] = {}
+        self.quit_armed = False  # Escape was pressed: a second Escape in a row abandons the game
 
     def begin(self, query: Any, occupied: Mapping[int, str] | None = None) -> None:
         """Start asking for ``query``; ``occupied`` maps cells to who holds them (for messages)."""
@@ -151,6 +155,16 @@ class HumanInput:
         """Process one event; returns an ``Answer`` when the input is complete and legal, else ``None``."""
         import pygame
 
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+            if self.quit_armed:
+                raise HumanQuit("escape")
+            self.quit_armed, self.text = True, ""  # clears the input and asks to confirm
+            self.message = QUIT_CONFIRM
+            return None
+        if event.type in (pygame.MOUSEBUTTONDOWN, pygame.TEXTINPUT, pygame.KEYDOWN) and self.quit_armed:
+            self.quit_armed = False  # anything else carries on with the game
+            if self.message == QUIT_CONFIRM:
+                self.message = ""
         if event.type == pygame.MOUSEBUTTONDOWN and getattr(event, "button", 1) == 1:
             cell = cell_at(*event.pos)
             if cell is None:
@@ -165,10 +179,6 @@ class HumanInput:
                 return self._submit()
             if event.key == pygame.K_BACKSPACE:
                 self.text = self.text[:-1]
-            elif event.key == pygame.K_ESCAPE:
-                if not self.text:
-                    raise HumanQuit("escape")
-                self.text = ""
         return None
 
     def _cell_chosen(self, cell: int) -> Any:
@@ -418,6 +428,33 @@ def next_game_index(log_path: str | Path | None) -> int:
     return max(ints) + 1 if ints else 0
 
 
+def load_models(agents: Iterable[Any]) -> None:
+    """Load every agent's model now, through its optional ``load()`` method.
+
+    Why: ``huesenv play`` crashed (segfault) when a torch agent loaded its model
+    after the pygame window was open — the display's OpenGL driver (Mesa) and
+    the LLVM that torch's triton brings clash when loaded in that order.
+    Loading the models before the window opens avoids it (and the pause).
+    """
+    for agent in agents:
+        load = getattr(agent, "load", None)
+        if callable(load):
+            load()
+
+
+def write_abandoned(log_path: str | Path, records: Sequence[Any], game_index: int) -> None:
+    """Append the records of a game the person abandoned, marked ``extra["abandoned"] = True``.
+
+    One unit block (``"play:<game>"``) like a finished game, so replay shows how
+    far it got; the mark tells it apart from a finished game, and the game
+    number stays used (:func:`next_game_index`).
+    """
+    for record in records:
+        record.extra["abandoned"] = True
+    with LogWriter(log_path) as writer:
+        writer.append(tag_unit(records, f"play:{game_index}"))
+
+
 def play_human_game(
     agent_specs: Sequence[str],
     *,
@@ -439,7 +476,9 @@ def play_human_game(
     :func:`next_game_index` (so games appended to one log stay apart in replay), in
     one block tagged as unit ``"play:<game>"`` (``extra["unit"]``, ``unit_size``,
     ``unit_pos``, as the experiments runner writes them) so that replay drops a
-    block cut short by a crash.  Without a log the game is number 0.
+    block cut short by a crash.  Without a log the game is number 0.  A game the
+    person abandons (:class:`HumanQuit`) is logged up to that point, marked as
+    abandoned (:func:`write_abandoned`), and the ``HumanQuit`` propagates.
     """
     index, specs = seating(agent_specs, seat)
     game_index = next_game_index(log_path)  # read the log first: a bad log fails before a window opens
@@ -459,20 +498,32 @@ def play_human_game(
             agents[p] = make_agent(s, seed=seat_seed, **kw) if ":" not in s else make_agent(s, **kw)
         except TypeError:
             agents[p] = make_agent(s, **kw)
+    load_models(agents.values())  # before the window opens: see load_models
     own_screen = screen is None
     screen = screen or PlayScreen(players, labels, events=events, agent_delay=agent_delay, human_seat=index)
+    played: list[Any] = []  # the records so far, for the log of an abandoned game
+
+    def on_record(record: Any) -> None:
+        played.append(record)
+        screen.on_record(record)
+
     try:
         agents[players[index]] = HumanAgent(screen, max_polls=max_polls)
         agents = {p: agents[p] for p in players}
-        result = play_game(
-            agents,
-            num_players=n,
-            seed=seed,
-            game_index=game_index,
-            run_id="human-play",
-            cue_mode=cue_mode,
-            on_record=screen.on_record,
-        )
+        try:
+            result = play_game(
+                agents,
+                num_players=n,
+                seed=seed,
+                game_index=game_index,
+                run_id="human-play",
+                cue_mode=cue_mode,
+                on_record=on_record,
+            )
+        except HumanQuit:
+            if log_path and played:
+                write_abandoned(log_path, played, game_index)
+            raise
         if log_path:
             with LogWriter(log_path) as writer:
                 writer.append(tag_unit(result.records, f"play:{game_index}"))
@@ -499,7 +550,9 @@ __all__ = [
     "HumanQuit",
     "PlayScreen",
     "check_cue",
+    "load_models",
     "next_game_index",
     "play_human_game",
     "seating",
+    "write_abandoned",
 ]

@@ -1010,9 +1010,9 @@ def _percent(text: str) -> float | None:
         values = {v for v, _ in nums}
         if len(values) == 1:
             return nums[0][0]
-        pct = {v for v, p in nums if p}
-        if len(pct) == 1:
-            return next(iter(pct))
+        percents = {v for v, p in nums if p}
+        if len(percents) == 1:
+            return next(iter(percents))
         estimates = {_value(m.group(1), True) for m in _ESTIMATE.finditer(s)} - {None}
         if len(estimates) == 1:
             return next(iter(estimates))
@@ -1167,6 +1167,7 @@ def parse_answer(
             return found
     value = _json_value(kind, s)
     if value is not None:
+        got: Any
         if isinstance(value, bool):
             got = value if kind == "yes_no" else None
         elif isinstance(value, (int, float)):

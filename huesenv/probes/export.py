@@ -68,6 +68,9 @@ def export_stimuli(
     """Export ``task``'s seeded stimuli (or the given ones) to ``out_dir``; returns the manifest path."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    stims: list[Any]  # GCA or interference stimuli, by task
+    stim: Any
+    columns: tuple[str, ...]
     if task == "gca":
         stims = list(stimuli) if stimuli is not None else gca_stimuli(seed=seed, **kwargs)
         columns = GCA_COLUMNS

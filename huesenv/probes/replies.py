@@ -77,7 +77,7 @@ def import_replies(
     trials = {t.trial_id: t for t in build_trials(task, seed=seed, **task_kwargs)}
     default_agent = agent_id or f"replies:{path.stem}"
     seen: set[tuple[str, str]] = set()
-    records = []
+    records: list[Any] = []
     for line_no, row in read_replies(path):
         tid = str(row["trial_id"]).strip()
         trial = trials.get(tid)

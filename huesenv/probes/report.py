@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from huesenv.plots import plot_colour_shares
 from huesenv.probes.gca.metrics import gca_report
 from huesenv.probes.interference.metrics import interference_table, paper_layout
 
@@ -42,25 +43,4 @@ def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
     return written
 
 
-def plot_colour_shares(shares, path: Path) -> Path:
-    """Share of "colour" answers against τ, one line per (agent, condition) — the paper's Figure 4."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for (agent, cond), g in shares.groupby(["agent_id", "condition"]):
-        g = g.sort_values("tau")
-        ax.plot(g["tau"], g["share_colour"], marker="o", label=f"{agent} · {cond}")
-    ax.set_xlabel("τ (% of eligible pixels coloured)")
-    ax.set_ylabel('share of "colour" answers')
-    ax.set_ylim(-0.02, 1.02)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-__all__ = ["plot_colour_shares", "write_report"]
+__all__ = ["write_report"]

@@ -83,7 +83,7 @@ def run_probe(
     limit: int | None = None,
     batch_size: int = 16,
     run_id: str | None = None,
-    on_record: Callable[[list], None] | None = None,
+    on_record: Callable[[list], object] | None = None,
     progress: bool = False,
     **task_kwargs: Any,
 ) -> list:

@@ -170,13 +170,6 @@ def record_answer(
     return item, cell, int(cur.lastrowid)
 
 
-def last_answer(conn: sqlite3.Connection, participant_id: str) -> sqlite3.Row | None:
-    return conn.execute(
-        "SELECT id, word, cell FROM word_answers WHERE participant_id = ? ORDER BY id DESC LIMIT 1",
-        (participant_id,),
-    ).fetchone()
-
-
 def earlier_distribution(conn: sqlite3.Connection, word: str, before_id: int | None = None) -> np.ndarray:
     """Counts per cell (480,) of the answers to ``word`` stored before answer ``before_id`` (all if None)."""
     if before_id is None:

@@ -276,8 +276,8 @@ class ObservationEncoder:
         x[o["role"]] = float(view.is_cue_giver)
         x[o["cue_giver"] + (view.cue_giver - me) % n] = 1.0
         x[o["round"] + min(view.round, self.max_rounds - 1)] = 1.0
-        for c in view.card:
-            x[o["card"] + c] = 1.0
+        for cell in view.card:
+            x[o["card"] + cell] = 1.0
         if view.target is not None:
             x[o["target"] + view.target] = 1.0
         x[o["scores"] : o["scores"] + n] = view.scores[me:] + view.scores[:me]

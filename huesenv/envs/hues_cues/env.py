@@ -284,7 +284,7 @@ def parallel_env(**kwargs: Any):
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     """Hues and Cues for 3-10 players (see the module docstring)."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["human", "rgb_array"],
         "name": "hues_cues_v1",
         "is_parallelizable": True,
@@ -355,7 +355,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         }
         self._act_spaces = {a: self._make_action_space() for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
-        self._renderer = None
+        self._renderer: BoardRenderer | None = None
         self.state_: GameState | None = None
         self._last_reveal: RoundResult | None = None
         self.last_illegal: str | None = None

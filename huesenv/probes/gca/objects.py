@@ -306,10 +306,10 @@ def render_shape(shape: str, variant: int, size: int = 512) -> tuple[np.ndarray,
     pts = [(x * ss, y * ss) for x, y in shape_vertices(shape, variant, size)]
     img = Image.new("L", (size * ss, size * ss), 255)
     ImageDraw.Draw(img).polygon(pts, outline=0, width=SHAPE_STROKE_PX * ss)
-    grey = np.asarray(img.resize((size, size), Image.LANCZOS), dtype=np.uint8)
+    grey = np.asarray(img.resize((size, size), Image.Resampling.LANCZOS), dtype=np.uint8)
     m = Image.new("L", (size * ss, size * ss), 0)
     ImageDraw.Draw(m).polygon(pts, fill=255)
-    mask = np.asarray(m.resize((size, size), Image.NEAREST)) > 127
+    mask = np.asarray(m.resize((size, size), Image.Resampling.NEAREST)) > 127
     grey.setflags(write=False)
     mask.setflags(write=False)
     return grey, mask

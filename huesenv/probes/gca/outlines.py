@@ -139,7 +139,7 @@ def draw_polylines(
             draw.line(pts, fill=0, width=width, joint="curve")
         for px, py in (pts[0], pts[-1]):
             draw.ellipse((px - r, py - r, px + r, py + r), fill=0)
-    return np.asarray(img.resize((size, size), Image.LANCZOS), dtype=np.uint8)
+    return np.asarray(img.resize((size, size), Image.Resampling.LANCZOS), dtype=np.uint8)
 
 
 def foreground_mask(grey: np.ndarray, dark_level: int = DARK_LEVEL) -> np.ndarray:

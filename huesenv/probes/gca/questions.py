@@ -76,7 +76,7 @@ def colour_options(stim: GCAStimulus, seed: int = DEFAULT_SEED) -> tuple[tuple[s
     distractor = pool[int(rng.integers(len(pool)))]
     opts = ["white", stim.colour, distractor]
     order = rng.permutation(3)
-    return tuple(opts[i] for i in order), distractor  # type: ignore[return-value]
+    return tuple(opts[i] for i in order), distractor
 
 
 def _blank() -> np.ndarray:

@@ -285,7 +285,7 @@ class FileStimulus:
         with Image.open(self.path) as im:
             im = im.convert("RGB")
             if im.size != (SIZE, SIZE):
-                im = im.resize((SIZE, SIZE), Image.LANCZOS)
+                im = im.resize((SIZE, SIZE), Image.Resampling.LANCZOS)
             return np.asarray(im, dtype=np.uint8).copy()
 
     def ground_truth(self) -> dict:
