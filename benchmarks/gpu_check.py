@@ -17,6 +17,11 @@ With ``--vlm`` it also checks the local-VLM agent (``vlm:<path>``) on a random L
 built on the spot (:mod:`huesenv.agents.tiny_models`): placement and precision,
 the word task at several batch sizes (generation constrained to a coordinate so
 every answer parses), and the same on the CPU.
+
+With ``--tournament`` it checks that a tournament's ``device`` setting (``huesenv
+tournament --device cuda``) reaches the model agent: a few games of the offline
+text-embedding agent against replayed humans with ``device=cuda`` and ``device=cpu``
+(where the agent's model lives, games/s, whether both devices played the same games).
 """
 
 from __future__ import annotations
@@ -154,6 +159,42 @@ def vlm_check(folder: Path, batch_sizes=(1, 8, 32)) -> dict:
     return out
 
 
+def tournament_check(games: int = 4) -> dict:
+    """``device`` from the config to the agent: placement, speed, same games on both devices."""
+    from huesenv.experiments import GamePlayer, load_config, plan_games
+
+    out: dict = {}
+    played: dict = {}
+    for device in ("cuda", "cpu"):
+        config = load_config(
+            "default",
+            [
+                f"device={device}",
+                f"games={games}",
+                "lineups=[[text-embedding, human, human, human]]",
+                "agents.text-embedding.kwargs={cache_dir: false}",  # no embedding cache: the model must run
+            ],
+        )
+        player = GamePlayer(config)
+        start = time.perf_counter()
+        outcomes = [player.play(u) for u in plan_games(config)]
+        wall = time.perf_counter() - start
+        agent = player._instances[("text-embedding", 0)]
+        model = getattr(agent, "_model", None)
+        where = str(getattr(model, "device", "not loaded"))
+        played[device] = [o.scores for o in outcomes]
+        out[device] = {
+            "device_kwarg": agent.device_spec,
+            "model_device": where,
+            "games": len(outcomes),
+            "games_per_s": len(outcomes) / wall,
+        }
+        print(json.dumps({f"tournament_{device}": out[device]}), flush=True)
+    out["same_games_on_both_devices"] = played["cuda"] == played["cpu"]
+    out["ok"] = out["cuda"]["model_device"].startswith("cuda") and out["cpu"]["model_device"] == "cpu"
+    return out
+
+
 def vlm_text_only_check(folder: Path, ids: dict) -> dict:
     """GCA text prior on the device: a batch mixing image and text-only probe queries (text-only run apart)."""
     import numpy as np
@@ -184,6 +225,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--vlm", action="store_true", help="also check the local-VLM agent on a random tiny Llava"
+    )
+    parser.add_argument(
+        "--tournament", action="store_true", help="also check that a tournament's --device reaches the agent"
     )
     parser.add_argument(
         "--train",
@@ -222,6 +266,8 @@ def main() -> None:
             print(json.dumps({name: row}, indent=1), flush=True)
         if args.vlm:
             results["vlm"] = vlm_check(tmp / "tiny-llava")
+        if args.tournament:
+            results["tournament"] = tournament_check()
     if args.train is not None:
         import importlib.util
 

@@ -30,6 +30,9 @@ Schema (all keys optional except where noted; see ``configs/default.yaml``)::
     wandb: {mode: disabled, project: huesenv}
     backend: {name: inprocess, address: null, num_cpus: null, num_workers: null}
     weights: {required: true, offline: true, dir: null}   # see huesenv.experiments.weights
+    device: null                # torch device of the model agents (clip, vlm, text-embedding):
+                                # auto | cpu | cuda[:n]; null = each agent's default; an agent's own
+                                # kwargs.device wins.  Not part of the run's identity.
 
 **Strict.**  Every key must be one of the schema's (:data:`DEFAULTS` plus
 :data:`OPTIONAL_KEYS`; agent names, agent ``kwargs`` and list items are free):
@@ -54,6 +57,7 @@ from typing import Any
 
 import yaml
 
+from huesenv.agents.devices import with_device
 from huesenv.experiments.callables import check_callable_name
 from huesenv.secrets import mask
 
@@ -75,6 +79,7 @@ DEFAULTS: dict[str, Any] = {
     "wandb": {"mode": "disabled", "project": "huesenv", "entity": None},
     "backend": {"name": "inprocess", "address": None, "num_cpus": None, "num_workers": None},
     "weights": {"required": True, "offline": True, "dir": None},
+    "device": None,
 }
 
 # Keys a config may set that have no default value.
@@ -422,6 +427,12 @@ class ExperimentConfig:
             self._fail("wandb.mode", "one of auto, online, offline, disabled")
         if d["backend"].get("name") not in ("inprocess", "ray"):
             self._fail("backend.name", "inprocess or ray")
+        device = d.get("device")
+        if device is not None and (
+            not isinstance(device, str)
+            or device.strip().lower().split(":")[0] not in ("auto", "cpu", "cuda", "mps")
+        ):
+            self._fail("device", "auto, cpu, cuda, cuda:<n> or null")
         batch = d["tournament"].get("batch_size")
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             self._fail("tournament.batch_size", "a positive integer")
@@ -453,6 +464,7 @@ class ExperimentConfig:
             cvd = (self.data.get("humans") or {}).get("cvd")
             if cvd and "cvd" not in kwargs:
                 kwargs["cvd"] = cvd
+        kwargs = with_device(entry["spec"], kwargs, self.data.get("device"))
         return AgentSpec(name=name, spec=entry["spec"], kwargs=kwargs, gpu=bool(entry.get("gpu", False)))
 
     def agents(self) -> list[AgentSpec]:

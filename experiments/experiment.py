@@ -15,17 +15,28 @@ from typing import Any
 import pandas as pd
 
 import huesenv.experiments.analysis as analysis
+import huesenv.experiments.provenance as provenance
 import huesenv.experiments.report as report
+import huesenv.experiments.uncertainty as uncertainty
 import huesenv.experiments.weights as weights
 import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
 from huesenv.experiments.learning_curves import add_training_section
+from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report
-from huesenv.experiments.runner import LogState, StageResult, prepare_run_dir, run_games, run_wordlevel
+from huesenv.experiments.runner import (
+    GAMES_LOG,
+    LogState,
+    StageResult,
+    prepare_run_dir,
+    read_log_state,
+    run_games,
+    run_wordlevel,
+)
 from huesenv.experiments.tournament import plan_games, seat_assignment
-from huesenv.experiments.tracking import Tracker
+from huesenv.experiments.tracking import Tracker, requested_mode
 from huesenv.experiments.weights import offline_env
 from huesenv.experiments.wordlevel import score_wordlevel
 from huesenv.humans import load_humans
@@ -72,6 +83,7 @@ def check_agent_kinds(config: ExperimentConfig) -> None:
 
 def preflight(config: ExperimentConfig) -> None:
     """Refuse to start when weights are missing, instead of downloading (or hanging) mid-run."""
+
     used = (
         {n for lineup in config["lineups"] for n in lineup}
         if config["tournament"].get("enabled", True)
@@ -124,6 +136,7 @@ def run_experiment(
 
     Downloads are switched off (``HF_HUB_OFFLINE``) while it runs unless ``weights.offline`` is false.
     """
+
     start = time.perf_counter()
     preflight(config)
     with offline_env(bool(config["weights"].get("offline", True))):
@@ -139,6 +152,8 @@ def _run(
     wandb_mode: str | None,
     make_backend: Any,
 ) -> ExperimentResult:
+
+    mode = requested_mode(wandb_mode, config["wandb"].get("mode", "disabled"))
     run_dir = prepare_run_dir(config, fresh=fresh)
     own_backend = backend is None
     if own_backend:
@@ -146,40 +161,6 @@ def _run(
         backend = make_backend(
             b.get("name", "inprocess"), b.get("address"), b.get("num_cpus"), b.get("num_workers")
         )
-    stages: list[StageResult] = []
-    games_state = words_state = LogState()
-    try:
-        with _progress(progress) as bar:
-            if config["tournament"].get("enabled", True) and config["lineups"] and config["games"]:
-                result, games_state = run_games(config, backend, run_dir, progress=bar)
-                stages.append(result)
-            if config["wordlevel"].get("enabled", True) and config.wordlevel_agents():
-                result, words_state = run_wordlevel(config, backend, run_dir, progress=bar)
-                stages.append(result)
-    finally:
-        if own_backend:
-            backend.close()
-
-    data = build_report_data(
-        config, run_dir, games_state, words_state, stages, backend_name=getattr(backend, "name", "?")
-    )
-    reports = write_report(data, run_dir, formats=config["report"].get("formats", ("markdown", "html")))
-    wandb_dir = None
-    mode = wandb_mode if wandb_mode is not None else config["wandb"].get("mode", "disabled")
-    if mode != "disabled":
-        wandb_dir = track(config, run_dir, data, mode)
-    return ExperimentResult(
-        run_dir,
-        stages,
-        reports,
-        data.tables,
-        time.perf_counter() - start,
-        wandb_dir,
-        [s.message() for s in stages],
-    )
-
-
-def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path | None:
     w = config["wandb"]
     tracker = Tracker(
         mode,
@@ -191,24 +172,80 @@ def track(config: ExperimentConfig, run_dir: Path, data: Any, mode: str) -> Path
         run_id=config.run_id,
     )
     try:
-        tables = {k: v for k, v in data.tables.items()}
-        tracker.log_tables(tables)
-        if "leaderboard" in data.tables:
-            extra = {}
-            if "guess_alignment" in data.tables:
-                for row in data.tables["guess_alignment"].to_dict(orient="records"):
-                    extra[row.get("agent", "?")] = {
-                        f"guess/{k}": float(v)
-                        for k, v in row.items()
-                        if isinstance(v, (int, float)) and not isinstance(v, bool)
-                    }
-            tracker.log_agent_metrics(data.tables["leaderboard"], extra)
-        tracker.log_plots(data.plots)
-        tracker.log_images(data.boards)
-        path = tracker.run_path
+        stages: list[StageResult] = []
+        games_state = words_state = LogState()
+        try:
+            with _progress(progress) as bar:
+                if config["tournament"].get("enabled", True) and config["lineups"] and config["games"]:
+                    on_game = _game_logger(config, run_dir, tracker)
+                    result, games_state = run_games(config, backend, run_dir, progress=bar, on_game=on_game)
+                    stages.append(result)
+                if config["wordlevel"].get("enabled", True) and config.wordlevel_agents():
+                    result, words_state = run_wordlevel(config, backend, run_dir, progress=bar)
+                    stages.append(result)
+        finally:
+            if own_backend:
+                backend.close()
+
+        data = build_report_data(
+            config, run_dir, games_state, words_state, stages, backend_name=getattr(backend, "name", "?")
+        )
+        reports = write_report(data, run_dir, formats=config["report"].get("formats", ("markdown", "html")))
+        track(tracker, run_dir, data, config.name)
+        wandb_dir, sync = tracker.run_path, tracker.sync_command()
     finally:
         tracker.finish()
-    return path
+    messages = [s.message() for s in stages]
+    if sync:
+        messages.append(f"W&B offline run saved; upload it with: {sync}")
+    return ExperimentResult(
+        run_dir, stages, reports, data.tables, time.perf_counter() - start, wandb_dir, messages
+    )
+
+
+def _game_logger(config: ExperimentConfig, run_dir: Path, tracker: Any) -> Any:
+    """The per-game callback of :func:`run_games` for a live W&B run (None when not tracking).
+
+    Games already in the log (a resumed run) are logged first, in plan order, so every W&B run of
+    an experiment has one history step per game.
+    """
+    if not tracker.active:
+        return None
+
+    plan = {u.game: u for u in plan_games(config)}
+
+    def by_agent(game: int, scores: dict[str, int]) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for seat, agent in plan[game].seat_map().items():
+            out.setdefault(agent, []).append(float(scores.get(seat, 0)))
+        return out
+
+    done = read_log_state(run_dir / GAMES_LOG).units
+    for game in sorted(plan):
+        recs = done.get(f"game:{game}")
+        if recs:
+            scores: dict[str, int] = {}
+            for rec in recs:
+                player = rec.extra.get("player")
+                if player is not None:
+                    scores[player] = scores.get(player, 0) + int(rec.extra.get("points") or 0)
+            tracker.log_game(game, by_agent(game, scores))
+
+    def on_game(game: int, scores: dict[str, int]) -> None:
+        tracker.log_game(game, by_agent(game, scores))
+
+    return on_game
+
+
+def track(tracker: Any, run_dir: Path, data: Any, name: str) -> None:
+    """Everything but the per-game history: tables, summary scalars, figures, boards, the artifact."""
+    if not tracker.active:
+        return
+    tracker.log_tables(data.tables)
+    tracker.log_summary(data.tables)
+    tracker.log_plots(data.plots)
+    tracker.log_images(data.boards)
+    tracker.log_artifact(run_dir, name)
 
 
 def _skipped_note(word_df: pd.DataFrame, what: str) -> list[str]:
@@ -236,6 +273,7 @@ def build_report_data(
     backend_name: str = "",
 ) -> Any:
     """Tables, plots and board images from the logs (the same whether the run was resumed or not)."""
+
     plots_dir = run_dir / "plots"
     plots_dir.mkdir(exist_ok=True)
     m = config["metrics"]
@@ -244,40 +282,51 @@ def build_report_data(
     captions: dict[str, str] = {}
     plots: dict[str, Path] = {}
     boards: dict[str, Path] = {}
-    summary = [s.message() for s in stages]
-    humans = None
+    summary: list[str] = []
+    seed = int(config["seed"])
+    humans = _load_humans(config)
+    human_ref = HumanReference.of(humans)
     plan = plan_games(config)
     planned = {u.game for u in plan}
     game_records = [r for k, recs in games.units.items() if int(k.split(":")[1]) in planned for r in recs]
     if game_records:
         seats = seat_assignment(plan)
         frame = analysis.seat_games(game_records, seats)
-        lb = analysis.leaderboard(frame)
+        lb = uncertainty.add_leaderboard_intervals(analysis.leaderboard(frame), frame, seed=seed)
         tables["leaderboard"] = lb
         captions["leaderboard"] = (
-            "Points per game (mean ± standard error over seat-games), split by role; "
-            "win rate = share of games with the highest total (ties shared)."
+            "Points per game (mean over seat-games, 95 % bootstrap interval over games, standard error), "
+            "split by role; win rate = share of games with the highest total (ties shared). "
+            f"Humans: {human_ref.label}."
         )
         plots["leaderboard"] = figures.plot_leaderboard(lb, plots_dir / "leaderboard.png")
-        tables["points_by_role"] = analysis.points_by_role(frame)
-        h2h = analysis.head_to_head(frame)
+        tables["lineups"] = uncertainty.lineup_breakdown(frame, config["lineups"], seed=seed)
+        captions["lineups"] = (
+            "The leaderboard per lineup (seat order of the lineup's first game): points per game "
+            "and win rate with 95 % bootstrap intervals over that lineup's games."
+        )
+        tables["points_by_role"] = uncertainty.add_role_intervals(analysis.points_by_role(frame), frame, seed)
+        tables["seat_games"] = frame  # written to tables/ for `huesenv leaderboard`; not shown
+        h2h = uncertainty.add_head_to_head_tests(analysis.head_to_head(frame), frame, seed=seed)
         tables["head_to_head"] = h2h
         captions["head_to_head"] = (
             "Every pair of agents that sat in the same game: mean point difference "
-            "(agent − opponent) and the agent's share of those pairings won (ties ½)."
+            "(agent − opponent) over their pairings with a 95 % bootstrap interval over the shared games, "
+            "the agent's share of those pairings won (ties ½), and a paired test of the per-game "
+            "differences (Wilcoxon signed-rank; p adjusted by Benjamini–Hochberg across pairs)."
         )
         if not h2h.empty:
             plots["head_to_head"] = figures.plot_head_to_head(
                 analysis.head_to_head_matrix(h2h), plots_dir / "head_to_head.png"
             )
-        humans = _load_humans(config)
         align = analysis.guess_alignment(game_records, humans, seats, alpha=alpha, top_k=top_k)
         if align:
-            tables["guess_alignment"] = align["agent"]
+            tables["guess_alignment"] = uncertainty.add_rate_intervals(align["agent"], align["word"], seed)
             captions["guess_alignment"] = (
                 "Each agent's first cones (placed after the one-word cue 1) as "
                 "word→cell answers, scored against the human cohort "
-                "(huesenv.metrics.word_level / agent_level). Replayed humans are "
+                "(huesenv.metrics.word_level / agent_level), 95 % bootstrap intervals over words. "
+                "Replayed humans are "
                 "scored against the cohort they are drawn from: an optimistic "
                 "reference, not leave-one-out."
             )
@@ -292,8 +341,8 @@ def build_report_data(
                 plots["guess_alignment"] = p
         n_games = len({int(r.game) for r in game_records})
         summary.append(
-            f"{n_games} games, {len(frame)} seat-games, {len(game_records)} logged steps "
-            f"(log: {run_dir.name}/games.jsonl)"
+            f"Games: {n_games} games of {len(config['lineups'])} lineup(s), {len(frame)} seat-games, "
+            f"{len(game_records)} logged steps (log: {run_dir.name}/games.jsonl)"
         )
         for k in range(int(config["report"].get("board_images", 0) or 0)):
             if k >= len(plan):
@@ -311,15 +360,17 @@ def build_report_data(
                 if img:
                     boards[f"Game {unit.game} ({', '.join(unit.seats)}), last reveal"] = img
     if words.units:
-        humans = humans if humans is not None else _load_humans(config)
         scored = score_wordlevel(
             words.records(), humans, alpha=alpha, top_k=int(config["wordlevel"]["top_k"])
         )
         if "agent" in scored:
-            tables["wordlevel_agents"] = scored["agent"]
+            tables["wordlevel_agents"] = uncertainty.add_rate_intervals(
+                scored["agent"], scored.get("word"), seed
+            )
             captions["wordlevel_agents"] = (
                 "The paper's word-level evaluation: every agent on the 100 words "
-                f"(top-{config['wordlevel']['top_k']}), scored by huesenv.metrics."
+                f"(top-{config['wordlevel']['top_k']}), scored by huesenv.metrics; "
+                "95 % bootstrap intervals over words."
             )
         if "category" in scored:
             tables["wordlevel_categories"] = scored["category"]
@@ -336,10 +387,12 @@ def build_report_data(
             if p:
                 plots["wordlevel_agents"] = p
         summary.append(
-            f"word-level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
+            f"Word level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
-    summary.append(f"backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
+    summary.insert(0, f"Human reference: {human_ref.label}")
+    summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
+    summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
     if config.data.get("allow_code"):
         summary.append(
             "allow_code: this run was started with --allow-code; tournament.agent_factory/play_fn ran "
@@ -348,11 +401,14 @@ def build_report_data(
     data = report.ReportData(
         title=f"huesenv experiment: {config.name}",
         config_yaml=config.masked_yaml(),  # by key and by value (write_report masks its text again)
-        summary=summary,
+        summary=[s for s in summary if s],
         tables=tables,
         captions=captions,
         plots=plots,
         boards=boards,
+        methods=uncertainty.METHODS,
+        humans=human_ref.as_dict(),
+        metadata=provenance.run_metadata(config),
     )
     add_training_section(data, {a.name: a.spec for a in config.agents()}, plots_dir)
     return data

@@ -65,6 +65,28 @@ def _holds_records(run_dir: Path) -> bool:
     )
 
 
+def conflicting_fields(config: ExperimentConfig) -> list[str]:
+    """The identity fields in which the experiment stored in the config's run folder differs from
+    ``config``: empty when the folder is new, holds this same experiment (so it can resume), or holds
+    no records yet (a start that failed before its first unit never binds the folder)."""
+    run_dir = config.run_dir()
+    stored = run_dir / CONFIG_FILE
+    if not stored.exists():
+        return []
+    try:
+        previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
+        old = ExperimentConfig.from_dict(previous, source=str(stored))
+    except (ValueError, yaml.YAMLError) as err:
+        if _holds_records(run_dir):
+            raise ValueError(f"{stored}: the run folder's stored config is unreadable ({err})") from None
+        return []
+    # the stored copy has its secrets masked: compare it with this config masked the same way
+    current = ExperimentConfig.from_dict(yaml.safe_load(config.masked_yaml()), source=config.source)
+    if old.fingerprint() == current.fingerprint() or not _holds_records(run_dir):
+        return []
+    return [k for k in old.identity() if old.identity()[k] != current.identity()[k]]
+
+
 def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
     """Create the run folder, or check that the one there holds this same experiment (so it can resume).
 
@@ -74,17 +96,8 @@ def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
     run_dir = config.run_dir()
     stored = run_dir / CONFIG_FILE
     if stored.exists() and not fresh:
-        try:
-            previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
-            old = ExperimentConfig.from_dict(previous, source=str(stored))
-        except (ValueError, yaml.YAMLError) as err:
-            if _holds_records(run_dir):
-                raise ValueError(f"{stored}: the run folder's stored config is unreadable ({err})") from None
-            old = config
-        # the stored copy has its secrets masked: compare it with this config masked the same way
-        current = ExperimentConfig.from_dict(yaml.safe_load(config.masked_yaml()), source=config.source)
-        if old.fingerprint() != current.fingerprint() and _holds_records(run_dir):
-            diff = [k for k in old.identity() if old.identity()[k] != current.identity()[k]]
+        diff = conflicting_fields(config)
+        if diff:
             raise ValueError(
                 f"{stored}, field(s) {', '.join(diff)}: the run folder holds a different experiment; "
                 f"choose another --name or pass --fresh to start over"
@@ -116,9 +129,11 @@ class StageResult:
     def message(self) -> str:
         unit = "games" if self.stage == "games" else "agents"
         if self.total == 0:
-            return f"{self.stage}: nothing to run"
+            return f"{self.stage}: none planned"
         if self.done_before == self.total:
-            return f"{self.stage}: all {self.total} {unit} already in the log; nothing to run"
+            return (
+                f"{self.stage}: all {self.total} {unit} already in the log from an earlier run (none run now)"
+            )
         if self.done_before:
             extra = ""
             if self.partial_blocks or self.torn_line:

@@ -1,23 +1,42 @@
-"""Weights & Biases tracking: config, per-agent metrics, leaderboard and word-level tables, board images.
+"""Weights & Biases tracking: a live run with per-game history, summary scalars, tables, figures, an artifact.
 
-Modes: ``online``, ``offline`` (run files under ``<run dir>/wandb``, to upload
-later with ``wandb sync``), ``disabled``, and ``auto`` — online when an API key
-is configured (``WANDB_API_KEY`` or a ``api.wandb.ai`` netrc entry), offline
-otherwise, so a machine without an account never blocks on a login prompt.
-Secrets never reach W&B: the config is masked by key name and by value (:mod:`huesenv.secrets`).
+Why live: a tournament of model agents runs for hours; the W&B run is opened
+before the first game and logs one history step per finished game (that game's
+points per agent and the running leaderboard), so the charts move while it runs.
+At the end it adds every report table (W&B Tables), per-agent numbers as summary
+scalars (``<agent>/mean_points``, ``<agent>/wordlevel/mahalanobis_fail_rate`` …),
+the report's figures and board images, and the run's logs and tables as one
+``wandb.Artifact`` (type ``run-results``).
+
+Modes: ``offline`` (the default when tracking is asked for: run files under
+``<run dir>/wandb``, uploaded later with the printed ``wandb sync`` command),
+``online``, ``disabled``, and ``auto`` (online when an API key is configured —
+``WANDB_API_KEY`` or an ``api.wandb.ai`` netrc entry — else offline, so a machine
+without an account never blocks on a login prompt).
+
+Precedence: ``--wandb MODE`` > ``WANDB_MODE`` > the config's ``wandb.mode``;
+``WANDB_PROJECT`` / ``WANDB_ENTITY`` > the config's ``wandb.project`` / ``entity``.
+The config logged to W&B is the resolved one (mode, project and entity as used),
+masked by key name and by value (:mod:`huesenv.secrets`).  Console output and system
+metrics are recorded.
 """
 
 from __future__ import annotations
 
+import json
 import netrc
 import os
-from collections.abc import Mapping
+import re
+import struct
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from huesenv.secrets import mask
 
 MODES = ("auto", "online", "offline", "disabled")
+DEFAULT_TRACKED_MODE = "offline"
 
 
 def api_key_configured() -> bool:
@@ -39,9 +58,27 @@ def resolve_mode(mode: str | None) -> str:
     return mode
 
 
+def requested_mode(flag: str | None, config_mode: str | None) -> str:
+    """The mode asked for: the ``--wandb`` flag, else ``WANDB_MODE``, else the config (then resolved)."""
+    env = os.environ.get("WANDB_MODE", "").strip().lower() or None
+    if env == "dryrun":  # W&B's old name for offline
+        env = "offline"
+    if env is not None and env not in MODES:
+        raise ValueError(f"WANDB_MODE={env!r}: expected one of {', '.join(MODES)}")
+    return resolve_mode(flag or env or config_mode or "disabled")
+
+
 def redact(value: Any) -> Any:
     """A copy of a config masked by key name and by value (:func:`huesenv.secrets.mask`)."""
     return mask(value)
+
+
+def _number(value: Any) -> float | None:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if out != out or isinstance(value, bool) else out
 
 
 class Tracker:
@@ -60,26 +97,40 @@ class Tracker:
     ) -> None:
         self.mode = resolve_mode(mode)
         self.run = None
+        self.project = os.environ.get("WANDB_PROJECT") or project
+        self.entity = os.environ.get("WANDB_ENTITY") or entity
+        self._points: dict[str, list[float]] = defaultdict(list)
+        self._wins: dict[str, list[float]] = defaultdict(list)
+        self._games = 0
         if self.mode == "disabled":
             return
         import wandb
 
         self._wandb = wandb
         run_dir.mkdir(parents=True, exist_ok=True)
-        settings = wandb.Settings(silent=True, console="off", x_disable_stats=True, x_disable_meta=True)
+        resolved = redact(dict(config))
+        resolved["wandb"] = {
+            **dict(resolved.get("wandb") or {}),
+            "mode": self.mode,
+            "project": self.project,
+            "entity": self.entity,
+        }
+        settings = wandb.Settings(silent=True, console="auto", x_disable_stats=False, x_disable_meta=False)
         self.run = wandb.init(
-            project=project,
-            entity=entity,
+            project=self.project,
+            entity=self.entity,
             name=name,
-            id=run_id,
+            group=run_id,  # one W&B run per invocation (each with the full history), grouped by experiment
             dir=str(run_dir),
-            config=redact(dict(config)),
+            config=resolved,
             mode=self.mode,
-            resume="allow" if run_id else None,
             job_type="tournament",
             settings=settings,
             reinit="finish_previous",
         )
+        self.run.define_metric("games_done")
+        for prefix in ("points/*", "leaderboard/*", "win_rate/*", "game"):
+            self.run.define_metric(prefix, step_metric="games_done")
 
     @property
     def active(self) -> bool:
@@ -92,6 +143,34 @@ class Tracker:
             return None
         return Path(self.run.dir).parent
 
+    def sync_command(self) -> str | None:
+        """The command that uploads an offline run (None for online or disabled runs)."""
+        if self.run is None or self.mode != "offline":
+            return None
+        return f"wandb sync {self.run_path}"
+
+    # -- live ------------------------------------------------------------------------
+    def log_game(self, game: int, agent_points: Mapping[str, list[float]]) -> None:
+        """One history step for a finished game: its points per agent and the running leaderboard.
+
+        ``agent_points`` maps config agent name -> the points of each of its seats in that game.
+        """
+        if self.run is None:
+            return
+        self._games += 1
+        best = max((p for pts in agent_points.values() for p in pts), default=0)
+        n_best = sum(p == best for pts in agent_points.values() for p in pts)
+        row: dict[str, Any] = {"games_done": self._games, "game": int(game)}
+        for agent, pts in agent_points.items():
+            self._points[agent].extend(float(p) for p in pts)
+            self._wins[agent].extend((1.0 / n_best if p == best else 0.0) for p in pts)
+            row[f"points/{agent}"] = sum(pts) / len(pts)
+        for agent, pts in self._points.items():
+            row[f"leaderboard/{agent}"] = sum(pts) / len(pts)
+            row[f"win_rate/{agent}"] = sum(self._wins[agent]) / len(self._wins[agent])
+        self.run.log(row)
+
+    # -- at the end ----------------------------------------------------------------------
     def log_tables(self, tables: Mapping[str, Any]) -> None:
         if self.run is None:
             return
@@ -105,24 +184,30 @@ class Tracker:
                     clean[col] = clean[col].map(
                         lambda v: v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
                     )
-            payload[name] = self._wandb.Table(dataframe=clean.reset_index(drop=True))
+            payload[f"tables/{name}"] = self._wandb.Table(dataframe=clean.reset_index(drop=True))
         if payload:
             self.run.log(payload)
 
-    def log_agent_metrics(
-        self, leaderboard: Any, extra: Mapping[str, Mapping[str, float]] | None = None
-    ) -> None:
-        """Per-agent numbers as summary metrics (``<agent>/mean_points`` ...), easy to compare across runs."""
-        if self.run is None:
-            return
-        for row in leaderboard.to_dict(orient="records"):
-            agent = row["agent"]
-            for key in ("mean_points", "se_points", "mean_cue_giver", "mean_guesser", "win_rate", "rank"):
-                if key in row and row[key] == row[key]:
-                    self.run.summary[f"{agent}/{key}"] = float(row[key])
-        for agent, values in (extra or {}).items():
-            for key, value in values.items():
-                self.run.summary[f"{agent}/{key}"] = value
+    def log_summary(self, tables: Mapping[str, Any]) -> dict[str, float]:
+        """Per-agent numbers as summary scalars: the leaderboard (with intervals), the word-level and
+        first-cone alignment tables; returns what was set."""
+        out: dict[str, float] = {}
+        sources = (("leaderboard", ""), ("wordlevel_agents", "wordlevel/"), ("guess_alignment", "guess/"))
+        for table, prefix in sources:
+            frame = tables.get(table)
+            if frame is None or len(frame) == 0:
+                continue
+            for row in frame.to_dict(orient="records"):
+                for key, value in row.items():
+                    number = _number(value)
+                    if key in ("agent", "agent_id") or number is None:
+                        continue
+                    out[f"{row['agent']}/{prefix}{key}"] = number
+        if self.run is not None:
+            for key, value in out.items():
+                self.run.summary[key] = value
+            self.run.summary["games_done"] = self._games
+        return out
 
     def log_images(self, images: Mapping[str, Path]) -> None:
         if self.run is None or not images:
@@ -134,6 +219,32 @@ class Tracker:
             return
         self.run.log({f"plots/{k}": self._wandb.Image(str(p)) for k, p in plots.items()})
 
+    def log_artifact(self, run_dir: Path, name: str) -> Any:
+        """The run's logs, tables, report and summary as one artifact (type ``run-results``)."""
+        if self.run is None:
+            return None
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "-", name)
+        art = self._wandb.Artifact(
+            name=f"{safe}-results",
+            type="run-results",
+            description="huesenv run folder: append-only logs, tables (CSV + Parquet), report, summary",
+        )
+        for file in (
+            "games.jsonl",
+            "wordlevel.jsonl",
+            "config.yaml",
+            "summary.json",
+            "report.md",
+            "report.html",
+        ):
+            if (run_dir / file).is_file():
+                art.add_file(str(run_dir / file), name=file)
+        for folder in ("tables", "plots"):
+            if (run_dir / folder).is_dir():
+                art.add_dir(str(run_dir / folder), name=folder)
+        self.run.log_artifact(art)
+        return art
+
     def finish(self) -> None:
         if self.run is not None:
             self.run.finish()
@@ -141,3 +252,91 @@ class Tracker:
             # The run file is written by W&B's service process; tearing it down flushes it, so the
             # offline files are complete (ready for `wandb sync`) when the experiment returns.
             self._wandb.teardown()
+
+
+# -- reading an offline run -----------------------------------------------------------------
+# A ``run-*.wandb`` file is W&B's transaction log: a 7-byte header (":W&B", magic 0xBEE1, version 1),
+# then LevelDB-log framed records (32 KiB blocks; each chunk: CRC-32, length, type FULL/FIRST/MIDDLE/LAST)
+# holding serialised ``wandb.proto.wandb_internal_pb2.Record`` messages.
+_BLOCK = 32768
+_HEADER = struct.Struct("<4sHB")
+_CHUNK = struct.Struct("<IHB")
+
+
+def _payloads(data: bytes, path: Path) -> Iterator[bytes]:
+    ident, magic, version = _HEADER.unpack_from(data, 0)
+    if ident != b":W&B" or magic != 0xBEE1:
+        raise ValueError(f"{path}: not a W&B run file (header {ident!r}, magic {magic:#x})")
+    pos, pending = _HEADER.size, b""
+    while pos + _CHUNK.size <= len(data):
+        left = _BLOCK - pos % _BLOCK
+        if left < _CHUNK.size:  # block trailer padding
+            pos += left
+            continue
+        crc, length, kind = _CHUNK.unpack_from(data, pos)
+        if length == 0 and kind == 0:  # zero padding at the end of a block
+            pos += left
+            continue
+        body = data[pos + _CHUNK.size : pos + _CHUNK.size + length]
+        pos += _CHUNK.size + length
+        if len(body) < length:
+            break  # a torn last record (the run is still being written)
+        del crc  # checked by W&B itself when syncing; reading tolerates a torn tail instead
+        if kind == 1:
+            yield body
+        elif kind == 2:
+            pending = body
+        elif kind == 3:
+            pending += body
+        elif kind == 4:
+            yield pending + body
+            pending = b""
+
+
+def read_offline_run(run_path: str | Path) -> dict[str, Any]:
+    """History rows, summary, config and artifacts of an offline run folder (``offline-run-*``), decoded
+    from its ``run-*.wandb`` file with W&B's own protobuf schema — what ``wandb sync`` would upload."""
+    from wandb.proto import wandb_internal_pb2
+
+    run_path = Path(run_path)
+    files = sorted(run_path.glob("run-*.wandb"))
+    if not files:
+        raise FileNotFoundError(f"{run_path}: no run-*.wandb file (not an offline W&B run folder)")
+    out: dict[str, Any] = {
+        "history": [],
+        "summary": {},
+        "config": {},
+        "artifacts": [],
+        "stats": 0,
+        "output": 0,
+    }
+    for payload in _payloads(files[0].read_bytes(), files[0]):
+        rec = wandb_internal_pb2.Record()
+        rec.ParseFromString(payload)
+        kind = rec.WhichOneof("record_type")
+        if kind == "history":
+            out["history"].append(
+                {i.key or "/".join(i.nested_key): json.loads(i.value_json) for i in rec.history.item}
+            )
+        elif kind == "summary":
+            for i in rec.summary.update:
+                out["summary"][i.key or "/".join(i.nested_key)] = json.loads(i.value_json)
+        elif kind == "config":
+            for i in rec.config.update:
+                out["config"][i.key or "/".join(i.nested_key)] = json.loads(i.value_json)
+        elif kind == "run":
+            for i in rec.run.config.update:
+                out["config"][i.key or "/".join(i.nested_key)] = json.loads(i.value_json)
+        elif kind == "artifact":
+            out["artifacts"].append(
+                {
+                    "name": rec.artifact.name,
+                    "type": rec.artifact.type,
+                    "files": [e.path for e in rec.artifact.manifest.contents],
+                }
+            )
+        elif kind == "stats":
+            out["stats"] += 1
+        elif kind == "output_raw" or kind == "output":
+            out["output"] += 1
+    return out

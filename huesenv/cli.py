@@ -36,6 +36,8 @@ COMMANDS: dict[str, str] = {
     "probe": "huesenv.commands.probe",
     "tournament": "huesenv.commands.tournament",
     "wordlevel": "huesenv.commands.wordlevel",
+    "leaderboard": "huesenv.commands.leaderboard",
+    "doctor": "huesenv.commands.doctor",
     "config": "huesenv.commands.config",
     "replay": "huesenv.commands.replay",
     "play": "huesenv.commands.play",

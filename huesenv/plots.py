@@ -260,17 +260,22 @@ def plot_colour_shares(shares, path: Path) -> Path:
 
 # -- tournaments ----------------------------------------------------------------------------------
 def plot_leaderboard(board: pd.DataFrame, path: Path) -> Path:
-    """Mean points per game ± SE, split into cue-giver and guesser points."""
+    """Mean points per game, split into cue-giver and guesser points, with the 95 % bootstrap interval
+    over games when the board has one (``mean_points_ci_low/high``), else ± SE."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 0.6 * max(len(board), 2) + 1.2))
     y = np.arange(len(board))[::-1]
     ax.barh(y, board["mean_guesser"], color="#4C72B0", label="as guesser")
     ax.barh(y, board["mean_cue_giver"], left=board["mean_guesser"], color="#DD8452", label="as cue giver")
-    ax.errorbar(
-        board["mean_points"], y, xerr=board["se_points"].fillna(0), fmt="none", ecolor="black", capsize=3
-    )
+    if "mean_points_ci_low" in board:
+        lo = (board["mean_points"] - board["mean_points_ci_low"]).fillna(0).clip(lower=0)
+        hi = (board["mean_points_ci_high"] - board["mean_points"]).fillna(0).clip(lower=0)
+        xerr, what = np.vstack([lo, hi]), "mean, 95 % bootstrap CI"
+    else:
+        xerr, what = board["se_points"].fillna(0), "mean ± standard error"
+    ax.errorbar(board["mean_points"], y, xerr=xerr, fmt="none", ecolor="black", capsize=3)
     ax.set_yticks(y, board["agent"])
-    ax.set_xlabel("points per game (mean ± standard error)")
+    ax.set_xlabel(f"points per game ({what})")
     ax.set_title("Leaderboard")
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()

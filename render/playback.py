@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from huesenv.board import format_coord, parse_coord
-from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.envs.rendering.renderer import BoardRenderer, short_label
 from huesenv.envs.rendering.view import RenderView
 from huesenv.envs.rendering.window import Window
 from huesenv.logs import cue_text, read_log_state, read_records
@@ -264,6 +264,63 @@ def views_from_records(
         for k, rec in enumerate(recs):
             views.append(builder.apply(rec, where=f"game {g}, game_step record {k + 1}"))
     return views
+
+
+def with_final_standings(views: Sequence[RenderView]) -> list[RenderView]:
+    """``views`` plus, after every game that ended with a reveal, one frame of its final standings.
+
+    A game cut short (its last step is not a reveal) gets none: its scores are not final.
+    """
+    out: list[RenderView] = []
+    for k, view in enumerate(views):
+        out.append(view)
+        nxt = views[k + 1] if k + 1 < len(views) else None
+        game_ends = nxt is None or (nxt.round < view.round) or (nxt.phase == "pick_target" and nxt.round == 0)
+        if game_ends and view.phase == "reveal":
+            out.append(
+                replace(
+                    view,
+                    final=True,
+                    phase="done",
+                    current=None,
+                    message=_winner_line(view),
+                )
+            )
+    return out
+
+
+def _winner_line(view: RenderView) -> str:
+    labels = view.labels if len(view.labels) == len(view.players) else view.players
+    best = max(view.scores, default=0)
+    winners = [short_label(lab) for lab, s in zip(labels, view.scores) if s == best]
+    return f"Game over: {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'} with {best} points"
+
+
+def game_summaries(records: Iterable[Any]) -> list[dict[str, Any]]:
+    """One row per game of a log: game, seats (agent per seat), rounds, steps, final scores, complete?"""
+    rows = []
+    for game, recs in game_records(records).items():
+        seats: dict[str, str] = {}
+        scores: dict[str, int] = {}
+        rounds = set()
+        for rec in recs:
+            extra = rec.extra or {}
+            player = str(extra.get("player"))
+            seats.setdefault(player, str(extra.get("seat_agent") or rec.agent_id))
+            scores[player] = scores.get(player, 0) + int(extra.get("points") or 0)
+            rounds.add(extra.get("round"))
+        order = sorted(seats, key=_seat_order)
+        rows.append(
+            {
+                "game": game,
+                "seats": [seats[p] for p in order],
+                "scores": [scores[p] for p in order],
+                "rounds": len(rounds),
+                "steps": len(recs),
+                "complete": (recs[-1].extra or {}).get("phase") == "reveal",
+            }
+        )
+    return rows
 
 
 # -- export --------------------------------------------------------------------------

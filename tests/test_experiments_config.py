@@ -136,3 +136,17 @@ def test_fresh_never_overwrites_an_earlier_backup(tmp_path):
             f"{log}.old.3": f"{word} 3\n",
         }
     assert backup_path(run_dir / GAMES_LOG) == run_dir / f"{GAMES_LOG}.old.4"
+
+
+def test_device_reaches_model_agents_only():
+    agents = ["agents.clip.spec=clip:ViT-B-32/openai", "agents.own.spec=clip:x/y"]
+    config = load_config("default", ["device=cuda:1", *agents])
+    config.data["agents"]["own"]["kwargs"] = {"device": "cpu"}
+    assert config.agent("text-embedding").kwargs["device"] == "cuda:1"
+    assert config.agent("clip").kwargs["device"] == "cuda:1"
+    assert config.agent("own").kwargs["device"] == "cpu"  # an agent's own kwargs win
+    assert "device" not in config.agent("random").kwargs and "device" not in config.agent("human").kwargs
+    config.data["agents"]["own"].pop("kwargs")
+    assert config.fingerprint() == load_config("default", agents).fingerprint()  # not part of the identity
+    with pytest.raises(ValueError, match="field device"):
+        load_config("default", ["device=gpu"])

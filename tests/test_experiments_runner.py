@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -70,15 +71,19 @@ def test_run_writes_report_and_logs(tmp_path):
         "plots/leaderboard.png",
         "plots/head_to_head.png",
         "tables/leaderboard.csv",
+        "tables/leaderboard.parquet",
+        "tables/seat_games.parquet",
     ):
         assert (run_dir / name).is_file(), name
     md = (run_dir / "report.md").read_text(encoding="utf-8")
     for section in (
         "## Leaderboard",
-        "## Head to head",
+        "## Head-to-head",
         "## Guess alignment",
-        "## Wordlevel agents",
+        "## Word level: agents",
         "## Boards",
+        "## Contents",
+        "## Per lineup",
     ):
         assert section in md
     html = (run_dir / "report.html").read_text(encoding="utf-8")
@@ -118,6 +123,15 @@ def test_rerun_resumes_and_says_so(tmp_path):
     assert "resumed: 4 of 6 games" in again.messages[0]
     done = run_experiment(load_config(path, ["games=3"]), progress=False)
     assert done.stages[0].ran_now == 0 and "already in the log" in done.messages[0]
+    # the report of a resumed run describes what it holds, and says that it was resumed
+    md = (done.run_dir / "report.md").read_text(encoding="utf-8")
+    assert "- Games: 6 games of 2 lineup(s)" in md and "nothing to run" not in md
+    assert "all 6 games already in the log from an earlier run" in md
+    summary = json.loads((done.run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert summary["huesenv_version"] and len(summary["config_hash"]) == 64
+    assert summary["libraries"]["numpy"] and summary["humans"]["kind"] == "reconstructed cohort"
+    assert summary["humans"]["participants"] > 0 and "not people" in summary["humans"]["label"]
+    assert "Human reference: the packaged reconstructed cohort" in md
     reference = run_experiment(load_config(write_config(tmp_path / "ref")), progress=False)
     assert game_blocks(done.run_dir) == game_blocks(reference.run_dir)
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from huesenv.experiments import load_config, run_experiment
-from huesenv.experiments.tracking import redact, resolve_mode
+from huesenv.experiments import load_config, plan_games, run_experiment
+from huesenv.experiments.tracking import read_offline_run, redact, resolve_mode
 
 pytest.importorskip("wandb")
 
@@ -26,34 +26,76 @@ CONFIG = {
 }
 
 
-def test_offline_run_writes_tables_images_and_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("WANDB_MODE", "offline")
+@pytest.mark.integration  # W&B's service process
+def test_offline_run_is_live_and_complete(tmp_path, monkeypatch):
+    """The offline run folder, read back through W&B's own record schema: one history step per game
+    (points and the running leaderboard), per-agent summary scalars with intervals, the tables,
+    figures, the run-results artifact, the resolved config; and no secret anywhere."""
+    monkeypatch.delenv("WANDB_MODE", raising=False)
     monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb_dir"))
     monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.setenv("WANDB_PROJECT", "from-env")
     monkeypatch.setenv("WANDB_API_KEY", "secret-test-key-0123456789abcdef0123456789")
     path = tmp_path / "wb.yaml"
     path.write_text(yaml.safe_dump({**CONFIG, "output": str(tmp_path / "runs")}), encoding="utf-8")
-    result = run_experiment(load_config(path), progress=False, wandb_mode="offline")
+    config = load_config(path)
+    result = run_experiment(config, progress=False, wandb_mode="offline")
     run = result.wandb_dir
     assert run is not None and run.name.startswith("offline-run-"), run
-    tables = {p.name.rsplit("_", 2)[0] for p in (run / "files" / "media" / "table").glob("*.table.json")}
-    assert {
-        "leaderboard",
-        "head_to_head",
-        "points_by_role",
-        "guess_alignment",
-        "wordlevel_agents",
-        "wordlevel_words",
-    } <= tables
+    assert any(m.startswith("W&B offline run saved; upload it with: wandb sync ") for m in result.messages)
+    data = read_offline_run(run)
+    n_games = len(plan_games(config))
+    per_game = [h for h in data["history"] if "game" in h and "games_done" in h]
+    assert len(per_game) >= n_games
+    assert sorted(h["game"] for h in per_game) == list(range(n_games))
+    assert [h["games_done"] for h in per_game] == list(range(1, n_games + 1))  # logged as games finished
+    board = result.tables["leaderboard"].set_index("agent")
+    last = per_game[-1]
+    for agent in ("random", "human"):
+        assert last[f"leaderboard/{agent}"] == pytest.approx(board.loc[agent, "mean_points"])
+    summary = data["summary"]
+    for key in (
+        "random/mean_points",
+        "random/mean_points_ci_low",
+        "random/mean_points_ci_high",
+        "human/win_rate_ci_high",
+        "random/wordlevel/mahalanobis_fail_rate",
+        "random/wordlevel/mahalanobis_fail_rate_ci_low",
+        "random/guess/hotelling_fail_rate",
+    ):
+        assert key in summary, key
+    assert summary["random/mean_points"] == pytest.approx(board.loc["random", "mean_points"])
+    assert summary["games_done"] == n_games
+    assert {"tables/leaderboard", "tables/head_to_head", "tables/wordlevel_agents", "plots/leaderboard"} <= {
+        k.rsplit("/", 1)[0] for k in summary
+    }
+    results = [a for a in data["artifacts"] if a["type"] == "run-results"]
+    assert len(results) == 1, data["artifacts"]
+    assert {"games.jsonl", "wordlevel.jsonl", "summary.json", "tables/leaderboard.parquet"} <= set(
+        results[0]["files"]
+    )
+    assert data["config"]["wandb"]["mode"] == "offline"  # the resolved config, not "disabled"
+    assert data["config"]["wandb"]["project"] == "from-env"
     images = list((run / "files" / "media" / "images").rglob("*.png"))
     assert any(p.name.startswith("boards_") for p in images)
-    assert any("leaderboard" in p.name for p in images)
-    binary = next(run.glob("run-*.wandb")).read_bytes()
-    for text in (b"human-replay", b"mean_points", b"wordlevel"):  # config and per-agent summary
-        assert text in binary
     for f in Path(run).rglob("*"):
         if f.is_file():
             assert b"secret-test-key" not in f.read_bytes(), f
+
+
+@pytest.mark.integration  # W&B's service process
+def test_resumed_run_logs_every_game_and_wandb_mode_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.setenv("WANDB_MODE", "disabled")
+    path = tmp_path / "wb.yaml"
+    path.write_text(yaml.safe_dump({**CONFIG, "output": str(tmp_path / "runs")}), encoding="utf-8")
+    first = run_experiment(load_config(path), progress=False)
+    assert first.wandb_dir is None  # WANDB_MODE=disabled honoured
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    again = run_experiment(load_config(path), progress=False)
+    assert again.stages[0].ran_now == 0
+    data = read_offline_run(again.wandb_dir)
+    assert sorted(h["game"] for h in data["history"] if "games_done" in h and "game" in h) == [0, 1]
 
 
 def test_modes_and_redaction(monkeypatch, tmp_path):

@@ -1,6 +1,7 @@
 """Playback: logged game → one view per step, export to GIF/MP4/PNGs, the replay controls, ``huesenv replay``."""
 
 import os
+import sys
 
 os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ["SDL_AUDIODRIVER"] = "dummy"
@@ -15,7 +16,7 @@ from huesenv.agents.protocol import Answer, BaseAgent
 from huesenv.board import parse_coord
 from huesenv.envs.rendering.renderer import FRAME_INNER, cone_colour
 from huesenv.logs.schema import LogRecord
-from huesenv.render import BoardRenderer, cell_center, views_from_records
+from huesenv.render import BoardRenderer, RenderView, cell_center, views_from_records
 from huesenv.render.playback import ReplayController, export_frames, run_replay
 
 
@@ -319,9 +320,11 @@ def test_cli_replay_export(tmp_path):
         w.append(one_game(0))
         w.append(one_game(1)[:5])
     assert main(["replay", str(log), "--export", str(tmp_path / "out.gif")]) == 0
-    assert iio.imread(tmp_path / "out.gif", index=None).shape[0] == 18
+    assert iio.imread(tmp_path / "out.gif", index=None).shape[0] == 18 + 1  # + the final standings
+    assert main(["replay", str(log), "--export", str(tmp_path / "bare"), "--no-standings"]) == 0
+    assert len(list((tmp_path / "bare").glob("*.png"))) == 18
     assert main(["replay", str(log), "--game", "1", "--export", str(tmp_path / "pngs")]) == 0
-    assert len(list((tmp_path / "pngs").glob("*.png"))) == 5
+    assert len(list((tmp_path / "pngs").glob("*.png"))) == 5  # cut short: no standings frame
     assert main(["replay", str(log), "--game", "7", "--export", str(tmp_path / "x.gif")]) == 2
 
 
@@ -355,7 +358,7 @@ def test_cli_replay_keeps_only_complete_unit_blocks(tmp_path):
     assert len(views) == 18 and views[-1].scores == (2, 4, 4)
     assert views_from_records(records, game=0)[-1].scores == (2, 4, 4)
     assert main(["replay", str(log), "--game", "1", "--export", str(tmp_path / "g1")]) == 0
-    assert len(list((tmp_path / "g1").glob("*.png"))) == 18
+    assert len(list((tmp_path / "g1").glob("*.png"))) == 18 + 1
     # a log without unit tags is replayed as written
     plain = tmp_path / "plain.jsonl"
     with LogWriter(plain) as w:
@@ -407,3 +410,60 @@ def test_export_and_replay_reject_bad_arguments(tmp_path):
         export_frames([], tmp_path / "a.gif")
     with pytest.raises(ValueError, match="fps"):
         ReplayController(3, fps=0)
+
+
+def test_final_standings_frame_ring_outline_and_names_that_fit():
+    from huesenv.envs.rendering.layout import frame_rect, ring_rect
+    from huesenv.render.playback import with_final_standings
+
+    r = BoardRenderer()
+    views = views_from_records(one_game(0) + one_game(1))
+    out = with_final_standings(views)
+    assert len(out) == len(views) + 2  # one after each game that ended with a reveal
+    final = [v for v in out if v.final]
+    assert [v.scores for v in final] == [(2, 4, 4), (2, 4, 4)]
+    assert final[0].message.startswith("Game over: ")
+    last, standings = r.frame(out[18]), r.frame(out[19])
+    assert not np.array_equal(last[24:408, 28:748], standings[24:408, 28:748])  # the box over the board
+    # the 5x5 ring outline at the reveal: on the ring's border, not on the 3x3 frame's
+    reveal = out[9]
+    assert reveal.phase == "reveal" and reveal.target is not None
+    x, y, w, h = ring_rect(reveal.target)
+    fx, fy, fw, fh = frame_rect(reveal.target)
+    assert (w, h) == (5 * 24, 5 * 24) and (fx - x, fy - y) == (24, 24)
+    plain = r.frame(RenderView(**{**reveal.__dict__, "phase": "guess_2"}))
+    shown = r.frame(reveal)
+    assert (shown[y : y + h, x] != plain[y : y + h, x]).any(axis=1).sum() > h // 2  # left edge drawn
+    # a long name keeps the "(cue)" marker: the row differs from the same name without it
+    long = "player_0 (clip:hf-hub:timm/ViT-SO400M-14-SigLIP-384-extra-long-name)"
+    base = dict(players=("player_0", "player_1", "player_2"), labels=(long, "player_1 (random)", "p2"))
+    cue = r.frame(RenderView(**base, cue_giver=0, scores=(1, 2, 3)))
+    nocue = r.frame(RenderView(**base, cue_giver=1, scores=(1, 2, 3)))
+    rows = np.flatnonzero((cue[:, 762:] != nocue[:, 762:]).any(axis=(1, 2)))
+    assert rows.size
+    # the marker sits at the right end of the name column, before the score
+    first_row = cue[rows.min() : rows.min() + 18, 900:960]
+    assert (first_row != cue[rows.min(), 1020]).any()
+
+
+def test_cli_replay_list_and_no_display(tmp_path, capsys, monkeypatch):
+    from huesenv.cli import main
+    from huesenv.logs import LogWriter
+
+    log = tmp_path / "game.jsonl"
+    with LogWriter(log) as w:
+        w.append(one_game(0))
+        w.append(one_game(1)[:5])
+    assert main(["replay", str(log), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "2 game(s)" in out and "(2), " in out and "[incomplete]" in out
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    assert main(["replay", str(log)]) == 2  # instead of waiting forever on an invisible window
+    err = capsys.readouterr().err
+    assert "no display for an interactive replay" in err and "--export game.gif" in err
+    monkeypatch.setenv("SDL_VIDEODRIVER", "x11")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    if sys.platform.startswith("linux"):
+        assert main(["replay", str(log)]) == 2
+        assert "DISPLAY" in capsys.readouterr().err

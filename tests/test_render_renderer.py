@@ -11,6 +11,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 
 from huesenv.board import N_CELLS, format_coord, frame, load_board, parse_coord  # noqa: E402 - after the pygame skip
+from huesenv.envs.rendering.layout import ring_rect  # noqa: E402
 from huesenv.envs.rendering.renderer import CONE_COLOURS, FRAME_INNER, FRAME_OUTER, cone_colour  # noqa: E402
 from huesenv.render import BoardRenderer, RenderView, cell_at, cell_center, cell_rect, frame_rect  # noqa: E402
 
@@ -94,10 +95,18 @@ def test_scoring_frame_and_target_only_at_reveal(renderer):
     for cell in frame(target):
         cx, cy = cell_center(int(cell))
         assert tuple(reveal[cy, cx]) == tuple(load_board().rgb[int(cell)])
-    # pixels differ only around the frame and the panel text
+    # pixels differ only around the frame, the 5x5 ring outline and the panel text
+    rx, ry, rw, rh = ring_rect(target)
+    assert (rx, ry, rw, rh) == (x - 24, y - 24, w + 48, h + 48)
     changed = np.argwhere((reveal != guess).any(axis=2))
     board_changed = changed[changed[:, 1] < 28 + 720]
-    assert board_changed[:, 1].min() >= x - 2 and board_changed[:, 1].max() <= x + w + 1
+    assert board_changed[:, 1].min() >= rx and board_changed[:, 1].max() <= rx + rw - 1
+    assert board_changed[:, 0].min() >= ry and board_changed[:, 0].max() <= ry + rh - 1
+    ring_only = board_changed[
+        (board_changed[:, 1] < x - 2) | (board_changed[:, 1] > x + w + 1) | (board_changed[:, 0] < y - 2)
+    ]
+    assert len(ring_only) > 4 * rw  # the ring outline is drawn on all sides (black line + white dashes)
+    assert tuple(reveal[ry, rx + 30]) in (FRAME_OUTER, FRAME_INNER)
 
 
 def test_frame_is_clipped_in_a_corner(renderer):

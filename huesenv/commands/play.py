@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from huesenv.commands.common import add_seed, jsonl_target, non_negative_float
+from huesenv.commands.common import add_device, add_seed, jsonl_target, non_negative_float
+from huesenv.envs.rendering.window import display_problem
 from huesenv.logs import check_appendable
 from huesenv.play.human import HumanQuit, play_human_game
 
@@ -29,6 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "e.g. random,human-replay,clip:ViT-B-32/laion2b_s34b_b79k",
     )
     add_seed(play, default=0)
+    add_device(play)
     play.add_argument(
         "--cue-mode",
         choices=("text", "vocabulary"),
@@ -52,6 +54,9 @@ def _play(args: argparse.Namespace) -> int:
         raise ValueError(f"--seat {args.seat!r}: expected a seat number (0, 1, ...) or 'human'")
     if args.log:
         check_appendable(jsonl_target(args.log, "--log"))  # a bad log fails before a window opens
+    problem = display_problem()
+    if problem:
+        raise ValueError(f"no display to play in a window ({problem})")
     try:
         result = play_human_game(
             specs,
@@ -61,6 +66,7 @@ def _play(args: argparse.Namespace) -> int:
             agent_delay=args.delay,
             log_path=args.log,
             wait_at_end=True,
+            device=args.device,
         )
     except HumanQuit:
         print(f"game abandoned{f' (logged to {args.log}, marked abandoned)' if args.log else ''}")

@@ -7,12 +7,15 @@ import sys
 
 from huesenv.commands.common import existing_file, positive_float
 from huesenv.envs.rendering.renderer import RENDER_FPS
+from huesenv.envs.rendering.window import display_problem
 from huesenv.render.playback import (
     export_frames,
     game_records,
+    game_summaries,
     load_replay_records,
     run_replay,
     views_from_records,
+    with_final_standings,
 )
 
 
@@ -26,6 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     replay.add_argument("log", help="JSON Lines log with game_step records")
     replay.add_argument(
         "--game", type=int, default=None, help="game number (extra.game); default: the first game"
+    )
+    replay.add_argument(
+        "--list", action="store_true", help="list the games of the log (seats, scores, rounds) and exit"
+    )
+    replay.add_argument(
+        "--no-standings", action="store_true", help="leave out the final-standings frame at the end of a game"
     )
     replay.add_argument(
         "-o",
@@ -51,17 +60,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     replay.set_defaults(func=_replay)
 
 
+def _list_games(path: str, records: list) -> int:
+    rows = game_summaries(records)
+    print(f"{path}: {len(rows)} game(s)")
+    print(f"{'game':>5}  {'rounds':>6}  {'steps':>5}  seats (score)")
+    for row in rows:
+        seats = ", ".join(f"{a} ({s})" for a, s in zip(row["seats"], row["scores"]))
+        mark = "" if row["complete"] else "  [incomplete]"
+        print(f"{row['game']!s:>5}  {row['rounds']:>6}  {row['steps']:>5}  {seats}{mark}")
+    return 0
+
+
 def _replay(args: argparse.Namespace) -> int:
     existing_file(args.log, "LOG")
     records = load_replay_records(args.log)  # complete unit blocks only: a crashed write is not replayed
     games = game_records(records)
     if not games:
         raise ValueError(f"{args.log}: no game_step records to replay")
+    if args.list:
+        return _list_games(args.log, records)
+    if not args.export:
+        problem = display_problem()
+        if problem:
+            raise ValueError(
+                f"no display for an interactive replay ({problem}); "
+                f"export it instead: huesenv replay {args.log} --export game.gif"
+            )
     game = args.game if args.game is not None else next(iter(games))
     try:
         views = views_from_records(records, game=game, reveal_target=args.reveal_target)
     except ValueError as err:
         raise ValueError(f"{args.log}: {err}") from None
+    if not args.no_standings:
+        views = with_final_standings(views)
     fps = args.fps or RENDER_FPS
     if len(games) > 1 and args.game is None:
         print(f"{args.log}: {len(games)} games; showing game {game} (choose with --game)", file=sys.stderr)

@@ -5,11 +5,23 @@ Any config value can be overridden (``--set games=10 --set agents.random.kwargs.
 the common ones have flags.  Rerunning the same command resumes the run.  The
 flags and the run loop here are shared with ``huesenv wordlevel``
 (:mod:`huesenv.commands.wordlevel`), which is the same runner without the games.
+
+Run folders: ``<out>/<name>``.  When that folder already holds a different
+experiment (another seed, other agents...) and no ``--name`` was given, the run
+goes to ``<out>/<name>-<fingerprint>`` instead (printed), so variants never
+collide; with an explicit ``--name`` the conflict is an error.
+
+``--agents`` takes either ``NAME=SPEC`` items (add or replace agents of the
+config) or plain agent specs, ``huesenv tournament --agents a,b,c``: an agent
+sweep that plays each against the replayed humans in its own run folder
+(``<name>-<agent>``) and writes one leaderboard over them with intervals to
+``<out>/<name>-sweep/``; rerunning resumes.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -19,6 +31,10 @@ from rich.table import Table
 from huesenv.commands.common import add_humans, add_out, non_negative_int, positive_int, safe_name, seed_int
 from huesenv.experiments.config import bundled_configs, load_config
 from huesenv.experiments.experiment import run_experiment
+from huesenv.experiments.merge import merge_runs, report_data
+from huesenv.experiments.report import write_html, write_markdown, write_parquet
+from huesenv.experiments.runner import conflicting_fields
+from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
 
 def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
@@ -43,8 +59,15 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
     add_out(p, metavar="DIR", help="folder for run folders (= --set output=DIR; default runs/)")
     p.add_argument(
         "--agents",
-        metavar="NAME=SPEC,...",
-        help="add or replace agents (= --set agents.NAME.spec=SPEC), e.g. --agents mine=clip:ViT-B-32/openai",
+        metavar="NAME=SPEC,... | A,B,...",
+        help="NAME=SPEC items add or replace agents (= --set agents.NAME.spec=SPEC), e.g. --agents "
+        "mine=clip:ViT-B-32/openai; plain specs (tournament only) are an agent sweep: each against the "
+        "replayed humans in its own run, then one merged leaderboard, e.g. --agents random,text-embedding",
+    )
+    p.add_argument(
+        "--device",
+        help="torch device of the model agents (clip, vlm, text-embedding): auto | cpu | cuda[:n] "
+        "(= --set device=...)",
     )
     add_humans(p, help="human cohort for replayed humans and the metrics (= --set humans.path=PATH)")
     p.add_argument("--backend", choices=("inprocess", "ray"), help="where units run (default in-process)")
@@ -67,10 +90,11 @@ def add_experiment_flags(p: argparse.ArgumentParser, default_config: str) -> Non
     p.add_argument(
         "--wandb",
         nargs="?",
-        const="auto",
+        const="offline",
         choices=("auto", "online", "offline", "disabled"),
-        help="W&B tracking; bare --wandb = online with an API key configured, else offline "
-        "(default: the config's wandb.mode, 'disabled' in the bundled configs)",
+        help="W&B tracking; bare --wandb = offline (the `wandb sync` command is printed); auto = online "
+        "when an API key is configured (default: $WANDB_MODE, else the config's wandb.mode, 'disabled' "
+        "in the bundled configs); $WANDB_PROJECT / $WANDB_ENTITY override the config",
     )
     p.add_argument(
         "--fresh", action="store_true", help="start over instead of resuming (old logs kept as *.old)"
@@ -104,11 +128,14 @@ def config_overrides(args: argparse.Namespace) -> list[str]:
         ("ray_address", "backend.address"),
         ("num_cpus", "backend.num_cpus"),
         ("weights_dir", "weights.dir"),
+        ("device", "device"),
     ):
         value = getattr(args, flag, None)
         if value is not None:
             out.append(f"{key}={value}")
-    for i, item in enumerate(filter(None, (args.agents or "").split(",")), start=1):
+    for i, item in enumerate(
+        filter(None, ("" if sweep_specs(args) else args.agents or "").split(",")), start=1
+    ):
         name, sep, spec = item.partition("=")
         if not sep or not name.strip() or not spec.strip():
             raise ValueError(f"--agents item {i} {item!r}: expected NAME=SPEC, e.g. mine=random")
@@ -118,13 +145,56 @@ def config_overrides(args: argparse.Namespace) -> list[str]:
     return out
 
 
+def sweep_specs(args: argparse.Namespace) -> list[str]:
+    """The agent specs of a sweep (``--agents a,b,c`` without ``=``), else an empty list."""
+    text = getattr(args, "agents", None) or ""
+    items = [i for i in text.split(",") if i.strip()]
+    if not items or all("=" in i for i in items):
+        return []
+    if any("=" in i for i in items):
+        raise ValueError(
+            f"--agents {text!r}: either NAME=SPEC items (add agents to the config) or plain agent specs "
+            "(a sweep, one run per agent), not both"
+        )
+    return parse_agents(text)
+
+
 def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
     console = Console(stderr=False, width=None if sys.stdout.isatty() else 110)
     if args.list_configs:
         for name in bundled_configs():
             console.print(name)
         return 0
-    config = load_config(args.config, config_overrides(args) + extra, allow_code=args.allow_code)
+    overrides = config_overrides(args) + extra
+    config = load_config(args.config, overrides, allow_code=args.allow_code)
+    specs = sweep_specs(args)
+    if specs:
+        if "tournament.enabled=false" in extra:
+            raise ValueError("--agents a,b,...: an agent sweep plays tournaments; use `huesenv tournament`")
+        return _sweep(args, console, config, specs)
+    explicit = args.name is not None or any(o.split("=", 1)[0].strip() == "name" for o in overrides)
+    if not explicit and not args.fresh:
+        config = _free_name(console, args, config, overrides)
+    return _one(args, console, config)
+
+
+def _free_name(console: Any, args: argparse.Namespace, config: Any, overrides: list[str]) -> Any:
+    """The config itself, or a copy named ``<name>-<fingerprint>`` when its folder holds another experiment."""
+    diff = conflicting_fields(config)
+    if not diff:
+        return config
+    taken = config.run_dir()
+    config = load_config(
+        args.config, overrides + [f"name={config.name}-{config.fingerprint()}"], allow_code=args.allow_code
+    )
+    console.print(
+        f"{taken} holds another experiment (differs in {', '.join(diff)}); this one goes to "
+        f"{config.run_dir()} (choose with --name, or start over there with --fresh)"
+    )
+    return config
+
+
+def _one(args: argparse.Namespace, console: Any, config: Any) -> int:
     console.print(
         f"[bold]huesenv[/] experiment [cyan]{config.name}[/] (config {config.source}); "
         f"run folder {config.run_dir()}"
@@ -143,25 +213,58 @@ def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace, console: Any, base: Any, specs: list[str]) -> int:
+    """Each agent of ``--agents`` in its own resumable run, then one merged leaderboard."""
+    if args.name is not None:
+        raise ValueError("--agents a,b,...: a sweep names its run folders <config name>-<agent>; drop --name")
+    configs = sweep_configs(base, specs)
+    for config in configs:
+        code = _one(args, console, config)
+        if code:
+            return code
+    runs = [str(c.run_dir()) for c in configs]
+    merged = merge_runs(runs, seed=int(base["seed"]))
+    out = sweep_dir(base)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("leaderboard", "head_to_head", "runs"):
+        merged[name].to_csv(out / f"{name}.csv", index=False)
+        write_parquet(merged[name], out / f"{name}.parquet")
+    data = report_data(merged, runs)
+    write_markdown(data, out, "leaderboard.md")
+    write_html(data, out, "leaderboard.html")
+    _board_table(console, merged["leaderboard"], f"Sweep leaderboard over {len(runs)} runs")
+    console.print(f"merged leaderboard: [bold]{out}/leaderboard.html[/] (and .md, .csv)")
+    return 0
+
+
+def _board_table(console: Any, board: Any, title: str) -> None:
+    table = Table(title=title)
+    for col in ("rank", "agent", "games", "points per game [95 % CI]", "cue giver", "guesser", "win rate"):
+        table.add_column(col)
+    for row in board.itertuples(index=False):
+        ci = (
+            ""
+            if math.isnan(row.mean_points_ci_low)
+            else f" [{row.mean_points_ci_low:.2f}, {row.mean_points_ci_high:.2f}]"
+        )
+        table.add_row(
+            str(row.rank),
+            str(row.agent),
+            str(row.games),
+            f"{row.mean_points:.2f}{ci}",
+            f"{row.mean_cue_giver:.2f}",
+            f"{row.mean_guesser:.2f}",
+            f"{row.win_rate:.2f}",
+        )
+    console.print(table)
+
+
 def _summary(console: Any, result: Any) -> None:
     for message in result.messages:
         console.print(message)
     board = result.tables.get("leaderboard")
     if board is not None and not board.empty:
-        table = Table(title="Leaderboard (points per game)")
-        for col in ("rank", "agent", "seat_games", "mean ± SE", "cue giver", "guesser", "win rate"):
-            table.add_column(col)
-        for row in board.itertuples(index=False):
-            table.add_row(
-                str(row.rank),
-                str(row.agent),
-                str(row.seat_games),
-                f"{row.mean_points:.2f} ± {row.se_points:.2f}",
-                f"{row.mean_cue_giver:.2f}",
-                f"{row.mean_guesser:.2f}",
-                f"{row.win_rate:.2f}",
-            )
-        console.print(table)
+        _board_table(console, board, "Leaderboard (points per game)")
     words = result.tables.get("wordlevel_agents")
     if words is not None and not words.empty:
         console.print(f"word-level results for {len(words)} agent(s) in the report")

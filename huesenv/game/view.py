@@ -83,3 +83,4 @@ class RenderView:
     labels: tuple[str, ...] = ()  # display name per seat (e.g. agent ids in a replay); default = players
     card: tuple[int, ...] = ()  # the cue giver's 4 card cells, shown only to the cue giver (human play)
     prompt: str = ""  # input line shown under the board (what a person is typing)
+    final: bool = False  # the end-of-game frame: the final standings drawn over the board

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents.devices import with_device
 from huesenv.agents.protocol import Answer, CueQuery, GuessQuery
 from huesenv.agents.registry import make_agent
 from huesenv.board import format_coord, parse_coord
@@ -466,6 +467,7 @@ def play_human_game(
     log_path: str | None = None,
     screen: PlayScreen | None = None,
     wait_at_end: bool = False,
+    device: str | None = None,
 ) -> Any:
     """Play one game with the person at ``seat``; returns the env's ``GameResult``.
 
@@ -491,10 +493,11 @@ def play_human_game(
         if s == "human":
             continue
         seat_seed = int(rng.integers(2**31))  # drawn for every agent seat, so seeds do not shift
+        kw = with_device(s, {}, device)
         try:  # a bare kind gets its own seed; "random:7" keeps the seed it names
-            agents[p] = make_agent(s, seed=seat_seed) if ":" not in s else make_agent(s)
+            agents[p] = make_agent(s, seed=seat_seed, **kw) if ":" not in s else make_agent(s, **kw)
         except TypeError:
-            agents[p] = make_agent(s)
+            agents[p] = make_agent(s, **kw)
     load_models(agents.values())  # before the window opens: see load_models
     own_screen = screen is None
     screen = screen or PlayScreen(players, labels, events=events, agent_delay=agent_delay, human_seat=index)

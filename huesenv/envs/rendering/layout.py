@@ -55,9 +55,15 @@ def cell_at(x: int, y: int) -> int | None:
     return index if index < N_CELLS else None
 
 
-def frame_rect(target: int) -> tuple[int, int, int, int]:
-    """Bounding rectangle ``(x, y, w, h)`` of the 3×3 scoring frame around ``target``, clipped at the edges."""
-    cells = neighbourhood(target, 1)
+def frame_rect(target: int, radius: int = 1) -> tuple[int, int, int, int]:
+    """Bounding rectangle ``(x, y, w, h)`` of the 3×3 scoring frame around ``target`` (``radius=2``: the
+    5×5 area whose outer ring scores 1 point), clipped at the edges."""
+    cells = neighbourhood(target, radius)
     x0, y0, _, _ = cell_rect(int(cells.min()))
     x1, y1, w, h = cell_rect(int(cells.max()))
     return (x0, y0, x1 + w - x0, y1 + h - y0)
+
+
+def ring_rect(target: int) -> tuple[int, int, int, int]:
+    """Bounding rectangle of the 5×5 area around ``target`` (the ring outside the 3×3 frame), clipped."""
+    return frame_rect(target, radius=2)

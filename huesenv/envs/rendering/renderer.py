@@ -17,8 +17,13 @@ What is drawn and why it looks that way:
   players apart by shape alone; the legend in the side panel repeats both;
 * the target: a black-and-white double outline on the target cell;
 * the scoring frame: a white line just inside the 3×3 frame's bounding box and a
-  black line just outside it (clipped at the board edges like the frame itself);
-  only in the ``reveal``/``done`` phases;
+  black line just outside it (clipped at the board edges like the frame itself),
+  and a dashed white-on-black outline of the 5×5 area whose outer ring scores 1
+  point; only in the ``reveal``/``done`` phases;
+* names in the side panel are shortened with "..." to fit, but the "(cue)" marker
+  of the cue giver and the score always stay visible;
+* ``view.final``: the final standings (rank, cone, name, score; ties share a rank)
+  drawn in a box over the board — the last frame of a replayed game;
 * the cue giver's card (human play): a thin dashed-looking white/black outline.
 
 Text uses pygame's bundled default font (``pygame.font.Font(None, size)``), never
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -50,6 +56,7 @@ from huesenv.envs.rendering.layout import (
     cell_center,
     cell_rect,
     frame_rect,
+    ring_rect,
 )
 from huesenv.envs.rendering.view import RenderView
 from huesenv.envs.rendering.window import Window
@@ -209,10 +216,13 @@ class BoardRenderer:
                 self._outline_cell(surf, cell, thick=False)
         if view.target is not None:
             if view.phase in ("reveal", "done"):
+                self._draw_ring(surf, view.target)
                 self._draw_frame(surf, view.target)
             self._outline_cell(surf, view.target, thick=True)
         for cell, seat in sorted(view.cones.items()):
             self._draw_cone(surf, cell_center(cell), seat, radius=CELL * 0.4)
+        if view.final:
+            self._draw_standings(surf, view)
         self._draw_panel(surf, view)
         self._draw_status(surf, view)
         return surf
@@ -324,6 +334,47 @@ class BoardRenderer:
         pg.draw.rect(surf, FRAME_OUTER, rect.inflate(4, 4), 2)
         pg.draw.rect(surf, FRAME_INNER, rect, 2)
 
+    def _draw_ring(self, surf: Any, target: int) -> None:
+        """Dashed outline of the 5×5 area: white dashes on a black line, so it shows on any colour."""
+        pg = self._pg
+        rect = pg.Rect(ring_rect(target))
+        pg.draw.rect(surf, FRAME_OUTER, rect, 2)
+        x0, y0, x1, y1 = rect.left + 1, rect.top + 1, rect.right - 2, rect.bottom - 2
+        dash = 6
+        for x in range(x0, x1, 2 * dash):
+            pg.draw.line(surf, FRAME_INNER, (x, y0), (min(x + dash, x1), y0))
+            pg.draw.line(surf, FRAME_INNER, (x, y1), (min(x + dash, x1), y1))
+        for y in range(y0, y1, 2 * dash):
+            pg.draw.line(surf, FRAME_INNER, (x0, y), (x0, min(y + dash, y1)))
+            pg.draw.line(surf, FRAME_INNER, (x1, y), (x1, min(y + dash, y1)))
+
+    def _draw_standings(self, surf: Any, view: RenderView) -> None:
+        """The final standings in a box over the board (ties share a rank)."""
+        pg = self._pg
+        labels = _labels(view)
+        order = sorted(range(len(labels)), key=lambda k: (-view.scores[k], k))
+        row_h = 26
+        w = 460
+        h = 56 + row_h * len(order)
+        box = pg.Rect(
+            BOARD_X + (BOARD_W - w) // 2, BOARD_Y + max((BOARD_H - h) // 2, 4), w, min(h, BOARD_H - 8)
+        )
+        pg.draw.rect(surf, BACKGROUND, box)
+        pg.draw.rect(surf, TEXT, box, 2)
+        self._text(surf, "Final standings", (box.centerx, box.top + 10), size=28, anchor="midtop")
+        y = box.top + 44
+        rank = 0
+        for pos, seat in enumerate(order):
+            if pos == 0 or view.scores[seat] != view.scores[order[pos - 1]]:
+                rank = pos + 1
+            if y + row_h > box.bottom:
+                break
+            self._text(surf, f"{rank}.", (box.left + 34, y + 3), size=22, anchor="topright")
+            self._draw_cone(surf, (box.left + 52, y + row_h // 2), seat, radius=9)
+            self._text(surf, labels[seat], (box.left + 70, y + 3), size=22, max_width=w - 140)
+            self._text(surf, str(view.scores[seat]), (box.right - 16, y + 3), size=24, anchor="topright")
+            y += row_h
+
     def _draw_panel(self, surf: Any, view: RenderView) -> None:
         pg = self._pg
         x, y, w = PANEL_X, BOARD_Y - 4, WIDTH - PANEL_X - 8
@@ -365,9 +416,15 @@ class BoardRenderer:
             if seat == view.current and view.phase not in ("reveal", "done"):
                 pg.draw.rect(surf, HIGHLIGHT, pg.Rect(x - 4, y - 1, w + 6, row_h))
             self._draw_cone(surf, (x + 9, y + row_h // 2), seat, radius=8)
-            name = label + ("  (cue)" if seat == view.cue_giver else "")
             score = str(view.scores[seat]) if seat < len(view.scores) else ""
-            self._text(surf, name, (x + 24, y + 3), size=18, max_width=w - 64)
+            room = w - 64  # name and marker; the score column is right-aligned after it
+            if seat == view.cue_giver:  # the marker always shows; the name gives way
+                marker = " (cue)"
+                room -= self._font(18).size(marker)[0]
+                rect = self._text(surf, label, (x + 24, y + 3), size=18, max_width=room)
+                self._text(surf, marker, (rect.right, y + 3), size=18, colour=DIM_TEXT)
+            else:
+                self._text(surf, label, (x + 24, y + 3), size=18, max_width=room)
             self._text(surf, score, (x + w, y + 3), size=20, anchor="topright")
             y += row_h
 
@@ -378,9 +435,19 @@ class BoardRenderer:
             self._text(surf, view.prompt, (BOARD_X, STATUS_Y + 26), size=22, colour=TEXT, max_width=BOARD_W)
 
 
+_SEAT_LABEL = re.compile(r"^player_(\d+) \((.+)\)$")
+
+
+def short_label(label: str) -> str:
+    """``"player_2 (human-replay)"`` -> ``"#2 human-replay"``: the seat's cone already says which seat,
+    so the panel spends its width on the agent's name."""
+    match = _SEAT_LABEL.match(label)
+    return f"#{match.group(1)} {match.group(2)}" if match else label
+
+
 def _labels(view: RenderView) -> tuple[str, ...]:
     if view.labels and len(view.labels) == len(view.players):
-        return tuple(view.labels)
+        return tuple(short_label(s) for s in view.labels)
     return tuple(view.players)
 
 

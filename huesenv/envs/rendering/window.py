@@ -6,8 +6,25 @@ display subsystem: only code that really wants a window imports this.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
+
+
+def display_problem() -> str | None:
+    """Why a window cannot be seen here (None when a display looks available).
+
+    Without this check pygame falls back to an invisible window and an interactive
+    replay waits forever for a key nobody can press.
+    """
+    driver = os.environ.get("SDL_VIDEODRIVER", "").lower()
+    if driver in ("dummy", "offscreen"):
+        return f"SDL_VIDEODRIVER={driver} draws off-screen"
+    if sys.platform.startswith("linux") and driver not in ("kmsdrm", "directfb"):
+        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            return "neither DISPLAY nor WAYLAND_DISPLAY is set"
+    return None
 
 
 class Window:
