@@ -430,3 +430,11 @@ def test_subprocess_shows_one_line(argv, tmp_path):
     )
     lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert out.returncode == 2 and len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_metrics_says_when_top_k_exceeds_the_logged_rankings(tmp_path, capsys):
+    log = DATA / "v1_wordlevel.jsonl"  # rankings of 5 cells
+    assert main(["metrics", str(log), "-o", str(tmp_path / "m"), "--no-plots", "--top-k", "20"]) == 0
+    assert "--top-k 20, but the logs' rankings hold at most 5 cells" in capsys.readouterr().out
+    assert main(["metrics", str(log), "-o", str(tmp_path / "m5"), "--no-plots", "--top-k", "5"]) == 0
+    assert "rankings hold at most" not in capsys.readouterr().out

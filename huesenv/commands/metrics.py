@@ -58,6 +58,12 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"{', '.join(args.logs)}: no word_query records to score (expected a word-level log)"
         )
+    longest = max((len(r.cells or []) for r in records if r.kind == "word_query" and r.scores), default=None)
+    if longest is not None and longest < args.top_k:
+        print(
+            f"note: --top-k {args.top_k}, but the logs' rankings hold at most {longest} cells: "
+            f"their Hotelling clouds use those {longest}"
+        )
     humans = load_humans(args.humans, cvd=args.cvd)
     report = write_metrics(
         records,
