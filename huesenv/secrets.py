@@ -70,12 +70,21 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
 
 def mask_text(text: str, environ: Mapping[str, str] | None = None) -> str:
     """``text`` with every secret value, URL password and credential query parameter replaced by ``***``."""
+    return _mask_text(text, _spelled_secrets(environ))
+
+
+def _spelled_secrets(environ: Mapping[str, str] | None) -> list[str]:
+    """Every spelling of every secret, in masking order (found once per call: scanning the environment
+    for each string of a large log cost milliseconds per record)."""
+    return [spelling for value in secret_values(environ) for spelling in _spellings(value)]
+
+
+def _mask_text(text: str, spellings: list[str]) -> str:
     if not isinstance(text, str) or not text:
         return text
-    for value in secret_values(environ):
-        for spelling in _spellings(value):
-            if spelling in text:
-                text = text.replace(spelling, MASK)
+    for spelling in spellings:
+        if spelling in text:
+            text = text.replace(spelling, MASK)
     text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:{MASK}@", text)
     return _QUERY_SECRET.sub(lambda m: f"{m['key']}{MASK}", text)
 
@@ -98,15 +107,19 @@ def mask(value: Any, environ: Mapping[str, str] | None = None, *, by_key: bool =
     Configs use ``by_key`` (``api_key: ...`` is a secret whatever it holds); log records do not
     (a timing called ``tokens_per_s`` is not a secret), only their string values are masked.
     """
+    return _mask(value, _spelled_secrets(environ), by_key)
+
+
+def _mask(value: Any, spellings: list[str], by_key: bool) -> Any:
     if isinstance(value, Mapping):
         return {
-            k: (MASK if by_key and _is_secret_field(k, v) else mask(v, environ, by_key=by_key))
+            k: (MASK if by_key and _is_secret_field(k, v) else _mask(v, spellings, by_key))
             for k, v in value.items()
         }
     if isinstance(value, (list, tuple)):
-        return [mask(v, environ, by_key=by_key) for v in value]
+        return [_mask(v, spellings, by_key) for v in value]
     if isinstance(value, str):
-        return mask_text(value, environ)
+        return _mask_text(value, spellings)
     return value
 
 
