@@ -185,3 +185,14 @@ def test_written_in_agent_scores_accuracy_one_and_no_hallucination():
     # the same reply read by "the first colour mentioned" would name the shown word: the test can fail
     colour_subset = [r for r in records if r.extra["subset"] == "color" and r.extra["type"] == 1]
     assert all(r.raw_text.split('"')[1].lower() != r.answer for r in colour_subset)
+
+
+@pytest.mark.parametrize("text", ["-5%", "threshold=-5%", "It is -10%", "Answer: −7 %", "x: -0.5"])
+def test_a_negative_percentage_is_unreadable_not_its_absolute_value(text):
+    assert parse_answer("threshold", text) is None
+    assert parse_answer("coverage", text) is None
+
+
+@pytest.mark.parametrize(("text", "value"), [("3-5%", 4.0), ("- Threshold: 35%", 35.0), ("- 35%", 35.0)])
+def test_hyphens_that_are_ranges_or_bullets_are_not_signs(text, value):
+    assert parse_answer("threshold", text) == value

@@ -155,6 +155,10 @@ as a set: "The letters are red, blue, and possibly green." → {red, blue, green
   is left: the probes never ask for the white share ("60% white and 40% red"
   → 40, ``{"red_percentage": 42, "white_percentage": 58}`` → 42);
 * numbers glued to ``×``/``x`` (16×16, 512x512) are sizes, not answers;
+* a negative number ("-5%", "threshold=-10", "−5 %") is outside
+  [0, 100] like "150%": the reply is unreadable (``None``), never its absolute
+  value; a hyphen between two numbers ("3-5%") is a range, and a markdown
+  bullet ("- 35%") is not a sign;
 * ``key=value`` wins: threshold, x, x%, estimated_percentage, percentage,
   value, answer, coverage followed by ``=``, ``:``, ``≈``, "is", "should be",
   "would be" (an arithmetic chain "x = 100% - 50% = 50%" gives its result);
@@ -980,8 +984,13 @@ def _white_shares(s: str) -> set[float]:
     return out
 
 
+_NEGATIVE = re.compile(r"(?:^|(?<=[\s=:(\[]))[-−](?=\.?\d)")
+
+
 def _percent(text: str) -> float | None:
     s = _words_to_digits(_strip_emphasis(text))
+    if _NEGATIVE.search(s):
+        return None  # a negative percentage is out of range, like 150 %
     s = re.sub(r"\d+\s*[x×]\s*\d+", " ", s)  # image and patch sizes
     s = _DIGIT_FRACTION.sub(_fraction_percent, s)  # "1/3" → 33.3%
     s = _midpoints(s)
