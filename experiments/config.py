@@ -58,6 +58,7 @@ from typing import Any
 import yaml
 
 from huesenv.agents.devices import with_device
+from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.callables import check_callable_name
 from huesenv.secrets import mask
 
@@ -188,16 +189,38 @@ def _merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, but a key given twice in one mapping is an error (YAML says keys are unique;
+    PyYAML silently keeps the last one, so ``games: 1`` then ``games: 500`` would run 500)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set = set()
+        for key_node, _value in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+                seen.add(key)
+            except TypeError:
+                continue
+            if duplicate:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice (expected each key once)", key_node.start_mark
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
 def parse_override(text: str) -> tuple[list[str], Any]:
     """``"a.b=3"`` → (["a", "b"], 3).  The value is parsed as YAML, so lists and nulls work."""
     if "=" not in text:
-        raise ValueError(f"override {text!r}: expected KEY=VALUE with a dotted KEY (e.g. games=10)")
+        raise ValueError(f"--set {text!r}: expected KEY=VALUE with a dotted KEY (e.g. games=10)")
     key, raw = text.split("=", 1)
     path = [p for p in key.strip().split(".")]
     if not key.strip() or any(not p for p in path):
-        raise ValueError(f"override {text!r}: empty key part in {key!r}")
+        raise ValueError(f"--set {text!r}: empty key part in {key!r}")
     try:
         value = yaml.safe_load(raw) if raw.strip() else None
+    except RecursionError:
+        raise ValueError(f"--set {text!r}: value nested too deeply") from None
     except yaml.YAMLError as err:
         raise ValueError(f"override {text!r}: value is not valid YAML ({err})") from None
     return path, value
@@ -258,7 +281,11 @@ def load_config(
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not UTF-8 text, expected a YAML config") from None
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml.load(text, Loader=_UniqueKeyLoader) or {}  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:
+        raise ValueError(
+            f"{path}: YAML nested too deeply; expected a config of plain keys and values"
+        ) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f", line {mark.line + 1}" if mark is not None else ""
@@ -391,6 +418,8 @@ class ExperimentConfig:
         for key in ("seed", "num_players", "games"):
             if isinstance(d[key], bool) or not isinstance(d[key], int) or d[key] < 0:
                 self._fail(key, "a non-negative integer")
+        if d["games"] == 0 and d["tournament"].get("enabled") is True:
+            self._fail("games", "at least 1 while tournament.enabled (for no games: `huesenv wordlevel`)")
         if not 2 <= d["num_players"] <= 10:
             self._fail("num_players", "2-10 players (the game's range)")
         if not isinstance(d["agents"], dict) or not d["agents"]:
@@ -402,6 +431,7 @@ class ExperimentConfig:
                 self._fail(
                     f"agents.{name}.spec", "an agent spec string such as 'random' or 'clip:ViT-B-32/openai'"
                 )
+            self._check_agent_kind(name, entry["spec"])
             if not isinstance(entry.get("kwargs") or {}, dict):
                 self._fail(f"agents.{name}.kwargs", "a mapping of keyword arguments")
             if not isinstance(entry.get("gpu", False), bool):
@@ -430,12 +460,24 @@ class ExperimentConfig:
         device = d.get("device")
         if device is not None and (
             not isinstance(device, str)
-            or device.strip().lower().split(":")[0] not in ("auto", "cpu", "cuda", "mps")
+            or not re.fullmatch(r"(auto|cpu|mps|cuda(:\d{1,3})?)", device.strip().lower())
         ):
             self._fail("device", "auto, cpu, cuda, cuda:<n> or null")
         batch = d["tournament"].get("batch_size")
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             self._fail("tournament.batch_size", "a positive integer")
+
+    def _check_agent_kind(self, name: str, spec: str) -> None:
+        """An unknown agent kind is an error now, not after the other agents' games have run."""
+        try:
+            kind, _arg = split_spec(spec)
+        except ValueError as err:
+            self._fail(f"agents.{name}.spec", f"'<kind>' or '<kind>:<argument>' ({err})")
+        kinds = available_agents()
+        if kind not in kinds:
+            close = difflib.get_close_matches(kind, kinds, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            self._fail(f"agents.{name}.spec", f"one of the agent kinds {kinds}{hint}")
 
     def _check_code_key(self, key: str) -> None:
         value = _get(self.data, key)

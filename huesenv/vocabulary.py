@@ -142,8 +142,11 @@ def is_known(word: str) -> bool:
 
 def read_vocabulary_file(path: str) -> tuple[Word, ...]:
     """A user vocabulary: a CSV with a ``word`` column (and optional ``category``), or one word per line."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        text = fh.read()
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            text = fh.read()
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}); expected a word list or CSV") from None
     lines = text.splitlines()
     if lines and "word" in [c.strip().lower() for c in lines[0].split(",")]:
         rows = list(csv.DictReader(lines))

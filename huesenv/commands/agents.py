@@ -92,6 +92,8 @@ def _agent(args: argparse.Namespace):
 def run_guess(args: argparse.Namespace) -> int:
     if not args.word.strip():
         raise ValueError("WORD: expected a cue word, got an empty string")
+    if not args.word.isprintable():
+        raise ValueError(f"WORD {args.word!r}: expected a cue word without control characters")
     agent = _agent(args)
     agent.reset(args.seed)
     ans = agent.act(GuessQuery(cues=(args.word,), top_k=args.top_k))

@@ -197,8 +197,25 @@ def add_seed(p: argparse.ArgumentParser, *, default: int | None = 0, help: str =
     )
 
 
+_DEVICE = re.compile(r"(auto|cpu|mps|cuda(:\d{1,3})?)")
+
+
+def device_name(text: str) -> str:
+    """A torch device name checked before any model loads: ``auto``, ``cpu``, ``mps``, ``cuda`` or
+    ``cuda:<n>`` (a typo such as ``gpu`` would otherwise be ignored by agents without a model)."""
+    value = str(text).strip().lower()
+    if not _DEVICE.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"expected auto, cpu, mps, cuda or cuda:<n>, got {text!r}")
+    return value
+
+
 def add_device(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--device", default=None, help="auto | cpu | cuda[:n] | mps (model agents; default auto)")
+    p.add_argument(
+        "--device",
+        type=device_name,
+        default=None,
+        help="auto | cpu | cuda[:n] | mps (model agents; default auto)",
+    )
 
 
 def add_humans(p: argparse.ArgumentParser, *, help: str | None = None) -> None:  # noqa: A002
@@ -217,6 +234,18 @@ def existing_file(value: str | Path, flag: str) -> Path:
         raise ValueError(f"{flag} {value}: no such file")
     if not path.is_file():
         raise ValueError(f"{flag} {value}: expected a file, got a directory")
+    return path
+
+
+def existing_dir(text: str) -> Path:
+    """An argparse type: a folder that exists (a typo in a folder of inputs must not be ignored)."""
+    path = Path(text)
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError("expected an existing folder, got an empty string")
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"{text}: no such folder")
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: is a file, expected a folder")
     return path
 
 

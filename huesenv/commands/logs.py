@@ -64,6 +64,8 @@ def _import(args: argparse.Namespace) -> int:
     writable_target(args.out, "--out")
     if not args.agent.strip():
         raise ValueError("--agent: expected a non-empty agent id")
+    if not args.agent.isprintable():
+        raise ValueError(f"--agent {args.agent!r}: expected an agent id without control characters")
     summary = write_answers(args.csv, args.out, args.agent, run_id=args.run_id, seed=args.seed)
     skipped = f"; {summary.skipped} rows already in the log, not added again" if summary.skipped else ""
     print(
@@ -81,6 +83,10 @@ def _to_parquet(args: argparse.Namespace) -> int:
         if path.resolve() == out.resolve():
             raise ValueError(f"--out {args.out}: is one of the input logs; give another path")
     records = load_logs(args.logs)
+    if not records:  # an empty table would look like a successful conversion of nothing
+        raise ValueError(
+            f"{', '.join(map(str, args.logs))}: no records; expected logs with at least one record"
+        )
     write_parquet(records, out)
     print(f"{args.out}: {len(records)} records")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from huesenv.agents.registry import available_agents, split_spec
 from huesenv.commands.common import add_device, add_seed, jsonl_target, non_negative_float
 from huesenv.envs.rendering.window import display_problem
 from huesenv.logs import check_appendable
@@ -52,6 +53,20 @@ def _play(args: argparse.Namespace) -> int:
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     if args.seat != "human" and not args.seat.strip().isdigit():
         raise ValueError(f"--seat {args.seat!r}: expected a seat number (0, 1, ...) or 'human'")
+    if not specs:
+        raise ValueError(
+            f"--agents {args.agents!r}: expected comma-separated agent specs, e.g. random,random"
+        )
+    players = len(specs) + (0 if "human" in specs else 1)
+    if args.seat != "human" and int(args.seat) >= players:
+        raise ValueError(f"--seat {args.seat!r}: expected a seat 0..{players - 1} ({players} players)")
+    kinds = available_agents()
+    for spec in specs:  # an unknown kind fails before a window opens, not after
+        if spec == "human":
+            continue
+        kind, _arg = split_spec(spec)
+        if kind not in kinds:
+            raise ValueError(f"--agents {spec!r}: expected an agent kind among {', '.join(kinds)}")
     if args.log:
         check_appendable(jsonl_target(args.log, "--log"))  # a bad log fails before a window opens
     problem = display_problem()

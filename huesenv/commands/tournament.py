@@ -28,7 +28,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from huesenv.commands.common import add_humans, add_out, non_negative_int, positive_int, safe_name, seed_int
+from huesenv.commands.common import (
+    add_humans,
+    add_out,
+    device_name,
+    existing_dir,
+    non_negative_int,
+    positive_int,
+    safe_name,
+    seed_int,
+)
 from huesenv.experiments.config import bundled_configs, load_config
 from huesenv.experiments.experiment import run_experiment
 from huesenv.experiments.merge import merge_runs, report_data
@@ -66,6 +75,7 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
     )
     p.add_argument(
         "--device",
+        type=device_name,
         help="torch device of the model agents (clip, vlm, text-embedding): auto | cpu | cuda[:n] "
         "(= --set device=...)",
     )
@@ -74,7 +84,9 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
     p.add_argument("--ray-address", help="address of an existing Ray cluster (default: start a local one)")
     p.add_argument("--num-cpus", type=positive_int, help="CPUs of a local Ray started here")
     p.add_argument(
-        "--weights-dir", help="folder of local checkpoint files <model>-<tag>.safetensors|.bin|.pt"
+        "--weights-dir",
+        type=existing_dir,
+        help="folder of local checkpoint files <model>-<tag>.safetensors|.bin|.pt",
     )
 
 
@@ -145,10 +157,37 @@ def config_overrides(args: argparse.Namespace) -> list[str]:
     return out
 
 
+def check_added_agents_play(args: argparse.Namespace, config: Any) -> None:
+    """Each ``--agents NAME=SPEC`` must be played by an enabled stage (a lineup or the word level):
+    adding an agent that no lineup or ``wordlevel.agents`` names would run the experiment without it."""
+    if sweep_specs(args):
+        return
+    d = config.data
+    used: set[str] = set()
+    if d["tournament"].get("enabled") is True:
+        used.update(name for lineup in d["lineups"] for name in lineup)
+    if d["wordlevel"].get("enabled") is True:
+        listed = d["wordlevel"].get("agents")
+        used.update(d["agents"] if listed is None else listed)
+    for item in filter(None, (getattr(args, "agents", None) or "").split(",")):
+        name = item.partition("=")[0].strip()
+        if name and name not in used:
+            raise ValueError(
+                f"--agents {item!r}: agent {name!r} is in no lineup and not in wordlevel.agents, so it "
+                f"would not play; expected a name the config plays (one of {sorted(used)}) or add it, e.g. "
+                f"--set lineups.0.0={name} or --set wordlevel.agents='[{name}]'"
+            )
+
+
 def sweep_specs(args: argparse.Namespace) -> list[str]:
     """The agent specs of a sweep (``--agents a,b,c`` without ``=``), else an empty list."""
-    text = getattr(args, "agents", None) or ""
+    raw = getattr(args, "agents", None)
+    text = raw or ""
     items = [i for i in text.split(",") if i.strip()]
+    if raw is not None and not items:
+        raise ValueError(
+            f"--agents {raw!r}: expected NAME=SPEC items or agent specs, e.g. random,text-embedding"
+        )
     if not items or all("=" in i for i in items):
         return []
     if any("=" in i for i in items):
@@ -162,11 +201,16 @@ def sweep_specs(args: argparse.Namespace) -> list[str]:
 def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
     console = Console(stderr=False, width=None if sys.stdout.isatty() else 110)
     if args.list_configs:
+        if args.config is not None:
+            raise ValueError(
+                f"--list-configs lists the bundled configs; it takes no CONFIG (got {args.config!r})"
+            )
         for name in bundled_configs():
             console.print(name)
         return 0
     overrides = config_overrides(args) + extra
     config = load_config(args.config, overrides, allow_code=args.allow_code)
+    check_added_agents_play(args, config)
     specs = sweep_specs(args)
     if specs:
         if "tournament.enabled=false" in extra:

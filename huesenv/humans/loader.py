@@ -367,6 +367,11 @@ def load_humans(
             f"expected the header {','.join(APP_COLUMNS)} (the authors' app export), "
             f"optionally followed by {COLOUR_VISION_COLUMN}"
         )
+    twice = sorted({c for c in header if c in EXPORT_COLUMNS and header.count(c) > 1})
+    if twice:  # which of the two would be read is a guess: refuse rather than pick one
+        raise ValueError(
+            f"{source}, line 1, field {twice[0]}: column(s) {twice} appear twice; expected each once"
+        )
     has_colour_vision = COLOUR_VISION_COLUMN in header
     columns = EXPORT_COLUMNS if has_colour_vision else APP_COLUMNS
     required = tuple(c for c in REQUIRED_VALUES if c in columns)
@@ -523,7 +528,10 @@ def _cvd_list(cvd: CvdList) -> tuple[set[str] | None, str]:
     path = Path(cvd)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such CVD participant list")
-    text = path.read_text(encoding="utf-8-sig")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}); expected a CVD list") from None
     lines = text.splitlines()
     first = lines[0].strip() if lines else ""
     if path.suffix.lower() == ".csv" or "," in first:
