@@ -42,6 +42,8 @@ def files(tmp_path_factory) -> Path:
     (d / "blank.jsonl").write_text("\n\n  \n")
     (d / "bin.bin").write_bytes(bytes(range(256)) * 8)
     (d / "bom.csv").write_bytes(b"\xef\xbb\xbf" + "\n".join([header, *rows[:50]]).encode())
+    (d / "crlf.csv").write_bytes(("\r\n".join([header, *rows[:50]]) + "\r\n").encode())
+    (d / "extra_col.csv").write_text("\n".join(f"{r},extra" for r in [header, *rows[:50]]) + "\n")
     (d / "semi.csv").write_text("\n".join(r.replace(",", ";") for r in [header, *rows[:50]]))
     (d / "missing_col.csv").write_text(
         "\n".join(",".join(r.split(",")[:5]) for r in [header, *rows[:50]]) + "\n"
@@ -120,7 +122,7 @@ def files(tmp_path_factory) -> Path:
         "agents: {random: {spec: random}, human: {spec: human-replay}}\ngames: 1\ngames: 500\n"
     )
     (d / "bin.yaml").write_bytes(b"\xff\xfe\x00games: 1")
-    (d / "crlf.yaml").write_bytes(b"gamez: 3\r\n")
+    (d / "crlf.yaml").write_bytes(b"\xef\xbb\xbfgamez: 3\r\n")
     # answer tables for import-answers
     (d / "answers.csv").write_text("Palabra,Answer1,Answer2\nAPPLE,K4,K5\nBANANA,E10,E11\n")
     (d / "answers_badcell.csv").write_text("Palabra,Answer1\nAPPLE,Q99\n")
@@ -582,6 +584,11 @@ CASES: list[tuple[str, list[str], str | None]] = [
         ["tournament", "--games", "1", "--name", "x", "-o", f"{D}/existing.csv"],
         "existing.csv",
     ),
+    ("cfg-games-and-set", ["config", "show", "--games", "2", "--set", "games=3"], "--games"),
+    ("cfg-seed-and-set", ["config", "show", "--seed", "2", "--set", "seed=3"], "--seed"),
+    ("cfg-name-and-set", ["config", "show", "--name", "a", "--set", "name=b"], "--name"),
+    ("cfg-out-and-set", ["config", "show", "-o", "a", "--set", "output=b"], "--out"),
+    ("cfg-crlf-bom-yaml", ["config", "show", f"{D}/crlf.yaml"], "gamez"),
     # -- tournament / wordlevel (must fail before any game)
     ("tour-unknown-config", ["tournament", "nosuchconfig", "-o", f"{D}/runs"], "nosuchconfig"),
     ("tour-set-unknown", ["tournament", "--set", "gamez=1", "-o", f"{D}/runs"], "gamez"),
@@ -765,6 +772,35 @@ def test_hostile_input(files, argv, expect, capsys, monkeypatch):
             path.unlink()
     for leftover in ("runs", "m", "p", "t"):
         shutil.rmtree(files / leftover, ignore_errors=True)
+
+
+GOOD: list[tuple[str, list[str]]] = [
+    ("humans-bom", ["humans", "summary", "--humans", f"{D}/bom.csv", "--format", "csv"]),
+    ("humans-crlf", ["humans", "summary", "--humans", f"{D}/crlf.csv", "--format", "csv"]),
+    ("humans-extra-col", ["humans", "summary", "--humans", f"{D}/extra_col.csv", "--format", "csv"]),
+    ("check-log", ["logs", "check", f"{D}/w.jsonl"]),
+    ("config-default", ["config", "show"]),
+    ("config-set-repeated", ["config", "show", "--set", "games=2", "--set", "games=3"]),
+    ("config-agents-replace", ["config", "show", "--agents", "random=random"]),
+    ("guess-device-cpu", ["agents", "guess", "random", "APPLE", "--device", "cpu"]),
+    ("guess-unicode-word", ["agents", "guess", "random", "ÁRBOL 🌳"]),
+]
+
+
+@pytest.mark.parametrize("argv", [pytest.param(a, id=i) for i, a in GOOD])
+def test_positive_controls(files, argv, capsys, monkeypatch):
+    """Careful inputs that look odd but are fine still work (the battery does not pass by refusing all)."""
+    monkeypatch.chdir(files)
+    assert main([a.replace(D, str(files)) for a in argv]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.integration
+def test_failed_start_leaves_nothing_that_blocks_the_next(tmp_path, capsys):
+    """A start refused for a bad agent spec, then the corrected command in the same folder, runs."""
+    common = ["tournament", "--games", "1", "--no-wordlevel", "--no-progress", "-o", str(tmp_path)]
+    assert main([*common, "--agents", "random=random:nosuchkwarg=1", "--name", "r"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    assert main([*common, "--name", "r"]) == 0, capsys.readouterr().err
 
 
 def test_battery_size():

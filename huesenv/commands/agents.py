@@ -16,6 +16,7 @@ import argparse
 import json
 from typing import Any
 
+from huesenv.agents.devices import with_device
 from huesenv.agents.evaluate import evaluate_words
 from huesenv.agents.protocol import GuessQuery
 from huesenv.agents.registry import describe_agents, make_agent
@@ -83,10 +84,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def _agent(args: argparse.Namespace):
-    kwargs = _opts(args.opt)
-    if args.device:
-        kwargs["device"] = args.device
-    return make_agent(args.spec, **kwargs)
+    # --device reaches the torch-backed agents only (random or human-replay have no device to set)
+    return make_agent(args.spec, **with_device(args.spec, _opts(args.opt), args.device))
 
 
 def run_guess(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from huesenv.agents import make_agent
+from huesenv.agents.devices import with_device
 from huesenv.commands.common import add_device, add_out, add_seed, existing_file, positive_int, safe_name
 from huesenv.logs import LogWriter, check_appendable
 from huesenv.probes.export import export_stimuli
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {manifest}")
     if args.agent:
         check_appendable(Path(args.out) / f"{args.probe_task}.jsonl")  # fails before the agent loads
-        agent = make_agent(args.agent, **({"device": args.device} if args.device else {}))
+        agent = make_agent(args.agent, **with_device(args.agent, {}, args.device))
         # the same id run_probe would derive, needed here for the report folder's name
         run_id = args.run_id or default_run_id(
             args.probe_task, args.seed, agent_id_of(agent), limit=args.limit, **trial_kwargs

@@ -69,7 +69,8 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
     p.add_argument(
         "--agents",
         metavar="NAME=SPEC,... | A,B,...",
-        help="NAME=SPEC items add or replace agents (= --set agents.NAME.spec=SPEC), e.g. --agents "
+        help="NAME=SPEC items add or replace agents (= --set agents.NAME.spec=SPEC; an added agent must "
+        "be named by a lineup or wordlevel.agents), e.g. --agents "
         "mine=clip:ViT-B-32/openai; plain specs (tournament only) are an agent sweep: each against the "
         "replayed humans in its own run, then one merged leaderboard, e.g. --agents random,text-embedding",
     )
@@ -144,6 +145,12 @@ def config_overrides(args: argparse.Namespace) -> list[str]:
     ):
         value = getattr(args, flag, None)
         if value is not None:
+            for text in args.overrides:  # --games 2 --set games=3: which one was meant is a guess
+                if text.partition("=")[0].strip() == key:
+                    raise ValueError(
+                        f"--{flag.replace('_', '-')} {value} and --set {text}: the same setting twice; "
+                        "expected one of them"
+                    )
             out.append(f"{key}={value}")
     for i, item in enumerate(
         filter(None, ("" if sweep_specs(args) else args.agents or "").split(",")), start=1
