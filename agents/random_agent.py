@@ -31,6 +31,10 @@ class RandomAgent(BaseAgent):
     name = "random"
 
     def __init__(self, seed: int | None = 0, vocabulary: tuple[str, ...] | None = None) -> None:
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+        ):
+            raise ValueError(f"random agent: seed {seed!r}: expected a whole number >= 0 or null")
         self._seed = seed
         self._vocabulary = vocabulary
         self.rng = np.random.default_rng(seed)

@@ -37,6 +37,7 @@ def files(tmp_path_factory) -> Path:
     assert main(["agents", "words", "random", "-o", str(d / "w.jsonl")]) == 0
     log = (d / "w.jsonl").read_text().splitlines()
     rec = json.loads(log[0])
+    shutil.copy(Path(__file__).parent / "data" / "v1_games.jsonl", d / "g.jsonl")
     (d / "empty.csv").write_text("")
     (d / "empty.jsonl").write_text("")
     (d / "blank.jsonl").write_text("\n\n  \n")
@@ -656,6 +657,28 @@ CASES: list[tuple[str, list[str], str | None]] = [
     ("replay-fps-neg", ["replay", f"{D}/w.jsonl", "--fps", "-5", "-o", f"{D}/r.gif"], "--fps"),
     ("replay-fps-nan", ["replay", f"{D}/w.jsonl", "--fps", "nan", "-o", f"{D}/r.gif"], "--fps"),
     ("replay-reveal", ["replay", f"{D}/w.jsonl", "--reveal-target", "never"], "never"),
+    ("replay-list-and-game", ["replay", f"{D}/g.jsonl", "--list", "--game", "0"], "--list"),
+    ("replay-list-and-out", ["replay", f"{D}/g.jsonl", "--list", "-o", f"{D}/r.gif"], "--list"),
+    ("replay-game-absent", ["replay", f"{D}/g.jsonl", "--game", "999", "-o", f"{D}/r.gif"], "999"),
+    ("replay-game-neg", ["replay", f"{D}/g.jsonl", "--game", "-1", "-o", f"{D}/r.gif"], "-1"),
+    ("replay-out-txt", ["replay", f"{D}/g.jsonl", "-o", f"{D}/r.txt"], "r.txt"),
+    ("replay-out-existing-file", ["replay", f"{D}/g.jsonl", "-o", f"{D}/existing.csv"], "existing.csv"),
+    # -- more paths and names
+    ("humans-path-empty", ["humans", "summary", "--humans", ""], "--humans"),
+    ("humans-path-nul", ["humans", "summary", "--humans", f"{D}/h\x00.csv"], None),
+    ("metrics-log-dash", ["metrics", "-", "-o", f"{D}/m"], None),
+    (
+        "metrics-humans-empty",
+        ["metrics", f"{D}/w.jsonl", "-o", f"{D}/m", "--humans", f"{D}/empty.csv"],
+        "empty.csv",
+    ),
+    ("lb-same-run-twice", ["leaderboard", f"{D}/run", f"{D}/run"], "run"),
+    ("lb-out-bad-ext", ["leaderboard", f"{D}/run", "-o", f"{D}/lb.docx"], None),
+    ("cfg-set-huge-value", ["config", "show", "--set", "name=" + "n" * 100000], "name"),
+    ("cfg-set-unicode-key", ["config", "show", "--set", "gämes=3"], "gämes"),
+    ("cfg-name-unicode-slash", ["config", "show", "--name", "a\u2215..\u2215b\\c"], "--name"),
+    ("guess-opt-json-bad", ["agents", "guess", "random", "APPLE", "--opt", "seed={"], "seed"),
+    ("words-runid-dotdot", ["agents", "words", "random", "-o", f"{D}/w3.jsonl", "--run-id", "../x"], None),
     # -- collect
     ("collect-no-action", ["collect"], None),
     ("export-db-missing", ["collect", "export", "--db", f"{D}/none.db", "-o", f"{D}/e.csv"], "none.db"),

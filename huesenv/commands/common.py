@@ -184,7 +184,15 @@ def add_out(
 ) -> None:  # noqa: A002
     """``-o/--out`` (alias ``--output``): where the command writes."""
     p.add_argument(
-        "-o", "--out", "--output", dest="out", required=required, default=default, metavar=metavar, help=help
+        "-o",
+        "--out",
+        "--output",
+        dest="out",
+        type=path_text,
+        required=required,
+        default=default,
+        metavar=metavar,
+        help=help,
     )
 
 
@@ -218,10 +226,18 @@ def add_device(p: argparse.ArgumentParser) -> None:
     )
 
 
+def path_text(text: str) -> str:
+    """An argparse type for a path argument: not empty or blank (``''`` would silently mean ``.``)."""
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty string")
+    return text
+
+
 def add_humans(p: argparse.ArgumentParser, *, help: str | None = None) -> None:  # noqa: A002
     p.add_argument(
         "--humans",
         metavar="PATH",
+        type=path_text,
         default=None,
         help=help or "human responses (.csv, .csv.gz, .parquet); default: the packaged reconstructed cohort",
     )

@@ -72,6 +72,9 @@ def _list_games(path: str, records: list) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    if args.list and (args.game is not None or args.export):
+        given = "--game" if args.game is not None else "--out"
+        raise ValueError(f"--list prints the games and exits; expected --list without {given}")
     existing_file(args.log, "LOG")
     records = load_replay_records(args.log)  # complete unit blocks only: a crashed write is not replayed
     games = game_records(records)
