@@ -292,6 +292,11 @@ def load_config(
         raise ValueError(f"{path}{where}: not valid YAML ({getattr(err, 'problem', err)})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}, line 1: expected a mapping of config keys, got {type(data).__name__}")
+    if "train" in data and "train" not in DEFAULTS:
+        raise ValueError(
+            f"{path}{_key_line(text, 'train')}: a training config (key 'train'); expected a tournament config, "
+            f"or run this one with `huesenv train experiment {source}`"
+        )
     if data.get("allow_code", False) is not False:
         raise ValueError(
             f"{path}{_key_line(text, 'allow_code')}: allow_code cannot be set in a config file "

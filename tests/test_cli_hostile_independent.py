@@ -724,7 +724,21 @@ CASES: list[tuple[str, list[str], str | None]] = [
     ("serve-db-binary", ["collect", "serve", "--db", f"{D}/bin.bin"], "bin.bin"),
     ("serve-languages", ["collect", "serve", "--languages", "", "--db", f"{D}/s.db"], "languages"),
     ("serve-host-empty", ["collect", "serve", "--host", "", "--db", f"{D}/s.db"], "--host"),
+    (
+        "serve-attention-beyond",
+        ["collect", "serve", "--task", "gca", "--gca-attention", "5,999", "--db", f"{D}/s.db"],
+        "999",
+    ),
+    (
+        "serve-attention-text",
+        ["collect", "serve", "--gca-attention", "5,x", "--db", f"{D}/s.db"],
+        "--gca-attention",
+    ),
+    ("serve-port-zero", ["collect", "serve", "--port", "0", "--db", f"{D}/s.db"], "--port"),
     # -- train (must fail before any training)
+    ("tour-train-config", ["tournament", "learned_guesser", "-o", f"{D}/runs"], "train experiment"),
+    ("cfg-train-config", ["config", "show", "selfplay"], "train experiment"),
+    ("train-exp-tournament-config", ["train", "experiment", "default"], "default.yaml"),
     ("train-no-what", ["train"], None),
     ("train-steps-0", ["train", "guesser", "--fast", "--steps", "0", "-o", f"{D}/t"], "--steps"),
     ("train-steps-neg", ["train", "guesser", "--fast", "--steps", "-10", "-o", f"{D}/t"], "--steps"),

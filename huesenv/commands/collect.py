@@ -14,6 +14,7 @@ from pathlib import Path
 from huesenv.collect.export import export as run_export
 from huesenv.collect.i18n import UI_LANGUAGES
 from huesenv.collect.security import parse_rate
+from huesenv.collect.tasks.gca import attention_slots
 from huesenv.commands.common import add_out
 from huesenv.vocabulary import read_vocabulary_file
 
@@ -242,6 +243,24 @@ def _check_db_path(text: str) -> Path:
     return path
 
 
+def _attention(args: argparse.Namespace) -> tuple[int, ...]:
+    """The attention-check items; ones that an explicit ``--gca-attention`` puts beyond the survey's end
+    (or on the introspection question) would be dropped without a word, so they are refused."""
+    positions = _int_list(args.gca_attention, "--gca-attention")
+    if args.task != "gca" or args.gca_attention == "5,25,45,65,85" or args.gca_trials < 1:
+        return positions  # the paper's defaults shrink with a short survey, as documented
+    conditions = {"first": ["first"], "last": ["last"]}.get(args.gca_introspection, ["first", "last"])
+    for condition in conditions:
+        dropped = sorted(set(positions) - set(attention_slots(args.gca_trials, positions, condition)))
+        if dropped:
+            raise ValueError(
+                f"--gca-attention {args.gca_attention!r}: item(s) {dropped} fall beyond the survey's end or on "
+                f"the introspection question ({condition}) with --gca-trials {args.gca_trials}; expected items "
+                f"inside the survey (at most {args.gca_trials + len(positions) + 1} items, introspection included)"
+            )
+    return positions
+
+
 def serve(args: argparse.Namespace) -> int:
     from huesenv.collect.accesslog import PrivateRequestHandler  # werkzeug comes with Flask
     from huesenv.collect.app import CollectConfig, create_app  # Flask: an optional extra
@@ -265,7 +284,7 @@ def serve(args: argparse.Namespace) -> int:
         show_feedback=not args.no_feedback,
         languages=languages,
         gca_trials=args.gca_trials,
-        gca_attention_positions=_int_list(args.gca_attention, "--gca-attention"),
+        gca_attention_positions=_attention(args),
         gca_introspection=args.gca_introspection,
         seed=args.seed,
         gca_prerender=args.gca_prerender,
