@@ -156,5 +156,8 @@ def read_vocabulary_file(path: str) -> tuple[Word, ...]:
             if not raw.strip():
                 raise ValueError(f"{path}, line {i}, field word: empty")
             out.append(Word(normalise_word(raw), (r.get("category") or "Custom").strip() or "Custom"))
-        return tuple(out)
-    return tuple(Word(normalise_word(x), "Custom") for x in lines if x.strip())
+    else:
+        out = [Word(normalise_word(x), "Custom") for x in lines if x.strip()]
+    if not out:  # an empty list would refuse every answer with a message about the answers, not this file
+        raise ValueError(f"{path}: no words; expected one word per line or a CSV with a 'word' column")
+    return tuple(out)

@@ -132,6 +132,7 @@ def files(tmp_path_factory) -> Path:
     (d / "answers_semicolon.csv").write_text("Palabra;Answer1\nAPPLE;K4\n")
     (d / "answers_noanswers.csv").write_text("Palabra\nAPPLE\n")
     (d / "cvd.txt").write_text("")
+    (d / "vocab_header.csv").write_text("word,category\n")
     (d / "run").mkdir()
     (d / "run" / "marker.txt").write_text("keep me\n")
     (d / "runfile").write_text("not a run folder\n")
@@ -208,6 +209,23 @@ CASES: list[tuple[str, list[str], str | None]] = [
     ("humans-age-none", ["humans", "summary", "--age-range", "500-600"], "--age-range"),
     ("humans-language-empty", ["humans", "summary", "--language", ""], "--language"),
     ("humans-no-action", ["humans"], None),
+    ("humans-vocab-empty", ["humans", "summary", "--vocabulary", f"{D}/empty.csv"], "empty.csv"),
+    (
+        "humans-vocab-header-only",
+        ["humans", "summary", "--vocabulary", f"{D}/vocab_header.csv"],
+        "vocab_header.csv",
+    ),
+    (
+        "serve-vocab-empty",
+        ["collect", "serve", "--vocabulary", f"{D}/empty.csv", "--db", f"{D}/s.db"],
+        "empty.csv",
+    ),
+    ("metrics-game-log", ["metrics", f"{D}/g.jsonl", "-o", f"{D}/m", "--no-plots"], "g.jsonl"),
+    ("words-out-v1-log", ["agents", "words", "random", "-o", f"{D}/g.jsonl"], "g.jsonl"),
+    ("gca-replies-wrong-kind", ["probe", "gca", "--replies", f"{D}/w.jsonl", "-o", f"{D}/p"], "w.jsonl"),
+    ("lb-unfinished-run", ["leaderboard", f"{D}/dir.csv"], "summary.json"),
+    ("logs-schema-extra", ["logs", "schema", "extra"], "extra"),
+    ("doctor-bogus", ["doctor", "--bogus"], "--bogus"),
     # -- humans reconstruct
     ("recon-seed-text", ["humans", "reconstruct", "--seed", "abc"], "--seed"),
     ("recon-seed-neg", ["humans", "reconstruct", "--seed", "-1", "-o", f"{D}/r.csv"], "--seed"),
