@@ -74,11 +74,12 @@ def import_replies(
 ) -> list:
     """The ``probe_trial`` records of the replies in ``path`` for ``task``'s seeded trial list (file order)."""
     path = Path(path)
+    rows = list(read_replies(path))  # a malformed file fails before the (seconds-long) trial list is built
     trials = {t.trial_id: t for t in build_trials(task, seed=seed, **task_kwargs)}
     default_agent = agent_id or f"replies:{path.stem}"
     seen: set[tuple[str, str]] = set()
     records: list[Any] = []
-    for line_no, row in read_replies(path):
+    for line_no, row in rows:
         tid = str(row["trial_id"]).strip()
         trial = trials.get(tid)
         if trial is None:
