@@ -165,8 +165,13 @@ def test_records_the_rules_cannot_replay_are_errors_naming_record_and_field():
     no_cue = [opening[0], step(0, 0, p0, "cue_1"), step(0, 0, p1, "guess_1", cell="B2")] + later
     with pytest.raises(ValueError, match=r"record 2, field extra\.cue: .*pass"):
         views_from_records(no_cue)
-    out_of_turn = opening + [step(0, 0, "player_2", "guess_1", cell="A1"), step(0, 0, p1, "guess_1", cell="B2")]
-    with pytest.raises(ValueError, match=r"record 3: the log has player_2 in phase guess_1, the rules expect"):
+    out_of_turn = opening + [
+        step(0, 0, "player_2", "guess_1", cell="A1"),
+        step(0, 0, p1, "guess_1", cell="B2"),
+    ]
+    with pytest.raises(
+        ValueError, match=r"record 3: the log has player_2 in phase guess_1, the rules expect"
+    ):
         views_from_records(out_of_turn)
 
 
@@ -493,3 +498,75 @@ def test_cli_replay_list_and_no_display(tmp_path, capsys, monkeypatch):
     if sys.platform.startswith("linux"):
         assert main(["replay", str(log)]) == 2
         assert "DISPLAY" in capsys.readouterr().err
+
+
+def _logged_scores(records):
+    """Per seat, the points the log's reveal records carry (what the tables were computed from)."""
+    from huesenv.game.replay import seat_order
+
+    totals = {}
+    for rec in records:
+        if rec.kind == "game_step":
+            player = rec.extra["player"]
+            totals[player] = totals.get(player, 0) + int(rec.extra.get("points") or 0)
+    return tuple(totals[p] for p in sorted(totals, key=seat_order))
+
+
+def test_replay_of_the_default_runs_v1_log_reproduces_its_scores():
+    """The default run's version-1 log (normalised to v2 on read) replays through the rules to its logged scores."""
+    from pathlib import Path
+
+    from huesenv.render.playback import game_summaries, load_replay_records
+
+    records = load_replay_records(Path(__file__).parent / "data" / "v1_games.jsonl")
+    summaries = game_summaries(records)
+    assert summaries and all(s["complete"] for s in summaries)
+    for summary in summaries:
+        game = [r for r in records if r.extra.get("game") == summary["game"]]
+        views = views_from_records(game)
+        assert len(views) == len(game)
+        assert views[-1].scores == _logged_scores(game) == tuple(summary["scores"])
+        assert any(v.phase == "reveal" and v.target is not None for v in views)
+
+
+def test_replay_of_a_fresh_v2_log_reproduces_its_scores(tmp_path):
+    """Games played now, written as v2 and read back: replay ends on each game's logged and played scores."""
+    pytest.importorskip("pettingzoo")
+    from huesenv.agents import RandomAgent
+    from huesenv.envs import play_game
+    from huesenv.logs import LogWriter
+    from huesenv.render.playback import load_replay_records
+
+    seats = [f"player_{k}" for k in range(4)]
+    log = tmp_path / "fresh.jsonl"
+    results = []
+    with LogWriter(log) as w:
+        for g in range(2):
+            agents = {s: Unusable() if k == 1 else RandomAgent(seed=k + g) for k, s in enumerate(seats)}
+            result = play_game(agents, num_players=4, seed=30 + g, game_index=g)
+            results.append(result)
+            w.append(result.records)
+    records = load_replay_records(log)
+    assert {r.schema_version for r in records} == {2}
+    for g, result in enumerate(results):
+        game = [r for r in records if r.extra["game"] == g]
+        views = views_from_records(records, game=g)
+        played = tuple(result.scores[s] for s in seats)
+        assert views[-1].scores == _logged_scores(game) == played
+        assert any("random fallback" in v.message for v in views)  # seat 1's moves were all fallbacks
+
+
+def test_cli_replay_of_a_log_the_rules_reject_is_one_line_naming_file_record_and_field(tmp_path, capsys):
+    from huesenv.cli import main
+    from huesenv.logs import LogWriter
+
+    records = one_game()
+    records[5].extra["cell"] = "I17"  # a second cone on I17
+    log = tmp_path / "bad.jsonl"
+    with LogWriter(log) as w:
+        w.append(records)
+    assert main(["replay", str(log), "--export", str(tmp_path / "out.gif")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"{log}: game 0, game_step record 6, field extra.cell: the rules reject this move" in err
+    assert not (tmp_path / "out.gif").exists()
