@@ -205,21 +205,12 @@ class LiveTable:
     message = property(lambda self: self._view.message)
     scores = property(lambda self: list(self._view.scores))
 
-    @property
-    def current(self) -> int | None:
-        return self._view.current
+    current = property(lambda self: self._view.current)
+    cue_giver = property(lambda self: self._view.cue_giver)
 
-    @current.setter
-    def current(self, seat: int | None) -> None:
-        self._view = replace(self._view, current=seat)
-
-    @property
-    def cue_giver(self) -> int | None:
-        return self._view.cue_giver
-
-    @cue_giver.setter
-    def cue_giver(self, seat: int | None) -> None:
-        self._view = replace(self._view, cue_giver=seat)
+    def set_turn(self, seat: int, *, cue_giver: bool = False) -> None:
+        """The window asks ``seat`` (the cue giver's turn when ``cue_giver``) before its record arrives."""
+        self._view = replace(self._view, current=seat, cue_giver=seat if cue_giver else self._view.cue_giver)
 
 
 def _player(rec: Any, where: str) -> Any:

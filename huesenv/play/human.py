@@ -321,9 +321,7 @@ class PlayScreen:
             seat = b.players.index(player)
             if getattr(query, "cue_index", None) is not None and getattr(query, "target", 0) is None:
                 b.new_round(seat)  # a target to choose: the previous round's board is gone
-            b.current = seat
-            if hasattr(query, "cue_index"):
-                b.cue_giver = seat
+            b.set_turn(seat, cue_giver=hasattr(query, "cue_index"))
         polls = 0
         while True:
             for event in self.window.events():
