@@ -31,7 +31,7 @@ _LAZY = {
     "RENDER_FPS": "huesenv.envs.rendering.renderer",
     "cone_colour": "huesenv.envs.rendering.renderer",
     "views_from_records": "huesenv.render.playback",
-    "GameViewBuilder": "huesenv.render.playback",
+    "LiveTable": "huesenv.render.playback",
     "export_frames": "huesenv.render.playback",
     "run_replay": "huesenv.render.playback",
     "ReplayController": "huesenv.render.playback",

@@ -1,27 +1,34 @@
 """Logged games → frames: the state reconstruction behind ``huesenv replay`` and human play.
 
 A game log is a sequence of ``LogRecord`` of kind ``"game_step"`` (fields in
-:mod:`huesenv.logs.schema`).  :class:`GameViewBuilder` applies them one at a
-time and keeps what a spectator sees; :func:`views_from_records` yields **one
-view per game_step record** (records of other kinds are skipped), so a game of
-``n`` step records replays as exactly ``n`` frames.
+:mod:`huesenv.logs.schema`).  :func:`views_from_records` re-applies each game's
+records to the rules state machine (:func:`huesenv.game.replay.replay`) and
+draws the state after each one with the one observer
+(:func:`huesenv.game.observer.render_view`): **one view per game_step record**
+(records of other kinds are skipped), so a game of ``n`` step records replays
+as exactly ``n`` frames, and the scores are the rules' scores.
 
 Choices (the schema leaves them open):
 
 * seats are the distinct ``extra["player"]`` names of a game, ordered by their
-  number (``player_0``, ``player_1`` …), else by first appearance; a seat's
-  label is ``"player_0 (agent_id)"``;
+  number (``player_0``, ``player_1`` …); a seat's label is ``"player_0 (agent_id)"``;
 * the cue text is ``extra["cue"]`` if present, else ``word``, else ``answer``;
-  ``extra["passed"]`` (or an empty cue) on ``cue_2`` means the cue giver passed;
-* a new ``(game, round)`` clears cones, cues and target; a new game also resets
-  the scores, which are the running sum of ``extra["points"]``;
+  ``extra["passed"]`` on ``cue_2`` means the cue giver passed (shown in the
+  status line, not as a cue);
+* the scores shown change at the round's ``reveal`` records (the rules score the
+  round at its last cone; a spectator sees the points at the reveal);
 * the target is shown from the ``reveal`` step on (a spectator should not know
-  it earlier); ``reveal_target="always"`` shows it as soon as a record carries it.
+  it earlier); ``reveal_target="always"`` shows it from the first cue on.
 * a record with ``valid=False`` is an answer the env replaced by a seeded random
   legal move (``huesenv.envs.hues_cues.play``); its ``extra["cell"]`` / cue text
   say what was *played*, so the cone is placed / the cue shown like any other and
-  the status line adds "(random fallback)".  Only a record that names nothing
-  played (older logs) places nothing ("placed no cone" / "gave no usable cue");
+  the status line adds "(random fallback)";
+* a **truncated** game (a crash: its last record is not a reveal) gives frames up
+  to its last record, and the last frame's status line says "the log ends here
+  (game cut short)"; :func:`with_final_standings` adds no standings frame for it;
+* a record the rules **reject** (an occupied cell, a move out of turn, a missing
+  cell or cue) raises ``ValueError`` naming the game, the record and the field;
+  ``huesenv replay`` prefixes the file and prints it as one line;
 * logs written by the experiments runner carry unit tags (``extra["unit"]``,
   ``unit_size``, ``unit_pos``); :func:`load_replay_records` keeps only their
   complete blocks, so a block cut short by a crash next to its rerun does not
@@ -30,7 +37,6 @@ Choices (the schema leaves them open):
 
 from __future__ import annotations
 
-import re
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -38,172 +44,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from huesenv.board import format_coord, parse_coord
+from huesenv.board import format_coord
 from huesenv.envs.rendering.renderer import BoardRenderer, short_label
 from huesenv.envs.rendering.view import RenderView
 from huesenv.envs.rendering.window import Window
-from huesenv.logs import cue_text, read_log_state, read_records
-
-CUE_PHASES = ("cue_1", "cue_2")
-GUESS_PHASES = ("guess_1", "guess_2")
-PHASES = ("pick_target", "cue_1", "guess_1", "cue_2", "guess_2", "reveal", "done")
-
-
-def _seat_order(name: str) -> tuple[int, str]:
-    match = re.search(r"(\d+)$", name)
-    return (int(match.group(1)) if match else 1 << 30, name)
-
-
-def _extra(rec: Any, key: str, where: str, *, required: bool = True, types: tuple = ()) -> Any:
-    extra = getattr(rec, "extra", None)
-    if not isinstance(extra, dict):
-        raise ValueError(
-            f"{where}, field extra: expected a dict of game-step fields, got {type(extra).__name__}"
-        )
-    if key not in extra:
-        if required:
-            raise ValueError(f"{where}, field extra.{key}: missing (a game_step record needs it)")
-        return None
-    value = extra[key]
-    if (
-        types
-        and value is not None
-        and (not isinstance(value, types) or isinstance(value, bool) and bool not in types)
-    ):
-        names = "/".join(t.__name__ for t in types)
-        raise ValueError(f"{where}, field extra.{key}: expected {names}, got {value!r}")
-    return value
-
-
-def _coord(value: Any, where: str, key: str) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        return parse_coord(value) if isinstance(value, str) else parse_coord(format_coord(value))
-    except ValueError as err:
-        raise ValueError(f"{where}, field extra.{key}: {err}") from None
-
-
-class GameViewBuilder:
-    """Incremental spectator state of one game (or several in sequence)."""
-
-    def __init__(
-        self, players: Sequence[str] = (), labels: Sequence[str] = (), *, reveal_target: str = "reveal"
-    ) -> None:
-        if reveal_target not in ("reveal", "always"):
-            raise ValueError(f"reveal_target: {reveal_target!r}; expected 'reveal' or 'always'")
-        self.reveal_target = reveal_target
-        self.players: list[str] = list(players)
-        self.labels: list[str] = list(labels) or list(players)
-        self.scores: list[int] = [0] * len(self.players)
-        self.cones: dict[int, int] = {}
-        self.cues: list[str] = []
-        self.cue_giver: int | None = None
-        self.current: int | None = None
-        self.phase = ""
-        self.round = 0
-        self.game: Any = None
-        self.target: int | None = None
-        self.secret_target: int | None = None
-        self.message = ""
-
-    def seat(self, player: str, agent_id: str | None = None) -> int:
-        if player not in self.players:
-            self.players.append(player)
-            self.labels.append(player if not agent_id or agent_id == player else f"{player} ({agent_id})")
-            self.scores.append(0)
-        return self.players.index(player)
-
-    def apply(self, rec: Any, where: str = "record") -> RenderView:
-        """Apply one game_step record and return the view after it."""
-        game = _extra(rec, "game", where, required=False)
-        rnd = _extra(rec, "round", where, types=(int,))
-        player = _extra(rec, "player", where, types=(str,))
-        phase = _extra(rec, "phase", where, types=(str,))
-        if phase not in PHASES:
-            raise ValueError(f"{where}, field extra.phase: {phase!r} is not one of {PHASES}")
-        points = _extra(rec, "points", where, required=False, types=(int, float))
-        if game != self.game:
-            self.scores = [0] * len(self.players)
-            self.game, self.round = game, None
-        if rnd != self.round:
-            self.round = rnd
-            self.cones, self.cues = {}, []
-            self.target = self.secret_target = None
-            self.cue_giver = None
-        seat = self.seat(player, getattr(rec, "agent_id", None))
-        name = self.players[seat]
-        role = _extra(rec, "role", where, required=False, types=(str,))
-        if role == "cue_giver" or phase in ("pick_target",) + CUE_PHASES:
-            self.cue_giver = seat
-        target = _coord(_extra(rec, "target", where, required=False), where, "target")
-        if target is not None:
-            self.secret_target = target
-        self.phase, self.current = phase, seat
-        valid = getattr(rec, "valid", True) is not False
-        mark = "" if valid else " (random fallback)"  # the env played a random legal move instead
-        self.message = ""
-        if phase == "pick_target":
-            self.message = f"{name} chooses a colour{mark}"
-        elif phase in CUE_PHASES:
-            cue = cue_text(rec)
-            passed = bool(_extra(rec, "passed", where, required=False))
-            if passed or (cue is None and phase == "cue_2"):
-                self.message = f"{name} passes on cue 2{mark}"
-            elif cue is not None:
-                self.cues.append(cue)
-                self.message = f"{name} says: {cue}{mark}"
-            elif not valid:  # an older log that does not say which cue was played
-                self.message = f"{name} gave no usable cue"
-            else:
-                raise ValueError(f"{where}, field extra.cue/word/answer: a {phase} record needs the cue text")
-        elif phase in GUESS_PHASES:
-            cell = _coord(_extra(rec, "cell", where, required=False), where, "cell")
-            if cell is None:  # nothing played (an older log's invalid answer)
-                self.message = f"{name} placed no cone (invalid answer)"
-            else:
-                if cell in self.cones:
-                    raise ValueError(
-                        f"{where}, field extra.cell: {format_coord(cell)} already holds a cone "
-                        f"of {self.players[self.cones[cell]]}"
-                    )
-                self.cones[cell] = seat
-                self.message = f"{name} places a cone on {format_coord(cell)}{mark}"
-        elif phase == "reveal":
-            if self.secret_target is None:
-                raise ValueError(f"{where}, field extra.target: a reveal record needs the target coordinate")
-            self.message = f"{name} scores {int(points or 0)}"
-        if points:
-            self.scores[seat] += int(points)
-        if phase in ("reveal", "done") or self.reveal_target == "always":
-            self.target = self.secret_target
-        return self.view()
-
-    def new_round(self, cue_giver: int | None = None) -> None:
-        """Clear the board for a round whose first record has not arrived yet (human play asks first)."""
-        if self.phase in ("reveal", "done"):
-            self.round = (self.round or 0) + 1
-        self.cones, self.cues = {}, []
-        self.target = self.secret_target = None
-        self.cue_giver, self.current = cue_giver, cue_giver
-        self.phase, self.message = "pick_target", ""
-
-    def view(self, **overrides: Any) -> RenderView:
-        fields = dict(
-            players=tuple(self.players),
-            cones=dict(self.cones),
-            cues=tuple(self.cues),
-            cue_giver=self.cue_giver,
-            current=self.current,
-            phase=self.phase,
-            scores=tuple(self.scores),
-            round=self.round or 0,
-            target=self.target,
-            message=self.message,
-            labels=tuple(self.labels),
-        )
-        fields.update(overrides)
-        return RenderView(**fields)
+from huesenv.game.observer import render_view
+from huesenv.game.phase import Phase
+from huesenv.game.replay import logged_cue, replay, seat_order
+from huesenv.logs import read_log_state, read_records
 
 
 def game_records(records: Iterable[Any]) -> dict[Any, list[Any]]:
@@ -245,9 +93,16 @@ def views_from_records(
 ) -> list[RenderView]:
     """One :class:`RenderView` per game_step record (all games in log order, or only ``game``).
 
-    ``records`` is a list of ``LogRecord`` (or a ``ReadResult`` with ``.records``).
-    Bad records raise ``ValueError`` naming the record number and the field.
+    Every frame is the rules state after re-applying the logged moves
+    (:func:`huesenv.game.replay.replay`), drawn by the one observer
+    (:func:`huesenv.game.observer.render_view`).  ``records`` is a list of
+    ``LogRecord`` (or a ``ReadResult`` with ``.records``).  A record the rules
+    reject, or one missing a field, raises ``ValueError`` naming the game, the
+    record number and the field.  A game cut short (a crash) gives frames up to
+    its last record; the last frame's status line says the log ends there.
     """
+    if reveal_target not in ("reveal", "always"):
+        raise ValueError(f"reveal_target: {reveal_target!r}; expected 'reveal' or 'always'")
     games = game_records(records)
     if game is not None:
         if game not in games:
@@ -255,15 +110,130 @@ def views_from_records(
         games = {game: games[game]}
     views: list[RenderView] = []
     for g, recs in games.items():
-        names = sorted({str((r.extra or {}).get("player")) for r in recs}, key=_seat_order)
-        ids = {}
+        names = sorted(
+            {str(_player(r, f"game {g}, game_step record {k + 1}")) for k, r in enumerate(recs)},
+            key=seat_order,
+        )
+        ids: dict[str, Any] = {}
         for r in recs:
-            ids.setdefault(str((r.extra or {}).get("player")), r.agent_id)
-        labels = [n if ids[n] == n else f"{n} ({ids[n]})" for n in names]
-        builder = GameViewBuilder(names, labels, reveal_target=reveal_target)
-        for k, rec in enumerate(recs):
-            views.append(builder.apply(rec, where=f"game {g}, game_step record {k + 1}"))
+            ids.setdefault(str(r.extra["player"]), r.agent_id)
+        labels = [n if ids[n] in (None, n) else f"{n} ({ids[n]})" for n in names]
+        frames = _game_views(recs, names, labels, where=f"game {g}", always=reveal_target == "always")
+        if frames and recs[-1].extra.get("phase") != Phase.REVEAL.value:
+            frames[-1] = replace(
+                frames[-1], message=f"{frames[-1].message} - the log ends here (game cut short)"
+            )
+        views.extend(frames)
     return views
+
+
+def _game_views(
+    recs: Sequence[Any], names: Sequence[str], labels: Sequence[str], *, where: str, always: bool
+) -> list[RenderView]:
+    """The frames of one game: the rules state after each re-applied record, as a spectator sees it."""
+    views: list[RenderView] = []
+    before: tuple[int, ...] = (0,) * len(names)  # scores shown until the round's reveal records
+    for st in replay(recs, players=names, where=where):
+        name = names[st.seat]
+        mark = "" if st.valid else " (random fallback)"  # the env played a random legal move instead
+        if st.phase is Phase.REVEAL:
+            assert st.reveal is not None  # replay checks a reveal record follows the round's last cone
+            view = render_view(
+                st.state, names, st.reveal, f"{name} scores {st.reveal.points[st.seat]}", labels
+            )
+            before = tuple(st.state.scores)
+        elif (
+            st.reveal is not None
+        ):  # the round's last cone: the rules scored it, the table waits for the reveal
+            view = render_view(st.state, names, st.reveal, _move_line(st, name, mark), labels)
+            view = replace(view, target=st.reveal.target if always else None, scores=before)
+        else:
+            view = render_view(st.state, names, None, _move_line(st, name, mark), labels)
+            target = st.state.target if always and st.state.phase is not Phase.PICK_TARGET else None
+            view = replace(view, target=target, scores=before)
+        views.append(replace(view, phase=st.phase.value, current=st.seat, cues=_shown_cues(view.cues)))
+    return views
+
+
+class LiveTable:
+    """The table of a game in progress (the play window): its step records so far, re-applied to the rules.
+
+    Between records the window shows whose turn it is (``current``, ``cue_giver``)
+    and clears the board when a new round's target is being chosen (:meth:`new_round`).
+    ``secret_target`` is the round's target, for the person's own view while cue giver.
+    """
+
+    def __init__(self, players: Sequence[str], labels: Sequence[str] = ()) -> None:
+        self.players = list(players)
+        self.labels = list(labels) or list(players)
+        self.records: list[Any] = []
+        self.secret_target: int | None = None
+        self._view = RenderView(
+            players=tuple(self.players), labels=tuple(self.labels), scores=(0,) * len(self.players)
+        )
+
+    def apply(self, rec: Any, where: str = "live game record") -> RenderView:
+        """Add one game_step record and return the table after it (a new ``extra["game"]`` starts afresh)."""
+        if self.records and (self.records[-1].extra or {}).get("game") != (rec.extra or {}).get("game"):
+            self.records = []
+        self.records.append(rec)
+        steps = list(replay(self.records, players=self.players, where=where))
+        self._view = _game_views(self.records, self.players, self.labels, where=where, always=False)[-1]
+        last = steps[-1]
+        if last.reveal is not None:
+            self.secret_target = last.reveal.target
+        elif last.state.phase is not Phase.PICK_TARGET:
+            self.secret_target = last.state.target
+        return self._view
+
+    def new_round(self, cue_giver: int | None = None) -> None:
+        """Clear the board for a round whose first record has not arrived yet (human play asks first)."""
+        v = self._view
+        rnd = v.round + 1 if v.phase in (Phase.REVEAL.value, Phase.DONE.value) else v.round
+        self._view = replace(
+            v, cones={}, cues=(), target=None, cue_giver=cue_giver, current=cue_giver, round=rnd,
+            phase=Phase.PICK_TARGET.value, message="",
+        )  # fmt: skip
+        self.secret_target = None
+
+    def view(self, **overrides: Any) -> RenderView:
+        return replace(self._view, **overrides)
+
+    phase = property(lambda self: self._view.phase)
+    target = property(lambda self: self._view.target)
+    cones = property(lambda self: self._view.cones)
+    message = property(lambda self: self._view.message)
+    scores = property(lambda self: list(self._view.scores))
+
+    current = property(lambda self: self._view.current)
+    cue_giver = property(lambda self: self._view.cue_giver)
+
+    def set_turn(self, seat: int, *, cue_giver: bool = False) -> None:
+        """The window asks ``seat`` (the cue giver's turn when ``cue_giver``) before its record arrives."""
+        self._view = replace(self._view, current=seat, cue_giver=seat if cue_giver else self._view.cue_giver)
+
+
+def _player(rec: Any, where: str) -> Any:
+    extra = getattr(rec, "extra", None) or {}
+    if extra.get("player") is None:
+        raise ValueError(f"{where}, field extra.player: missing")
+    return extra["player"]
+
+
+def _shown_cues(cues: Sequence[str]) -> tuple[str, ...]:
+    """A passed cue 2 shows in the status line, not as a cue on the table."""
+    return tuple(c for c in cues if c != "(pass)")
+
+
+def _move_line(st: Any, name: str, mark: str) -> str:
+    """The status line of one move, from the record as re-applied to the rules."""
+    if st.phase is Phase.PICK_TARGET:
+        return f"{name} chooses a colour{mark}"
+    if st.phase.is_guess:
+        cones = st.reveal.cones if st.reveal is not None else st.state.cones
+        return f"{name} places a cone on {format_coord(cones[-1].cell)}{mark}"
+    cue = None if st.record.extra.get("passed") else logged_cue(st.record)
+    return f"{name} passes on cue 2{mark}" if cue is None else f"{name} says: {cue}{mark}"
 
 
 def with_final_standings(views: Sequence[RenderView]) -> list[RenderView]:
@@ -309,7 +279,7 @@ def game_summaries(records: Iterable[Any]) -> list[dict[str, Any]]:
             seats.setdefault(player, str(extra.get("seat_agent") or rec.agent_id))
             scores[player] = scores.get(player, 0) + int(extra.get("points") or 0)
             rounds.add(extra.get("round"))
-        order = sorted(seats, key=_seat_order)
+        order = sorted(seats, key=seat_order)
         rows.append(
             {
                 "game": game,

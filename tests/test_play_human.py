@@ -143,21 +143,19 @@ def test_play_screen_reads_injected_events_and_shows_messages():
 
     players = ["player_0", "player_1", "player_2"]
     screen = PlayScreen(players, agent_delay=0.0)
-    rec = LogRecord(
-        kind="game_step",
-        run_id="t",
-        agent_id="random",
-        extra={
-            "game": 0,
-            "round": 1,
-            "player": "player_1",
-            "role": "guesser",
-            "phase": "guess_1",
-            "cell": "I18",
-            "points": 0,
-        },
-    )
-    screen.on_record(rec)
+
+    def rec(player, phase, **extra):  # a legal opening of a game, as play_game logs it
+        role = "guesser" if phase.startswith("guess") else "cue_giver"
+        fields = {"game": 0, "round": 0, "player": player, "role": role, "phase": phase, "points": 0}
+        return LogRecord(kind="game_step", run_id="t", agent_id="random", extra={**fields, **extra})
+
+    for r in (
+        rec("player_0", "pick_target", cell="A1", target="A1"),
+        rec("player_0", "cue_1", cue="OCEAN", target="A1"),
+        rec("player_1", "guess_1", cell="I18"),
+    ):
+        screen.on_record(r)
+    assert screen.view().cones == {parse_coord("I18"): 1} and screen.view().cues == ("OCEAN",)
     query = GuessQuery(cues=("OCEAN",), legal=legal_except("I18"), player="player_0")
     for ev in [click("I18")] + typed("q9") + [key(ENTER)]:
         pygame.event.post(ev)
@@ -198,8 +196,8 @@ def test_play_screen_reads_injected_events_and_shows_messages():
             run_id="t",
             agent_id="human",
             extra={
-                "game": 0,
-                "round": 1,
+                "game": 1,  # a new game: the table starts afresh
+                "round": 0,
                 "player": "player_0",
                 "role": "cue_giver",
                 "phase": "pick_target",

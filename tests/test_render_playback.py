@@ -17,7 +17,7 @@ from huesenv.board import parse_coord
 from huesenv.envs.rendering.renderer import FRAME_INNER, cone_colour
 from huesenv.logs.schema import LogRecord
 from huesenv.render import BoardRenderer, RenderView, cell_center, views_from_records
-from huesenv.render.playback import ReplayController, export_frames, run_replay
+from huesenv.render.playback import ReplayController, export_frames, run_replay, with_final_standings
 
 
 def step(
@@ -50,6 +50,8 @@ def step(
     }
     if target is not None:
         extra["target"] = target
+        if phase == "pick_target" and cell is None:
+            extra["cell"] = target  # the picked target is the pick's cell
     if not valid:
         extra["fallback"] = "invalid answer"
     return LogRecord(
@@ -68,7 +70,11 @@ AGENTS = {"player_0": "random", "player_1": "human-replay", "player_2": "clip:Vi
 
 
 def one_game(game=0):
-    """3 players, 2 rounds (0-based, like the env): 18 step records."""
+    """A legal game as ``play_game`` logs it: 3 players, 2 rounds (0-based, like the env), 20 step records.
+
+    The points are the rules' own (the replay re-scores every round): round 0 gives (2, 3, 2),
+    round 1 (cue 2 passed, a random-fallback cone far away) brings the totals to (2, 4, 4).
+    """
     p0, p1, p2 = "player_0", "player_1", "player_2"
     return [
         step(game, 0, p0, "pick_target", target="I18"),
@@ -84,18 +90,20 @@ def one_game(game=0):
         step(game, 1, p1, "pick_target", target="A1"),
         step(game, 1, p1, "cue_1", word="BLOOD"),
         step(game, 1, p2, "guess_1", cell="B2"),
-        step(game, 1, p0, "guess_1", cell="C3"),
+        step(game, 1, p0, "guess_1", cell="D4"),
         step(game, 1, p1, "cue_2", passed=True),
         step(game, 1, p0, "guess_2", cell="P30", valid=False),  # the env's random fallback cone
+        step(game, 1, p2, "guess_2", cell="O30"),
         step(game, 1, p2, "reveal", points=2, target="A1"),
         step(game, 1, p1, "reveal", points=1, target="A1"),
+        step(game, 1, p0, "reveal", points=0, target="A1"),
     ]
 
 
 def test_one_view_per_step_and_state_follows_the_log():
     records = one_game()
     views = views_from_records(records)
-    assert len(views) == len(records) == 18
+    assert len(views) == len(records) == 20
     assert views[0].players == ("player_0", "player_1", "player_2")
     assert views[0].labels[1] == "player_1 (human-replay)"
     assert views[0].target is None  # a spectator does not see it before the reveal
@@ -115,33 +123,56 @@ def test_one_view_per_step_and_state_follows_the_log():
     assert views[14].cues == ("BLOOD",) and "passes" in views[14].message
     # a fallback is what was played: the cone is on the board, the status line says it was random
     assert views[15].cones[parse_coord("P30")] == 0 and "random fallback" in views[15].message
-    assert views[-1].cones == {parse_coord(c): s for c, s in (("B2", 2), ("C3", 0), ("P30", 0))}
+    assert views[-1].cones == {parse_coord(c): s for c, s in (("B2", 2), ("D4", 0), ("P30", 0), ("O30", 2))}
     assert views[-1].scores == (2, 4, 4)
     always = views_from_records(records, reveal_target="always")
     assert always[0].target == parse_coord("I18")
 
 
-def test_fallback_cues_are_shown_and_records_naming_nothing_place_nothing():
+def test_fallback_moves_are_shown_and_a_truncated_log_stops_with_a_note():
+    """A game cut short after cue 2 (a crash): one frame per record, the last one says the log ends."""
     p0, p1, p2 = "player_0", "player_1", "player_2"
     records = [
         step(0, 0, p0, "pick_target", target="I18", cell="I18", valid=False),
         step(0, 0, p0, "cue_1", word="OCEAN", target="I18", valid=False),
-        step(0, 0, p1, "guess_1", cell=None, valid=False),  # an older log: nothing played recorded
+        step(0, 0, p1, "guess_1", cell="C3", valid=False),  # the env's random cone
         step(0, 0, p2, "guess_1", cell="A1"),
         step(0, 0, p0, "cue_2", passed=True, valid=False),  # cue 2 falls back to a pass
     ]
     views = views_from_records(records)
+    assert len(views) == 5
     assert "random fallback" in views[0].message
     assert views[1].cues == ("OCEAN",) and views[1].message == "player_0 says: OCEAN (random fallback)"
-    assert views[2].cones == {} and "placed no cone" in views[2].message
-    assert views[3].cones == {parse_coord("A1"): 2}
+    assert views[2].cones == {parse_coord("C3"): 1} and "random fallback" in views[2].message
+    assert views[3].cones == {parse_coord("C3"): 1, parse_coord("A1"): 2}
     assert (
         views[4].cues == ("OCEAN",) and "passes" in views[4].message and "random fallback" in views[4].message
     )
-    legacy = step(0, 0, p0, "cue_1", valid=False)  # no cue text at all: shown as no cue, not an error
-    assert "gave no usable cue" in views_from_records([legacy])[0].message
-    with pytest.raises(ValueError, match="needs the cue text"):
-        views_from_records([step(0, 0, p0, "cue_1")])
+    assert "the log ends here (game cut short)" in views[-1].message
+    assert "the log ends here" not in views[-2].message
+    assert len(with_final_standings(views)) == 5  # no standings for a game cut short
+    complete = views_from_records(one_game())
+    assert not any("the log ends here" in v.message for v in complete)
+
+
+def test_records_the_rules_cannot_replay_are_errors_naming_record_and_field():
+    p0, p1 = "player_0", "player_1"
+    opening = [step(0, 0, p0, "pick_target", target="I18"), step(0, 0, p0, "cue_1", word="OCEAN")]
+    later = [step(0, 0, "player_2", "guess_1", cell="A1")]  # every seat shows up in the log
+    nothing_played = opening + [step(0, 0, p1, "guess_1", cell=None, valid=False)] + later
+    with pytest.raises(ValueError, match=r"game 0, game_step record 3, field extra\.cell: missing"):
+        views_from_records(nothing_played)
+    no_cue = [opening[0], step(0, 0, p0, "cue_1"), step(0, 0, p1, "guess_1", cell="B2")] + later
+    with pytest.raises(ValueError, match=r"record 2, field extra\.cue: .*pass"):
+        views_from_records(no_cue)
+    out_of_turn = opening + [
+        step(0, 0, "player_2", "guess_1", cell="A1"),
+        step(0, 0, p1, "guess_1", cell="B2"),
+    ]
+    with pytest.raises(
+        ValueError, match=r"record 3: the log has player_2 in phase guess_1, the rules expect"
+    ):
+        views_from_records(out_of_turn)
 
 
 class Unusable(BaseAgent):
@@ -190,13 +221,13 @@ def test_replay_of_fallback_moves_matches_the_game(cue_mode):
 
 def test_games_are_separated_and_selectable():
     records = one_game(0) + one_game(1)
-    assert len(views_from_records(records)) == 36
+    assert len(views_from_records(records)) == 40
     g1 = views_from_records(records, game=1)
-    assert len(g1) == 18 and g1[0].scores == (0, 0, 0)
+    assert len(g1) == 20 and g1[0].scores == (0, 0, 0)
     with pytest.raises(ValueError, match="game 5"):
         views_from_records(records, game=5)
     other = LogRecord(kind="word_query", run_id="t", agent_id="random", word="OCEAN")
-    assert len(views_from_records([other] + one_game())) == 18
+    assert len(views_from_records([other] + one_game())) == 20
 
 
 def test_bad_records_name_the_record_and_field():
@@ -206,7 +237,7 @@ def test_bad_records_name_the_record_and_field():
         views_from_records(records)
     records = one_game()
     records[5].extra["cell"] = "I17"  # occupied already
-    with pytest.raises(ValueError, match=r"record 6, field extra\.cell: I17 already holds"):
+    with pytest.raises(ValueError, match=r"record 6, field extra\.cell: .*I17 already holds"):
         views_from_records(records)
     records = one_game()
     records[2].extra["cell"] = "Z99"
@@ -320,9 +351,9 @@ def test_cli_replay_export(tmp_path):
         w.append(one_game(0))
         w.append(one_game(1)[:5])
     assert main(["replay", str(log), "--export", str(tmp_path / "out.gif")]) == 0
-    assert iio.imread(tmp_path / "out.gif", index=None).shape[0] == 18 + 1  # + the final standings
+    assert iio.imread(tmp_path / "out.gif", index=None).shape[0] == 20 + 1  # + the final standings
     assert main(["replay", str(log), "--export", str(tmp_path / "bare"), "--no-standings"]) == 0
-    assert len(list((tmp_path / "bare").glob("*.png"))) == 18
+    assert len(list((tmp_path / "bare").glob("*.png"))) == 20
     assert main(["replay", str(log), "--game", "1", "--export", str(tmp_path / "pngs")]) == 0
     assert len(list((tmp_path / "pngs").glob("*.png"))) == 5  # cut short: no standings frame
     assert main(["replay", str(log), "--game", "7", "--export", str(tmp_path / "x.gif")]) == 2
@@ -341,7 +372,7 @@ def test_cli_replay_keeps_only_complete_unit_blocks(tmp_path):
     from huesenv.render.playback import load_replay_records
 
     log = tmp_path / "games.jsonl"
-    crashed = _tagged(one_game(1), "game:1")[:7]  # the writer died after 7 of 18 records
+    crashed = _tagged(one_game(1), "game:1")[:7]  # the writer died after 7 of 20 records
     with LogWriter(log) as w:
         w.append(_tagged(one_game(0), "game:0"))
         w.append(crashed)
@@ -349,21 +380,21 @@ def test_cli_replay_keeps_only_complete_unit_blocks(tmp_path):
         again = _tagged(one_game(0), "game:0")
         again[-1].extra["points"] = 9
         w.append(again)  # a second complete block of game 0: the first is kept, as the tables count it
-    with pytest.raises(ValueError, match="already holds a cone"):  # what replay did before
+    with pytest.raises(ValueError, match="game 1, game_step record 8"):  # the two blocks merged: not a game
         views_from_records(read_all(log), game=1)
     records = load_replay_records(log)
-    assert len(records) == 36
-    assert [r.extra["unit_pos"] for r in records] == list(range(18)) * 2
+    assert len(records) == 40
+    assert [r.extra["unit_pos"] for r in records] == list(range(20)) * 2
     views = views_from_records(records, game=1)
-    assert len(views) == 18 and views[-1].scores == (2, 4, 4)
+    assert len(views) == 20 and views[-1].scores == (2, 4, 4)
     assert views_from_records(records, game=0)[-1].scores == (2, 4, 4)
     assert main(["replay", str(log), "--game", "1", "--export", str(tmp_path / "g1")]) == 0
-    assert len(list((tmp_path / "g1").glob("*.png"))) == 18 + 1
+    assert len(list((tmp_path / "g1").glob("*.png"))) == 20 + 1
     # a log without unit tags is replayed as written
     plain = tmp_path / "plain.jsonl"
     with LogWriter(plain) as w:
         w.append(one_game(0))
-    assert len(load_replay_records(plain)) == 18
+    assert len(load_replay_records(plain)) == 20
 
 
 def read_all(path):
@@ -423,7 +454,7 @@ def test_final_standings_frame_ring_outline_and_names_that_fit():
     final = [v for v in out if v.final]
     assert [v.scores for v in final] == [(2, 4, 4), (2, 4, 4)]
     assert final[0].message.startswith("Game over: ")
-    last, standings = r.frame(out[18]), r.frame(out[19])
+    last, standings = r.frame(out[20]), r.frame(out[21])
     assert not np.array_equal(last[24:408, 28:748], standings[24:408, 28:748])  # the box over the board
     # the 5x5 ring outline at the reveal: on the ring's border, not on the 3x3 frame's
     reveal = out[9]
@@ -467,3 +498,75 @@ def test_cli_replay_list_and_no_display(tmp_path, capsys, monkeypatch):
     if sys.platform.startswith("linux"):
         assert main(["replay", str(log)]) == 2
         assert "DISPLAY" in capsys.readouterr().err
+
+
+def _logged_scores(records):
+    """Per seat, the points the log's reveal records carry (what the tables were computed from)."""
+    from huesenv.game.replay import seat_order
+
+    totals = {}
+    for rec in records:
+        if rec.kind == "game_step":
+            player = rec.extra["player"]
+            totals[player] = totals.get(player, 0) + int(rec.extra.get("points") or 0)
+    return tuple(totals[p] for p in sorted(totals, key=seat_order))
+
+
+def test_replay_of_the_default_runs_v1_log_reproduces_its_scores():
+    """The default run's version-1 log (normalised to v2 on read) replays through the rules to its logged scores."""
+    from pathlib import Path
+
+    from huesenv.render.playback import game_summaries, load_replay_records
+
+    records = load_replay_records(Path(__file__).parent / "data" / "v1_games.jsonl")
+    summaries = game_summaries(records)
+    assert summaries and all(s["complete"] for s in summaries)
+    for summary in summaries:
+        game = [r for r in records if r.extra.get("game") == summary["game"]]
+        views = views_from_records(game)
+        assert len(views) == len(game)
+        assert views[-1].scores == _logged_scores(game) == tuple(summary["scores"])
+        assert any(v.phase == "reveal" and v.target is not None for v in views)
+
+
+def test_replay_of_a_fresh_v2_log_reproduces_its_scores(tmp_path):
+    """Games played now, written as v2 and read back: replay ends on each game's logged and played scores."""
+    pytest.importorskip("pettingzoo")
+    from huesenv.agents import RandomAgent
+    from huesenv.envs import play_game
+    from huesenv.logs import LogWriter
+    from huesenv.render.playback import load_replay_records
+
+    seats = [f"player_{k}" for k in range(4)]
+    log = tmp_path / "fresh.jsonl"
+    results = []
+    with LogWriter(log) as w:
+        for g in range(2):
+            agents = {s: Unusable() if k == 1 else RandomAgent(seed=k + g) for k, s in enumerate(seats)}
+            result = play_game(agents, num_players=4, seed=30 + g, game_index=g)
+            results.append(result)
+            w.append(result.records)
+    records = load_replay_records(log)
+    assert {r.schema_version for r in records} == {2}
+    for g, result in enumerate(results):
+        game = [r for r in records if r.extra["game"] == g]
+        views = views_from_records(records, game=g)
+        played = tuple(result.scores[s] for s in seats)
+        assert views[-1].scores == _logged_scores(game) == played
+        assert any("random fallback" in v.message for v in views)  # seat 1's moves were all fallbacks
+
+
+def test_cli_replay_of_a_log_the_rules_reject_is_one_line_naming_file_record_and_field(tmp_path, capsys):
+    from huesenv.cli import main
+    from huesenv.logs import LogWriter
+
+    records = one_game()
+    records[5].extra["cell"] = "I17"  # a second cone on I17
+    log = tmp_path / "bad.jsonl"
+    with LogWriter(log) as w:
+        w.append(records)
+    assert main(["replay", str(log), "--export", str(tmp_path / "out.gif")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"{log}: game 0, game_step record 6, field extra.cell: the rules reject this move" in err
+    assert not (tmp_path / "out.gif").exists()

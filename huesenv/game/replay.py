@@ -118,7 +118,10 @@ def replay(
     last_reveal: RoundResult | None = None
     for k, rec in enumerate(recs):
         at = f"{where}, game_step record {k + 1}"
-        phase = Phase.parse(_field(rec, "phase", at))
+        try:
+            phase = Phase.parse(_field(rec, "phase", at))
+        except ValueError as err:
+            raise ValueError(f"{at}, field extra.{err}") from None
         player = str(_field(rec, "player", at))
         if player not in seat_of:
             raise ValueError(f"{at}, field extra.player: {player!r} is not one of the seats {names}")
@@ -143,7 +146,8 @@ def replay(
         try:
             result = state.apply(action)
         except IllegalActionError as err:
-            raise ValueError(f"{at}: the rules reject this move: {err}") from None
+            field = "extra.cue" if action.kind == "cue" else "extra.cell"
+            raise ValueError(f"{at}, field {field}: the rules reject this move: {err}") from None
         if result is not None:
             last_reveal = result
         yield ReplayStep(rec, phase, seat, state, result, valid)

@@ -26,6 +26,7 @@ from huesenv.metrics.aggregate import (
 )
 from huesenv.metrics.collect import SampledCloud
 from huesenv.metrics.nonsense import nonsense_table
+from huesenv.reports import write_tables
 
 
 @dataclass
@@ -84,24 +85,21 @@ def write_metrics(
     )  # pooled over answers, as humans summary
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "word_level": out / "word_level.csv",
-        "agent_level": out / "agent_level.csv",
-        "category_level": out / "category_level.csv",
-        "nonsense": out / "nonsense.csv",
-        "skipped_words": out / "skipped_words.csv",
+    tables = {
+        "word_level": words,
+        "agent_level": agents,
+        "category_level": categories,
+        "nonsense": nonsense,
+        "skipped_words": skipped,
     }
-    words.to_csv(paths["word_level"], index=False)
-    agents.to_csv(paths["agent_level"], index=False)
-    categories.to_csv(paths["category_level"], index=False)
-    nonsense.to_csv(paths["nonsense"], index=False)
-    skipped.to_csv(paths["skipped_words"], index=False)
     if len(words):
-        paths["word_summary"] = out / "word_summary.csv"
-        word_summary(words).to_csv(paths["word_summary"], index=False)
+        tables["word_summary"] = word_summary(words)
+    paths: dict[str, Path] = write_tables(tables, out, formats=("csv",))
     if len(agents):
-        for by in ("architecture_family", "data_family"):
-            family_level(agents, by).to_csv(out / f"family_level_{by}.csv", index=False)
+        families = {
+            f"family_level_{by}": family_level(agents, by) for by in ("architecture_family", "data_family")
+        }
+        write_tables(families, out, formats=("csv",))
     if plots:
         if len(agents):
             paths["fig_families"] = P.plot_family_violins(

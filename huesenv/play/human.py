@@ -14,7 +14,7 @@ Structure (so that every piece runs headless in tests):
   agent, the game itself is played by the env's own loop
   (``huesenv.envs.play_game``); nothing here re-implements the rules.
 * :class:`PlayScreen` — keeps the spectator view up to date from the env's step
-  records (``on_record``) with :class:`~huesenv.render.playback.GameViewBuilder`,
+  records (``on_record``) with :class:`~huesenv.render.playback.LiveTable`,
   and draws it with :class:`~huesenv.envs.rendering.renderer.BoardRenderer`.
 
 Choosing the target and the first cue: if the env asks with ``CueQuery(target=None)``
@@ -44,7 +44,7 @@ from huesenv.envs.rendering.window import Window
 from huesenv.game.cues import counted_words, cue_problem, cue_words, is_pass
 from huesenv.game.rules import DEFAULT_RULES
 from huesenv.logs import LogWriter, read_records, tag_unit
-from huesenv.render.playback import GameViewBuilder
+from huesenv.render.playback import LiveTable
 from huesenv.vocabulary import normalise_word
 
 
@@ -259,7 +259,7 @@ class PlayScreen:
         rules: Any = None,
         human_seat: int | None = None,
     ) -> None:
-        self.builder = GameViewBuilder(players, labels or players)
+        self.builder = LiveTable(players, labels or players)
         self.renderer = renderer or BoardRenderer(title="huesenv play")
         if window is None:
             window = Window(self.renderer.size, "huesenv play", events=events)
@@ -321,9 +321,7 @@ class PlayScreen:
             seat = b.players.index(player)
             if getattr(query, "cue_index", None) is not None and getattr(query, "target", 0) is None:
                 b.new_round(seat)  # a target to choose: the previous round's board is gone
-            b.current = seat
-            if hasattr(query, "cue_index"):
-                b.cue_giver = seat
+            b.set_turn(seat, cue_giver=hasattr(query, "cue_index"))
         polls = 0
         while True:
             for event in self.window.events():

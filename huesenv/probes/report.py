@@ -8,6 +8,7 @@ from typing import Any
 from huesenv.plots import plot_colour_shares
 from huesenv.probes.gca.metrics import gca_report
 from huesenv.probes.interference.metrics import interference_table, paper_layout
+from huesenv.reports import write_tables
 
 
 def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
@@ -24,11 +25,9 @@ def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
             tables[f"table_{subset}"] = paper_layout(table, subset).reset_index()
     else:
         raise ValueError(f"task: {task!r} is not one of ('gca', 'interference')")
+    written += write_tables(tables, out, formats=("csv",)).values()
     lines = [f"# {task} probe report", ""]
     for name, df in tables.items():
-        path = out / f"{name}.csv"
-        df.to_csv(path, index=False)
-        written.append(path)
         lines += [
             f"## {name}",
             "",
