@@ -78,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (`huesenv replay LOG --list | head`): stop quietly
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE, what a shell reports for a writer whose pipe was closed
     except UsageError as err:
         print(f"{err.prog}: error: {err.message}", file=sys.stderr)
         return 2
@@ -87,6 +90,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         message, code = describe_error(err)
         print(f"{prefix}: error: {message}", file=sys.stderr)
         return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot raise again (Python's SIGPIPE note)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (captured in tests)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover
