@@ -145,10 +145,9 @@ class HumanReplayAgent(BaseAgent):
         row = self._rows if self._rows is not None else {w: i for i, w in enumerate(words)}
         self._rows = row
         pool: Sequence[str] = query.vocabulary or words
-        forbidden = {normalise_word(f) for f in query.forbidden if isinstance(f, str) and f.strip()}
+        forbidden = query.forbidden_words
         allowed = [w for w in pool if self._known(w) is not None and normalise_word(w) not in forbidden]
-        card = [int(c) for c in query.card]
-        targets = card if query.target is None else [int(query.target)]
+        targets = query.targets
         if not allowed or not targets:
             return Answer(
                 target=targets[0] if targets else None,

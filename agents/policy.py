@@ -50,7 +50,6 @@ from huesenv.envs.hues_cues.encoding import ObservationEncoder
 from huesenv.game.phase import Phase
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.game.view import PlayerView
-from huesenv.vocabulary import normalise_word
 
 GUESS_PHASE = Phase.GUESS_1
 
@@ -240,11 +239,11 @@ class PolicyAgent(BaseAgent):
     # -- cue giving -----------------------------------------------------------------------------------------------
     def give_cue(self, query: CueQuery) -> Answer:
         pool = tuple(query.vocabulary) if query.vocabulary is not None else self.vocabulary
-        forbidden = {normalise_word(f) for f in query.forbidden if isinstance(f, str) and f.strip()}
+        forbidden = query.forbidden_words
         index = {w: i for i, w in enumerate(self.vocabulary)}
         allowed = [w for w in pool if w in index and w not in forbidden]
         card = [int(c) for c in query.card]
-        targets = card if query.target is None else [int(query.target)]
+        targets = query.targets
         if not allowed or not targets:
             return Answer(
                 target=targets[0] if targets else None,

@@ -111,15 +111,14 @@ class ScoringAgent(BaseAgent):
     # -- cue giving -------------------------------------------------------------
     def _candidates(self, query: CueQuery) -> tuple[str, ...]:
         pool = query.vocabulary or self.vocabulary or word_texts()
-        forbidden = {normalise_word(w) for w in query.forbidden if isinstance(w, str) and w.strip()}
-        return tuple(w for w in pool if normalise_word(w) not in forbidden)
+        return tuple(w for w in pool if normalise_word(w) not in query.forbidden_words)
 
     def _cue_from(self, query: CueQuery, table: dict[str, np.ndarray]) -> Answer:
         words = self._candidates(query)
         card = [int(c) for c in query.card]
         if not card:
             return Answer(valid=False, raw_text="empty card")
-        targets = card if query.target is None else [int(query.target)]
+        targets = query.targets
         if not words:
             return Answer(target=targets[0], cue=None, valid=query.cue_index == 2, raw_text="no allowed cue")
         scores = np.stack([table[w] for w in words])  # (V, 480)

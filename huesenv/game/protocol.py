@@ -40,6 +40,7 @@ import numpy as np
 from huesenv.board import N_CELLS
 from huesenv.game.phase import Phase
 from huesenv.game.view import PlayerView
+from huesenv.vocabulary import normalise_word
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,16 @@ class CueQuery:
     seat: int | None = None
     given: tuple[str | None, ...] = ()  # this round's cues, passes as None
     view: PlayerView | None = None
+
+    @property
+    def targets(self) -> list[int]:
+        """The cells a cue may aim at: the chosen target, or every card cell when the agent picks it."""
+        return [int(c) for c in self.card] if self.target is None else [int(self.target)]
+
+    @property
+    def forbidden_words(self) -> frozenset[str]:
+        """The words already used this game, normalised, for comparing with candidate cues."""
+        return frozenset(normalise_word(f) for f in self.forbidden if isinstance(f, str) and f.strip())
 
 
 @dataclass(frozen=True)
