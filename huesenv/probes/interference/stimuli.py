@@ -35,6 +35,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from huesenv.colour_names import CANONICAL_COLOURS
 from huesenv.probes.choices import distinct
 from huesenv.probes.fonts import load_font
 from huesenv.probes.gca.objects import MANIPULATION_RGB
@@ -44,18 +45,8 @@ TYPES: tuple[int, ...] = (1, 2, 3, 4)
 PER_TYPE = 100
 IMAGE_SIZE = 512
 MIN_DELTA_E = 20.0
-TEXT_COLOURS: tuple[str, ...] = (
-    "red",
-    "orange",
-    "yellow",
-    "green",
-    "blue",
-    "purple",
-    "pink",
-    "brown",
-    "grey",
-    "black",
-)
+# every basic colour term but the background's (the same order as the parser's canonical names)
+TEXT_COLOURS: tuple[str, ...] = tuple(c for c in CANONICAL_COLOURS if c != "white")
 TEXT_RGB: dict[str, tuple[int, int, int]] = {
     **{k: v for k, v in MANIPULATION_RGB.items()},
     "black": (0, 0, 0),
