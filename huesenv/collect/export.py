@@ -28,20 +28,9 @@ import pandas as pd
 from huesenv.board import format_coord, load_board
 from huesenv.collect.db import open_readonly, private_file
 from huesenv.collect.tasks.tessellation import consensus_table, load_paintings
+from huesenv.humans.loader import EXPORT_COLUMNS  # the export is written in the format load_humans reads
 from huesenv.humans.reconstruct import write_export
 
-EXPORT_COLUMNS: tuple[str, ...] = (
-    "userId",
-    "timestamp",
-    "clueCategory",
-    "clueId",
-    "word",
-    "coordinate",
-    "language",
-    "gender",
-    "ageRange",
-    "colorBlind",
-)
 GCA_COLUMNS: tuple[str, ...] = (
     "userId",
     "condition",
