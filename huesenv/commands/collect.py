@@ -15,23 +15,10 @@ from huesenv.collect.export import export as run_export
 from huesenv.collect.i18n import UI_LANGUAGES
 from huesenv.collect.security import parse_rate
 from huesenv.collect.tasks.gca import attention_slots
-from huesenv.commands.common import add_out
+from huesenv.commands.common import add_out, bounded_int
 from huesenv.vocabulary import read_vocabulary_file
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-
-def _bounded_int(lo: int, hi: int, what: str):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what} ({lo}-{hi}), got {text!r}") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"expected {what} ({lo}-{hi}), got {value}")
-        return value
-
-    return parse
 
 
 def _host(text: str) -> str:
@@ -76,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="address to listen on (default 127.0.0.1: this machine only)",
     )
     s.add_argument(
-        "--port", type=_bounded_int(1, 65535, "a TCP port"), default=5000, help="port (default 5000)"
+        "--port", type=bounded_int(1, 65535, "a TCP port"), default=5000, help="port (default 5000)"
     )
     s.add_argument(
         "--db", default="collect.sqlite3", metavar="PATH", help="SQLite database (created if missing)"
@@ -90,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument(
         "--words-per-participant",
-        type=_bounded_int(1, 1000, "a whole number of words"),
+        type=bounded_int(1, 1000, "a whole number of words"),
         default=15,
         metavar="K",
     )
@@ -108,7 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--languages", default="english,spanish", help="comma-separated language choices")
     s.add_argument(
         "--gca-trials",
-        type=_bounded_int(1, 1000, "a whole number of trials"),
+        type=bounded_int(1, 1000, "a whole number of trials"),
         default=90,
         metavar="N",
         help="GCA trials per participant (paper: 90)",
@@ -129,7 +116,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument(
         "--seed",
-        type=_bounded_int(0, 2**63 - 1, "a non-negative whole number"),
+        type=bounded_int(0, 2**63 - 1, "a non-negative whole number"),
         default=None,
         help="assignment seed (default: the one stored in the database)",
     )
@@ -145,7 +132,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="adult",
         help="adult (default): adults only; guardian: minors with a parent's or guardian's consent",
     )
-    s.add_argument("--adult-age", type=_bounded_int(16, 21, "an age"), default=18, help="default 18")
+    s.add_argument("--adult-age", type=bounded_int(16, 21, "an age"), default=18, help="default 18")
     s.add_argument(
         "--completion-code", metavar="CODE", help="completion code shown at the end (e.g. Prolific's)"
     )
@@ -172,7 +159,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument(
         "--trust-proxy",
-        type=_bounded_int(0, 5, "a number of reverse proxies"),
+        type=bounded_int(0, 5, "a number of reverse proxies"),
         default=0,
         metavar="N",
         help="believe X-Forwarded-For/-Proto from N reverse proxies in front (default 0)",

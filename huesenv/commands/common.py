@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,21 @@ def top_k_int(text: str) -> int:
     if not 1 <= value <= 480:
         raise argparse.ArgumentTypeError(f"expected a number of cells 1-480, got {text!r}")
     return value
+
+
+def bounded_int(lo: int, hi: int, what: str) -> Callable[[str], int]:
+    """An argparse type for a whole number in [lo, hi]; ``what`` names it in the error ("a TCP port")."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what} ({lo}-{hi}), got {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"expected {what} ({lo}-{hi}), got {value}")
+        return value
+
+    return parse
 
 
 def seed_int(text: str) -> int:
