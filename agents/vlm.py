@@ -23,6 +23,7 @@ from pathlib import Path
 
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent
 from huesenv.agents.devices import resolve_device, resolve_precision, torch_dtype
+from huesenv.trust import check_code_kwargs
 
 
 class TransformersVLMAgent(ChatVLMAgent):
@@ -47,6 +48,10 @@ class TransformersVLMAgent(ChatVLMAgent):
         generate_kwargs: dict | None = None,
         **kwargs,
     ) -> None:
+        check_code_kwargs(
+            {"trust_remote_code": trust_remote_code, "generate_kwargs": generate_kwargs or {}, **kwargs},
+            f"agent vlm:{model}",
+        )
         super().__init__(retries=retries, seed=seed, cell_pixels=cell_pixels, **kwargs)
 
         self.model_ref = str(model)

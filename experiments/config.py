@@ -61,6 +61,7 @@ from huesenv.agents.devices import with_device
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.callables import check_callable_name
 from huesenv.secrets import mask
+from huesenv.trust import code_kwargs
 
 DEFAULTS: dict[str, Any] = {
     "name": "default",
@@ -439,6 +440,11 @@ class ExperimentConfig:
             self._check_agent_kind(name, entry["spec"])
             if not isinstance(entry.get("kwargs") or {}, dict):
                 self._fail(f"agents.{name}.kwargs", "a mapping of keyword arguments")
+            code = code_kwargs(entry.get("kwargs") or {})
+            if code and not d["allow_code"]:  # trust_remote_code & co. run a model folder's Python
+                self._fail(
+                    f"agents.{name}.kwargs.{code[0]}", "false unless --allow-code is on the command line"
+                )
             if not isinstance(entry.get("gpu", False), bool):
                 self._fail(f"agents.{name}.gpu", "true or false")
         if not isinstance(d["lineups"], list):

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from huesenv import __version__
 from huesenv.commands.common import UsageError, build_root_parser, describe_error
+from huesenv.trust import allowing_code
 
 # subcommand name -> module providing register(subparsers); every subcommand has its own module
 COMMANDS: dict[str, str] = {
@@ -74,7 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit_.code or 0)
     prefix = f"huesenv {args.command}"
     try:
-        return int(args.func(args) or 0)
+        with allowing_code(bool(getattr(args, "allow_code", False))):  # only the command line grants it
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return 130

@@ -241,6 +241,16 @@ def add_device(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_allow_code(p: argparse.ArgumentParser) -> None:
+    """``--allow-code``: the only way to let a file run code (``huesenv.trust``; ``cli.main`` applies it)."""
+    p.add_argument(
+        "--allow-code",
+        action="store_true",
+        help="allow what runs code from a file: unpickling an SB3 zip with a custom class, "
+        "trust_remote_code and other code-loading agent options",
+    )
+
+
 def path_text(text: str) -> str:
     """An argparse type for a path argument: not empty or blank (``''`` would silently mean ``.``)."""
     if not str(text).strip():

@@ -7,7 +7,15 @@ from pathlib import Path
 
 from huesenv.agents import make_agent
 from huesenv.agents.devices import with_device
-from huesenv.commands.common import add_device, add_out, add_seed, existing_file, positive_int, safe_name
+from huesenv.commands.common import (
+    add_allow_code,
+    add_device,
+    add_out,
+    add_seed,
+    existing_file,
+    positive_int,
+    safe_name,
+)
 from huesenv.logs import LogWriter, check_appendable
 from huesenv.probes.export import export_stimuli
 from huesenv.probes.replies import import_replies
@@ -30,6 +38,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     add_seed(p, default=0, help="stimulus-set and subsampling seed")
     add_device(p)
+    add_allow_code(p)
     p.add_argument("--limit", type=positive_int, default=None, help="evaluate a seeded subsample of N trials")
     p.add_argument(
         "--batch-size", type=positive_int, default=16, help="queries per act_batch call (default 16)"

@@ -25,7 +25,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from huesenv.commands.common import add_device, add_out, add_seed, positive_float, positive_int
+from huesenv.commands.common import (
+    add_allow_code,
+    add_device,
+    add_out,
+    add_seed,
+    positive_float,
+    positive_int,
+)
 from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment, set_aside, train
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig
 from huesenv.experiments.rl.sb3_train import SB3Config
@@ -81,6 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument(
         "--wandb", choices=("online", "offline", "disabled"), help="W&B mode for training and tournament"
     )
+    add_allow_code(e)
     e.set_defaults(func=run_experiment_cmd)
 
 
@@ -92,6 +100,7 @@ def _common(q: argparse.ArgumentParser) -> None:
         "--time-budget", type=positive_float, metavar="MINUTES", help="stop after this much wall time"
     )
     add_device(q)
+    add_allow_code(q)
     q.add_argument("--threads", type=positive_int, help="torch CPU threads")
     q.add_argument(
         "--tracker",
