@@ -61,7 +61,7 @@ def _rewrite(src: Path, dst: Path, edit) -> Path:
 
 
 def _poison_all(data: dict, marker: Path) -> None:
-    for key, value in data.items():
+    for value in data.values():
         if isinstance(value, dict) and ":serialized:" in value:
             value[":serialized:"] = _payload(marker)
 

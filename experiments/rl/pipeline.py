@@ -41,11 +41,13 @@ import yaml
 
 from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
 from huesenv.experiments.experiment import run_experiment
+from huesenv.experiments.rl.harness import load_state
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
 from huesenv.experiments.rl.references import gym_references, vector_references
 from huesenv.experiments.rl.report import write_training_report
 from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3
+from huesenv.experiments.rl.sb3_train import read_state as read_sb3_state
 from huesenv.experiments.rl.selfplay import SelfPlayConfig, train_selfplay
 
 TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
@@ -146,15 +148,13 @@ def train(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Run one trainer into ``out`` with a logger (terminal, ``curve.csv``, W&B/TensorBoard)."""
-    from dataclasses import asdict
-
     out = Path(out)
     resume_step = _resume_step(out)
     logger = TrainLogger(
         out,
         tracker=tracker,
         wandb_mode=wandb_mode,
-        config={"trainer": name, **asdict(cfg)},
+        config={"trainer": name, **cfg.to_dict()},
         name=f"{name}-{out.name}",
         resume_step=resume_step,
         quiet=not progress,
@@ -173,15 +173,12 @@ def train(
 
 
 def _resume_step(out: Path) -> int:
-    """The step a rerun resumes from (rows of ``curve.csv`` at or past it are dropped)."""
-    state = out / "trainer_state.json"
-    if state.exists():
-        return int(json.loads(state.read_text()).get("steps", 0))
+    """The step a rerun resumes from (rows of ``curve.csv`` past it are dropped); errors name the file."""
+    if (out / "model.zip").exists():
+        return int(read_sb3_state(out / "model.zip")["steps"])
     state = out / "trainer_state.pt"
     if state.exists():
-        import torch
-
-        data = torch.load(state, map_location="cpu", weights_only=True)
+        data = load_state(state)
         if "global_step" in data:
             return int(data["global_step"])
         return int(data.get("update", 0)) * int(data.get("config", {}).get("num_games", 1))
