@@ -49,6 +49,7 @@ from huesenv.experiments.rl.report import write_training_report
 from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3
 from huesenv.experiments.rl.sb3_train import read_state as read_sb3_state
 from huesenv.experiments.rl.selfplay import SelfPlayConfig, train_selfplay
+from huesenv.experiments.runner import changed_policy_files
 
 TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
 TOP_KEYS = {"name", "output", "seed", "train", "references", "evaluate"}
@@ -279,7 +280,10 @@ def run_tournament(
     config = ExperimentConfig.from_dict(
         data, source=f"{cfg.get('_source', 'config')} (base {ev.get('base')})"
     )
-    result = run_experiment(config, progress=progress, wandb_mode=wandb_mode or "disabled")
+    restart = bool(changed_policy_files(config))
+    if restart:  # retrained (more steps) or replaced: the old games belong to another checkpoint
+        print(f"tournament: {policy} changed since its games were played; restarting the tournament")
+    result = run_experiment(config, fresh=restart, progress=progress, wandb_mode=wandb_mode or "disabled")
     return {
         "run_dir": str(result.run_dir),
         "reports": {k: str(v) for k, v in result.reports.items()},
