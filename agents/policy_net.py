@@ -29,6 +29,7 @@ line naming the file, the field, what the policy expects and what the env has.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -36,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.atomic import write_bytes_atomic
 from huesenv.board import N_CELLS, load_board
 from huesenv.vocabulary import normalise_word
 
@@ -257,10 +259,9 @@ def save_checkpoint(
         },
         "train": dict(train or {}),
     }
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
-    tmp.replace(path)
-    return path
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    return write_bytes_atomic(path, buffer.getvalue())
 
 
 def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
