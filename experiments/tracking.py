@@ -17,8 +17,10 @@ without an account never blocks on a login prompt).
 Precedence: ``--wandb MODE`` > ``WANDB_MODE`` > the config's ``wandb.mode``;
 ``WANDB_PROJECT`` / ``WANDB_ENTITY`` > the config's ``wandb.project`` / ``entity``.
 The config logged to W&B is the resolved one (mode, project and entity as used),
-masked by key name and by value (:mod:`huesenv.secrets`).  Console output and system
-metrics are recorded.
+masked by key name and by value (:mod:`huesenv.secrets`).  System metrics are
+recorded; console capture is off (``console="off"``: a console line can hold an
+upstream error that quotes a key, and W&B stores it raw), and the command line W&B
+stores in its metadata is masked (:func:`masked_argv`: ``--set base_url=https://u:PW@…``).
 """
 
 from __future__ import annotations
@@ -28,12 +30,14 @@ import netrc
 import os
 import re
 import struct
+import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from huesenv.secrets import mask
+from huesenv.secrets import mask, mask_text
 
 MODES = ("auto", "online", "offline", "disabled")
 DEFAULT_TRACKED_MODE = "offline"
@@ -81,6 +85,17 @@ def _number(value: Any) -> float | None:
     return None if out != out or isinstance(value, bool) else out
 
 
+@contextmanager
+def masked_argv() -> Iterator[None]:
+    """``sys.argv`` masked (:func:`huesenv.secrets.mask_text`) while W&B reads it into the run's metadata."""
+    saved = list(sys.argv)
+    sys.argv[:] = [mask_text(a) for a in saved]
+    try:
+        yield
+    finally:
+        sys.argv[:] = saved
+
+
 class Tracker:
     """One W&B run per experiment run; a no-op when disabled."""
 
@@ -115,19 +130,20 @@ class Tracker:
             "project": self.project,
             "entity": self.entity,
         }
-        settings = wandb.Settings(silent=True, console="auto", x_disable_stats=False, x_disable_meta=False)
-        self.run = wandb.init(
-            project=self.project,
-            entity=self.entity,
-            name=name,
-            group=run_id,  # one W&B run per invocation (each with the full history), grouped by experiment
-            dir=str(run_dir),
-            config=resolved,
-            mode=self.mode,
-            job_type="tournament",
-            settings=settings,
-            reinit="finish_previous",
-        )
+        settings = wandb.Settings(silent=True, console="off", x_disable_stats=False, x_disable_meta=False)
+        with masked_argv():
+            self.run = wandb.init(
+                project=self.project,
+                entity=self.entity,
+                name=name,
+                group=run_id,  # one W&B run per invocation (each with the full history), grouped by experiment
+                dir=str(run_dir),
+                config=resolved,
+                mode=self.mode,
+                job_type="tournament",
+                settings=settings,
+                reinit="finish_previous",
+            )
         self.run.define_metric("games_done")
         for prefix in ("points/*", "leaderboard/*", "win_rate/*", "game"):
             self.run.define_metric(prefix, step_metric="games_done")
