@@ -222,6 +222,67 @@ def build_net(kind: str, arch: Mapping[str, Any]):
     return BUILDERS[kind](**dict(arch))
 
 
+MAX_HIDDEN = 8192  # far above any trained here; bounds what a file can make us allocate
+
+
+def expected_shapes(kind: str, vocab_size: int, hidden: int) -> dict[str, tuple[int, ...]]:
+    """The state-dict shapes :func:`build_net` gives (checked against a file before building it)."""
+    if kind == "guesser":
+        return {
+            "cue.weight": (vocab_size + 1, hidden),
+            "occupied.weight": (hidden, N_CELLS),
+            "body.1.weight": (hidden, hidden),
+            "body.1.bias": (hidden,),
+            "pi.weight": (N_CELLS, hidden),
+            "pi.bias": (N_CELLS,),
+            "v.weight": (1, hidden),
+            "v.bias": (1,),
+        }
+    return {
+        "lab": (N_CELLS, 3),
+        "cell.weight": (N_CELLS, hidden),
+        "colour.weight": (hidden, 3),
+        "colour.bias": (hidden,),
+        "body.1.weight": (hidden, hidden),
+        "body.1.bias": (hidden,),
+        "pi.weight": (vocab_size, hidden),
+        "pi.bias": (vocab_size,),
+        "v.weight": (1, hidden),
+        "v.bias": (1,),
+    }
+
+
+def check_arch(kind: str, entry: Any, settings: PolicySettings, source: str) -> None:
+    """A network entry's arch is bounded, agrees with the recorded vocabulary, and its tensors have the
+    shapes that arch builds: one line naming the field otherwise (a 3 kB file cannot ask for 10 GB)."""
+    if kind not in BUILDERS:
+        raise ValueError(f"{source}: network kind {kind!r}: expected one of {sorted(BUILDERS)}")
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("arch"), Mapping):
+        raise ValueError(f"{source}: nets.{kind}: expected {{arch, state_dict}}")
+    arch = dict(entry["arch"])
+    if set(arch) != {"vocab_size", "hidden"} or not all(
+        isinstance(arch[k], int) and not isinstance(arch[k], bool) for k in arch
+    ):
+        raise ValueError(f"{source}: nets.{kind}.arch: expected integers vocab_size and hidden, got {arch}")
+    if arch["vocab_size"] != len(settings.vocabulary):
+        raise ValueError(
+            f"{source}: nets.{kind}.arch.vocab_size: expected {len(settings.vocabulary)} (the recorded "
+            f"vocabulary), got {arch['vocab_size']}"
+        )
+    if not 1 <= arch["hidden"] <= MAX_HIDDEN:
+        raise ValueError(f"{source}: nets.{kind}.arch.hidden: expected 1..{MAX_HIDDEN}, got {arch['hidden']}")
+    state = entry.get("state_dict")
+    if not isinstance(state, Mapping):
+        raise ValueError(f"{source}: nets.{kind}.state_dict: expected a mapping of tensors")
+    want = expected_shapes(kind, arch["vocab_size"], arch["hidden"])
+    got = {k: tuple(getattr(v, "shape", ())) for k, v in state.items()}
+    if got != want:
+        bad = next((k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)), "?")
+        raise ValueError(
+            f"{source}: nets.{kind}.state_dict[{bad!r}]: expected shape {want.get(bad)}, got {got.get(bad)}"
+        )
+
+
 # -- checkpoints --------------------------------------------------------------------------------------------------
 @dataclass
 class PolicyCheckpoint:
@@ -286,7 +347,11 @@ def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
         )
     settings = PolicySettings.from_dict(payload.get("settings", {}), source=f"policy checkpoint {path}")
     nets, archs = {}, {}
-    for kind, entry in dict(payload.get("nets", {})).items():
+    raw_nets = payload.get("nets", {})
+    if not isinstance(raw_nets, Mapping):
+        raise ValueError(f"policy checkpoint {path}: field 'nets': expected a mapping")
+    for kind, entry in dict(raw_nets).items():
+        check_arch(kind, entry, settings, source=f"policy checkpoint {path}")  # before any tensor is built
         net = build_net(kind, entry["arch"])
         try:
             net.load_state_dict(entry["state_dict"])
