@@ -77,6 +77,27 @@ def redact(value: Any) -> Any:
     return mask(value)
 
 
+def _cell(value: Any) -> Any:
+    """One table cell as W&B can serialise it: missing (``pd.NA``, ``NaN``, ``NaT``, ``None``) → ``None``,
+    numpy scalars → Python numbers, anything else that is not a plain value → its text."""
+    import pandas as pd
+
+    if value is None or (not isinstance(value, (list, tuple, dict)) and pd.isna(value)):
+        return None
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        value = value.item()
+    return value if isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def wandb_frame(frame: Any) -> Any:
+    """A copy of ``frame`` with every cell :func:`_cell`-converted (object columns): nullable pandas dtypes
+    (``Int64``, ``string``, ``boolean``) hold ``pd.NA``, which W&B's JSON writer cannot serialise."""
+    clean = frame.reset_index(drop=True).astype(object)
+    for col in clean.columns:
+        clean[col] = clean[col].map(_cell).astype(object)
+    return clean
+
+
 def _number(value: Any) -> float | None:
     try:
         out = float(value)
@@ -194,13 +215,7 @@ class Tracker:
         for name, frame in tables.items():
             if frame is None or len(frame) == 0:
                 continue
-            clean = frame.copy()
-            for col in clean.columns:
-                if clean[col].dtype == object:
-                    clean[col] = clean[col].map(
-                        lambda v: v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
-                    )
-            payload[f"tables/{name}"] = self._wandb.Table(dataframe=clean.reset_index(drop=True))
+            payload[f"tables/{name}"] = self._wandb.Table(dataframe=wandb_frame(frame))
         if payload:
             self.run.log(payload)
 

@@ -37,6 +37,11 @@ def write_with(path: str | Path, writer: Callable[[Path], None]) -> Path:
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         replace_file(tmp, path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        if err.filename in (str(tmp), tmp) and err.errno is not None:  # name the file the user asked for
+            raise type(err)(err.errno, err.strerror, str(path)) from None
+        raise
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
