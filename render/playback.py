@@ -161,20 +161,21 @@ def _game_views(
     """The frames of one game: the rules state after each re-applied record, as a spectator sees it."""
     views: list[RenderView] = []
     before: tuple[int, ...] = (0,) * len(names)  # scores shown until the round's reveal records
+    shown = [short_label(label) for label in labels]  # messages name seats as the legend does
     for st in replay(recs, players=names, where=where):
-        name = names[st.seat]
+        name = shown[st.seat]
         mark = "" if st.valid else " (random fallback)"  # the env played a random legal move instead
         if st.phase is Phase.REVEAL:
             assert st.reveal is not None  # replay checks a reveal record follows the round's last cone
             view = render_view(
-                st.state, names, st.reveal, f"{name} scores {st.reveal.points[st.seat]}", labels
+                st.state, names, st.reveal, f"{name} scores +{st.reveal.points[st.seat]}", labels
             )
             before = tuple(st.state.scores)
         elif (
             st.reveal is not None
         ):  # the round's last cone: the rules scored it, the table waits for the reveal
             view = render_view(st.state, names, st.reveal, _move_line(st, name, mark), labels)
-            view = replace(view, target=st.reveal.target if always else None, scores=before)
+            view = replace(view, target=st.reveal.target if always else None, scores=before, gains=())
         else:
             view = render_view(st.state, names, None, _move_line(st, name, mark), labels)
             target = st.state.target if always and st.state.phase is not Phase.PICK_TARGET else None
