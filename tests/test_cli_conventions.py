@@ -128,3 +128,12 @@ def test_text_encoder_loading_draws_no_library_progress_bar(capfd):
     MiniLMTextEncoder().encode(["ocean"])
     captured = capfd.readouterr()
     assert "Loading weights" not in captured.err + captured.out
+
+
+def test_packaged_files_are_named_by_their_place_in_the_package(capsys):
+    assert main(["humans", "summary"]) == 0
+    out = capsys.readouterr().out
+    assert "packaged huesenv/data/humans/reconstructed_cohort.csv.gz" in " ".join(out.split())
+    from huesenv.commands.common import display_path
+
+    assert display_path("my/own/export.csv") == "my/own/export.csv"

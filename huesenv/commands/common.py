@@ -270,6 +270,19 @@ def path_text(text: str) -> str:
     return text
 
 
+def display_path(path: str | Path) -> str:
+    """A path as a message shows it: a file shipped inside the installed package is named by its
+    place in the package (``packaged huesenv/data/…``), never by where pip put it; a user's path is
+    shown as given."""
+    text = str(path)
+    try:
+        package = Path(__file__).resolve().parents[1]  # the huesenv package folder
+        inside = Path(text).resolve().relative_to(package)
+    except (OSError, ValueError):
+        return text
+    return f"packaged huesenv/{inside.as_posix()}"
+
+
 def add_progress(p: argparse.ArgumentParser) -> None:
     """The one progress convention: bars on by default when stderr is a terminal, ``--no-progress`` off."""
     p.add_argument(

@@ -256,8 +256,7 @@ def _free_name(console: Any, args: argparse.Namespace, config: Any, overrides: l
 
 def _one(args: argparse.Namespace, console: Any, config: Any) -> int:
     console.print(
-        f"[bold]huesenv[/] experiment [cyan]{config.name}[/] (config {config.source}); "
-        f"run folder {config.run_dir()}"
+        f"[bold]huesenv[/] experiment [cyan]{config.name}[/] ({config.source}); run folder {config.run_dir()}"
     )
 
     try:

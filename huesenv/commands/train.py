@@ -42,6 +42,13 @@ from huesenv.experiments.rl.selfplay import SelfPlayConfig
 KINDS = ("guesser", "cue-giver", "selfplay")
 
 
+KIND_HELP = {
+    "guesser": "train a guesser (MaskablePPO; --fast: the single-file PPO)",
+    "cue-giver": "train a cue giver (MaskablePPO)",
+    "selfplay": "train a cue giver and guessers together from scratch (no human data)",
+}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
@@ -54,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     for kind in KINDS:
         q = cmds.add_parser(
             kind,
-            help=f"train a {kind}",
+            help=KIND_HELP.get(kind, f"train a {kind}"),
             description=__doc__,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
