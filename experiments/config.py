@@ -58,7 +58,7 @@ from typing import Any
 import yaml
 
 from huesenv.agents.devices import with_device
-from huesenv.agents.registry import available_agents, split_spec
+from huesenv.agents.registry import available_agents, has_capability, split_spec
 from huesenv.experiments.callables import check_callable_name
 from huesenv.secrets import mask
 
@@ -165,7 +165,7 @@ class AgentSpec:
 
     @property
     def is_model(self) -> bool:
-        return self.spec.split(":", 1)[0] in {"clip", "vlm"}
+        return has_capability(self.spec, "needs_weights")
 
 
 def bundled_config_path(name: str) -> Path:

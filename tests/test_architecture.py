@@ -19,20 +19,6 @@ ROOT = Path(__file__).resolve().parents[1]
 LAZY_ALLOWED = {
     ("huesenv.commands.collect", "huesenv.collect.app"): "the app module imports Flask, an optional extra",
     ("huesenv.commands.collect", "huesenv.collect.accesslog"): "imports werkzeug, which comes with Flask",
-    # the agent registry loads one kind on demand: a kind's module brings its own heavy
-    # dependencies (scipy via the human cohort, PIL, the model libraries) that others must not pay
-    **{
-        ("huesenv.agents.registry", f"huesenv.agents.{kind}"): "agent kinds load on demand"
-        for kind in (
-            "random_agent",
-            "human_replay",
-            "text_embedding",
-            "clip_agent",
-            "vlm",
-            "api_vlm",
-            "policy",
-        )
-    },
 }
 
 

@@ -1,4 +1,4 @@
-"""The game layer: Phase, the one cue grammar, the observer's views, agent specs and replay by re-applying moves."""
+"""The game layer: Phase, the one cue grammar, the observer's views and replay by re-applying moves."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 
 from huesenv.board import parse_coord
 from huesenv.game import DEFAULT_RULES, PHASES, Action, GameState, Phase
-from huesenv.game.agent_specs import load_target, register_agent_kind, resolve_agent
 from huesenv.game.cues import counted_words, cue_problem
 from huesenv.game.observer import cue_query, guess_query, player_view, render_view
 from huesenv.game.replay import replay
@@ -79,17 +78,6 @@ def test_observer_views_queries_and_render_view_agree():
     fresh = GameState.new(3, seed=0)
     cq = cue_query(player_view(fresh, 0), DEFAULT_RULES, vocabulary=("SEA", "RED"))
     assert cq.target is None and cq.vocabulary == ("SEA", "RED") and "RED" in cq.forbidden
-
-
-def test_agent_specs_resolve_by_name_without_importing_agents_in_the_game_layer():
-    agent = resolve_agent("random")
-    assert type(agent).__name__ == "RandomAgent" and resolve_agent(agent) is agent
-    with pytest.raises(ValueError, match="spec string or an Agent"):
-        resolve_agent(42)
-    register_agent_kind("my-random", "huesenv.agents.registry:make_agent")
-    with pytest.raises(ValueError, match="module:attr"):
-        register_agent_kind("bad", "no-colon")
-    assert callable(load_target("huesenv.game.rules:score_round"))
 
 
 @pytest.mark.integration

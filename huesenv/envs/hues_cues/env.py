@@ -142,9 +142,9 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from pettingzoo.utils.env_logger import EnvLogger
 
 from huesenv.board import N_CELLS, format_coord
+from huesenv.envs.defaults import default_text_encoder
 from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
 from huesenv.envs.rendering.renderer import BoardRenderer
-from huesenv.game.agent_specs import load_target
 from huesenv.game.cues import CUE_CHARSET
 from huesenv.game.observer import player_view, render_view
 from huesenv.game.phase import Phase
@@ -163,8 +163,6 @@ CUE_MODES = ("vocabulary", "text")
 _INT_TYPES = frozenset(
     {int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64}
 )
-# the default cue text encoder, loaded by name: it needs torch (the embed extra) and lives with the agents
-DEFAULT_TEXT_ENCODER = "huesenv.agents.text_encoders:MiniLMTextEncoder"
 ILLEGAL_MODES = ("end", "penalise", "raise")
 
 
@@ -329,7 +327,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.layout = ActionLayout(cue_mode, words)
         self.cue_mode = cue_mode
         if cue_encoding == "embedding" and text_encoder is None:
-            text_encoder = load_target(DEFAULT_TEXT_ENCODER)()
+            text_encoder = default_text_encoder()  # installed from above (huesenv.envs.defaults)
         self.encoder = ObservationEncoder(
             self.rules, words, cue_encoding, text_encoder, include_board, flat_cue_weight=flat_cue_weight
         )
