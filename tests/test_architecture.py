@@ -8,10 +8,16 @@ The layer order itself is import-linter's job (``lint-imports``, contracts in py
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the same parser as a package (mypy depends on it)
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -164,6 +170,75 @@ def test_the_lazy_allowlist_is_still_needed(imports):
     used = {(name, target) for name, found in imports.items() for target, _, inside in found if inside}
     stale = set(LAZY_ALLOWED) - used
     assert not stale, f"remove from LAZY_ALLOWED: {sorted(stale)}"
+
+
+def layer_ranks() -> dict[str, int]:
+    """``huesenv`` subpackage/module -> rank of its layer (0 = the top), from import-linter's contract."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in config if c["type"] == "layers"]
+    ranks = {}
+    for rank, layer in enumerate(layers):
+        for name in re.split(r"[:|]", layer):
+            ranks[name.strip().strip("()")] = rank
+    return ranks
+
+
+# The package entry point (huesenv/__init__.py) belongs to no layer: it is the composition root that
+# wires the agents' defaults into the envs by name (huesenv.envs.defaults), so it may name any layer.
+STRING_EXEMPT = {"huesenv": "the package entry point wires the layers together"}
+_NAMED_MODULE = re.compile(r"\bhuesenv\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
+    """Every string literal of a module that is not a docstring (or other bare string statement)."""
+    bare = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    return [
+        (node.value, node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in bare
+    ]
+
+
+def upward_strings(name: str, source: str, ranks: dict[str, int]) -> list[str]:
+    """``"huesenv.<package>…"`` strings in module ``name`` that name a package of a higher layer."""
+    if name in STRING_EXEMPT or name.count(".") < 1:
+        return []
+    own = ranks.get(name.split(".")[1])
+    if own is None:
+        return []
+    found = []
+    for text, line in code_strings(ast.parse(source)):
+        for match in _NAMED_MODULE.finditer(text):
+            target = ranks.get(match.group(1))
+            if target is not None and target < own:
+                found.append(f"{name}:{line} names {match.group(0)} (a higher layer) in {text!r}")
+    return found
+
+
+def test_lower_layers_name_no_higher_layer_in_strings():
+    """import-linter sees imports only: a lower layer reaching up through importlib or an entry-point
+    string ("huesenv.agents.registry:make_agent") is an upward dependency all the same."""
+    ranks = layer_ranks()
+    found = [
+        hit
+        for name, path in source_modules().items()
+        for hit in upward_strings(name, path.read_text(), ranks)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_string_check_finds_upward_names():
+    ranks = layer_ranks()
+    assert ranks["envs"] > ranks["agents"] > ranks["experiments"]
+    src = 'X = "huesenv.agents.registry:make_agent"\n"""huesenv.agents in a docstring is fine"""\nY = "huesenv.board"\n'
+    assert len(upward_strings("huesenv.envs.wrappers", src, ranks)) == 1
+    assert upward_strings("huesenv.experiments.runner", src, ranks) == []  # downward: allowed
+    assert upward_strings("huesenv", src, ranks) == []  # the composition root
+    assert upward_strings("huesenv.game.x", 'f"{a}huesenv.probes.x"', ranks)
 
 
 def test_nothing_but_huesenv_is_a_package_root():
