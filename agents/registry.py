@@ -307,7 +307,7 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
 
 
 def seat_agent(spec: str | None, *, vocabulary: Sequence[str]) -> Agent:
-    """An agent for one seat of an env (:mod:`huesenv.envs.defaults`'s factory): ``None`` is
+    """An agent for one seat of an env (:mod:`huesenv.envs.hues_cues.defaults`'s factory): ``None`` is
     :data:`DEFAULT_OPPONENT`; kinds that take the game's vocabulary are given it."""
     spec = DEFAULT_OPPONENT if spec is None else spec
     kwargs = {"vocabulary": tuple(vocabulary)} if has_capability(spec, "takes_vocabulary") else {}

@@ -6,7 +6,7 @@ torch; model agents live in :mod:`huesenv.agents` behind optional extras.
 
 from huesenv.board import N_CELLS, N_COLS, N_ROWS, Board, format_coord, frame, load_board, parse_coord, ring
 from huesenv.categories import MACRO_COLOURS, NEUTRAL_CELLS
-from huesenv.envs import defaults as _env_defaults
+from huesenv.envs.hues_cues import defaults as _env_defaults
 from huesenv.envs.registration import register_envs as _register_game_envs
 from huesenv.lazy import lazy_callable
 from huesenv.probes.registry import register_probe_envs

@@ -184,7 +184,7 @@ def layer_ranks() -> dict[str, int]:
 
 
 # The package entry point (huesenv/__init__.py) belongs to no layer: it is the composition root that
-# wires the agents' defaults into the envs by name (huesenv.envs.defaults), so it may name any layer.
+# wires the agents' defaults into the envs by name (huesenv.envs.hues_cues.defaults), so it may name any layer.
 STRING_EXEMPT = {"huesenv": "the package entry point wires the layers together"}
 _NAMED_MODULE = re.compile(r"\bhuesenv\.([A-Za-z_][A-Za-z0-9_]*)")
 

@@ -3,7 +3,7 @@
 Why entry points as strings: registering must not import the envs (PettingZoo),
 so ``import huesenv`` stays light; ``gymnasium.make`` imports them on first
 use.  The probes register their own ids (:mod:`huesenv.probes.registry`); the
-agents the wrappers play against come from :mod:`huesenv.envs.defaults`.
+agents the wrappers play against come from :mod:`huesenv.envs.hues_cues.defaults`.
 """
 
 from __future__ import annotations

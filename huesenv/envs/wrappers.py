@@ -26,7 +26,7 @@ skipping the learner.  A spec string makes one agent per seat, as the
 tournaments do.  Spec strings and the default (``None``) are turned into agents
 by ``agent_factory`` (``factory(spec, vocabulary=...)``, ``spec=None`` for the
 default opponent); without one, the factory the package installed
-(:mod:`huesenv.envs.defaults`; on ``import huesenv`` the agents layer's, whose
+(:mod:`huesenv.envs.hues_cues.defaults`; on ``import huesenv`` the agents layer's, whose
 default opponent is ``"human-replay"``: replayed people, each seat drawing
 answers without replacement within a game, one instance per seat, so the cue
 carries information the learner can use).
@@ -50,7 +50,7 @@ import numpy as np
 from gymnasium import spaces
 
 from huesenv.board import N_CELLS
-from huesenv.envs.defaults import AgentFactory, default_agent_factory
+from huesenv.envs.hues_cues.defaults import AgentFactory, default_agent_factory
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.envs.hues_cues.play import Driver
 from huesenv.game.protocol import Agent

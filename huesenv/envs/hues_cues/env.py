@@ -142,7 +142,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from pettingzoo.utils.env_logger import EnvLogger
 
 from huesenv.board import N_CELLS, format_coord
-from huesenv.envs.defaults import default_text_encoder
+from huesenv.envs.hues_cues.defaults import default_text_encoder
 from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
 from huesenv.envs.rendering.renderer import BoardRenderer
 from huesenv.game.cues import CUE_CHARSET
@@ -327,7 +327,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.layout = ActionLayout(cue_mode, words)
         self.cue_mode = cue_mode
         if cue_encoding == "embedding" and text_encoder is None:
-            text_encoder = default_text_encoder()  # installed from above (huesenv.envs.defaults)
+            text_encoder = default_text_encoder()  # installed from above (huesenv.envs.hues_cues.defaults)
         self.encoder = ObservationEncoder(
             self.rules, words, cue_encoding, text_encoder, include_board, flat_cue_weight=flat_cue_weight
         )
