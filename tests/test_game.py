@@ -122,7 +122,11 @@ def test_replay_names_the_record_a_rule_rejects():
 
 def test_deck_is_drawn_lazily_with_the_same_cards():
     lazy = GameState.new(4, seed=3).deck
+    drawn = lazy._cards  # the cards drawn so far
+    assert len(lazy) == 100 and len(drawn) <= 1  # a new game has drawn at most its first card
     rng = np.random.default_rng(3)
     eager = [tuple(int(c) for c in rng.choice(480, size=4, replace=False)) for _ in range(100)]
-    assert lazy[0] == eager[0] and lazy[11] == eager[11] and lazy == eager and len(lazy) == 100
+    assert lazy[11] == eager[11] and len(drawn) == 12  # reading card 11 draws cards up to it, no more
+    assert lazy[0] == eager[0] and len(drawn) == 12
+    assert lazy == eager and len(drawn) == 100
     assert parse_coord("A1") == 0

@@ -212,7 +212,7 @@ def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
             raise ValueError(
                 f"--list-configs lists the bundled configs; it takes no CONFIG (got {args.config!r})"
             )
-        for name in bundled_configs():
+        for name in bundled_configs("tournament"):  # the training ones run with `huesenv train experiment`
             console.print(name)
         return 0
     overrides = config_overrides(args) + extra
