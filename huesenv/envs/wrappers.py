@@ -194,7 +194,7 @@ class _SeatEnv(gymnasium.Env):
         info["seat"] = self.seat
         return info
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(2**63))
         self._episode += 1
@@ -205,7 +205,7 @@ class _SeatEnv(gymnasium.Env):
         self._points = self._learner_points()
         return self._observation(), self._info()
 
-    def step(self, action: Any):
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self._driver is None:
             raise RuntimeError("call reset() before step()")
         g = self.game
@@ -224,7 +224,7 @@ class _SeatEnv(gymnasium.Env):
         truncated = not terminated and any(g.truncations.values())
         return self._observation(), reward, terminated, truncated, self._info()
 
-    def render(self):
+    def render(self) -> np.ndarray | None:
         return self.game.render()
 
     def close(self) -> None:

@@ -136,7 +136,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from pettingzoo.utils.env_logger import EnvLogger
@@ -250,7 +250,7 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     step after the end) with direct calls keep the env as fast as the game itself.
     """
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
@@ -274,7 +274,7 @@ def env(**kwargs: Any) -> AECEnv:
     return OrderEnforcing(raw_env(**kwargs))
 
 
-def parallel_env(**kwargs: Any):
+def parallel_env(**kwargs: Any) -> ParallelEnv:
     """Parallel API: every live agent submits an action each step; only the acting agent's is applied."""
     return turn_based_aec_to_parallel(raw_env(**kwargs))
 
