@@ -32,6 +32,7 @@ import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,7 @@ class TextEmbeddingAgent(ScoringAgent):
         self.tau, self.sigma, self.batch_size = float(tau), float(sigma), int(batch_size)
         self.board = board or load_board()
         self.cache_dir = resolve_cache_dir(cache_dir)
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, loaded on first use
         self._kernel: np.ndarray | None = None
         self._names_emb: np.ndarray | None = None
         self._model_tag = self.model_path.name if model_path else "all-MiniLM-L6-v2"
@@ -195,6 +196,7 @@ class TextEmbeddingAgent(ScoringAgent):
                 if path is not None:
                     save_arrays(path, {"embeddings": self._names_emb})
             self._kernel = self._cached_kernel(lab)
+        assert self._kernel is not None  # set together with the embeddings
         return self._names_emb, self._kernel
 
     def _cached_kernel(self, lab: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -46,9 +47,9 @@ class MiniLMTextEncoder:
     def __init__(self, model_path: str | os.PathLike | None = None, num_threads: int = 1) -> None:
         self.model_path = Path(model_path) if model_path else bundled_minilm_path()
         self.num_threads = int(num_threads)
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, loaded on first use
 
-    def _load(self):
+    def _load(self) -> Any:
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             try:

@@ -368,7 +368,7 @@ def build_report_data(
             )
             if p:
                 plots["guess_alignment"] = p
-        n_games = len({int(r.game) for r in game_records})
+        n_games = len({int(r.extra["game"]) for r in game_records})  # game_step records (GameStep.game)
         summary.append(
             f"Games: {n_games} games of {len(config['lineups'])} lineup(s), {len(frame)} seat-games, "
             f"{len(game_records)} logged steps (log: {run_dir.name}/games.jsonl)"

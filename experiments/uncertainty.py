@@ -225,7 +225,7 @@ def add_head_to_head_tests(h2h: pd.DataFrame, frame: pd.DataFrame, seed: int = 0
     out["games"] = out["games"].astype(int)
     # one test per unordered pair: adjust over those, then copy to both directions
     keys = [tuple(sorted(p)) for p in zip(out["agent"], out["opponent"])]
-    unique = {}
+    unique: dict[tuple, float] = {}
     for k, p in zip(keys, out["p_value"]):
         unique.setdefault(k, p)
     valid = {k: p for k, p in unique.items() if not np.isnan(p)}

@@ -366,7 +366,7 @@ def export_frames(
             pixelformat="yuv420p",
         ) as writer:
             for f in frames:
-                writer.append_data(f)
+                writer.append_data(f)  # type: ignore[attr-defined]  # imageio v2's writer
     elif suffix:
         raise ValueError(f"{path}: unsupported export format {suffix!r}; expected .gif, .mp4 or a directory")
     else:

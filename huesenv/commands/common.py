@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from huesenv.agents.registry import kinds_with
+
 DEBUG_HINT = "rerun with HUESENV_DEBUG=1 for the traceback"
 
 
@@ -259,7 +261,9 @@ def add_device(p: argparse.ArgumentParser) -> None:
         "--device",
         type=device_name,
         default=None,
-        help="auto | cpu | cuda[:n] | mps (model agents; default auto)",
+        help="auto | cpu | cuda[:n] | mps (agent kinds that take a device: "
+        + ", ".join(kinds_with("takes_device"))
+        + "; default auto)",
     )
 
 

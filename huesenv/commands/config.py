@@ -2,7 +2,9 @@
 
 What ``huesenv tournament CONFIG --set ...`` would run, after the defaults, the
 file and the overrides are merged and validated (unknown keys are errors with a
-did-you-mean), with secrets masked.  ``huesenv config list`` names the bundled configs.
+did-you-mean), with secrets masked.  ``huesenv config list`` names the bundled configs with the
+command that runs each (tournament configs: ``config show``/``tournament``; training configs:
+``huesenv train experiment``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from huesenv.commands.tournament import (
     config_name,
     config_overrides,
 )
-from huesenv.experiments.config import bundled_configs, load_config
+from huesenv.experiments.config import bundled_config_kind, bundled_configs, load_config
 
 
 def register(subparsers: Any) -> None:
@@ -48,5 +50,8 @@ def _show(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     for name in bundled_configs():
-        print(name)
+        if bundled_config_kind(name) == "training":
+            print(f"{name}\ttraining\thuesenv train experiment {name}")
+        else:
+            print(f"{name}\ttournament\thuesenv tournament {name}")
     return 0

@@ -28,6 +28,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from huesenv.agents.registry import kinds_with
 from huesenv.commands.common import (
     add_humans,
     add_out,
@@ -80,8 +81,9 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
     p.add_argument(
         "--device",
         type=device_name,
-        help="torch device of the model agents (clip, vlm, text-embedding): auto | cpu | cuda[:n] "
-        "(= --set device=...)",
+        help="torch device of the agent kinds that take one ("
+        + ", ".join(kinds_with("takes_device"))
+        + "): auto | cpu | cuda[:n] (= --set device=...)",
     )
     add_humans(p, help="human cohort for replayed humans and the metrics (= --set humans.path=PATH)")
     p.add_argument("--backend", choices=("inprocess", "ray"), help="where units run (default in-process)")
@@ -220,7 +222,7 @@ def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
             raise ValueError(
                 f"--list-configs lists the bundled configs; it takes no CONFIG (got {args.config!r})"
             )
-        for name in bundled_configs():
+        for name in bundled_configs("tournament"):  # the training ones run with `huesenv train experiment`
             console.print(name)
         return 0
     args.config = config_name(args)

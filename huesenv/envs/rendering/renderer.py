@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.board import N_CELLS, format_coord, load_board
+from huesenv.board import N_CELLS, Board, format_coord, load_board
 from huesenv.envs.rendering.layout import (
     BOARD_H,
     BOARD_W,
@@ -204,7 +204,7 @@ class BoardRenderer:
     cell_at = staticmethod(cell_at)
     frame_rect = staticmethod(frame_rect)
 
-    def __init__(self, board=None, *, title: str = "Hues and Cues") -> None:
+    def __init__(self, board: Board | None = None, *, title: str = "Hues and Cues") -> None:
         self.board = board if board is not None else load_board()
         self.title = title
         self._pg = _ensure_pygame()
@@ -276,7 +276,7 @@ class BoardRenderer:
         pos: tuple[int, int],
         *,
         size: int = 20,
-        colour=TEXT,
+        colour: tuple[int, int, int] = TEXT,
         anchor: str = "topleft",
         max_width: int | None = None,
     ) -> Any:
