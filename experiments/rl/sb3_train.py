@@ -155,7 +155,7 @@ def train_sb3(
         device=device,
         verbose=0,
     )
-    model.huesenv_settings = settings
+    model.huesenv_settings = settings  # type: ignore[attr-defined]  # read by PolicyAgent from the zip
     state: dict[str, Any] = {"steps": 0, "wall_s": 0.0, "cpu_s": 0.0, "episodes": 0, "recent": []}
     if resume and model_path.exists():
         state = _restore(model, model_path, cfg, settings, device)
