@@ -27,7 +27,7 @@ def replace_file(tmp: str | Path, path: str | Path) -> None:
     os.replace(tmp, path)
 
 
-def write_with(path: str | Path, writer: Callable[[Path], None]) -> Path:
+def write_with(path: str | Path, writer: Callable[[Path], object]) -> Path:
     """Call ``writer(tmp)`` to write the new content into a temporary file, then rename it over ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
