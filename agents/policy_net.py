@@ -30,6 +30,7 @@ line naming the file, the field, what the policy expects and what the env has.
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -333,7 +334,9 @@ def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
     if not path.is_file():
         raise FileNotFoundError(f"policy checkpoint {path}: no such file")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # a foreign pickle's protocol warning: the refusal below says it
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - any unreadable file is the same user mistake
         raise ValueError(
             f"policy checkpoint {path}: not a readable torch checkpoint ({type(err).__name__})"

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import io
 import json
+import warnings
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -95,7 +96,9 @@ def read_sb3_zip(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     if not isinstance(data, dict):
         raise ValueError(f"{source}: 'data': expected a JSON object")
     try:
-        state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # a foreign pickle's protocol warning: the refusal below says it
+            warnings.simplefilter("ignore")
+            state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - an unreadable or code-carrying file is the same refusal
         raise ValueError(
             f"{source}: 'policy.pth' is not a plain tensor file ({type(err).__name__}; nothing was unpickled)"

@@ -33,15 +33,24 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from huesenv.agents.devices import resolve_device
 from huesenv.atomic import write_bytes_atomic, write_text_atomic, write_with
+
+# the number types of the trainers' fields: NaN and infinity are never a hyper-parameter
+PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+UnitFloat = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+PositiveInt = Annotated[int, Field(ge=1)]
+DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,3})?")
 
 
 class TrainerConfig(BaseModel):
@@ -49,12 +58,19 @@ class TrainerConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, validate_assignment=True)
 
-    seed: int = 0
+    seed: Annotated[int, Field(ge=0)] = 0
     device: str = "auto"
-    time_budget_s: float | None = None
-    torch_threads: int | None = None
+    time_budget_s: PositiveFloat | None = None
+    torch_threads: PositiveInt | None = None
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = ("seed",)
+
+    @field_validator("device")
+    @classmethod
+    def _device(cls, value: str) -> str:
+        if not DEVICE_RE.fullmatch(value.strip().lower()):
+            raise ValueError(f"device: expected auto, cpu, mps, cuda or cuda:<n>, got {value!r}")
+        return value.strip().lower()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "trainer config") -> Any:
@@ -163,7 +179,9 @@ def load_state(path: Path, device: str = "cpu") -> dict[str, Any]:
     import torch
 
     try:
-        state = torch.load(path, map_location=device, weights_only=True)
+        with warnings.catch_warnings():  # a foreign pickle's protocol warning: the refusal below says it
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location=device, weights_only=True)
     except Exception as err:  # noqa: BLE001 - a truncated, empty or foreign file is the same user-facing fault
         raise ValueError(
             f"{path}: not a readable trainer state ({type(err).__name__}); use --fresh to start over"

@@ -32,10 +32,10 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from huesenv.agents.policy_net import (
     PolicySettings,
@@ -48,8 +48,11 @@ from huesenv.agents.policy_net import (
 from huesenv.envs.vector import GuesserVectorEnv
 from huesenv.experiments.rl.harness import (
     Clock,
+    NonNegativeFloat,
+    PositiveFloat,
     TimeBudget,
     TrainerConfig,
+    UnitFloat,
     load_state,
     positive,
     require,
@@ -72,20 +75,20 @@ class FastPPOConfig(TrainerConfig):
     total_steps: int = 2_000_000
     num_envs: int = 2048
     num_steps: int = 1
-    learning_rate: float = 2.5e-3
+    learning_rate: PositiveFloat = 2.5e-3
     anneal_lr: bool = True
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
+    gamma: UnitFloat = 0.99
+    gae_lambda: UnitFloat = 0.95
     update_epochs: int = 4
     num_minibatches: int = 4
     norm_adv: bool = True
-    clip_coef: float = 0.2
+    clip_coef: PositiveFloat = 0.2
     clip_vloss: bool = True
-    ent_coef: float = 0.003
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    ent_coef: NonNegativeFloat = 0.003
+    vf_coef: NonNegativeFloat = 0.5
+    max_grad_norm: PositiveFloat = 0.5
     hidden: int = 256
-    max_occupied: int = 17
+    max_occupied: Annotated[int, Field(ge=0, le=479)] = 17
     cue_source: str = "humans"
     checkpoint_every: int = 25
     eval_every: int = 25

@@ -43,8 +43,12 @@ from huesenv.agents.policy_net import PolicySettings, check_settings
 from huesenv.atomic import write_with
 from huesenv.experiments.rl.harness import (
     Clock,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
     TimeBudget,
     TrainerConfig,
+    UnitFloat,
     positive,
     require,
     start_run,
@@ -63,10 +67,10 @@ class SB3Config(TrainerConfig):
     n_steps: int = 512
     batch_size: int = 128
     n_epochs: int = 4
-    learning_rate: float = 3e-4
-    ent_coef: float = 0.0
-    gamma: float = 0.99
-    net_arch: tuple[int, ...] = (256, 256)
+    learning_rate: PositiveFloat = 3e-4
+    ent_coef: NonNegativeFloat = 0.0
+    gamma: UnitFloat = 0.99
+    net_arch: tuple[PositiveInt, ...] = (256, 256)
     env_kwargs: dict[str, Any] = Field(default_factory=dict)
     checkpoint_every: int = 5_000
 
@@ -120,7 +124,10 @@ def env_policy_settings(env: Any, role: str, env_id: str) -> dict[str, Any]:
 def make_env(cfg: SB3Config):
     import gymnasium
 
-    return gymnasium.make(cfg.env_id, **dict(cfg.env_kwargs))
+    try:
+        return gymnasium.make(cfg.env_id, **dict(cfg.env_kwargs))
+    except TypeError as err:  # an env_kwargs key the env does not take is the user's input
+        raise ValueError(f"env_kwargs {dict(cfg.env_kwargs)}: {cfg.env_id} refused them ({err})") from None
 
 
 STATE_MEMBER = "huesenv_trainer_state.json"

@@ -48,6 +48,8 @@ from huesenv.agents.policy_net import (
 )
 from huesenv.experiments.rl.harness import (
     Clock,
+    NonNegativeFloat,
+    PositiveFloat,
     TimeBudget,
     TrainerConfig,
     load_state,
@@ -76,11 +78,11 @@ class SelfPlayConfig(TrainerConfig):
     num_games: int = 512
     guessers: int = 3
     vocabulary: str = "words"
-    learning_rate: float = 1e-2
-    ent_coef_speaker: float = 0.01
-    ent_coef_listener: float = 0.003
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    learning_rate: PositiveFloat = 1e-2
+    ent_coef_speaker: NonNegativeFloat = 0.01
+    ent_coef_listener: NonNegativeFloat = 0.003
+    vf_coef: NonNegativeFloat = 0.5
+    max_grad_norm: PositiveFloat = 0.5
     hidden: int = 128
     checkpoint_every: int = 50
     snapshot_every: int = 50

@@ -154,6 +154,10 @@ def parse_sets(pairs: list[str]) -> dict[str, Any]:
 def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     """The trainer name and its config object from the command line."""
     params = parse_sets(args.overrides)
+    flags = {"seed": "--seed", "device": "--device", "role": "the subcommand", "torch_threads": "--threads"}
+    for key, flag in flags.items():  # the command line sets these; a --set would be silently replaced
+        if key in params:
+            raise ValueError(f"--set {key}=...: {key} is set by {flag}; use that instead")
     if args.steps is not None:
         params["total_games" if kind == "selfplay" else "total_steps"] = args.steps
     if args.time_budget is not None:
