@@ -19,7 +19,16 @@ import huesenv.atomic as atomic
 from huesenv.cli import main
 
 FAST = ["train", "guesser", "--fast", "--tracker", "none", "--no-progress", "--device", "cpu"]
-TINY = ["--set", "num_envs=32", "--set", "hidden=8", "--set", "eval_decisions=32", "--set", "num_minibatches=1"]
+TINY = [
+    "--set",
+    "num_envs=32",
+    "--set",
+    "hidden=8",
+    "--set",
+    "eval_decisions=32",
+    "--set",
+    "num_minibatches=1",
+]
 
 
 def _one_line(capsys, code: int, *needles: str) -> str:
@@ -79,7 +88,9 @@ def test_sb3_trainer_refuses_bad_values(tmp_path, capsys, extra, needle):
 
 
 def test_selfplay_refuses_a_string_for_games(tmp_path, capsys):
-    code = main(["train", "selfplay", "-o", str(tmp_path / "r"), "--set", "num_games=lots", "--tracker", "none"])
+    code = main(
+        ["train", "selfplay", "-o", str(tmp_path / "r"), "--set", "num_games=lots", "--tracker", "none"]
+    )
     _one_line(capsys, code, "num_games")
 
 
@@ -118,7 +129,16 @@ def test_pickled_trainer_state_runs_nothing(tmp_path, capsys):
 def test_empty_selfplay_history_names_the_file(tmp_path, capsys):
     out = tmp_path / "run"
     args = ["train", "selfplay", "-o", str(out), "--tracker", "none", "--no-progress", "--device", "cpu"]
-    small = ["--set", "num_games=32", "--set", "hidden=8", "--set", "snapshot_every=1", "--set", "checkpoint_every=1"]
+    small = [
+        "--set",
+        "num_games=32",
+        "--set",
+        "hidden=8",
+        "--set",
+        "snapshot_every=1",
+        "--set",
+        "checkpoint_every=1",
+    ]
     assert main([*args, "--steps", "32", *small]) == 0
     (out / "lexicon_history.csv").write_text("")
     code = main([*args, "--steps", "64", *small])
