@@ -230,3 +230,38 @@ def test_torn_curve_row_is_dropped_on_resume(tmp_path):
     curve.write_text("step,points\n64,1.0\n128,2.0\n19")  # killed while appending step 192
     TrainLogger(tmp_path, tracker="none", resume_step=128, quiet=True).close()
     assert curve.read_text() == "step,points\n64,1.0\n128,2.0\n"
+
+
+# -- a policy file's content is part of a tournament's identity -----------------------------------------------------
+def _policy_file(path: Path, seed: int) -> Path:
+    import torch
+
+    from huesenv.agents.policy_net import PolicySettings, build_guesser_net, save_checkpoint
+    from huesenv.vocabulary import word_texts
+
+    vocab = word_texts()
+    torch.manual_seed(seed)
+    net = build_guesser_net(len(vocab), hidden=8)
+    settings = PolicySettings(
+        env_id="huesenv/GuesserVector-v0", role="guesser", observation_mode="vector-dict", vocabulary=vocab
+    )
+    save_checkpoint(path, settings, {"guesser": net}, {"guesser": {"vocab_size": len(vocab), "hidden": 8}})
+    return path
+
+
+@pytest.mark.integration
+def test_replaced_policy_file_is_refused_not_mixed_into_one_leaderboard(tmp_path, capsys):
+    policy = _policy_file(tmp_path / "policy.pt", seed=0)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        f"agents:\n  learned: policy:{policy}\n  r: random\n"
+        "lineups: [[learned, r, r]]\nnum_players: 3\ngames: 1\nwordlevel: {enabled: false}\n"
+    )
+    out = tmp_path / "out"
+    base = ["tournament", str(cfg), "-o", str(out), "--no-progress", "--wandb", "disabled"]
+    assert main(base) == 0
+    _policy_file(policy, seed=1)  # retrained or replaced at the same path
+    code = main([*base, "--set", "games=2"])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 2 and "agent(s) learned" in err and "content changed" in err
+    assert main([*base, "--set", "games=2", "--fresh"]) == 0  # --fresh replays with the new file
