@@ -265,3 +265,27 @@ def test_replaced_policy_file_is_refused_not_mixed_into_one_leaderboard(tmp_path
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert code == 2 and "agent(s) learned" in err and "content changed" in err
     assert main([*base, "--set", "games=2", "--fresh"]) == 0  # --fresh replays with the new file
+
+
+@pytest.mark.integration
+def test_train_experiment_with_more_steps_replays_its_tournament(tmp_path, capsys):
+    """More training steps retrain the policy; the tournament is then restarted, never kept from the old one."""
+    sets = [
+        f"output={tmp_path / 'runs'}",
+        "train.params.num_envs=64",
+        "train.params.hidden=16",
+        "train.params.eval_decisions=64",
+        "evaluate.games=1",
+        "references.agents=[random]",
+        "evaluate.wordlevel=false",
+    ]
+    args = ["train", "experiment", "learned_guesser", "--no-progress"]
+    for item in sets:
+        args += ["--set", item]
+    assert main([*args, "--set", "train.params.total_steps=128"]) == 0
+    games = next((tmp_path / "runs").rglob("games.jsonl"))
+    first = games.read_bytes()
+    capsys.readouterr()
+    assert main([*args, "--set", "train.params.total_steps=256"]) == 0
+    assert "changed since its games were played; restarting the tournament" in capsys.readouterr().out
+    assert games.read_bytes() != first
