@@ -158,6 +158,34 @@ def test_corrupt_fast_state_names_the_file(tmp_path, capsys, name, content, expe
     assert code == 2 and expected in err and "\n" not in err, err
 
 
+def _selfplay(out: Path, humans) -> None:
+    from huesenv.experiments.rl.selfplay import SelfPlayConfig, train_selfplay
+
+    cfg = SelfPlayConfig(
+        total_games=32 * 4, num_games=32, hidden=8, checkpoint_every=2, snapshot_every=2, device="cpu"
+    )
+    train_selfplay(cfg, out, humans=humans, progress=False, figure=False)
+
+
+@pytest.mark.integration
+def test_selfplay_killed_at_every_write_resumes_to_the_same_run(tmp_path, monkeypatch, humans):
+    ref = tmp_path / "ref"
+    n = _count_writes(monkeypatch, lambda: _selfplay(ref, humans))
+    want_w, want_c = _torch_weights(ref / "policy.pt"), _curve(ref / "curve.csv")
+    want_h = (ref / "lexicon_history.csv").read_text()
+    for k in range(1, n + 1):
+        for after in (False, True):
+            out = tmp_path / f"k{k}-{after}"
+            real = _kill_at(monkeypatch, k, after)
+            with pytest.raises(Killed):
+                _selfplay(out, humans)
+            monkeypatch.setattr(atomic, "replace_file", real)
+            _selfplay(out, humans)
+            assert _same(_torch_weights(out / "policy.pt"), want_w), (k, after)
+            assert _curve(out / "curve.csv") == want_c, (k, after)
+            assert (out / "lexicon_history.csv").read_text() == want_h, (k, after)
+
+
 # -- the SB3 trainer -----------------------------------------------------------------------------------------------
 def _sb3(out: Path) -> None:
     from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3

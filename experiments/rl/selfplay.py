@@ -265,6 +265,7 @@ def train_selfplay(
         speaker, probs = game.lexicon()
         values, tables = lexicon_metrics(speaker, probs, game.vocabulary, humans, seed=cfg.seed)
         row = {"step": step, "greedy_points": game.greedy_points(), **values}
+        history[:] = [r for r in history if int(r["step"]) != step]  # a resumed final snapshot: once
         history.append(row)
         write_csv(history_path, pd_frame(history))
         return {"row": row, "tables": tables, "speaker": speaker, "probs": probs}
