@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quality gates, run by .ci/run before the tests (and by hand: scripts/gates.sh):
 #   ruff check, ruff format --check, lint-imports (layers, cycles, forbidden extras),
-#   mypy on the core, game and environment layers (scope: [tool.mypy] in pyproject.toml).
+#   mypy over the whole package (typed defs required in the core, game and environment layers; [tool.mypy]).
 # import-linter and mypy read folders, so they run on a link tree (scripts/linktree.py) in
 # which agents/, experiments/ and render/ appear as huesenv.agents/... like the installed package.
 set -euo pipefail
