@@ -41,8 +41,9 @@ import numpy as np
 from huesenv.game.protocol import ProbeQuery
 from huesenv.logs.schema import LogRecord
 from huesenv.probes.answers import parse_answer
+from huesenv.probes.registry import REPLY_KINDS
 
-ANSWER_KINDS = ("option", "colour", "colours", "coverage", "threshold", "threshold+colour", "percent")
+ANSWER_KINDS = REPLY_KINDS  # declared with the probe protocol
 IMAGE_SIZE = 512
 # Characters the gymnasium Text spaces accept: printable ASCII without tabs/newlines.
 CHARSET = "".join(c for c in string.printable if c not in "\t\n\r\x0b\x0c")
