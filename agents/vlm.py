@@ -24,6 +24,7 @@ from typing import Any
 
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent
 from huesenv.agents.devices import resolve_device, resolve_precision, torch_dtype
+from huesenv.agents.quiet import quiet_model_loading
 
 
 class TransformersVLMAgent(ChatVLMAgent):
@@ -76,6 +77,8 @@ class TransformersVLMAgent(ChatVLMAgent):
         if self._model is not None:
             return
         from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        quiet_model_loading()
 
         t0 = time.perf_counter()
         kw = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}

@@ -281,11 +281,13 @@ def load_config(
     """
     source = source or "default"
     path = Path(source)
+    label = str(path)  # what messages call the config: the user's path, or the bundled config's name
     if path.exists() and not path.is_file():
         raise ValueError(f"config {source}: is a directory, expected a YAML file")
     if not path.exists():
         if str(source) in bundled_configs():
             path = bundled_config_path(str(source))
+            label = f"bundled config {str(source)!r}"
         else:
             raise FileNotFoundError(
                 f"config {source!r}: no such file and not a bundled config (bundled: {', '.join(bundled_configs())})"
@@ -331,7 +333,7 @@ def load_config(
     merged = apply_overrides(_merge(DEFAULTS, data), overrides)
     merged["allow_code"] = bool(allow_code)
     try:
-        return ExperimentConfig.from_dict(merged, source=str(path))
+        return ExperimentConfig.from_dict(merged, source=label)
     except ValueError as err:
         if not overrides:
             raise
@@ -552,7 +554,12 @@ class ExperimentConfig:
 
     @property
     def run_id(self) -> str:
-        return f"{self.name}-{self.fingerprint()}"
+        """``<name>-<fingerprint>``; a run already renamed to ``<name>-<fingerprint>`` (a variant whose
+        default folder was taken) keeps its name rather than carrying the fingerprint twice."""
+        fingerprint = self.fingerprint()
+        if self.name.endswith(f"-{fingerprint}"):
+            return self.name
+        return f"{self.name}-{fingerprint}"
 
     def run_dir(self) -> Path:
         return Path(self.data["output"]) / self.name

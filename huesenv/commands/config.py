@@ -12,7 +12,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from huesenv.commands.tournament import add_config_flags, check_added_agents_play, config_overrides
+from huesenv.commands.tournament import (
+    add_config_flags,
+    check_added_agents_play,
+    config_name,
+    config_overrides,
+)
 from huesenv.experiments.config import bundled_config_kind, bundled_configs, load_config
 
 
@@ -36,7 +41,7 @@ def register(subparsers: Any) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    config = load_config(args.config, config_overrides(args), allow_code=args.allow_code)
+    config = load_config(config_name(args), config_overrides(args), allow_code=args.allow_code)
     check_added_agents_play(args, config)
     print(f"# {config.source}; run id {config.run_id}; run folder {config.run_dir()}")
     print(config.masked_yaml(), end="")

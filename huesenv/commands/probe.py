@@ -11,7 +11,16 @@ from pathlib import Path
 from huesenv.agents import make_agent
 from huesenv.agents.devices import with_device
 from huesenv.agents.registry import kinds_with
-from huesenv.commands.common import add_device, add_out, add_seed, existing_file, positive_int, safe_name
+from huesenv.commands.common import (
+    add_device,
+    add_out,
+    add_progress,
+    add_seed,
+    existing_file,
+    positive_int,
+    progress_enabled,
+    safe_name,
+)
 from huesenv.logs import LogWriter, check_appendable
 from huesenv.probes.export import export_stimuli
 from huesenv.probes.registry import get_probe, probe_names
@@ -50,7 +59,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--export", metavar="DIR", help="write the stimuli as PNG + manifest.csv (ground truth) to DIR"
     )
-    p.add_argument("--progress", action="store_true", help="show a progress bar")
+    add_progress(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -106,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 batch_size=args.batch_size,
                 run_id=run_id,
                 on_record=writer.append,
-                progress=args.progress,
+                progress=progress_enabled(args),
                 **trial_kwargs,
             )
         files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{run_id}")
