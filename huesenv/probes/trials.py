@@ -72,7 +72,7 @@ class ProbeTrial:
             raise ValueError(f"trial {self.trial_id}, field image: expected (512, 512, 3), got {img.shape}")
         return img
 
-    def query(self, image: np.ndarray | None = None):
+    def query(self, image: np.ndarray | None = None) -> ProbeQuery:
         """The agent-facing :class:`huesenv.agents.protocol.ProbeQuery` (``image=None`` when text-only)."""
         if self.text_only:
             image = None
@@ -152,7 +152,7 @@ def make_record(
     seed: int | None,
     episode: int | None,
     timings: Mapping[str, float] | None = None,
-):
+) -> LogRecord:
     """The ``probe_trial`` :class:`~huesenv.logs.schema.LogRecord` of one answered trial."""
     extra: dict[str, Any] = {
         "task": trial.task,
