@@ -208,7 +208,7 @@ WORD_QUERY_FIELDS: tuple[ExtraField, ...] = (
 WORD_QUERY_OPEN = "agent info: any other key an agent reports in Answer.info, as a JSON scalar"
 
 PROBE_TRIAL_FIELDS: tuple[ExtraField, ...] = (
-    ExtraField("task", (str,), '"gca" or "interference"'),
+    ExtraField("task", (str,), 'the probe\'s registered name ("gca", "interference", ...)'),
     ExtraField("trial_id", (str,), 'stable trial id, e.g. "gca/<stimulus>/colour"'),
     ExtraField("question", (str,), "the question text asked"),
     ExtraField("options", (list, None), "the answer options, or null for a free answer", _list_of(str)),
