@@ -45,6 +45,7 @@ from huesenv.agents.policy_net import (
     speaker_forward,
 )
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
+from huesenv.agents.sb3_zip import load_sb3_policy
 from huesenv.agents.text_encoders import MiniLMTextEncoder
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.encoding import ObservationEncoder
@@ -115,7 +116,7 @@ class PolicyAgent(BaseAgent):
         ``MaskablePPO.load``.
         """
         try:
-            from huesenv.agents.sb3_zip import load_sb3_policy
+            import sb3_contrib  # noqa: F401 - the rl extra
         except ImportError:
             raise ValueError(
                 f"policy {self.path}: SB3 zips need the rl extra (pip install 'huesenv[rl]')"

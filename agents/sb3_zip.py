@@ -38,6 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from gymnasium import spaces
+
 from huesenv.board import N_CELLS
 
 MAX_DATA_BYTES = 16 * 2**20  # the data JSON of a real model is a few kB
@@ -190,8 +193,6 @@ def settings_of(data: Mapping[str, Any], n_actions: int, source: str) -> dict[st
 
 def load_sb3_policy(path: str | Path, device: str = "cpu") -> SB3Policy:
     """The zip's ``MaskableActorCriticPolicy`` rebuilt from plain data (see the module docstring)."""
-    import numpy as np
-    from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     source = f"policy {path}"

@@ -40,6 +40,7 @@ from pydantic import Field, field_validator, model_validator
 
 import huesenv  # noqa: F401 - registers the env ids
 from huesenv.agents.policy_net import PolicySettings, check_settings
+from huesenv.agents.sb3_zip import read_sb3_zip, settings_of
 from huesenv.atomic import write_with
 from huesenv.experiments.rl.harness import (
     Clock,
@@ -283,8 +284,6 @@ def read_state(model_path: Path) -> dict[str, Any]:
 
 def _restore(model: Any, model_path: Path, cfg: SB3Config, settings: dict[str, Any], device: str) -> dict:
     """Load weights and optimiser into the freshly built ``model`` (nothing unpickled) and return the state."""
-    from huesenv.agents.sb3_zip import read_sb3_zip, settings_of
-
     state = read_state(model_path)
     cfg.check_resume(state["config"], model_path)
     data, weights = read_sb3_zip(model_path)  # plain JSON and tensors: checks the settings before loading
