@@ -240,3 +240,16 @@ def test_trust_remote_code_from_the_command_line_is_refused(tmp_path, capsys, fl
     err = capsys.readouterr().err.strip()
     assert code == 2 and "trust_remote_code" in err and "\n" not in err, err
     assert not marker.exists()
+
+
+def test_allow_code_on_the_command_line_lets_the_config_load(tmp_path):
+    from huesenv.experiments.config import load_config
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "agents:\n  v:\n    spec: vlm:/nowhere\n    kwargs: {trust_remote_code: true}\n"
+        "lineups: [[v, v, v, v]]\ngames: 1\n"
+    )
+    with pytest.raises(ValueError, match="agents.v.kwargs.trust_remote_code"):
+        load_config(str(cfg))
+    assert load_config(str(cfg), allow_code=True).data["allow_code"] is True
