@@ -26,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 __all__ = [
+    "FieldError",
     "StrictModel",
     "describe_error",
     "did_you_mean",
@@ -40,6 +41,24 @@ M = TypeVar("M", bound=BaseModel)
 
 # Nesting deeper than this is refused before PyYAML recurses (no config is more than ~6 deep).
 MAX_YAML_DEPTH = 64
+
+
+_NO_VALUE: Any = object()
+
+
+class FieldError(ValueError):
+    """Raised inside a validator to name a field below the one it validates (a cross-field check).
+
+    ``FieldError(("lineups", 0, 1), "expected one of the agents [...]", "nobody")`` reads
+    ``SOURCE, field lineups.0.1: expected one of the agents [...], got 'nobody'``; without ``value``
+    the ``, got ...`` part is left out (``message`` then says everything).
+    """
+
+    def __init__(self, loc: tuple[int | str, ...], message: str, value: Any = _NO_VALUE) -> None:
+        super().__init__(message)
+        self.loc = loc
+        self.message = message
+        self.value = value
 
 
 class StrictModel(BaseModel):
@@ -112,6 +131,42 @@ def _model_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseMo
     return None
 
 
+def _clean_loc(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """``loc`` without the union-member tags pydantic inserts (``humans.cvd.str`` → ``humans.cvd``)."""
+    out: list[int | str] = []
+    current: Any = model
+    parts = list(loc)
+    while parts:
+        options = [o for o in _unwrap(current) if o is not type(None)]
+        structured = any(
+            (isinstance(o, type) and issubclass(o, BaseModel)) or typing.get_origin(o) in (dict, Mapping)
+            for o in options
+        )
+        if len(options) > 1 and not structured and isinstance(parts[0], str):
+            parts.pop(0)  # a union member's tag, not a key
+            tag_free = [o for o in options if typing.get_origin(o) in (list, tuple)]
+            current = tag_free[0] if tag_free else Any
+            continue
+        part = parts.pop(0)
+        out.append(part)
+        nxt: Any = None
+        for option in options:
+            if isinstance(option, type) and issubclass(option, BaseModel):
+                field = option.model_fields.get(str(part))
+                if field is not None:
+                    nxt = field.annotation
+                    break
+            elif typing.get_origin(option) in (dict, Mapping):
+                nxt = typing.get_args(option)[1]
+                break
+            elif typing.get_origin(option) in (list, tuple):
+                args = typing.get_args(option)
+                nxt = args[0] if args else Any
+                break
+        current = nxt if nxt is not None else Any
+    return tuple(out)
+
+
 def _dotted(loc: Iterable[int | str]) -> str:
     return ".".join(str(p) for p in loc)
 
@@ -133,7 +188,7 @@ def describe_error(
     errors = err.errors(include_url=False)
     # An unknown key first: its did-you-mean explains the "missing" error that a misspelling also causes.
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    loc = tuple(first["loc"])
+    loc = _clean_loc(model, tuple(first["loc"]))
     at = where(loc) if where is not None else ""
     if first["type"] == "extra_forbidden":
         owner = _model_at(model, loc[:-1])
@@ -145,8 +200,13 @@ def describe_error(
         )
     message = str(first["msg"])
     context = first.get("ctx") or {}
-    if "expected" in context and first["type"] == "value_error":
-        message = str(context["expected"])
+    raised = context.get("error")
+    if isinstance(raised, FieldError):
+        at = where(loc + raised.loc) if where is not None else ""
+        full = loc + raised.loc
+        field = f", field {_dotted(full)}" if full else ""
+        got = "" if raised.value is _NO_VALUE else f", got {_shown(raised.value)}"
+        return f"{source}{at}{field}: {raised.message}{got}"
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
     if message.startswith("Input should be "):
@@ -161,11 +221,13 @@ def describe_error(
     if not message.startswith("expected"):
         message = f"expected {message[:1].lower()}{message[1:]}"
     field = f", field {_dotted(loc)}" if loc else ""
-    got = first.get("input")
-    shown = repr(got)
-    if len(shown) > 80:
-        shown = shown[:77] + "..."
-    return f"{source}{at}{field}: {message}, got {shown}"
+    return f"{source}{at}{field}: {message}, got {_shown(first.get('input'))}"
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, cut to one short line."""
+    shown = repr(value).replace("\n", "\\n")
+    return shown if len(shown) <= 160 else shown[:157] + "..."
 
 
 def validate(

@@ -150,3 +150,26 @@ def test_device_reaches_model_agents_only():
     assert config.fingerprint() == load_config("default", agents).fingerprint()  # not part of the identity
     with pytest.raises(ValueError, match="field device"):
         load_config("default", ["device=gpu"])
+
+
+def test_yaml_alias_bomb_in_a_config_or_an_override_fails_fast(tmp_path, capsys):
+    """A 628-byte 'billion laughs' in agent kwargs once took 3.5 GB and 100 s; aliases are refused now."""
+    import time
+
+    from huesenv.cli import main
+
+    levels = ["a: &a [" + ", ".join(['"lollollollol"'] * 9) + "]"]
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        levels.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    kwargs = "\n".join("      " + line for line in levels)
+    text = f"name: bomb\nagents:\n  random:\n    spec: random\n    kwargs:\n{kwargs}\n"
+    assert 550 < len(text.encode()) < 700  # the red team's was 628 bytes
+    path = tmp_path / "bomb.yaml"
+    path.write_text(text)
+    start = time.perf_counter()
+    assert main(["config", "show", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "bomb.yaml, line 6: YAML anchor 'a' refused" in err and "\n" not in err
+    with pytest.raises(ValueError, match="alias 'x' refused"):
+        load_config("default", ["agents.random.kwargs.seed=[*x, *x]"])
+    assert time.perf_counter() - start < 5
