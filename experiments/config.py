@@ -53,13 +53,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from huesenv.agents.devices import with_device
 from huesenv.experiments.config_schema import AgentEntry, ExperimentSchema, section_keys
 from huesenv.secrets import mask
-from huesenv.validation import describe_error, did_you_mean, key_line, load_yaml, parse_yaml_value, validate
+from huesenv.validation import (
+    describe_error,
+    did_you_mean,
+    dump_yaml,
+    key_line,
+    load_yaml,
+    parse_yaml_value,
+    validate,
+)
 
 DEFAULTS: dict[str, Any] = {
     "name": "default",
@@ -365,8 +372,8 @@ class ExperimentConfig:
         return Path(self.data["output"]) / self.name
 
     def to_yaml(self) -> str:
-        return yaml.safe_dump(self.data, sort_keys=False)
+        return dump_yaml(self.data)
 
     def masked_yaml(self) -> str:
         """The config as YAML with its secrets masked by key name and by value (what a run folder keeps)."""
-        return yaml.safe_dump(mask(self.data), sort_keys=False)
+        return dump_yaml(mask(self.data))

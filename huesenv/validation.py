@@ -30,6 +30,7 @@ __all__ = [
     "StrictModel",
     "describe_error",
     "did_you_mean",
+    "dump_yaml",
     "key_line",
     "load_yaml",
     "load_yaml_file",
@@ -177,13 +178,16 @@ def describe_error(
     source: str,
     *,
     where: Callable[[tuple[int | str, ...]], str] | None = None,
-    unknown: str = "unknown config key",
+    unknown: str = "unknown config key {key!r}",
+    quote_field: bool = False,
 ) -> str:
     """pydantic's first error as one line: ``SOURCE[, line N], field a.b: expected ..., got ...``.
 
     An unknown key reads ``SOURCE[, line N]: unknown config key 'a.b' (did you mean 'a.c'?); expected one
-    of ...``.  ``where(loc)`` may add a location such as ``", line 3"`` for the error's path.  A
-    model may give an ``expected`` text per field in its ``json_schema_extra={"expected": ...}``.
+    of ...``; ``unknown`` is that phrase's format (``{key}``: the dotted key, ``{keys}``: the sorted
+    list of every unknown key beside it).  ``where(loc)`` may add a location such as ``", line 3"``
+    for the error's path; ``quote_field`` writes ``field 'a.b'``.  A model may give an ``expected``
+    text per field in its ``json_schema_extra={"expected": ...}``.
     """
     errors = err.errors(include_url=False)
     # An unknown key first: its did-you-mean explains the "missing" error that a misspelling also causes.
@@ -194,17 +198,20 @@ def describe_error(
         owner = _model_at(model, loc[:-1])
         allowed = [f.alias or name for name, f in owner.model_fields.items()] if owner else []
         expected = f"one of {', '.join(allowed)}" if allowed else "no keys (a value, not a mapping)"
-        return (
-            f"{source}{at}: {unknown} {_dotted(loc)!r}{did_you_mean(str(loc[-1]), allowed)}; "
-            f"expected {expected}"
+        beside = sorted(
+            _dotted(_clean_loc(model, tuple(e["loc"])))
+            for e in errors
+            if e["type"] == "extra_forbidden" and _clean_loc(model, tuple(e["loc"]))[:-1] == loc[:-1]
         )
+        phrase = unknown.format(key=_dotted(loc), keys=beside)
+        return f"{source}{at}: {phrase}{did_you_mean(str(loc[-1]), allowed)}; expected {expected}"
     message = str(first["msg"])
     context = first.get("ctx") or {}
     raised = context.get("error")
     if isinstance(raised, FieldError):
         at = where(loc + raised.loc) if where is not None else ""
         full = loc + raised.loc
-        field = f", field {_dotted(full)}" if full else ""
+        field = f", field {_field(full, quote_field)}" if full else ""
         got = "" if raised.value is _NO_VALUE else f", got {_shown(raised.value)}"
         return f"{source}{at}{field}: {raised.message}{got}"
     if message.startswith("Value error, "):
@@ -220,8 +227,12 @@ def describe_error(
             message = f"expected {extra['expected']}"
     if not message.startswith("expected"):
         message = f"expected {message[:1].lower()}{message[1:]}"
-    field = f", field {_dotted(loc)}" if loc else ""
+    field = f", field {_field(loc, quote_field)}" if loc else ""
     return f"{source}{at}{field}: {message}, got {_shown(first.get('input'))}"
+
+
+def _field(loc: tuple[int | str, ...], quote: bool) -> str:
+    return repr(_dotted(loc)) if quote else _dotted(loc)
 
 
 def _shown(value: Any) -> str:
@@ -236,14 +247,16 @@ def validate(
     source: str,
     *,
     where: Callable[[tuple[int | str, ...]], str] | None = None,
-    unknown: str = "unknown config key",
+    unknown: str = "unknown config key {key!r}",
+    quote_field: bool = False,
     context: Mapping[str, Any] | None = None,
 ) -> M:
     """``model.model_validate(data)``, a failure raised as ``ValueError`` with :func:`describe_error`'s line."""
     try:
         return model.model_validate(data, context=dict(context) if context is not None else None)
     except ValidationError as err:
-        raise ValueError(describe_error(err, model, source, where=where, unknown=unknown)) from None
+        message = describe_error(err, model, source, where=where, unknown=unknown, quote_field=quote_field)
+        raise ValueError(message) from None
 
 
 class _Refused(yaml.composer.ComposerError):
@@ -297,6 +310,19 @@ class _SafeLoader(yaml.SafeLoader):
                     None, None, f"key {key!r} appears twice (expected each key once)", key_node.start_mark
                 )
         return super().construct_mapping(node, deep=deep)
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper that writes a value used twice twice (never ``&id001``/``*id001``), so that
+    what the project writes, :func:`load_yaml` reads back."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def dump_yaml(data: Any) -> str:
+    """``yaml.safe_dump(data, sort_keys=False)`` without anchors and aliases (see :class:`_PlainDumper`)."""
+    return yaml.dump(data, Dumper=_PlainDumper, sort_keys=False)
 
 
 def load_yaml(text: str, source: str) -> Any:
