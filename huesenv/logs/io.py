@@ -148,6 +148,67 @@ def read_records(path: str | os.PathLike) -> ReadResult:
     return ReadResult(records=records, torn_line=torn_line, torn_text=torn_text, versions=frozenset(versions))
 
 
+@dataclass(frozen=True)
+class PartialBlock:
+    """A unit block cut short (a kill or a full disk mid-append): its unit key, records found, records promised."""
+
+    unit: str
+    found: int
+    size: int | None
+    first_record: int  # 1-based position of its first record among the log's records
+
+    def describe(self) -> str:
+        return f"{self.unit} ({self.found} of {self.size} records from record {self.first_record})"
+
+
+@dataclass
+class BlockSplit:
+    """A log's records split into unit blocks (see :mod:`huesenv.logs.units`)."""
+
+    kept: list[LogRecord]  # untagged records and complete blocks, in log order (duplicates included)
+    units: dict[str, list[LogRecord]]  # unit key -> its first complete block
+    partial: list[PartialBlock]
+    duplicate_blocks: int = 0
+
+
+def split_blocks(records: Sequence[LogRecord]) -> BlockSplit:
+    """Group records into unit blocks: a unit is complete only as a contiguous block of exactly
+    ``unit_size`` records with positions 0..n-1; untagged records are kept as they are."""
+    split = BlockSplit(kept=[], units={}, partial=[])
+    block: list[LogRecord] = []
+    key: str | None = None
+    start = 0
+
+    def close_block() -> None:
+        if not block:
+            return
+        if key is None:
+            split.kept.extend(block)
+            return
+        size = block[0].unit_size
+        if size != len(block) or [r.unit_pos for r in block] != list(range(len(block))):
+            split.partial.append(PartialBlock(key, len(block), size, start + 1))
+            return
+        split.kept.extend(block)
+        if key in split.units:
+            split.duplicate_blocks += 1
+        else:
+            split.units[key] = list(block)
+
+    for index, rec in enumerate(records):
+        rkey = rec.unit
+        if (
+            rkey != key
+            or rec.unit_pos == 0
+            or (block and key is not None and len(block) == block[0].unit_size)
+        ):
+            close_block()
+            block, key, start = [], rkey, index
+        block.append(rec)
+    close_block()
+    return split
+
+
 def check_appendable(path: str | os.PathLike) -> int:
     """Refuse to append to a log that is corrupt or was written by another schema version.
 
@@ -388,19 +449,36 @@ def read_parquet(path: str | os.PathLike) -> list[LogRecord]:
     return out
 
 
-def load_logs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[LogRecord]:
-    """Records of one or more logs, JSON Lines (``.jsonl``/``.json``) or Parquet, in order."""
+def load_logs(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    interrupted: list[tuple[Path, PartialBlock]] | None = None,
+) -> list[LogRecord]:
+    """Records of one or more logs, JSON Lines (``.jsonl``/``.json``) or Parquet, in order.
+
+    A unit block that an interrupted run cut short (fewer records than its ``unit_size``) is
+    dropped, as resume and the metrics drop it: an export or a count never includes half a game.
+    Each dropped block is appended to ``interrupted`` as ``(path, block)`` when given, else warned about.
+    """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     records: list[LogRecord] = []
     for path in paths:
-        path = Path(path)
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: no such log")
-        if not path.is_file():
-            raise LogError(str(path), "<file>", "expected a log file (.jsonl or .parquet), got a directory")
-        if path.suffix == ".parquet":
-            records.extend(read_parquet(path))
-        else:
-            records.extend(read_records(path).records)
+        split = split_blocks(_load_one(Path(path)))
+        records.extend(split.kept)
+        for block in split.partial:
+            if interrupted is not None:
+                interrupted.append((Path(path), block))
+            else:
+                warnings.warn(f"{path}: interrupted block {block.describe()} dropped", stacklevel=2)
     return records
+
+
+def _load_one(path: Path) -> list[LogRecord]:
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such log")
+    if not path.is_file():
+        raise LogError(str(path), "<file>", "expected a log file (.jsonl or .parquet), got a directory")
+    if path.suffix == ".parquet":
+        return read_parquet(path)
+    return read_records(path).records
