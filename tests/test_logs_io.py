@@ -21,7 +21,7 @@ from huesenv.logs.io import frame_to_records
 
 
 def _rec(word: str = "BANANA", cells=("I4", "J7"), episode: int = 0, **kw) -> LogRecord:
-    return LogRecord(
+    return LogRecord.create(
         kind="word_query",
         run_id="r1",
         agent_id="clip:ViT-B-32/openai",
@@ -140,7 +140,7 @@ def test_malformed_middle_line_is_an_error_not_a_torn_line(tmp_path):
 
 
 def test_game_step_coordinates_are_checked(tmp_path):
-    rec = LogRecord(
+    rec = LogRecord.create(
         kind="game_step", run_id="r", agent_id="random", extra={"cell": "Q40", "role": "guesser"}
     ).to_dict()
     path = tmp_path / "g.jsonl"
@@ -167,7 +167,7 @@ def test_invalid_answers_are_kept(tmp_path):
 
 def test_parquet_round_trip_and_frame(tmp_path):
     records = _episode(0) + [
-        LogRecord(
+        LogRecord.create(
             kind="game_step",
             run_id="r",
             agent_id="random",

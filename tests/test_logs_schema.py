@@ -62,7 +62,7 @@ def test_version_1_undeclared_keys_are_kept_apart_not_dropped(tmp_path):
 
 
 def test_constructor_builds_the_typed_class_and_pickles():
-    rec = LogRecord(kind="probe_trial", run_id="r", agent_id="a", extra={"task": "gca"})
+    rec = LogRecord.create(kind="probe_trial", run_id="r", agent_id="a", extra={"task": "gca"})
     assert type(rec) is ProbeTrial and rec.task == "gca"
     assert pickle.loads(pickle.dumps(rec)) == rec
     with pytest.raises(LogError, match="field kind"):
@@ -84,7 +84,7 @@ def test_constructor_builds_the_typed_class_and_pickles():
     ],
 )
 def test_strict_types_name_the_field(tmp_path, change, field):
-    data = LogRecord(kind="game_step", run_id="r", agent_id="a", extra={"phase": "guess_1"}).to_dict()
+    data = LogRecord.create(kind="game_step", run_id="r", agent_id="a", extra={"phase": "guess_1"}).to_dict()
     for key, value in change.items():
         data[key] = value if key != "extra" else {**data["extra"], **value}
     path = tmp_path / "log.jsonl"
@@ -114,7 +114,7 @@ def test_logs_schema_command_lists_the_fields(capsys):
 
 
 def test_cue_text_from_the_logs_package():
-    rec = LogRecord(kind="game_step", run_id="r", agent_id="a", word=" SEA ", extra={"phase": "cue_1"})
+    rec = LogRecord.create(kind="game_step", run_id="r", agent_id="a", word=" SEA ", extra={"phase": "cue_1"})
     assert cue_text(rec) == "SEA"
 
 
@@ -175,7 +175,7 @@ def test_import_refuses_corrupt_or_other_version_logs(tmp_path):
     with pytest.raises(LogError, match="version 1 records; expected version 2"):
         write_answers(table, old, "vlm:x")
     bad_valid = tmp_path / "valid.jsonl"
-    rec = LogRecord(kind="word_query", run_id="r", agent_id="a", word="BANANA").to_dict()
+    rec = LogRecord.create(kind="word_query", run_id="r", agent_id="a", word="BANANA").to_dict()
     rec["valid"] = "false"
     bad_valid.write_text(json.dumps(rec) + "\n")
     with pytest.raises(LogError, match="field valid: expected true/false"):
@@ -194,7 +194,7 @@ def test_import_to_parquet_streams_and_reads_back(tmp_path):
 
 def test_writer_masks_secret_values(tmp_path, monkeypatch):
     monkeypatch.setenv("MY_SERVICE_API_KEY", "sk-verysecret123")
-    rec = LogRecord(
+    rec = LogRecord.create(
         kind="word_query", run_id="r", agent_id="a", word="BANANA", raw_text="key sk-verysecret123"
     )
     with LogWriter(tmp_path / "l.jsonl") as writer:

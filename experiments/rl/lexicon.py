@@ -294,7 +294,7 @@ def listener_records(
         order = np.argsort(-probs[i], kind="stable")[:top_k]
         cells = [format_coord(int(c)) for c in order]
         records.append(
-            LogRecord(
+            LogRecord.create(
                 kind="word_query",
                 run_id="lexicon",
                 agent_id=agent_id,

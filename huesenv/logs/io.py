@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from huesenv.logs.schema import SCHEMA_VERSION, LogError, LogRecord, validate_record
+from huesenv.logs.schema import APPENDABLE_VERSIONS, LogError, LogRecord, validate_record
 from huesenv.secrets import mask, mask_text
 
 
@@ -224,12 +224,12 @@ def check_appendable(path: str | os.PathLike) -> int:
         raise LogError(str(path), "<file>", "expected a log file, got a directory or special file")
     count = 0
     for _record, version in _iter_lines(path, []):
-        if version != SCHEMA_VERSION:
+        if version not in APPENDABLE_VERSIONS:
             raise LogError(
                 f"{path}, line {count + 1}",
                 "schema_version",
-                f"the log holds version {version} records; expected version {SCHEMA_VERSION} to append to it "
-                "(write to a new log)",
+                f"the log holds version {version} records; expected version "
+                f"{' or '.join(map(str, APPENDABLE_VERSIONS))} to append to it (write to a new log)",
             )
         count += 1
     return count
@@ -333,7 +333,7 @@ def frame_to_records(frame: pd.DataFrame) -> list[LogRecord]:
                 clean[key] = list(clean[key])
         clean["timings"] = dict(clean.get("timings") or {})
         clean["extra"] = dict(clean.get("extra") or {})
-        out.append(LogRecord(**clean))
+        out.append(LogRecord.create(**clean))
     return out
 
 
@@ -396,7 +396,7 @@ class ParquetRecordWriter:
             return
         columns: dict[str, list] = {name: [] for name in self._schema.names}
         for record in self._rows:
-            for name, value in mask(record.to_dict(), by_key=False).items():  # secrets never reach a log
+            for name, value in mask(record._view(), by_key=False).items():  # secrets never reach a log
                 if name in ("extra", "timings"):
                     value = json.dumps(value, sort_keys=True, ensure_ascii=False)
                 columns[name].append(value)
