@@ -343,7 +343,7 @@ class ExtraView(MutableMapping[str, Any]):
                 type(rec).__name__, f"extra.{key}", f"not a declared {rec.kind} field (declared: {declared})"
             )
         open_values[open_key] = value
-        if rec._OPEN not in rec.model_fields_set:
+        if rec._OPEN is not None and rec._OPEN not in rec.model_fields_set:
             setattr(rec, rec._OPEN, open_values)  # marks it as set
 
     def __delitem__(self, key: str) -> None:
@@ -557,7 +557,8 @@ def _from_layout(
         elif open_name is not None and key == open_name and isinstance(value, Mapping):
             open_values.update(value)
         elif (
-            open_name == "info"
+            open_beside
+            and open_name == "info"
             and isinstance(key, str)
             and isinstance(value, (str, int, float, bool, type(None)))
         ):
@@ -687,11 +688,21 @@ class ExtraField:
     doc: str
 
 
+_SHORT = {"true/false": "bool", "an integer": "int", "a number": "number", "a string": "str", "a list": "list",
+          "an object": "object", "null": "null"}  # fmt: skip
+
+
+def _short_type(annotation: Any) -> str:
+    """``int | None`` → ``"int | null"`` (the listing's spelling)."""
+    parts = _type_text(annotation).split(" or ")
+    return " | ".join("str" if part.startswith("one of") else _SHORT.get(part, part) for part in parts)
+
+
 def _declared(model: type[LogRecord]) -> dict[str, ExtraField]:
     out: dict[str, ExtraField] = {}
     for key, name in model._EXTRA_KEYS.items():
         info = model.model_fields[name]
-        out[key] = ExtraField(key, _type_text(info.annotation).replace(" or ", " | "), info.description or "")
+        out[key] = ExtraField(key, _short_type(info.annotation), info.description or "")
     return out
 
 
@@ -704,7 +715,7 @@ def describe_fields() -> str:
     lines.append("\nevery record (top level):")
     for name in COMMON_FIELDS:
         info = LogRecord.model_fields[name]
-        lines.append(f"  {name:16s} {_type_text(info.annotation).replace(' or ', ' | '):14s}")
+        lines.append(f"  {name:16s} {_short_type(info.annotation)}")
     for kind, cls in KIND_CLASSES.items():
         lines.append(f"\n{kind} extra:")
         for spec in EXTRA_FIELDS[kind].values():
