@@ -56,6 +56,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from huesenv.agents.devices import with_device
+from huesenv.agents.registry import has_capability
 from huesenv.experiments.config_schema import AgentEntry, ExperimentSchema, section_keys
 from huesenv.secrets import mask
 from huesenv.validation import (
@@ -64,6 +65,7 @@ from huesenv.validation import (
     dump_yaml,
     key_line,
     load_yaml,
+    load_yaml_file,
     parse_yaml_value,
     validate,
 )
@@ -133,7 +135,7 @@ class AgentSpec:
 
     @property
     def is_model(self) -> bool:
-        return self.spec.split(":", 1)[0] in {"clip", "vlm"}
+        return has_capability(self.spec, "needs_weights")
 
 
 def bundled_config_path(name: str) -> Path:
@@ -142,9 +144,22 @@ def bundled_config_path(name: str) -> Path:
     return Path(str(ref))
 
 
-def bundled_configs() -> list[str]:
+def bundled_configs(kind: str | None = None) -> list[str]:
+    """The bundled configs' names; ``kind="tournament"`` or ``"training"`` (key ``train``) picks one kind."""
     folder = resources.files("huesenv.experiments") / "configs"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    names = sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    if kind is None:
+        return names
+    if kind not in ("tournament", "training"):
+        raise ValueError(f"kind {kind!r}: expected 'tournament' or 'training'")
+    return [n for n in names if bundled_config_kind(n) == kind]
+
+
+def bundled_config_kind(name: str) -> str:
+    """``"training"`` for a bundled config with a ``train`` section (``huesenv train experiment``), else
+    ``"tournament"`` (``huesenv tournament`` / ``config show``)."""
+    data = load_yaml_file(bundled_config_path(name))
+    return "training" if isinstance(data, dict) and "train" in data else "tournament"
 
 
 def _merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
@@ -209,11 +224,13 @@ def load_config(
     """
     source = source or "default"
     path = Path(source)
+    label = str(path)  # what messages call the config: the user's path, or the bundled config's name
     if path.exists() and not path.is_file():
         raise ValueError(f"config {source}: is a directory, expected a YAML file")
     if not path.exists():
         if str(source) in bundled_configs():
             path = bundled_config_path(str(source))
+            label = f"bundled config {str(source)!r}"
         else:
             raise FileNotFoundError(
                 f"config {source!r}: no such file and not a bundled config (bundled: {', '.join(bundled_configs())})"
@@ -248,7 +265,7 @@ def load_config(
     merged = apply_overrides(_merge(DEFAULTS, data), overrides)
     merged["allow_code"] = bool(allow_code)
     try:
-        return ExperimentConfig(_merge(DEFAULTS, merged), source=str(path), lines=lines)
+        return ExperimentConfig(_merge(DEFAULTS, merged), source=label, lines=lines)
     except ValueError as err:
         if not overrides:
             raise
@@ -366,7 +383,12 @@ class ExperimentConfig:
 
     @property
     def run_id(self) -> str:
-        return f"{self.name}-{self.fingerprint()}"
+        """``<name>-<fingerprint>``; a run already renamed to ``<name>-<fingerprint>`` (a variant whose
+        default folder was taken) keeps its name rather than carrying the fingerprint twice."""
+        fingerprint = self.fingerprint()
+        if self.name.endswith(f"-{fingerprint}"):
+            return self.name
+        return f"{self.name}-{fingerprint}"
 
     def run_dir(self) -> Path:
         return Path(self.data["output"]) / self.name

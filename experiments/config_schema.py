@@ -17,6 +17,7 @@ from pydantic import Field, field_validator, model_validator
 
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.callables import check_callable_name
+from huesenv.game.rules import DEFAULT_RULES
 from huesenv.validation import FieldError, StrictModel, did_you_mean
 
 __all__ = ["AgentEntry", "ExperimentSchema", "RUN_NAME", "section_keys"]
@@ -180,8 +181,11 @@ class ExperimentSchema(StrictModel):
                 "expected at least 1 while tournament.enabled (for no games: `huesenv wordlevel`)",
                 self.games,
             )
-        if not 2 <= self.num_players <= 10:
-            raise FieldError(("num_players",), "expected 2-10 players (the game's range)", self.num_players)
+        low, high = DEFAULT_RULES.min_players, DEFAULT_RULES.max_players
+        if not low <= self.num_players <= high:
+            raise FieldError(
+                ("num_players",), f"expected {low}-{high} players (the game's range)", self.num_players
+            )
         for key in ("agent_factory", "play_fn"):
             value = getattr(self.tournament, key)
             problem = None if value is None else check_callable_name(key, value, allow_code=self.allow_code)

@@ -401,6 +401,9 @@ class GameStep(LogRecord):
     )
     cone_indices: list[int] | None = _extra("reveal only: which cue each of the seat's cones answered")
     fallback: str | None = _extra("why the agent's answer was replaced by a legal move (valid is then false)")
+    agent_fallback: str | None = _extra(
+        "the agent's own fallback (e.g. human replay: unknown_cue, exhausted), said in the window and replay"
+    )
     seat_agent: str | None = _extra("the experiment's agent name at this seat (tournaments)")
     lineup: int | None = _extra("index of the lineup in the experiment config (tournaments)", ge=0)
     abandoned: bool | None = _extra("the person left the game before its end (huesenv play)")
