@@ -282,6 +282,7 @@ EXTERNAL_LAZY_ALLOWED = {
     ("huesenv.experiments.", "matplotlib"): "figures only when a report is drawn",
     ("huesenv.experiments.", "pandas"): "tables only in the steps that write them",
     ("huesenv.experiments.", "scipy"): "statistics only in the steps that compute them",
+    ("huesenv.experiments.rl.lexicon", "sklearn"): "scikit-learn (rl extra) only when a lexicon is scored",
     ("huesenv.experiments.", "rich"): "terminal output only",
     ("huesenv.experiments.", "gymnasium"): "the SB3 trainer makes its env by id only when it runs",
 }
