@@ -257,7 +257,7 @@ EXTRA_AT_TOP = {
 }
 # Required third-party packages imported inside a function, and why (module prefix, package): reason.
 EXTERNAL_LAZY_ALLOWED = {
-    ("huesenv.colourspace", "colour"): "colour-science takes ~0.5 s to import; import huesenv must stay light",
+    ("huesenv.colourspace", "colour"): "colour-science takes ~0.5 s to import; import huesenv stays light",
     ("huesenv.board", "pandas"): "Board.frame() only; import huesenv must not load pandas",
     ("huesenv.categories", "matplotlib"): "the colour-chip figure only",
     ("huesenv.plots", "colour"): "figures import light; colour-science only for the chart that needs it",

@@ -62,13 +62,13 @@ class TrainSection(StrictModel):
 
 class ReferencesSection(StrictModel):
     agents: list[str] = Field(default_factory=lambda: ["random", "text-embedding", "human-replay"])
-    episodes: int = Field(20, ge=1, json_schema_extra={"expected": "a positive integer"})
+    episodes: int = Field(default=20, ge=1, json_schema_extra={"expected": "a positive integer"})
 
 
 class EvaluateSection(StrictModel):
     tournament: bool = True
     base: str = "default"
-    games: int = Field(24, ge=1, json_schema_extra={"expected": "a positive integer"})
+    games: int = Field(default=24, ge=1, json_schema_extra={"expected": "a positive integer"})
     lineups: list[list[str]] = Field(default_factory=lambda: [["learned", "human", "human", "human"]])
     wordlevel: bool = True
 
@@ -78,10 +78,10 @@ class TrainingSchema(StrictModel):
 
     name: str = Field(min_length=1, json_schema_extra={"expected": "a non-empty string"})
     output: str = "runs"
-    seed: int = Field(0, ge=0, json_schema_extra={"expected": "a non-negative integer"})
+    seed: int = Field(default=0, ge=0, json_schema_extra={"expected": "a non-negative integer"})
     train: TrainSection
-    references: ReferencesSection = Field(default_factory=ReferencesSection)
-    evaluate: EvaluateSection = Field(default_factory=EvaluateSection)
+    references: ReferencesSection = Field(default_factory=lambda: ReferencesSection())
+    evaluate: EvaluateSection = Field(default_factory=lambda: EvaluateSection())
 
 
 DEFAULTS: dict[str, Any] = {
