@@ -214,7 +214,7 @@ def test_exports_and_check_drop_and_report_an_interrupted_block(tmp_path, capsys
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:5] + lines[6:]))  # game:1 lost its last record (the disk filled up)
     with pytest.warns(UserWarning, match=r"interrupted block game:1 \(2 of 3 records"):
-        records = load_logs(path)
+        records = load_logs(path, complete_blocks=True)
     assert [r.unit for r in records] == ["game:0"] * 3 + ["game:2"] * 2
     assert main(["logs", "check", str(path)]) == 0
     out = capsys.readouterr().out

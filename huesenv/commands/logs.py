@@ -84,7 +84,7 @@ def _to_parquet(args: argparse.Namespace) -> int:
         if path.resolve() == out.resolve():
             raise ValueError(f"--out {args.out}: is one of the input logs; give another path")
     interrupted: list[tuple[Path, PartialBlock]] = []
-    records = load_logs(args.logs, interrupted=interrupted)
+    records = load_logs(args.logs, complete_blocks=True, interrupted=interrupted)
     _report_interrupted(interrupted)
     if not records:  # an empty table would look like a successful conversion of nothing
         raise ValueError(
@@ -100,7 +100,7 @@ def _check(args: argparse.Namespace) -> int:
         existing_file(path, "LOG")
         torn = None if str(path).endswith(".parquet") else read_records(path).torn_line
         interrupted: list[tuple[Path, PartialBlock]] = []
-        records = load_logs(path, interrupted=interrupted)
+        records = load_logs(path, complete_blocks=True, interrupted=interrupted)
         counts = Counter((r.kind, r.agent_id) for r in records)
         dropped = sum(block.found for _path, block in interrupted)
         print(

@@ -53,10 +53,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(
             "--cvd: expected together with --humans PATH (the packaged cohort has its own flags)"
         )
-    interrupted: list = []
-    records = load_logs(args.logs, interrupted=interrupted)  # a bad log fails before the cohort is loaded
-    for path, block in interrupted:
-        print(f"{path}: interrupted block {block.describe()} dropped")
+    records = load_logs(args.logs)  # a bad log fails before the human cohort is loaded
     if not any(r.kind == "word_query" for r in records):
         raise ValueError(
             f"{', '.join(args.logs)}: no word_query records to score (expected a word-level log)"

@@ -453,18 +453,22 @@ def read_parquet(path: str | os.PathLike) -> list[LogRecord]:
 def load_logs(
     paths: str | os.PathLike | Iterable[str | os.PathLike],
     *,
+    complete_blocks: bool = False,
     interrupted: list[tuple[Path, PartialBlock]] | None = None,
 ) -> list[LogRecord]:
     """Records of one or more logs, JSON Lines (``.jsonl``/``.json``) or Parquet, in order.
 
-    A unit block that an interrupted run cut short (fewer records than its ``unit_size``) is
-    dropped, as resume and the metrics drop it: an export or a count never includes half a game.
-    Each dropped block is appended to ``interrupted`` as ``(path, block)`` when given, else warned about.
+    With ``complete_blocks`` a unit block that an interrupted run cut short (fewer records than its
+    ``unit_size``) is dropped, as resume drops it, so an export or a count never includes half a game;
+    each dropped block is appended to ``interrupted`` as ``(path, block)`` when given, else warned about.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     records: list[LogRecord] = []
     for path in paths:
+        if not complete_blocks:
+            records.extend(_load_one(Path(path)))
+            continue
         split = split_blocks(_load_one(Path(path)))
         records.extend(split.kept)
         for block in split.partial:
