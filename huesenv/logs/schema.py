@@ -5,7 +5,7 @@ Parquet for analysis.  Every record says which schema version wrote it so that
 readers can refuse what they do not understand instead of misreading it.
 
 **Models.**  :class:`LogRecord` holds the fields every kind has; :class:`GameStep`,
-:class:`WordQuery` and :class:`ProbeTrial` add their own as real, typed fields
+:class:`WordQuery` and :class:`ProbeTrialRecord` add their own as real, typed fields
 (``step.phase``, ``query.top_k``), each with its meaning as the field's
 description (``huesenv logs schema`` lists them).  :data:`AnyRecord` is the union
 discriminated on ``kind``; :meth:`LogRecord.create` builds the model of a kind.
@@ -478,14 +478,14 @@ class WordQuery(LogRecord):
 ParsedValue = Scalar | list[Scalar | list[Scalar]]
 
 
-class ProbeTrial(LogRecord):
+class ProbeTrialRecord(LogRecord):
     """One answered probe question (GCA or text interference); ``answer`` is the parsed answer."""
 
     KIND = "probe_trial"
     _OPEN = "parsed"
 
     kind: Literal["probe_trial"] = "probe_trial"
-    task: str | None = _extra('"gca" or "interference"')
+    task: str | None = _extra('the probe\'s registered name ("gca", "interference", ...)')
     trial_id: str | None = _extra('stable trial id, e.g. "gca/<stimulus>/colour"')
     question: str | None = _extra("the question text asked")
     options: list[str] | None = _extra("the answer options, or null for a free answer")
@@ -520,11 +520,11 @@ class ProbeTrial(LogRecord):
     )
 
 
-AnyRecord = Annotated[GameStep | WordQuery | ProbeTrial, Field(discriminator="kind")]
+AnyRecord = Annotated[GameStep | WordQuery | ProbeTrialRecord, Field(discriminator="kind")]
 KIND_CLASSES: dict[str, type[LogRecord]] = {
     "game_step": GameStep,
     "word_query": WordQuery,
-    "probe_trial": ProbeTrial,
+    "probe_trial": ProbeTrialRecord,
 }
 COMMON_FIELDS: tuple[str, ...] = (
     "kind", "run_id", "agent_id", "seed", "episode", "step", "word", "category", "cells", "scores",

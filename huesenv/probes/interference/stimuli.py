@@ -32,6 +32,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -197,7 +198,7 @@ class InterferenceStimulus:
         }
 
 
-def _fit_font(words: Sequence[str], max_size: int, width: int = 440):
+def _fit_font(words: Sequence[str], max_size: int, width: int = 440) -> Any:  # a PIL font
     size = max_size
     while size > 20:
         font = load_font(size)
