@@ -18,7 +18,7 @@ from pydantic import Field, field_validator, model_validator
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.callables import check_callable_name
 from huesenv.game.rules import DEFAULT_RULES
-from huesenv.validation import FieldError, StrictModel, did_you_mean
+from huesenv.validation import FieldProblem, StrictModel, did_you_mean
 
 __all__ = ["AgentEntry", "ExperimentSchema", "RUN_NAME", "section_keys"]
 
@@ -120,10 +120,12 @@ class AgentEntry(StrictModel):
         try:
             kind, _arg = split_spec(spec)
         except ValueError as err:
-            raise FieldError((), f"expected '<kind>' or '<kind>:<argument>' ({err})", spec) from None
+            raise FieldProblem((), f"expected '<kind>' or '<kind>:<argument>' ({err})", spec) from None
         kinds = available_agents()
         if kind not in kinds:
-            raise FieldError((), f"expected one of the agent kinds {kinds}{did_you_mean(kind, kinds)}", spec)
+            raise FieldProblem(
+                (), f"expected one of the agent kinds {kinds}{did_you_mean(kind, kinds)}", spec
+            )
         return spec
 
 
@@ -176,33 +178,33 @@ class ExperimentSchema(StrictModel):
     @model_validator(mode="after")
     def _cross_fields(self) -> ExperimentSchema:
         if self.games == 0 and self.tournament.enabled:
-            raise FieldError(
+            raise FieldProblem(
                 ("games",),
                 "expected at least 1 while tournament.enabled (for no games: `huesenv wordlevel`)",
                 self.games,
             )
         low, high = DEFAULT_RULES.min_players, DEFAULT_RULES.max_players
         if not low <= self.num_players <= high:
-            raise FieldError(
+            raise FieldProblem(
                 ("num_players",), f"expected {low}-{high} players (the game's range)", self.num_players
             )
         for key in ("agent_factory", "play_fn"):
             value = getattr(self.tournament, key)
             problem = None if value is None else check_callable_name(key, value, allow_code=self.allow_code)
             if problem:
-                raise FieldError(("tournament", key), problem)
+                raise FieldProblem(("tournament", key), problem)
         agents = sorted(self.agents)
         for i, lineup in enumerate(self.lineups):
             if len(lineup) != self.num_players:
-                raise FieldError(
+                raise FieldProblem(
                     ("lineups", i), f"expected a list of {self.num_players} agent names (num_players)", lineup
                 )
             for j, name in enumerate(lineup):
                 if name not in self.agents:
-                    raise FieldError(("lineups", i, j), f"expected one of the agents {agents}", name)
+                    raise FieldProblem(("lineups", i, j), f"expected one of the agents {agents}", name)
         for j, name in enumerate(self.wordlevel.agents or []):
             if name not in self.agents:
-                raise FieldError(("wordlevel", "agents", j), f"expected one of the agents {agents}", name)
+                raise FieldProblem(("wordlevel", "agents", j), f"expected one of the agents {agents}", name)
         return self
 
 

@@ -26,7 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 __all__ = [
-    "FieldError",
+    "FieldProblem",
     "StrictModel",
     "describe_error",
     "did_you_mean",
@@ -47,10 +47,10 @@ MAX_YAML_DEPTH = 64
 _NO_VALUE: Any = object()
 
 
-class FieldError(ValueError):
+class FieldProblem(ValueError):
     """Raised inside a validator to name a field below the one it validates (a cross-field check).
 
-    ``FieldError(("lineups", 0, 1), "expected one of the agents [...]", "nobody")`` reads
+    ``FieldProblem(("lineups", 0, 1), "expected one of the agents [...]", "nobody")`` reads
     ``SOURCE, field lineups.0.1: expected one of the agents [...], got 'nobody'``; without ``value``
     the ``, got ...`` part is left out (``message`` then says everything).
     """
@@ -208,7 +208,7 @@ def describe_error(
     message = str(first["msg"])
     context = first.get("ctx") or {}
     raised = context.get("error")
-    if isinstance(raised, FieldError):
+    if isinstance(raised, FieldProblem):
         at = where(loc + raised.loc) if where is not None else ""
         full = loc + raised.loc
         field = f", field {_field(full, quote_field)}" if full else ""
