@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from huesenv.experiments import analysis, report, uncertainty
+from huesenv.validation import load_yaml_file
 
 
 @dataclass
@@ -72,7 +72,7 @@ def load_run(path: str | Path) -> RunTables:
     agents: dict[str, str] = {}
     config_path = folder / "config.yaml"
     if config_path.is_file():
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+        config = load_yaml_file(config_path) or {}
         for name, entry in (config.get("agents") or {}).items():
             entry = {"spec": entry} if isinstance(entry, str) else dict(entry or {})
             agents[str(name)] = json.dumps(

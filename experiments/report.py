@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 import huesenv.reports as reports
 from huesenv.envs.rendering.renderer import BoardRenderer
@@ -33,6 +32,7 @@ from huesenv.reports import (
     write_parquet,
 )
 from huesenv.secrets import mask_text
+from huesenv.validation import load_yaml
 
 __all__ = ["ReportData", "markdown_table", "write_html", "write_markdown", "write_parquet", "write_report"]
 
@@ -462,7 +462,7 @@ def write_report(
 
 
 def _allow_code(config_yaml: str) -> bool:
-    config = yaml.safe_load(config_yaml)
+    config = load_yaml(config_yaml, "config.yaml")
     return bool(config.get("allow_code", False)) if isinstance(config, dict) else False
 
 

@@ -29,7 +29,7 @@ def step(game, rnd, player, role, phase, points=0, cell=None, word=None, agent="
     }
     if not valid:  # as play_game logs a random fallback: the played move, valid=False and the reason
         extra["fallback"] = "invalid answer"
-    return LogRecord(kind="game_step", run_id="t", agent_id=agent, word=word, valid=valid, extra=extra)
+    return LogRecord.create(kind="game_step", run_id="t", agent_id=agent, word=word, valid=valid, extra=extra)
 
 
 def two_games():

@@ -44,7 +44,7 @@ HUMAN_TABLE = pd.DataFrame({"word": ["BANANA", "WINTER", "APPLE"], "fail_rate": 
 
 
 def _ranked(agent, word, cells):
-    return LogRecord(
+    return LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id=agent,
@@ -56,7 +56,7 @@ def _ranked(agent, word, cells):
 
 
 def _sampled(agent, word, cells, **kw):
-    return LogRecord(
+    return LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id=agent,
@@ -73,7 +73,7 @@ RECORDS = [
     _ranked("clip:ViT-B-32/openai", "APPLE", ["N9", "N10", "M9", "O9", "N8"]),
     _sampled("vlm:demo", "BANANA", ["J7", "I4", "I4", "K10"]),
     _sampled("vlm:demo", "BANANA", ["I4"], invalid_answers=[{"column": "Answer6", "text": "yellowish"}]),
-    LogRecord(
+    LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id="vlm:demo",
@@ -323,7 +323,7 @@ def test_config_agents_sharing_an_agent_id_stay_apart():
 
 
 def test_word_without_valid_answer_fails_both_tests():
-    bad = LogRecord(
+    bad = LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id="vlm:mute",
@@ -335,7 +335,9 @@ def test_word_without_valid_answer_fails_both_tests():
     records = [
         bad,
         _sampled("vlm:mute", "BANANA", ["I4"] * 4),
-        LogRecord(kind="word_query", run_id="r", agent_id="vlm:mute", word="WINTER", cells=[], created=0.0),
+        LogRecord.create(
+            kind="word_query", run_id="r", agent_id="vlm:mute", word="WINTER", cells=[], created=0.0
+        ),
     ]
     df = word_level(records, HUMANS, human_table=HUMAN_TABLE).set_index("word")
     apple = df.loc["APPLE"]

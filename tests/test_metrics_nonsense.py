@@ -72,7 +72,7 @@ def test_neutral_cell_is_achromatic():
 
 def _nonsense_records(agent: str, cells: list[str]) -> list[LogRecord]:
     return [
-        LogRecord(
+        LogRecord.create(
             kind="word_query",
             run_id="r",
             agent_id=agent,
@@ -91,7 +91,7 @@ def test_nonsense_table_from_records():
     blue = _nonsense_records("clip:RN50/openai", ["M26"] * 8 + ["I4", "C16", "N9", "A1"] * 2)
     # an agent that answered one input unparseably: the cell is missing, not invented
     spotty = _nonsense_records("vlm:x", ["I18"] * 16)
-    spotty[0] = LogRecord(
+    spotty[0] = LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id="vlm:x",

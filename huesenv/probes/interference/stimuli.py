@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from huesenv.colour_names import CANONICAL_COLOURS
+from huesenv.colourspace import delta_e2000, srgb_to_lab
 from huesenv.probes.choices import distinct
 from huesenv.probes.fonts import load_font
 from huesenv.probes.gca.objects import MANIPULATION_RGB
@@ -99,36 +100,26 @@ _QUESTION_FONT = 28
 
 @lru_cache(maxsize=1)
 def _lab() -> dict[str, np.ndarray]:
-    import colour
-
-    return {
-        k: colour.XYZ_to_Lab(colour.sRGB_to_XYZ(np.asarray(v, dtype=float) / 255.0))
-        for k, v in TEXT_RGB.items()
-    }
+    return {k: srgb_to_lab(np.asarray(v, dtype=float)) for k, v in TEXT_RGB.items()}
 
 
 def delta_e(a: str | Sequence[int], b: str | Sequence[int]) -> float:
     """ΔE2000 between two library colours (by name) or sRGB triples (0–255)."""
-    import colour
 
     def lab(x: str | Sequence[int]) -> np.ndarray:
-        if isinstance(x, str):
-            return _lab()[x]
-        return colour.XYZ_to_Lab(colour.sRGB_to_XYZ(np.asarray(x, dtype=float) / 255.0))
+        return _lab()[x] if isinstance(x, str) else srgb_to_lab(np.asarray(x, dtype=float))
 
-    return float(colour.delta_E(lab(a), lab(b), method="CIE 2000"))
+    return float(delta_e2000(lab(a), lab(b)))
 
 
 @lru_cache(maxsize=1)
 def _pairwise() -> dict[tuple[str, str], float]:
     """ΔE2000 between every two library colours, computed once (colour-science is slow per call)."""
-    import colour
-
     names = list(TEXT_RGB)
     labs = np.stack([_lab()[n] for n in names])
     out: dict[tuple[str, str], float] = {}
     for i, a in enumerate(names):
-        d = colour.delta_E(np.repeat(labs[i : i + 1], len(names), axis=0), labs, method="CIE 2000")
+        d = delta_e2000(np.repeat(labs[i : i + 1], len(names), axis=0), labs)
         for j, b in enumerate(names):
             out[(a, b)] = float(d[j])
     return out
