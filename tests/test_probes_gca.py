@@ -120,7 +120,11 @@ def test_every_outline_has_a_non_degenerate_mask():
 def test_stimulus_set_layout():
     stims = gca_stimuli()
     n_obj = len(OBJECTS)
-    assert len(stims) == (2 * n_obj + 25 * 9) * len(TAUS)
+    # counterfactual objects have no tau 0 (the paper: "for counterfactual, there is no '0%' colored split")
+    assert len(stims) == (2 * n_obj + 25 * 9) * len(TAUS) - n_obj
+    assert not [s for s in stims if s.condition == "counterfactual" and s.tau == 0]
+    with_zero = gca_stimuli(objects=["apple"], conditions=["counterfactual"], counterfactual_zero=True)
+    assert [s.tau for s in with_zero] == list(TAUS)
     shapes = [s for s in stims if s.condition == "shape"]
     assert {s.colour for s in shapes} == set(MANIPULATION_COLOURS)
 
