@@ -84,6 +84,7 @@ WORD_COLUMNS = [
     "agent_id",
     "architecture_family",
     "data_family",
+    "cloud_tie",
 ]
 
 
@@ -149,6 +150,7 @@ def word_level(
             "agent_id": entry.agent_id,
             "architecture_family": arch,
             "data_family": data,
+            "cloud_tie": entry.cut_in_tie(top_k) if sampled_cloud == "top-k" else False,
         }
         if (
             top1 is None and len(human_xy) >= MIN_HUMAN_ANSWERS
