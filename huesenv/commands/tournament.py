@@ -41,7 +41,7 @@ from huesenv.commands.common import (
 from huesenv.experiments.config import bundled_configs, load_config
 from huesenv.experiments.experiment import run_experiment
 from huesenv.experiments.merge import merge_runs, report_data
-from huesenv.experiments.report import write_html, write_markdown, write_parquet
+from huesenv.experiments.report import annotate, write_html, write_markdown, write_parquet
 from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
@@ -278,8 +278,9 @@ def _sweep(args: argparse.Namespace, console: Any, base: Any, specs: list[str]) 
     out = sweep_dir(base)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("leaderboard", "head_to_head", "runs"):
-        merged[name].to_csv(out / f"{name}.csv", index=False)
-        write_parquet(merged[name], out / f"{name}.parquet")
+        table = annotate(merged[name], merged["humans"])  # the human reference named in every file
+        table.to_csv(out / f"{name}.csv", index=False)
+        write_parquet(table, out / f"{name}.parquet")
     data = report_data(merged, runs)
     write_markdown(data, out, "leaderboard.md")
     write_html(data, out, "leaderboard.html")
