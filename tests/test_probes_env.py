@@ -216,6 +216,13 @@ def test_cli_runs_and_exports(tmp_path, capsys):
     assert (out / "gca.jsonl").is_file()
     report = out / "gca_report_cli1"
     assert (report / "colour_shares.csv").is_file() and (report / "report.txt").is_file()
+    import pandas as pd
+
+    from huesenv.probes.report import NO_HUMAN_REFERENCE
+
+    for csv in report.glob("*.csv"):  # the (absent) human reference is named in every table
+        assert "human_reference" in pd.read_csv(csv).columns, csv.name
+    assert NO_HUMAN_REFERENCE in (report / "report.txt").read_text()
     code = main(
         ["probe", "interference", "--export", str(tmp_path / "int"), "--per-type", "1", "--types", "2"]
     )

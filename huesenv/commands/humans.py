@@ -12,6 +12,7 @@ from rich.table import Table
 from huesenv.commands.common import add_humans, add_out, add_seed, probability, writable_target
 from huesenv.humans import consistency_by_category, consistency_table, load_humans
 from huesenv.humans.consistency import MIN_ANSWERS
+from huesenv.humans.reference import HumanReference
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
 
 RECONSTRUCTION_NOTICE = (
@@ -135,7 +136,8 @@ def run_summary(args: argparse.Namespace) -> int:
             print(f"# skipped {skipped} invalid row(s)", file=sys.stderr)
         for note in notes:
             print(f"# {note}", file=sys.stderr)
-        sys.stdout.write(table.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
+        named = HumanReference.of(humans).annotate(table)  # the reference named in the CSV, as everywhere
+        sys.stdout.write(named.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
         return 0
 
     console = Console()
@@ -143,6 +145,7 @@ def run_summary(args: argparse.Namespace) -> int:
         console = Console(width=120)
     if notice:
         console.print(f"[bold red]{notice}[/]")
+    console.print(f"[bold]Human reference:[/] {HumanReference.of(humans).description}")
     title = (
         f"{humans.source}: {len(humans)} answers, {humans.n_participants} participants, "
         f"{len(table)} words (α = {args.alpha}, {'calibrated' if args.calibrated else 'χ²₂'} threshold)"

@@ -1,4 +1,10 @@
-"""Probe reports: one CSV per metric table, a plain-text summary, and (GCA) a colour-share plot."""
+"""Probe reports: one CSV per metric table, a plain-text summary, and (GCA) a colour-share plot.
+
+Every table names its human reference like the other reports do (the
+``human_reference`` column of :mod:`huesenv.humans.reference`): the probes score
+an agent against its own stated rule and the image, never against people's
+answers, and the column says so rather than being absent.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,15 @@ from huesenv.plots import plot_colour_shares
 from huesenv.probes.gca.metrics import gca_report
 from huesenv.probes.interference.metrics import interference_table, paper_layout
 from huesenv.reports import write_tables
+
+NO_HUMAN_REFERENCE = (
+    "none: probe metrics compare the agent with its own stated rule and the image, not with people's answers"
+)
+
+
+class _NoHumanReference:
+    def annotate(self, frame):
+        return frame.assign(human_reference=NO_HUMAN_REFERENCE)
 
 
 def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
@@ -25,8 +40,8 @@ def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
             tables[f"table_{subset}"] = paper_layout(table, subset).reset_index()
     else:
         raise ValueError(f"task: {task!r} is not one of ('gca', 'interference')")
-    written += write_tables(tables, out, formats=("csv",)).values()
-    lines = [f"# {task} probe report", ""]
+    written += write_tables(tables, out, formats=("csv",), reference=_NoHumanReference()).values()
+    lines = [f"# {task} probe report", "", f"Human reference: {NO_HUMAN_REFERENCE}.", ""]
     for name, df in tables.items():
         lines += [
             f"## {name}",
@@ -42,4 +57,4 @@ def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
     return written
 
 
-__all__ = ["write_report"]
+__all__ = ["NO_HUMAN_REFERENCE", "write_report"]
