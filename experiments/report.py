@@ -178,18 +178,25 @@ def label_of(column: str) -> str:
 MIXED_REFERENCES = "mixed human references (see the runs table): points are not comparable"
 
 
-class _Mixed:
-    """Stands in for a reference when merged runs used different ones."""
+NO_REFERENCE = "none recorded: no table of this report is scored against human answers"
+
+
+@dataclass(frozen=True)
+class _Stated:
+    """Stands in for a reference where there is none to describe (merged runs of several, or none)."""
+
+    description: str
 
     def annotate(self, frame: pd.DataFrame) -> pd.DataFrame:
-        return frame.assign(**{REFERENCE_COLUMN: MIXED_REFERENCES})
+        return frame.assign(**{REFERENCE_COLUMN: self.description})
 
 
 def reference_of(humans: Mapping[str, Any] | None) -> Any:
-    """The :class:`HumanReference` of a report's ``humans`` block (a stand-in naming the mix when empty)."""
+    """The :class:`HumanReference` of a report's ``humans`` block; a stand-in that says "mixed"
+    (``{"mixed": True}``: merged runs scored against different references) or "none recorded"."""
     if humans and humans.get("sha256"):
         return HumanReference.from_dict(dict(humans))
-    return _Mixed()
+    return _Stated(MIXED_REFERENCES if humans and humans.get("mixed") else NO_REFERENCE)
 
 
 def annotate(frame: pd.DataFrame, humans: Mapping[str, Any] | None) -> pd.DataFrame:
@@ -201,7 +208,7 @@ def reference_note(data: ReportData, table: pd.DataFrame | None = None) -> str:
     """The line under every section heading: the reference, and the self-scored caveat where it applies."""
     ref = reference_of(data.humans)
     if not isinstance(ref, HumanReference):
-        return f"Human reference: {MIXED_REFERENCES}."
+        return f"Human reference: {ref.description}."
     line = f"Human reference: {ref.description}."
     if table is not None:
         ids = table["agent_id"] if "agent_id" in table else table.get("agent")
@@ -230,7 +237,9 @@ def _sections(data: ReportData) -> list[tuple[str, str]]:
 def _provenance_lines(data: ReportData) -> list[str]:
     m = data.metadata
     lines = []
-    if data.humans:
+    if data.humans and not data.humans.get("sha256"):
+        lines.append(f"Human reference: {reference_of(data.humans).description}")
+    elif data.humans:
         lines.append(
             f"Human reference: {data.humans.get('description') or data.humans.get('label')} — "
             f"{data.humans.get('label')} (answers sha256 {data.humans.get('key')})"
