@@ -21,8 +21,10 @@ sweep that plays each against the replayed humans in its own run folder
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -41,7 +43,7 @@ from huesenv.commands.common import (
 from huesenv.experiments.config import bundled_configs, load_config
 from huesenv.experiments.experiment import run_experiment
 from huesenv.experiments.merge import merge_runs, report_data
-from huesenv.experiments.report import annotate, write_html, write_markdown, write_parquet
+from huesenv.experiments.report import annotate, reference_of, write_html, write_markdown, write_parquet
 from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
@@ -311,9 +313,27 @@ def _board_table(console: Any, board: Any, title: str) -> None:
     console.print(table)
 
 
+def _reference_lines(result: Any) -> list[str]:
+    """The run's human reference (from its summary.json) and the self-scored caveat, for the terminal."""
+    path = Path(result.run_dir) / "summary.json"
+    humans = json.loads(path.read_text(encoding="utf-8")).get("humans") if path.exists() else None
+    ref = reference_of(humans)
+    lines = [f"Human reference: {ref.description}"]
+    if hasattr(ref, "self_scored_note"):
+        ids = {
+            str(a) for t in result.tables.values() for a in t.get("agent_id", t.get("agent", [])) if a == a
+        }
+        note = ref.self_scored_note(ids)
+        if note:
+            lines.append(note)
+    return lines
+
+
 def _summary(console: Any, result: Any) -> None:
     for message in result.messages:
         console.print(message)
+    for line in _reference_lines(result):
+        console.print(line)
     board = result.tables.get("leaderboard")
     if board is not None and not board.empty:
         _board_table(console, board, "Leaderboard (points per game)")
