@@ -12,8 +12,8 @@ from rich.table import Table
 from huesenv.commands.common import add_humans, add_out, add_seed, probability, writable_target
 from huesenv.humans import consistency_by_category, consistency_table, load_humans
 from huesenv.humans.consistency import MIN_ANSWERS
-from huesenv.humans.reference import HumanReference
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
+from huesenv.humans.reference import HumanReference
 
 RECONSTRUCTION_NOTICE = (
     "RECONSTRUCTION: these answers were generated from the paper's published summary "
