@@ -77,3 +77,30 @@ def test_metrics_command_names_the_reference_in_terminal_and_every_csv(tmp_path,
     words = pd.read_csv(out / "word_level.csv")
     flagged = words.groupby("agent_id")[SELF_SCORED_COLUMN].all()
     assert flagged["human-replay"] and not flagged["clip:ViT-B-32/openai"]
+
+
+def test_humans_summary_csv_names_the_reference_and_offers_the_calibrated_threshold(capsys):
+    from io import StringIO
+
+    from huesenv.cli import main
+    from huesenv.stats import loo_false_alarm
+
+    assert main(["humans", "summary", "--format", "csv"]) == 0
+    paper = pd.read_csv(StringIO(capsys.readouterr().out)).set_index("word")
+    assert main(["humans", "summary", "--format", "csv", "--calibrated"]) == 0
+    calibrated = pd.read_csv(StringIO(capsys.readouterr().out)).set_index("word")
+    assert set(paper[REFERENCE_COLUMN]) == {PACKAGED}
+    n = paper.loc["SUMMER", "n"]
+    assert paper.loc["SUMMER", "implied_false_alarm"] == pytest.approx(loo_false_alarm(n), abs=1e-4)
+    assert (calibrated["fail_rate"] - paper["fail_rate_calibrated"]).abs().max() < 1e-4
+    assert (calibrated["fail_rate"] <= paper["fail_rate"] + 1e-9).all()
+
+
+def test_word_level_reports_each_words_implied_false_alarm(tmp_path):
+    from huesenv.metrics import word_level
+    from huesenv.stats import loo_false_alarm
+
+    humans = load_humans()
+    words = word_level([_word("clip:x", "SUMMER", ["J5"])], humans)
+    n = int(words.loc[0, "n_human"])
+    assert words.loc[0, "human_implied_false_alarm"] == pytest.approx(loo_false_alarm(n))

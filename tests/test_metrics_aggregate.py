@@ -108,7 +108,7 @@ def test_word_level_columns_and_values(words):
         "human_fail_rate",
     ]
     assert list(words.columns) == WORD_COLUMNS
-    assert WORD_COLUMNS[-1] == "cloud_tie"
+    assert WORD_COLUMNS[-2:] == ["cloud_tie", "human_implied_false_alarm"]
     assert len(words) == 5 and "ZIZAX" not in set(words["word"])
     row = words.set_index(["agent", "word"]).loc[("clip:ViT-B-32/openai", "BANANA")]
     human = HUMANS.xy("BANANA")
