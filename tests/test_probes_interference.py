@@ -145,6 +145,7 @@ def _modal_shares():
     return shares
 
 
+@pytest.mark.integration  # loads MiniLM and the cohort (~40 s on 2 shared cores)
 def test_simple_words_are_what_the_data_rule_derives():
     """SIMPLE_WORDS is colour_irrelevant(CANDIDATE_WORDS) on the packaged cohort and MiniLM; fails on drift."""
     pytest.importorskip("sentence_transformers")
