@@ -33,6 +33,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from huesenv.humans.reference import HumanReference
 from huesenv.secrets import mask
 
 MODES = ("auto", "online", "offline", "disabled")
@@ -213,8 +214,6 @@ class Tracker:
         """The human reference in the run's config (``human_reference``: the report's humans block)
         and summary (``human_reference`` = its description, ``self_scored`` = the replayed humans
         scored against their own cohort); returns the summary entries."""
-        from huesenv.humans.reference import HumanReference
-
         out: dict[str, Any] = {}
         if humans and humans.get("sha256"):
             ref = HumanReference.from_dict(dict(humans))

@@ -274,6 +274,10 @@ EXTERNAL_LAZY_ALLOWED = {
     ("huesenv.probes.gca.outlines", "svg"): "svg.path parses the outline drawings only when one is rendered",
     ("huesenv.probes.interference", "PIL"): "drawing the text stimuli only",
     ("huesenv.probes.interference", "colour"): "colour-science only for the stimulus colours",
+    (
+        "huesenv.probes.interference.words",
+        "matplotlib",
+    ): "XKCD colour names only when the simple-word rule runs",
     ("huesenv.humans.reconstruct", "colour"): "colour-science only when a cohort is reconstructed",
     ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
     ("huesenv.metrics.report", "rich"): "the terminal table only",
