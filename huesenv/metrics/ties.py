@@ -13,6 +13,7 @@ The top-1 cell is affected only when the mode itself is tied; this reports both.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,7 +40,7 @@ TIE_COLUMNS = [
 
 def tie_sensitivity(
     records_or_frame: Sequence[LogRecord] | pd.DataFrame,
-    humans,
+    humans: Any,
     *,
     top_k: int = 5,
     alpha: float = 0.05,
@@ -53,7 +54,7 @@ def tie_sensitivity(
         raise ValueError(f"draws must be at least 1, got {draws}")
     rng = np.random.default_rng(seed)
     human_words = {normalise_word(w) for w in humans.words}
-    per_agent: dict[str, list] = {}
+    per_agent: dict[str, list[tuple[bool, bool, bool, list[bool]]]] = {}
     for (agent, word), entry in sorted(answer_sets(as_records(records_or_frame)).items()):
         if not entry.is_sampled or word not in human_words:
             continue
@@ -61,33 +62,33 @@ def tie_sensitivity(
         if len(human_xy) < MIN_HUMAN_ANSWERS:
             continue
         ranking = entry.frequency_ranking()
-        stated = hotelling_cloud(cells_to_xy(ranking[:top_k]), human_xy, alpha).fail
+        stated = bool(hotelling_cloud(cells_to_xy(ranking[:top_k]), human_xy, alpha).fail)
         tied = entry.cut_in_tie(top_k)
         counts = pd.Series(entry.sampled).value_counts()
-        mode_tied = len(counts) > 1 and counts.iloc[0] == counts.iloc[1]
-        redrawn = []
+        mode_tied = bool(len(counts) > 1 and counts.iloc[0] == counts.iloc[1])
+        redrawn: list[bool] = []
         for _ in range(draws):
             if tied:
                 cloud = entry.frequency_ranking(rng)[:top_k]
-                redrawn.append(hotelling_cloud(cells_to_xy(cloud), human_xy, alpha).fail)
+                redrawn.append(bool(hotelling_cloud(cells_to_xy(cloud), human_xy, alpha).fail))
             else:
                 redrawn.append(stated)
         per_agent.setdefault(agent, []).append((stated, tied, mode_tied, redrawn))
     rows = []
     for agent, words in per_agent.items():
-        stated = np.array([w[0] for w in words], dtype=float)
-        tied = np.array([w[1] for w in words])
-        redrawn = np.array([w[3] for w in words], dtype=float)  # (words, draws)
-        flips = redrawn != stated[:, None]
+        fails = np.array([w[0] for w in words], dtype=float)
+        cut = np.array([w[1] for w in words], dtype=bool)
+        draws_fail = np.array([w[3] for w in words], dtype=float)  # (words, draws)
+        flips = draws_fail != fails[:, None]
         rows.append(
             {
                 "agent": agent,
                 "n_words": len(words),
-                "n_cut_in_tie": int(tied.sum()),
+                "n_cut_in_tie": int(cut.sum()),
                 "n_mode_tied": int(sum(w[2] for w in words)),
-                "hotelling_fail_rate": float(stated.mean()),
-                "flip_share": float(flips[tied].mean()) if tied.any() else 0.0,
-                "max_rate_move": float(np.abs(redrawn.mean(axis=0) - stated.mean()).max()),
+                "hotelling_fail_rate": float(fails.mean()),
+                "flip_share": float(flips[cut].mean()) if cut.any() else 0.0,
+                "max_rate_move": float(np.abs(draws_fail.mean(axis=0) - fails.mean()).max()),
                 "draws": draws,
                 "seed": seed,
             }

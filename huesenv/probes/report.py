@@ -20,7 +20,7 @@ NO_HUMAN_REFERENCE = (
 
 
 class _NoHumanReference:
-    def annotate(self, frame):
+    def annotate(self, frame: Any) -> Any:
         return frame.assign(human_reference=NO_HUMAN_REFERENCE)
 
 
