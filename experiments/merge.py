@@ -149,7 +149,7 @@ def merge_runs(
             for r in runs
         ]
     )
-    humans = runs[0].humans if len({r.humans["key"] for r in runs}) == 1 else {}
+    humans = runs[0].humans if len({r.humans["key"] for r in runs}) == 1 else {"mixed": True}
     return {
         "leaderboard": board,
         "head_to_head": h2h,
@@ -166,7 +166,11 @@ def report_data(merged: dict[str, Any], paths: list[str]) -> report.ReportData:
     summary = [
         f"{len(paths)} run(s), {n_games} games, {len(merged['seat_games'])} seat-games",
         "Human reference: "
-        + (humans.get("label", "?") if humans else "MIXED — see the runs table; points are not comparable"),
+        + (
+            humans.get("description") or humans.get("label", "?")
+            if not humans.get("mixed")
+            else "MIXED — see the runs table; points are not comparable"
+        ),
     ]
     return report.ReportData(
         title=f"huesenv leaderboard over {len(paths)} run(s)",

@@ -272,6 +272,10 @@ EXTERNAL_LAZY_ALLOWED = {
     ("huesenv.probes.gca", "scipy"): "statistics and image filters only where a table or outline needs them",
     ("huesenv.probes.gca.outlines", "svg"): "svg.path parses the outline drawings only when one is rendered",
     ("huesenv.probes.interference", "PIL"): "drawing the text stimuli only",
+    (
+        "huesenv.probes.interference.words",
+        "matplotlib",
+    ): "XKCD colour names only when the simple-word rule runs",
     ("huesenv.humans.reconstruct", "colour"): "colour-science only when a cohort is reconstructed",
     ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
     ("huesenv.metrics.report", "rich"): "the terminal table only",

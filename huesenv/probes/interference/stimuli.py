@@ -18,6 +18,10 @@ text we have):
   words name, the question colour) differs from every other by at least
   :data:`MIN_DELTA_E` = 20 ΔE2000 (colour-science, CIE 2000 on CIELAB D65);
   candidates are filtered by that test, not merely by name.
+* **Simple words** :data:`SIMPLE_WORDS` — derived from data, not by hand: the
+  candidates that no human-cohort, embedding-neighbour or colour-name rule calls
+  colour-laden (:mod:`huesenv.probes.interference.words`; SUMMER, RIVER, GARDEN,
+  PLANET, THINK and BOTTLE are left out).
 * Question colours (types 2, 4) are chromatic (never black or grey), so the
   question visibly "has colour".
 * Masked characters are drawn as a solid block of the character's own colour:
@@ -41,6 +45,7 @@ from huesenv.colourspace import delta_e2000, srgb_to_lab
 from huesenv.probes.choices import distinct
 from huesenv.probes.fonts import load_font
 from huesenv.probes.gca.objects import MANIPULATION_RGB
+from huesenv.probes.interference.words import SIMPLE_WORDS
 
 SUBSETS: tuple[str, ...] = ("color", "simple", "mask")
 TYPES: tuple[int, ...] = (1, 2, 3, 4)
@@ -55,38 +60,6 @@ TEXT_RGB: dict[str, tuple[int, int, int]] = {
 }
 QUESTION_COLOURS: tuple[str, ...] = tuple(c for c in TEXT_COLOURS if c not in ("black", "grey"))
 COLOUR_WORDS: tuple[str, ...] = TEXT_COLOURS
-SIMPLE_WORDS: tuple[str, ...] = (
-    "GOOD",
-    "SATURDAY",
-    "TABLE",
-    "HAPPY",
-    "RIVER",
-    "MUSIC",
-    "PAPER",
-    "WINDOW",
-    "CHAIR",
-    "HOUSE",
-    "PLANET",
-    "SMILE",
-    "CLOCK",
-    "TRAIN",
-    "PENCIL",
-    "MONDAY",
-    "DANCE",
-    "FRIEND",
-    "LETTER",
-    "SUMMER",
-    "TICKET",
-    "JUMP",
-    "GARDEN",
-    "QUIET",
-    "THINK",
-    "WALK",
-    "MARKET",
-    "BOTTLE",
-    "CAMERA",
-    "DOCTOR",
-)
 QUESTIONS = {
     1: "What color is the word below?",
     2: "What color is the word below?",
