@@ -40,10 +40,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from huesenv.agents.devices import resolve_device
 from huesenv.atomic import write_bytes_atomic, write_text_atomic, write_with
+from huesenv.validation import StrictModel
 
 # the number types of the trainers' fields: NaN and infinity are never a hyper-parameter
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
@@ -53,8 +54,9 @@ PositiveInt = Annotated[int, Field(ge=1)]
 DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,3})?")
 
 
-class TrainerConfig(BaseModel):
-    """Fields every trainer has; subclasses add their hyper-parameters and ``RESUME_FIXED``."""
+class TrainerConfig(StrictModel):
+    """Fields every trainer has; subclasses add their hyper-parameters and ``RESUME_FIXED``
+    (the project's :class:`~huesenv.validation.StrictModel`: unknown keys refused, no silent coercion)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, validate_assignment=True)
 
