@@ -257,3 +257,8 @@ def test_time_budget_is_never_exceeded_by_a_whole_update(tmp_path):
     )
     summary = train_fast(cfg, tmp_path / "r", progress=False)
     assert summary["stopped_by_time_budget"] and summary["wall_s"] <= 2.5
+
+
+def test_replay_of_a_device_says_what_it_is(capsys):
+    """First run: /dev/null was called "a directory"."""
+    _one_line(capsys, main(["replay", "/dev/null"]), "a device, FIFO or socket")

@@ -333,7 +333,8 @@ def existing_file(value: str | Path, flag: str) -> Path:
     if not path.exists():
         raise ValueError(f"{flag} {value}: no such file")
     if not path.is_file():
-        raise ValueError(f"{flag} {value}: expected a file, got a directory")
+        what = "a directory" if path.is_dir() else "a device, FIFO or socket"
+        raise ValueError(f"{flag} {value}: expected a regular file, got {what}")
     return path
 
 
