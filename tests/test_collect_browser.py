@@ -331,7 +331,7 @@ def test_browser_phone_spanish_painter_and_introspection(tmp_path):
         with serving(CollectConfig(db_path=tmp_path / "w.sqlite3", words_per_participant=2)) as base:
             _viewport(driver, 844, 390)
             driver.get(base + "/start?lang=es")
-            assert "Bienvenida" in driver.page_source
+            assert "Le damos la bienvenida" in driver.page_source
             driver.save_screenshot(str(shots / "phone_01_onboarding_es.png"))
             onboard(driver, wait)
             wait.until(ec.presence_of_element_located((By.ID, "cue")))

@@ -137,6 +137,7 @@ def create_participant(
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (pid, task, demo.language, demo.gender, demo.age_range, int(demo.color_blind), condition, utc_now()),
     )
+    assert cur.lastrowid is not None
     return pid, int(cur.lastrowid)
 
 
