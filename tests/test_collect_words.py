@@ -53,7 +53,9 @@ def test_full_flow_shows_progress_and_exports_loader_format(tmp_path):
     out = tmp_path / "answers.csv"
     assert export(tmp_path / "collect.sqlite3", out) == 3
     header = out.read_text().splitlines()[0].split(",")
-    assert header[: len(EXPORT_COLUMNS)] == list(EXPORT_COLUMNS)  # the loader's columns, then extras it ignores
+    assert header[: len(EXPORT_COLUMNS)] == list(
+        EXPORT_COLUMNS
+    )  # the loader's columns, then extras it ignores
     assert header[len(EXPORT_COLUMNS) :] == list(WORD_EXTRA_COLUMNS)
     timing = word_answers_frame(tmp_path / "collect.sqlite3")["responseMs"]
     assert timing.notna().all() and (timing >= 0).all()  # every word answer has its response time

@@ -371,14 +371,14 @@ def export(
         raise ValueError(f"{out}: unknown file type; expected .csv, .csv.gz or .parquet")
     if task not in EXPORT_TASKS:
         raise ValueError(f"--task {task!r}: expected one of {', '.join(EXPORT_TASKS)}")
-    who = {"include_unfinished": include_unfinished, "display": display}
     if task == "participants":
         frame = participants_frame(db_path)
     elif task == "words":
-        frame = word_answers_frame(db_path, **who)
+        frame = word_answers_frame(db_path, include_unfinished=include_unfinished, display=display)
     elif task == "gca":
-        frame = gca_frame(db_path, **who)
+        frame = gca_frame(db_path, include_unfinished=include_unfinished, display=display)
     else:
-        frame = tessellation_frame(db_path, raw=task == "tessellation-raw", **who)
+        raw = task == "tessellation-raw"
+        frame = tessellation_frame(db_path, raw=raw, include_unfinished=include_unfinished, display=display)
     write_table(frame, out)
     return len(frame)

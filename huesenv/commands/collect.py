@@ -44,7 +44,7 @@ def _rate(text: str):
 class _OneLineParser(argparse.ArgumentParser):
     """Bad options end with one line (the option and what was expected) and exit status 2, no usage dump."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
@@ -239,6 +239,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     r.set_defaults(func=prerender)
 
+    m = csub.add_parser(
+        "compare-categories",
+        help="the painting task's consensus as a category map, compared with the macro-colour map",
+    )
+    m.add_argument(
+        "--consensus", required=True, metavar="FILE", help="export --task tessellation (.csv/.parquet)"
+    )
+    m.add_argument(
+        "--reference",
+        choices=("package", "table6"),
+        default="package",
+        help="package: the huesenv macro-colour map (480 cells, reconstructed, not people); "
+        "table6: the paper's Table 6 cell labels (111 cells)",
+    )
+    add_out(m, required=False, metavar="FILE", help="also write the per-category table (.csv)")
+    m.set_defaults(func=compare_categories)
+
 
 def _int_list(text: str, flag: str) -> tuple[int, ...]:
     try:
@@ -409,8 +426,8 @@ def prerender(args: argparse.Namespace) -> int:
     conn = open_readonly(db)  # checks it is a collection database; nothing is written into it
     cache = Path(args.gca_image_cache) if args.gca_image_cache else Path(f"{db}.gca-images")
     source = make_probes_source()
-    store = ImageStore(lookup=source.render_png, cache_dir=cache)  # type: ignore[attr-defined]
-    ids = source.stimulus_ids  # type: ignore[attr-defined]
+    store = ImageStore(lookup=source.render_png, cache_dir=cache)
+    ids = source.stimulus_ids
     try:
         with Progress() as bar:
             job = bar.add_task("GCA images", total=len(ids))
@@ -418,4 +435,21 @@ def prerender(args: argparse.Namespace) -> int:
     finally:
         conn.close()
     print(f"rendered {n} of {len(ids)} GCA images into {cache} ({len(ids) - n} were already there)")
+    return 0
+
+
+def compare_categories(args: argparse.Namespace) -> int:
+    from huesenv.collect.consensus import compare_maps, load_category_map, table6_labels
+
+    consensus = load_category_map(args.consensus)
+    result = compare_maps(consensus, table6_labels() if args.reference == "table6" else None)
+    print(f"{consensus.n} painters; " + result.summary())
+    print(result.by_category.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    if args.out:
+        path = Path(args.out)
+        if not path.name.lower().endswith(".csv"):
+            raise ValueError(f"-o {args.out}: expected a .csv file")
+        table = result.by_category.assign(reference=result.reference, cell_agreement=result.agreement)
+        table.to_csv(path, index=False)
+        print(f"wrote {path}")
     return 0
