@@ -565,11 +565,25 @@ def test_access_log_has_no_addresses_or_query_strings(tmp_path):
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     try:
-        for path in ("/start?PROLIFIC_PID=secretpid123&STUDY_ID=s1", "/healthz", "/nowhere"):
+        for path in (
+            "/start?PROLIFIC_PID=secretpid123&STUDY_ID=s1",
+            "/healthz",
+            "/nowhere",
+            "/x%0d%0aForged:%20line",
+        ):
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{srv.server_port}{path}", timeout=10).close()
             except OSError:
                 pass
+        import socket
+
+        for raw in (  # malformed request lines carrying a platform id in their query
+            b"GET /start?PROLIFIC_PID=rawsecret456 HTTP/1.1?PROLIFIC_PID=rawsecret456\r\n\r\n",
+            b"GET /start?PROLIFIC_PID=rawsecret456 HTTP/9.9 extra words\r\n\r\n",
+        ):
+            with socket.create_connection(("127.0.0.1", srv.server_port), timeout=10) as sock:
+                sock.sendall(raw)
+                sock.recv(4096)
     finally:
         srv.shutdown()
         thread.join(10)
@@ -578,6 +592,9 @@ def test_access_log_has_no_addresses_or_query_strings(tmp_path):
     text = "\n".join(records)
     assert "GET /start" in text and "GET /healthz" in text
     assert "127.0.0.1" not in text and "secretpid123" not in text and "PROLIFIC_PID" not in text
+    assert "rawsecret456" not in text and "(bad request line)" in text
+    assert not any(line.startswith("Forged") for line in text.splitlines())  # no injected log line
+    assert '"GET /x%0d%0aForged:%20line HTTP/1.1" 400' in text  # control characters refused with 400
 
 
 # -- the consensus page cache -------------------------------------------------------------------------
