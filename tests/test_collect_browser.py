@@ -239,7 +239,8 @@ def test_browser_gca_and_tessellation_pages(tmp_path):
                 if question.startswith("Attention check"):
                     target = question.split("\u201c")[1].rstrip("\u201d.")
                 driver.find_element(By.CSS_SELECTOR, f'input[name="choice"][value="{target}"]').click()
-                driver.find_element(By.CSS_SELECTOR, 'input[name="confidence"][value="8"]').click()
+                # the 1-10 scale's radios are hidden inside their buttons (one row at any width): click the button
+                driver.find_element(By.XPATH, '//input[@name="confidence"][@value="8"]/..').click()
                 driver.save_screenshot(str(shots / f"gca_02_item_{k + 1}.png"))
                 click_and_wait(driver, wait, driver.find_element(By.ID, "submit"))
             wait.until(ec.presence_of_element_located((By.ID, "thanks")))
