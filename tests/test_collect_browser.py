@@ -437,7 +437,7 @@ def test_browser_phone_spanish_painter_and_introspection(tmp_path):
             click_and_wait(driver, wait, driver.find_element(By.ID, "submit"))
             wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "img.stimulus")))
             driver.save_screenshot(str(shots / "gca_04_trial_es.png"))
-        assert gca_frame(tmp_path / "g.sqlite3")["threshold"].iloc[0] == 65
+        assert gca_frame(tmp_path / "g.sqlite3", include_unfinished=True)["threshold"].iloc[0] == 65
 
 
 def test_missing_browser_is_a_skip_locally_and_a_failure_in_ci(monkeypatch):
