@@ -66,6 +66,26 @@ def test_exports_leave_out_unfinished_participants_and_say_so(tmp_path, capsys):
     )
 
 
+def test_human_consistency_per_display_stratum(tmp_path, capsys):
+    from huesenv.collect.strata import consistency_by_display
+
+    app = make_app(tmp_path, vocabulary=words()[:3], words_per_participant=3, show_feedback=False)
+    for k in range(8):  # four with forced colours answer far apart, four without agree
+        p = ClientParticipant(app.test_client())
+        forced = k % 2
+        coords = ["A1", "P30", "H15", "C27"][k // 2] if forced else "F14"
+        p.answer_words(p.onboard(d_forced=str(forced)), lambda w, c=coords: c)
+    table = consistency_by_display(tmp_path / "collect.sqlite3", "forced-colors").set_index("stratum")
+    assert table.loc["0", "participants"] == 4 and table.loc["1", "participants"] == 4
+    assert table.loc["0", "consistency"] == 1.0 and table.loc["0", "words_scored"] == 3
+    assert (
+        main(["collect", "consistency", "--db", str(tmp_path / "collect.sqlite3"), "--by", "screen-check"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "passed" in out and "Human Consistency" in out
+
+
 # -- the consensus as a category map ----------------------------------------------------------------------
 def _paint(tmp_path, paintings):
     app = make_app(tmp_path, task="tessellation")

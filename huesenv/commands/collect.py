@@ -256,6 +256,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_out(m, required=False, metavar="FILE", help="also write the per-category table (.csv)")
     m.set_defaults(func=compare_categories)
 
+    h = csub.add_parser(
+        "consistency",
+        help="word task: Human Consistency per display stratum (forced colours, gamut, screen check)",
+    )
+    h.add_argument("--db", required=True, metavar="PATH")
+    h.add_argument("--by", choices=("forced-colors", "gamut", "screen-check"), required=True)
+    h.set_defaults(func=consistency)
+
 
 def _int_list(text: str, flag: str) -> tuple[int, ...]:
     try:
@@ -452,4 +460,15 @@ def compare_categories(args: argparse.Namespace) -> int:
         table = result.by_category.assign(reference=result.reference, cell_agreement=result.agreement)
         table.to_csv(path, index=False)
         print(f"wrote {path}")
+    return 0
+
+
+def consistency(args: argparse.Namespace) -> int:
+    from huesenv.collect.strata import consistency_by_display
+
+    table = consistency_by_display(args.db, args.by)
+    if table.empty:
+        raise ValueError(f"--db {args.db}: no finished participant's word answers to stratify")
+    print(f"Human Consistency of finished participants by {args.by} (leave-one-out, pooled; CVD excluded):")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
