@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from flask import current_app, g
+from flask import Blueprint, current_app, g
 from flask_babel import get_locale
 
 from huesenv.board import N_COLS, N_ROWS, ROW_LETTERS, load_board
@@ -29,9 +29,6 @@ from huesenv.collect.config import CollectConfig
 from huesenv.collect.db import Database, transaction
 from huesenv.collect.i18n import DEFAULT_UI, UI_LANGUAGES
 from huesenv.collect.security import RateLimiter
-
-if TYPE_CHECKING:
-    from huesenv.collect.views import TaskViews
 
 EXTENSION = "huesenv_collect"
 
@@ -44,6 +41,26 @@ def board_grid() -> dict[str, Any]:
         for i in range(board.rgb.shape[0])
     ]
     return {"rows": ROW_LETTERS[:N_ROWS], "n_cols": N_COLS, "cells": cells}
+
+
+@dataclass(frozen=True)
+class TaskViews:
+    """One task's blueprint and hooks (each task's module in :mod:`huesenv.collect.views` defines one).
+
+    ``prepare(config)`` validates the task's settings before anything is created
+    and returns its resources (``AppState.task_data``); ``enrol(state, conn, pid,
+    serial)`` sets a new participant up inside the onboarding transaction and may
+    return a callable to run after the commit; ``next_step(state, conn, p)`` is
+    the endpoint of a started participant's current page; ``instructions(state)``
+    the instruction page's variables; ``start(state)`` runs once the app exists.
+    """
+
+    blueprint: Blueprint
+    prepare: Callable[[CollectConfig], dict[str, Any]]
+    enrol: Callable[[AppState, sqlite3.Connection, str, int], Callable[[], None] | None]
+    next_step: Callable[[AppState, sqlite3.Connection, sqlite3.Row], str]
+    instructions: Callable[[AppState], dict[str, Any]]
+    start: Callable[[AppState], None] | None = None
 
 
 @dataclass

@@ -16,9 +16,8 @@ from huesenv.collect import participants as parts
 from huesenv.collect.config import CollectConfig
 from huesenv.collect.display import answer_orientation
 from huesenv.collect.gca_probes import make_probes_source
-from huesenv.collect.state import AppState, current_state
+from huesenv.collect.state import AppState, TaskViews, current_state
 from huesenv.collect.tasks import gca as gca_task
-from huesenv.collect.views import TaskViews
 from huesenv.collect.views.pages import (
     elapsed_ms,
     field_error,

@@ -13,9 +13,8 @@ from flask_babel import gettext as _
 from huesenv.categories import MACRO_COLOURS
 from huesenv.collect import participants as parts
 from huesenv.collect.config import CollectConfig
-from huesenv.collect.state import AppState, current_state
+from huesenv.collect.state import AppState, TaskViews, current_state
 from huesenv.collect.tasks import tessellation as tess_task
-from huesenv.collect.views import TaskViews
 from huesenv.collect.views.pages import message, require
 
 bp = Blueprint("tessellation", __name__)

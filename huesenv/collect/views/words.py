@@ -13,9 +13,8 @@ from huesenv.board import format_coord, load_board
 from huesenv.collect import participants as parts
 from huesenv.collect.config import CollectConfig
 from huesenv.collect.display import answer_orientation, upright_phone
-from huesenv.collect.state import AppState, current_state
+from huesenv.collect.state import AppState, TaskViews, current_state
 from huesenv.collect.tasks import words as words_task
-from huesenv.collect.views import TaskViews
 from huesenv.collect.views.pages import elapsed_ms, field_error, next_url, refused, require, shown
 from huesenv.vocabulary import words
 
