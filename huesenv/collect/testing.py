@@ -129,7 +129,7 @@ class _Base:
         while page.path.endswith("/gca"):
             found = _POSITION.search(page.text)
             if found is None:
-                raise AssertionError(f"no item position on {page.path} ({page.status})")
+                raise AssertionError(f"{page.path}: no position field in the GCA page")
             position = found.group(1)
             data = {"csrf_token": page.token, "position": position}
             if 'name="threshold"' in page.text:
