@@ -45,7 +45,7 @@ def consistency_by_display(db_path: str | Path, by: str, *, alpha: float = 0.05)
         raise ValueError(f"--by {by!r}: expected one of {', '.join(STRATA)}")
     frame = word_answers_frame(db_path)
     strata = _stratum_column(frame, by)
-    rows = []
+    rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory(prefix="huesenv-strata-") as tmp:
         for value in sorted(strata.unique()):
             part = frame[strata == value]
