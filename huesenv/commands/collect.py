@@ -12,12 +12,15 @@ import logging
 from pathlib import Path
 from typing import NoReturn
 
+from huesenv.collect.consensus import compare_maps, load_category_map, table6_labels
+from huesenv.collect.db import open_readonly
 from huesenv.collect.display import DISPLAY_FILTERS
 from huesenv.collect.export import exclusions
 from huesenv.collect.export import export as run_export
 from huesenv.collect.i18n import UI_LANGUAGES
 from huesenv.collect.security import parse_rate
-from huesenv.collect.tasks.gca import attention_slots
+from huesenv.collect.strata import consistency_by_display
+from huesenv.collect.tasks.gca import ImageStore, attention_slots
 from huesenv.commands.common import add_out, bounded_int
 from huesenv.vocabulary import read_vocabulary_file
 
@@ -427,9 +430,7 @@ def prerender(args: argparse.Namespace) -> int:
     """Render every GCA stimulus of the probes' set into the image cache (outside the database)."""
     from rich.progress import Progress
 
-    from huesenv.collect.db import open_readonly
     from huesenv.collect.gca_probes import make_probes_source
-    from huesenv.collect.tasks.gca import ImageStore
 
     db = Path(args.db)
     conn = open_readonly(db)  # checks it is a collection database; nothing is written into it
@@ -448,7 +449,6 @@ def prerender(args: argparse.Namespace) -> int:
 
 
 def compare_categories(args: argparse.Namespace) -> int:
-    from huesenv.collect.consensus import compare_maps, load_category_map, table6_labels
 
     consensus = load_category_map(args.consensus)
     result = compare_maps(consensus, table6_labels() if args.reference == "table6" else None)
@@ -465,7 +465,6 @@ def compare_categories(args: argparse.Namespace) -> int:
 
 
 def consistency(args: argparse.Namespace) -> int:
-    from huesenv.collect.strata import consistency_by_display
 
     table = consistency_by_display(args.db, args.by)
     if table.empty:

@@ -8,18 +8,15 @@ registered, so the other tasks' pages do not exist on it (404).
 from __future__ import annotations
 
 from huesenv.collect.state import TaskViews
+from huesenv.collect.views import gca, tessellation, words
 
-__all__ = ["TaskViews", "task_views"]
+TASKS: dict[str, TaskViews] = {"words": words.VIEWS, "gca": gca.VIEWS, "tessellation": tessellation.VIEWS}
+
+__all__ = ["TASKS", "TaskViews", "task_views"]
 
 
 def task_views(task: str) -> TaskViews:
     """The views of one task (``words``, ``gca`` or ``tessellation``)."""
-    if task == "words":
-        from huesenv.collect.views.words import VIEWS
-    elif task == "gca":
-        from huesenv.collect.views.gca import VIEWS
-    elif task == "tessellation":
-        from huesenv.collect.views.tessellation import VIEWS
-    else:
-        raise ValueError(f"--task {task!r}: expected one of words, gca, tessellation")
-    return VIEWS
+    if task not in TASKS:
+        raise ValueError(f"--task {task!r}: expected one of {', '.join(TASKS)}")
+    return TASKS[task]
