@@ -261,3 +261,14 @@ def _answer_by_rule(p, page, db, rule: int):
         data["choice"] = expected if kind == "attention" else (colour if tau >= rule else "white")
         data["confidence"] = "6"
     return p.post("/gca", data)
+
+
+@pytest.mark.parametrize(
+    "name, content", [("bytes.csv", bytes(range(256)) * 4), ("empty.csv", b""), ("x.parquet", b"PAR1")]
+)
+def test_unreadable_consensus_files_are_one_line(tmp_path, capsys, name, content):
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    assert main(["collect", "compare-categories", "--consensus", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and name in err[0] and "cannot read it" in err[0]

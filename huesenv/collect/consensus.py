@@ -62,7 +62,13 @@ def load_category_map(path: str | Path) -> CategoryMap:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such consensus table")
-    frame = _read(path)
+    try:
+        frame = _read(path)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        reason = err.reason if isinstance(err, UnicodeDecodeError) else str(err).splitlines()[0]
+        raise ValueError(f"{path}: cannot read it as the tessellation export ({reason})") from None
+    except (OSError, ValueError) as err:  # e.g. a .parquet file that is not Parquet
+        raise ValueError(f"{path}: cannot read it as the tessellation export ({err})") from None
     for col in ("coord", "category", "agreement", "n"):
         if col not in frame.columns:
             raise ValueError(
