@@ -135,8 +135,8 @@ def test_prolific_ids_are_captured_and_the_completion_code_shown(tmp_path):
     # the same platform id cannot take part twice
     again = app.test_client()
     again.get("/?PROLIFIC_PID=5f1a2b3c4d5e6f7a8b9c0d1e")
-    page = post_start(ClientParticipant(again))
-    assert page.status == 409 and "already taken part" in page.text
+    page = ClientParticipant(again).get("/start")  # checked on the landing page, before any form
+    assert page.status == 409 and "already completed" in page.text and "C1AB2CD3" in page.text
     assert n_participants(tmp_path) == 1
     assert app.test_client().get("/?PROLIFIC_PID=<script>").status_code == 400
 

@@ -50,6 +50,9 @@ def test_a_participant_on_a_new_browser_is_re_attached_to_their_answers(tmp_path
     assert page.path == "/words" and "Word 2 of 3" in page.text  # no consent or demographics again
     page, more = phone.answer_words(page, lambda w: "C3")
     assert page.path == "/done" and n_participants(tmp_path) == 1
+    # a link to /start works the same way
+    late = ClientParticipant(app.test_client())
+    assert late.get(f"/start?PROLIFIC_PID={PID}&STUDY_ID=study42&SESSION_ID=sess9").path == "/done"
     frame = word_answers_frame(tmp_path / "collect.sqlite3")
     assert len(frame) == 3 and frame["userId"].nunique() == 1
 

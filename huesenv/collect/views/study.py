@@ -147,6 +147,10 @@ def start():
     p = participant()
     if p is not None:
         return redirect(next_url(p))
+    if request.method == "GET" and _platform():  # a study link may point at /start too
+        returning = _returning(state)
+        if returning is not None:
+            return returning
     if state.config.require_platform_id and not _platform().get("platform_pid"):
         return message(
             _("Open the study from the study platform"),
