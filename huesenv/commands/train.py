@@ -59,7 +59,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                 "--opponents",
                 help="spec of the other seats (default human-replay; e.g. text-embedding, policy:PATH)",
             )
-            q.add_argument("--cue-encoding", choices=("index", "embedding"), help="cue encoding (SB3 env)")
+            q.add_argument(
+                "--cue-encoding",
+                choices=("index", "embedding"),
+                help="cue as a vocabulary index, or as a text-encoder vector (reads any word or phrase)",
+            )
+        if kind == "guesser":
+            q.add_argument(
+                "--text-encoder",
+                metavar="NAME",
+                help="--fast --cue-encoding embedding: minilm (default, packaged), hash[:DIM], "
+                "sentence-transformers:FOLDER",
+            )
         if kind == "selfplay":
             q.add_argument(
                 "--nonsense", action="store_true", help="add the 16 nonsense inputs to the vocabulary"
@@ -156,10 +167,14 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
             raise ValueError(
                 "--fast trains against replayed-human cue givers only (the vector env's cue_cells)"
             )
-        if args.cue_encoding not in (None, "index"):
-            raise ValueError("--fast uses cue_encoding=index (the vector env's cue is a vocabulary index)")
+        if args.cue_encoding is not None:
+            params["cue_encoding"] = args.cue_encoding
+        if args.text_encoder is not None:
+            params["text_encoder"] = args.text_encoder
         return "guesser-fast", FastPPOConfig.from_dict(params, source="huesenv train guesser --fast")
 
+    if getattr(args, "text_encoder", None) is not None:
+        raise ValueError("--text-encoder: only with --fast --cue-encoding embedding")
     env_kwargs = dict(params.pop("env_kwargs", None) or {})
     if args.opponents:
         env_kwargs["opponents"] = args.opponents

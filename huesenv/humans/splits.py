@@ -129,9 +129,9 @@ class DataSplit:
             )
         n_eval = min(len(ids) - 1, max(1, int(round(len(ids) * float(eval_fraction)))))
         perm = np.random.default_rng(seed).permutation(len(ids))
-        eval_ids = tuple(sorted(ids[perm[:n_eval]]))
-        train_ids = tuple(sorted(ids[perm[n_eval:]]))
-        words = tuple(humans.words)
+        eval_ids = tuple(sorted(str(x) for x in ids[perm[:n_eval]]))
+        train_ids = tuple(sorted(str(x) for x in ids[perm[n_eval:]]))
+        words = tuple(str(w) for w in humans.words)
         split = cls(
             source=str(humans.source),
             cohort_sha256=answers_sha256(humans),
@@ -141,7 +141,7 @@ class DataSplit:
             train_participants=train_ids,
             eval_participants=eval_ids,
             words=words,
-            categories=tuple(humans.category(w) for w in words),
+            categories=tuple(str(humans.category(w)) for w in words),
         )
         if n_folds is not None or fold is not None:
             split = split.with_fold(0 if fold is None else fold, n_folds or 5)
@@ -348,7 +348,7 @@ def whole_cohort_record(humans: HumanResponses) -> dict[str, Any]:
         "split": None,
         "source": str(humans.source),
         "cohort_sha256": answers_sha256(humans),
-        "train_participants": sorted(humans.frame["user_id"].astype(str).unique()),
+        "train_participants": sorted(str(u) for u in humans.frame["user_id"].astype(str).unique()),
         "train_words": list(humans.words),
     }
 
