@@ -12,6 +12,7 @@ A spec is ``"<kind>"`` or ``"<kind>:<argument>"``; the kind says what is loaded:
 ``vlm:<model id or path>``    transformers image-text-to-text model
 ``api-vlm:<model>``           OpenAI-compatible chat-completions endpoint
 ``policy:<path>``             a trained policy: huesenv torch checkpoint (.pt) or SB3 zip
+``lookup:<export>``           per word, the most chosen cells of a human export
 ============================  =====================================================
 
 **Plugins.** A package adds a kind by declaring an entry point in the group
@@ -28,6 +29,7 @@ import re
 import warnings
 from collections.abc import Callable
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from huesenv.agents.protocol import Agent
@@ -97,6 +99,15 @@ def _policy(arg: str | None = None, **kw: Any) -> Agent:
     return PolicyAgent(arg, **kw)
 
 
+def _lookup(arg: str | None = None, **kw: Any) -> Agent:
+    from huesenv.agents.lookup import LookupAgent
+    from huesenv.humans import load_humans
+
+    if not arg:
+        raise ValueError("agent spec 'lookup' needs a human export: 'lookup:<answers.csv[.gz] | .parquet>'")
+    return LookupAgent(load_humans(arg), label=Path(arg).name.split(".")[0], **kw)
+
+
 BUILTIN: dict[str, tuple[AgentFactory, str]] = {
     "random": (_random, "seeded uniform choice among legal cells, cues and options"),
     "human-replay": (_human_replay, "samples the human cohort's answers (huesenv.humans)"),
@@ -111,6 +122,10 @@ BUILTIN: dict[str, tuple[AgentFactory, str]] = {
     "vlm": (_vlm, "transformers image-text-to-text model: vlm:<model id or path>"),
     "api-vlm": (_api_vlm, "OpenAI-compatible chat-completions API: api-vlm:<model>"),
     "policy": (_policy, "trained policy (huesenv train): policy:<checkpoint.pt | model.zip>"),
+    "lookup": (
+        _lookup,
+        "per word the most chosen cells of a human export (unseen cue: nearest word): lookup:<file>",
+    ),
 }
 
 _EXTRA: dict[str, tuple[AgentFactory, str]] = {}

@@ -23,6 +23,7 @@ import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
+from huesenv.experiments.evaluation import check_references, training_labels
 from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report
@@ -98,6 +99,8 @@ def preflight(config: ExperimentConfig) -> None:
         raise ValueError(
             f"{config.source}, field humans.path: {humans}: {what} (expected a human-response export)"
         )
+    if any(str(a.spec).startswith("policy:") for a in config.agents()):
+        check_references(config, _load_humans(config))  # a policy never scored on its training answers
     names = clip_checkpoints(config, sorted(used))
     if names and config["weights"].get("required", True):
         weights.require_weights(names, config["weights"].get("dir"))
@@ -391,6 +394,9 @@ def build_report_data(
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
     summary.insert(0, f"Human reference: {human_ref.label}")
+    learned = {a.name: a.spec for a in config.agents() if str(a.spec).startswith("policy:")}
+    if learned:
+        summary[1:1] = check_references(config, humans, learned) + training_labels(learned)
     summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
     summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
     if config.data.get("allow_code"):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -121,3 +122,28 @@ def cue_lookup(cfg: Any, env_words: Sequence[str], train_words: Sequence[str], e
         return torch.as_tensor(cue_table(env_words, encoder))
     index = {w: i for i, w in enumerate(train_words)}
     return torch.as_tensor([index.get(w, len(train_words)) for w in env_words], dtype=torch.long)
+
+
+def write_parts(cfg: Any, folder: str | Path, humans: HumanResponses | None = None) -> dict[str, Any] | None:
+    """Write the split ``cfg`` trains with (``split.json``, ``train.csv.gz``, ``evaluation.csv.gz``) into ``folder``.
+
+    Returns what a training experiment records and evaluates with (the parts'
+    paths, the split's label); ``None`` when there is no split (``holdout="none"``
+    or no human data): then the evaluation uses the whole cohort and the
+    experiment refuses to score the policy on it unless allowed.
+    """
+    if getattr(cfg, "cue_source", "humans") != "humans" or getattr(cfg, "holdout", "none") == "none":
+        return None
+    humans = load_humans() if humans is None else humans
+    split = make_split(cfg, humans)
+    if split is None:
+        return None
+    folder = Path(folder)
+    return {
+        "fingerprint": split.fingerprint,
+        "label": split.label,
+        "evaluation_label": split.part_label("evaluation"),
+        "split": str(split.save(folder / "split.json")),
+        "train": str(split.write_part(humans, "train", folder / "train.csv.gz")),
+        "evaluation": str(split.write_part(humans, "evaluation", folder / "evaluation.csv.gz")),
+    }

@@ -41,6 +41,7 @@ import yaml
 
 from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
 from huesenv.experiments.experiment import run_experiment
+from huesenv.experiments.rl.human_data import write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
 from huesenv.experiments.rl.references import gym_references, vector_references
@@ -225,10 +226,16 @@ def run_training_experiment(
         progress=progress,
     )
     references = compute_references(trainer, tcfg, cfg["references"], run_dir)
+    # the tournament's replayed humans and the metrics' reference: the split's evaluation part only
+    parts = write_parts(tcfg, run_dir / "split") if trainer == "guesser-fast" else None
+    if parts is not None:
+        summary["evaluation_part"] = parts
     tournament = None
     ev = cfg["evaluate"]
     if ev.get("tournament", True) and trainer != "selfplay":
-        tournament = run_tournament(cfg, policy_path(trainer, train_dir), run_dir, progress, wandb_mode)
+        tournament = run_tournament(
+            cfg, policy_path(trainer, train_dir), run_dir, progress, wandb_mode, parts
+        )
     report = write_training_report(run_dir, trainer, summary, references, tournament)
     return {"summary": summary, "references": references, "tournament": tournament, "report": report}
 
@@ -261,9 +268,20 @@ def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_
 
 
 def run_tournament(
-    cfg: Mapping[str, Any], policy: Path, run_dir: Path, progress: bool, wandb_mode: str | None
+    cfg: Mapping[str, Any],
+    policy: Path,
+    run_dir: Path,
+    progress: bool,
+    wandb_mode: str | None,
+    parts: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The base tournament with the learned agent (``learned``) added to its agents, lineups and word level."""
+    """The base tournament with the learned agent (``learned``) added to its agents, lineups and word level.
+
+    With ``parts`` (:func:`~huesenv.experiments.rl.human_data.write_parts`) the
+    human reference (replayed humans and the metrics) is the split's evaluation
+    part, and the lookup baseline (``lookup``: the training part's cells per
+    word) joins the word level.
+    """
 
     ev = cfg["evaluate"]
     base = load_config(ev.get("base", "default"))
@@ -279,6 +297,10 @@ def run_tournament(
         "learned",
         *[a for a in data["wordlevel"].get("agents", []) if a != "learned"],
     ]
+    if parts is not None:
+        data.setdefault("humans", {})["path"] = str(Path(parts["evaluation"]).resolve())
+        data["agents"]["lookup"] = {"spec": f"lookup:{Path(parts['train']).resolve()}"}
+        data["wordlevel"]["agents"].insert(1, "lookup")
     config = ExperimentConfig.from_dict(
         data, source=f"{cfg.get('_source', 'config')} (base {ev.get('base')})"
     )

@@ -1,0 +1,83 @@
+"""Scoring learned policies only against people they never saw: the check behind every experiment.
+
+Why: a guesser trained on a cohort's answers and scored against the same
+answers is partly scored on its training data (the learned guesser's 0.00
+Mahalanobis fail rate below people's own 0.13 was that).  Every ``policy:PATH``
+checkpoint written by the fast trainer records its human training data
+(``train["human_data"]``, :func:`huesenv.humans.splits.training_record`).
+:func:`check_references` compares it with the experiment's human reference:
+when any of the reference's answers were in the policy's training part, the
+run is refused with one line, unless the config says ``humans:
+{allow_trained_on: true}``; then every output carries :func:`overlap_labels`.
+
+Policies whose checkpoint records no human data (older checkpoints, SB3 zips,
+self-play) are not checked: :func:`overlap_labels` says so instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from huesenv.humans.splits import describe_training, training_overlap
+
+ALLOW_KEY = "allow_trained_on"
+
+
+def policy_training_data(spec: str) -> dict[str, Any] | None:
+    """The human training record of a ``policy:PATH`` torch checkpoint (``None``: none recorded or not one)."""
+    if not isinstance(spec, str) or not spec.startswith("policy:"):
+        return None
+    path = Path(spec.split(":", 1)[1])
+    if path.suffix == ".zip" or not path.is_file():
+        return None
+    from huesenv.agents.policy_net import load_checkpoint
+
+    record = load_checkpoint(path).train.get("human_data")
+    return dict(record) if isinstance(record, Mapping) else None
+
+
+def overlaps(agents: Mapping[str, str], humans: Any) -> dict[str, tuple[int, dict[str, Any]]]:
+    """Per agent name whose policy was trained on answers of ``humans``: (overlapping answers, its record)."""
+    out = {}
+    for name, spec in agents.items():
+        record = policy_training_data(spec)
+        n = training_overlap(record, humans)
+        if n and record is not None:
+            out[name] = (n, record)
+    return out
+
+
+def check_references(config: Any, humans: Any, agents: Mapping[str, str] | None = None) -> list[str]:
+    """Refuse (``ValueError``, one line) a policy scored against answers it trained on; else the labels to print."""
+    if agents is None:
+        agents = {a.name: a.spec for a in config.agents()}
+    found = overlaps(agents, humans)
+    allowed = bool((config["humans"] or {}).get(ALLOW_KEY, False))
+    if found and not allowed:
+        name, (n, record) = next(iter(found.items()))
+        raise ValueError(
+            f"{config.source}, agents.{name}: {agents[name]} was trained on {n} of the {len(humans)} answers of "
+            f"the human reference ({describe_training(record)}); score it against the split's evaluation part "
+            f"(humans.path), or set humans.{ALLOW_KEY}: true to score it on its training data (labelled as such)"
+        )
+    return overlap_labels(found)
+
+
+def overlap_labels(found: Mapping[str, tuple[int, Mapping[str, Any]]]) -> list[str]:
+    return [
+        f"TRAINED ON THE REFERENCE: {name} is scored against {n} answers it was trained on "
+        f"(humans.{ALLOW_KEY}: true); its numbers are not a held-out evaluation"
+        for name, (n, _record) in found.items()
+    ]
+
+
+def training_labels(agents: Mapping[str, str]) -> list[str]:
+    """One line per learned agent naming its human training data (for reports)."""
+    out = []
+    for name, spec in agents.items():
+        if isinstance(spec, str) and spec.startswith("policy:"):
+            record = policy_training_data(spec)
+            out.append(f"{name}: human training data: {describe_training(record)}")
+    return out
