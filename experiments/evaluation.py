@@ -16,7 +16,8 @@ self-play) are not checked: :func:`overlap_labels` says so instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -81,3 +82,24 @@ def training_labels(agents: Mapping[str, str]) -> list[str]:
             record = policy_training_data(spec)
             out.append(f"{name}: human training data: {describe_training(record)}")
     return out
+
+
+FALLBACK_MEANING = {
+    "unknown_cue": "a cue outside its vocabulary, answered without reading it",
+    "no_cue": "no cue to read",
+    "exhausted": "no unused human answer left for the word",
+}
+
+
+def fallback_lines(records: Iterable[Any]) -> list[str]:
+    """Report lines counting each agent's own fallbacks in game logs (``extra["agent_fallback"]``)."""
+    counts = Counter(
+        (str(r.extra.get("seat_agent") or r.agent_id), str(r.extra["agent_fallback"]))
+        for r in records
+        if getattr(r, "extra", None) and r.extra.get("agent_fallback")
+    )
+    return [
+        f"{agent}: {n} answer(s) were its own fallback '{why}' ({FALLBACK_MEANING.get(why, 'see the log')}); "
+        "logged as extra.agent_fallback"
+        for (agent, why), n in sorted(counts.items())
+    ]

@@ -23,7 +23,7 @@ import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
-from huesenv.experiments.evaluation import check_references, training_labels
+from huesenv.experiments.evaluation import check_references, fallback_lines, training_labels
 from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report
@@ -347,6 +347,7 @@ def build_report_data(
             f"Games: {n_games} games of {len(config['lineups'])} lineup(s), {len(frame)} seat-games, "
             f"{len(game_records)} logged steps (log: {run_dir.name}/games.jsonl)"
         )
+        summary.extend(fallback_lines(game_records))
         for k in range(int(config["report"].get("board_images", 0) or 0)):
             if k >= len(plan):
                 break

@@ -217,3 +217,28 @@ def test_heldout_command_end_to_end(tmp_path, capsys):
         assert (row, "pooled") in rows
     words = pd.read_csv(tmp_path / "words.csv")
     assert sorted(words[words["row"] == "learned"]["word"]) == sorted(load_humans().words)  # each word once
+
+
+def test_an_agents_own_fallback_is_logged_and_counted():
+    from huesenv.agents.random_agent import RandomAgent
+    from huesenv.envs.hues_cues.play import play_game
+    from huesenv.experiments.evaluation import fallback_lines
+
+    class Unread(RandomAgent):
+        name = "unread"
+
+        def guess(self, query):
+            ans = super().guess(query)
+            ans.info["fallback"] = "unknown_cue"
+            return ans
+
+    agents = {f"player_{i}": (Unread(seed=i) if i == 0 else RandomAgent(seed=i)) for i in range(3)}
+    result = play_game(agents, num_players=3, seed=0)
+    marked = [r for r in result.records if r.extra.get("agent_fallback")]
+    assert marked and all(r.agent_id == "unread" and r.valid for r in marked)
+    lines = fallback_lines(result.records)
+    assert (
+        len(lines) == 1
+        and lines[0].startswith(f"unread: {len(marked)} answer(s)")
+        and "unknown_cue" in lines[0]
+    )

@@ -175,6 +175,11 @@ GAME_STEP_FIELDS: tuple[ExtraField, ...] = (
     ExtraField(
         "fallback", (str,), "why the agent's answer was replaced by a legal move (valid is then false)"
     ),
+    ExtraField(
+        "agent_fallback",
+        (str,),
+        "the agent's own fallback behind a valid answer (e.g. a policy or replayed human given a cue it cannot read: unknown_cue)",
+    ),
     ExtraField("seat_agent", (str,), "the experiment's agent name at this seat (tournaments)"),
     ExtraField("lineup", (int,), "index of the lineup in the experiment config (tournaments)", _non_negative),
     ExtraField("abandoned", (bool,), "the person left the game before its end (huesenv play)"),
