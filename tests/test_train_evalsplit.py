@@ -242,3 +242,40 @@ def test_an_agents_own_fallback_is_logged_and_counted():
         and lines[0].startswith(f"unread: {len(marked)} answer(s)")
         and "unknown_cue" in lines[0]
     )
+
+
+def test_train_experiment_refuses_holdout_none_before_training(tmp_path):
+    from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment
+
+    cfg = load_training_config("learned_guesser", [f"output={tmp_path}", "train.params.holdout=none"])
+    with pytest.raises(ValueError, match="holdout=none trains on every answer"):
+        run_training_experiment(cfg, progress=False, wandb_mode="disabled")
+    assert not (tmp_path / "learned_guesser" / "train").exists()
+
+
+@pytest.mark.integration
+def test_train_experiment_evaluates_on_the_evaluation_part(tmp_path):
+    from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment
+
+    sets = [
+        f"output={tmp_path}",
+        "train.params.total_steps=256",
+        "train.params.num_envs=64",
+        "train.params.num_minibatches=1",
+        "train.params.eval_decisions=64",
+        "train.params.torch_threads=1",
+        "train.params.device=cpu",
+        "evaluate.games=1",
+        "references.agents=[random]",
+    ]
+    result = run_training_experiment(load_training_config("learned_guesser", sets), progress=False)
+    run = tmp_path / "learned_guesser"
+    split = DataSplit.load(run / "split" / "split.json")
+    report = (run / "report.md").read_text()
+    assert f"split {split.fingerprint}" in report and "evaluation part only" in report
+    tour = (run / "tournament" / "report.md").read_text()
+    assert "evaluation.csv.gz" in tour.split("\n", 5)[2] or "evaluation.csv.gz" in tour
+    words = result["tournament"]["tables"]["wordlevel_agents"]
+    assert {"learned", "lookup", "text-embedding", "random", "human"} <= set(words["agent"])
+    ev = load_humans(run / "split" / "evaluation.csv.gz")
+    assert int(words["n_words"].max()) == 100 and ev.n_participants == len(split.eval_participants)

@@ -19,6 +19,11 @@ Config (YAML; bundled ones in ``experiments/configs/``; unknown keys are errors)
       games: 24
       lineups: [[learned, human, human, human]]
       wordlevel: true
+      allow_trained_on: false      # true: score the policy on answers it trained on (labelled in the report)
+
+The guesser-fast trainer trains on the training part of its human split and the
+tournament's replayed humans and the word-level reference are the evaluation
+part (``split/evaluation.csv.gz``, see :mod:`huesenv.experiments.rl.human_data`).
 
 Output: ``train/`` (the trainer's folder: policy, curve, checkpoints),
 ``references.json``, ``tournament/`` (the tournament's own run folder and
@@ -54,7 +59,7 @@ TOP_KEYS = {"name", "output", "seed", "train", "references", "evaluate"}
 SECTION_KEYS = {
     "train": {"trainer", "params", "tracker", "wandb_mode"},
     "references": {"agents", "episodes"},
-    "evaluate": {"tournament", "base", "games", "lineups", "wordlevel"},
+    "evaluate": {"tournament", "base", "games", "lineups", "wordlevel", "allow_trained_on"},
 }
 DEFAULTS: dict[str, Any] = {
     "output": "runs",
@@ -67,6 +72,7 @@ DEFAULTS: dict[str, Any] = {
         "games": 24,
         "lineups": [["learned", "human", "human", "human"]],
         "wordlevel": True,
+        "allow_trained_on": False,
     },
 }
 
@@ -216,6 +222,19 @@ def run_training_experiment(
     )
     trainer = cfg["train"]["trainer"]
     tcfg = trainer_from_params(trainer, dict(cfg["train"]["params"]), int(cfg["seed"]))
+    ev = cfg["evaluate"]
+    if (
+        trainer == "guesser-fast"
+        and tcfg.cue_source == "humans"
+        and tcfg.holdout == "none"
+        and ev.get("tournament", True)
+        and not ev.get("allow_trained_on")
+    ):
+        raise ValueError(
+            f"{cfg.get('_source', 'config')}: train.params.holdout=none trains on every answer, so the "
+            "evaluation would score the policy on its training data; keep the split or set "
+            "evaluate.allow_trained_on: true (labelled in the report)"
+        )
     train_dir = run_dir / "train"
     summary = train(
         trainer,
@@ -231,7 +250,6 @@ def run_training_experiment(
     if parts is not None:
         summary["evaluation_part"] = parts
     tournament = None
-    ev = cfg["evaluate"]
     if ev.get("tournament", True) and trainer != "selfplay":
         tournament = run_tournament(
             cfg, policy_path(trainer, train_dir), run_dir, progress, wandb_mode, parts
@@ -297,6 +315,8 @@ def run_tournament(
         "learned",
         *[a for a in data["wordlevel"].get("agents", []) if a != "learned"],
     ]
+    if ev.get("allow_trained_on"):
+        data.setdefault("humans", {})["allow_trained_on"] = True
     if parts is not None:
         data.setdefault("humans", {})["path"] = str(Path(parts["evaluation"]).resolve())
         data["agents"]["lookup"] = {"spec": f"lookup:{Path(parts['train']).resolve()}"}
