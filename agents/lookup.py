@@ -18,12 +18,15 @@ give with no learning at all.  :class:`LookupAgent` is built from the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from huesenv.agents.protocol import Answer, BaseAgent, GuessQuery
+from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.board import load_board
+from huesenv.humans import load_humans
 from huesenv.vocabulary import normalise_word
 
 
@@ -50,6 +53,11 @@ class LookupAgent(BaseAgent):
         self.label = label
         self._xy = load_board().xy
 
+    @classmethod
+    def from_export(cls, path: str, **kwargs: Any) -> LookupAgent:
+        """The lookup table of a human export file (``lookup:<file>``; e.g. a split's ``train.csv.gz``)."""
+        return cls(load_humans(path), label=Path(path).name.split(".")[0], **kwargs)
+
     @property
     def agent_id(self) -> str:
         return f"lookup:{self.label}"
@@ -59,8 +67,6 @@ class LookupAgent(BaseAgent):
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         if self._encoder is None:
-            from huesenv.agents.text_encoders import make_text_encoder
-
             self._encoder = make_text_encoder("minilm")
         v = np.asarray(self._encoder.encode([t.lower() for t in texts]), dtype=np.float64)
         return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)

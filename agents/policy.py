@@ -48,7 +48,7 @@ from huesenv.agents.policy_net import (
     speaker_forward,
 )
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
-from huesenv.agents.text_encoders import MiniLMTextEncoder
+from huesenv.agents.text_encoders import MiniLMTextEncoder, make_text_encoder
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.encoding import ObservationEncoder
 from huesenv.game.phase import Phase
@@ -171,8 +171,6 @@ class PolicyAgent(BaseAgent):
         Why the latest cue: as for index policies (:func:`~huesenv.agents.policy_net.cue_indices`), the
         second cue refines the first.  A two-word cue is encoded as one phrase.
         """
-        from huesenv.agents.text_encoders import make_text_encoder
-
         if self._text_encoder is None:
             self._text_encoder = make_text_encoder(str(self.settings.extra.get("text_encoder", "minilm")))
         dim = int(self.settings.extra.get("cue_dim", self._text_encoder.dim))

@@ -29,7 +29,6 @@ import re
 import warnings
 from collections.abc import Callable
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from huesenv.agents.protocol import Agent
@@ -101,11 +100,10 @@ def _policy(arg: str | None = None, **kw: Any) -> Agent:
 
 def _lookup(arg: str | None = None, **kw: Any) -> Agent:
     from huesenv.agents.lookup import LookupAgent
-    from huesenv.humans import load_humans
 
     if not arg:
         raise ValueError("agent spec 'lookup' needs a human export: 'lookup:<answers.csv[.gz] | .parquet>'")
-    return LookupAgent(load_humans(arg), label=Path(arg).name.split(".")[0], **kw)
+    return LookupAgent.from_export(arg, **kw)
 
 
 BUILTIN: dict[str, tuple[AgentFactory, str]] = {

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from huesenv.agents.policy_net import load_checkpoint
 from huesenv.humans.splits import describe_training, training_overlap
 
 ALLOW_KEY = "allow_trained_on"
@@ -33,8 +34,6 @@ def policy_training_data(spec: str) -> dict[str, Any] | None:
     path = Path(spec.split(":", 1)[1])
     if path.suffix == ".zip" or not path.is_file():
         return None
-    from huesenv.agents.policy_net import load_checkpoint
-
     record = load_checkpoint(path).train.get("human_data")
     return dict(record) if isinstance(record, Mapping) else None
 

@@ -31,6 +31,7 @@ LAZY_ALLOWED = {
             "vlm",
             "api_vlm",
             "policy",
+            "lookup",
         )
     },
 }

@@ -42,6 +42,8 @@ import pandas as pd
 from huesenv import metrics
 from huesenv.agents import evaluate_words, make_agent
 from huesenv.agents.lookup import LookupAgent
+from huesenv.agents.text_encoders import make_text_encoder
+from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
 from huesenv.humans import HumanResponses, load_humans
 from huesenv.humans.splits import DataSplit
@@ -211,9 +213,6 @@ def run(
     train: bool = True,
 ) -> dict[str, Any]:
     """The whole held-out evaluation (see the module docstring); ``train=False`` scores the baselines only."""
-    from huesenv.agents.text_encoders import make_text_encoder
-    from huesenv.experiments.provenance import HumanReference
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     humans = load_humans(humans_path)

@@ -48,6 +48,7 @@ from huesenv.agents.policy_net import (
     load_checkpoint,
     save_checkpoint,
 )
+from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.envs.vector import GuesserVectorEnv
 from huesenv.experiments.rl.human_data import HOLDOUTS, cue_lookup, guesser_data
 from huesenv.experiments.rl.logger import TrainLogger
@@ -222,8 +223,6 @@ def train_fast(
     encoder = None
     extra: dict[str, Any] = {"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied}
     if cfg.cue_encoding == "embedding":
-        from huesenv.agents.text_encoders import make_text_encoder
-
         encoder = make_text_encoder(cfg.text_encoder)
         extra.update(text_encoder=cfg.text_encoder, cue_dim=int(encoder.dim))
     train_lookup = cue_lookup(cfg, vocab, vocab, encoder).to(device)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from huesenv.commands.common import add_device, add_humans, add_out, add_seed, positive_float, positive_int
+from huesenv.experiments.rl.heldout import run as run_heldout
 from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment, set_aside, train
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig
 from huesenv.experiments.rl.sb3_train import SB3Config
@@ -273,12 +274,10 @@ def run_experiment_cmd(args: argparse.Namespace) -> int:
 
 
 def run_heldout_cmd(args: argparse.Namespace) -> int:
-    from huesenv.experiments.rl.heldout import run
-
     if args.folds < 2:
         raise ValueError(f"--folds {args.folds}: expected at least 2")
     out = Path(args.out or f"runs/heldout-seed{args.seed}")
-    result = run(
+    result = run_heldout(
         out,
         folds=args.folds,
         seed=args.seed,

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from huesenv.humans.loader import HumanResponses
+from huesenv.humans.reconstruct import write_export
 from huesenv.vocabulary import normalise_word
 
 SPLIT_FORMAT = "huesenv-human-split"
@@ -201,8 +202,6 @@ class DataSplit:
     def write_part(self, humans: HumanResponses, part: str, path: str | Path) -> Path:
         """Write one part as an export file (the cohort's own rows, so ``load_humans(path)`` reads it back)."""
         import pandas as pd
-
-        from huesenv.humans.reconstruct import write_export
 
         self.check_cohort(humans)
         src = Path(humans.source)
