@@ -393,6 +393,7 @@ def train_fast(
         "final_eval_hit": final["eval_hit"],
         "eval_part": data.eval_label,
         "split": data.split.summary() if data.split is not None else None,
+        "split_fingerprint": data.split.fingerprint if data.split is not None else "none",
         "config": asdict(cfg),
         "policy": str(policy_path),
         "torch_threads": torch.get_num_threads(),

@@ -256,6 +256,10 @@ def _summary_line(summary: dict[str, Any]) -> str:
             f"words used {lex['words_used']}, fail rate {lex['mahalanobis_fail_rate']:.2f} "
             f"(null {lex['null_fail_rate_mean']:.2f})"
         )
+    if summary.get("split"):
+        parts.append(f"trained on the training part of split {summary['split']['fingerprint']}")
+    elif summary.get("trainer") == "ppo_fast" and summary.get("split_fingerprint") == "none":
+        parts.append("trained on every human answer (holdout=none)")
     parts.append(f"policy: policy:{summary['policy']}")
     return "; ".join(parts)
 
