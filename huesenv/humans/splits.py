@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from huesenv.humans.loader import HumanResponses
 from huesenv.humans.reconstruct import write_export
@@ -201,8 +202,6 @@ class DataSplit:
 
     def write_part(self, humans: HumanResponses, part: str, path: str | Path) -> Path:
         """Write one part as an export file (the cohort's own rows, so ``load_humans(path)`` reads it back)."""
-        import pandas as pd
-
         self.check_cohort(humans)
         src = Path(humans.source)
         if not src.is_file():
