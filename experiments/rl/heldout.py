@@ -213,12 +213,12 @@ def run(
     train: bool = True,
 ) -> dict[str, Any]:
     """The whole held-out evaluation (see the module docstring); ``train=False`` scores the baselines only."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    encoder = make_text_encoder(text_encoder)  # bad input fails before anything is written
     humans = load_humans(humans_path)
     base_split = DataSplit.of(humans, seed=seed)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     base_split.save(out / "split.json")
-    encoder = make_text_encoder(text_encoder)
     base = FastPPOConfig(
         total_steps=int(steps),
         num_envs=int(num_envs),
