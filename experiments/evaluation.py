@@ -10,19 +10,24 @@ when any of the reference's answers were in the policy's training part, the
 run is refused with one line, unless the config says ``humans:
 {allow_trained_on: true}``; then every output carries :func:`overlap_labels`.
 
+:func:`evaluation_default` makes the policies' evaluation part the reference of
+a run that names none (``huesenv tournament`` with a ``policy:PATH`` agent).
+
 Policies whose checkpoint records no human data (older checkpoints, SB3 zips,
 self-play) are not checked: :func:`overlap_labels` says so instead.
 """
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from huesenv.agents.policy_net import load_checkpoint
-from huesenv.humans.splits import describe_training, training_overlap
+from huesenv.humans import load_humans
+from huesenv.humans.splits import DataSplit, answers_sha256, describe_training, training_overlap
 
 ALLOW_KEY = "allow_trained_on"
 
@@ -102,3 +107,42 @@ def fallback_lines(records: Iterable[Any]) -> list[str]:
         "logged as extra.agent_fallback"
         for (agent, why), n in sorted(counts.items())
     ]
+
+
+def evaluation_default(config: Any, load: Any = None) -> Any:
+    """The config a run of learned agents uses: the policies' evaluation part as its human reference, by default.
+
+    When ``humans.path`` is unset, ``humans.allow_trained_on`` is not true, and
+    every ``policy:PATH`` that records a split drew it from the cohort the
+    config loads (same answers), the evaluation part is written next to the
+    checkpoint (``split-<fingerprint>-evaluation.csv.gz``, once) and becomes
+    ``humans.path``: replayed opponents and the metrics' reference are then
+    people the policies never saw.  Otherwise the config is returned unchanged
+    (and :func:`check_references` decides).
+    """
+    humans_cfg = dict(config["humans"] or {})
+    if humans_cfg.get("path") or humans_cfg.get(ALLOW_KEY):
+        return config
+    records = {}
+    for a in config.agents():
+        record = policy_training_data(a.spec)
+        if record and record.get("split"):
+            records[a.spec] = record
+    if not records:
+        return config
+    splits = {
+        DataSplit.from_dict(r["split"], source=spec).fingerprint: (spec, r) for spec, r in records.items()
+    }
+    if len(splits) != 1:
+        return config  # policies from different splits: no single evaluation part; check_references refuses
+    fingerprint, (spec, record) = next(iter(splits.items()))
+    split = DataSplit.from_dict(record["split"], source=spec)
+    humans = (load or load_humans)(None, cvd=humans_cfg.get("cvd"))
+    if answers_sha256(humans) != split.cohort_sha256:
+        return config
+    target = Path(spec.split(":", 1)[1]).resolve().parent / f"split-{fingerprint}-evaluation.csv.gz"
+    if not target.exists():
+        split.write_part(humans, "evaluation", target)
+    data = copy.deepcopy(config.data)
+    data["humans"] = {**humans_cfg, "path": str(target)}
+    return type(config)(data, source=config.source)

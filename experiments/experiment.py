@@ -23,7 +23,12 @@ import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
-from huesenv.experiments.evaluation import check_references, fallback_lines, training_labels
+from huesenv.experiments.evaluation import (
+    check_references,
+    evaluation_default,
+    fallback_lines,
+    training_labels,
+)
 from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report
@@ -141,6 +146,9 @@ def run_experiment(
     """
 
     start = time.perf_counter()
+    config = evaluation_default(
+        config
+    )  # a learned agent's tournament: its split's evaluation part by default
     preflight(config)
     with offline_env(bool(config["weights"].get("offline", True))):
         return _run(config, start, backend, fresh, progress, wandb_mode, make_backend)

@@ -279,3 +279,25 @@ def test_train_experiment_evaluates_on_the_evaluation_part(tmp_path):
     assert {"learned", "lookup", "text-embedding", "random", "human"} <= set(words["agent"])
     ev = load_humans(run / "split" / "evaluation.csv.gz")
     assert int(words["n_words"].max()) == 100 and ev.n_participants == len(split.eval_participants)
+
+
+def test_a_policys_tournament_uses_its_evaluation_part_by_default(runs, humans):
+    from huesenv.experiments.config import ExperimentConfig
+    from huesenv.experiments.evaluation import evaluation_default
+
+    data = dict(load_config("default").data)
+    data["agents"] = {**data["agents"], "learned": {"spec": f"policy:{runs['index']}"}}
+    config = ExperimentConfig.from_dict(data, source="test config")
+    moved = evaluation_default(config)
+    path = moved["humans"]["path"]
+    assert path and path.endswith("-evaluation.csv.gz")
+    split = DataSplit.from_dict(load_checkpoint(runs["index"]).train["human_data"]["split"])
+    ev = load_humans(path)
+    assert set(ev.frame["user_id"]) <= set(split.eval_participants)  # (not all answered a held-out word)
+    assert set(ev.words) == set(split.evaluation_words)
+    assert check_references(moved, ev) == []  # nothing of the reference was trained on
+    assert evaluation_default(moved) is moved  # a named reference is kept
+    allowed = ExperimentConfig.from_dict(
+        {**data, "humans": {"path": None, "cvd": None, "allow_trained_on": True}}, source="t"
+    )
+    assert evaluation_default(allowed) is allowed
