@@ -249,7 +249,8 @@ def run(
     table = summarise(words)
     result: dict[str, Any] = {
         "reference": HumanReference.of(humans).label,
-        "split": base_split.label,
+        "split": base_split.label.replace("; every word in both parts", "")
+        + f"; words: {folds} folds stratified by category, each held out in turn",
         "split_fingerprint": base_split.fingerprint,
         "folds": folds,
         "seed": seed,
