@@ -366,6 +366,18 @@ def test_the_lazy_import_rule_can_fail(tmp_path):
     assert len(problems) == 2 and "torch at module level" in problems[0] + problems[1]
 
 
+def test_public_class_names_mean_one_thing(imports):
+    """Two public classes of one name (a probe's ProbeTrial and the log's) make every import ambiguous
+    to a reader; re-exports are not definitions, so they do not count."""
+    defined: dict[str, list[str]] = {}
+    for name, path in source_modules().items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                defined.setdefault(node.name, []).append(name)
+    twice = {cls: mods for cls, mods in defined.items() if len(mods) > 1}
+    assert not twice, f"public class names defined in more than one module: {twice}"
+
+
 def test_nothing_but_huesenv_is_a_package_root():
     assert set(package_roots()) == {"huesenv", "huesenv.agents", "huesenv.experiments", "huesenv.render"}
     assert not any((ROOT / "huesenv" / sub).exists() for sub in ("agents", "experiments", "render"))

@@ -38,6 +38,7 @@ class GCAProbe:
     name = "gca"
     title = "Graded Color Attribution (colour / introspection / coverage questions)"
     stimulus_columns = GCA_COLUMNS
+    reply_kinds = ("option", "colour", "coverage", "threshold", "threshold+colour", "percent")
 
     def trials(self, *, seed: int, **kwargs: Any) -> list[ProbeTrial]:
         """:func:`~huesenv.probes.gca.questions.gca_trials` kwargs, plus ``data_dir`` (the published images)."""
