@@ -146,3 +146,13 @@ def evaluation_default(config: Any, load: Any = None) -> Any:
     data = copy.deepcopy(config.data)
     data["humans"] = {**humans_cfg, "path": str(target)}
     return type(config)(data, source=config.source)
+
+
+def mark_trained_on(tables: Mapping[str, Any], names: Iterable[str]) -> None:
+    """Add a ``trained_on_reference`` column to every table with an ``agent`` column (only when some agent is)."""
+    names = set(names)
+    if not names:
+        return
+    for table in tables.values():
+        if hasattr(table, "columns") and "agent" in table.columns:
+            table["trained_on_reference"] = table["agent"].astype(str).isin(names)

@@ -27,6 +27,8 @@ from huesenv.experiments.evaluation import (
     check_references,
     evaluation_default,
     fallback_lines,
+    mark_trained_on,
+    overlaps,
     training_labels,
 )
 from huesenv.experiments.learning_curves import add_training_section
@@ -446,6 +448,7 @@ def build_report_data(
     learned = {a.name: a.spec for a in config.agents() if str(a.spec).startswith("policy:")}
     if learned:
         summary[1:1] = check_references(config, humans, learned) + training_labels(learned)
+        mark_trained_on(tables, overlaps(learned, humans))  # allowed overlaps: labelled in every table too
     summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
     summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
     if config.data.get("allow_code"):

@@ -301,3 +301,27 @@ def test_a_policys_tournament_uses_its_evaluation_part_by_default(runs, humans):
         {**data, "humans": {"path": None, "cvd": None, "allow_trained_on": True}}, source="t"
     )
     assert evaluation_default(allowed) is allowed
+
+
+@pytest.mark.integration
+def test_allowed_training_overlap_is_labelled_in_report_summary_and_tables(runs, tmp_path):
+    from huesenv.experiments.config import ExperimentConfig
+    from huesenv.experiments.experiment import run_experiment
+
+    data = dict(load_config("default").data)
+    data.update(
+        output=str(tmp_path),
+        name="overlap",
+        games=1,
+        agents={"learned": {"spec": f"policy:{runs['index']}"}, "human": {"spec": "human-replay"}},
+        lineups=[["learned", "human", "human", "human"]],
+        wordlevel={"enabled": True, "agents": ["learned"], "top_k": 5},
+        humans={"path": None, "cvd": None, "allow_trained_on": True},
+        report={"formats": ["markdown"], "board_images": 0},
+    )
+    result = run_experiment(ExperimentConfig.from_dict(data, source="t"), progress=False)
+    summary = json.loads((result.run_dir / "summary.json").read_text())
+    assert any(line.startswith("TRAINED ON THE REFERENCE: learned") for line in summary["summary"])
+    assert "TRAINED ON THE REFERENCE" in (result.run_dir / "report.md").read_text()
+    wl = result.tables["wordlevel_agents"]
+    assert wl.set_index("agent").loc["learned", "trained_on_reference"]
