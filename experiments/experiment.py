@@ -256,6 +256,10 @@ def track(tracker: Any, run_dir: Path, data: Any, name: str) -> None:
         return
     tracker.log_tables(data.tables)
     tracker.log_summary(data.tables)
+    ids = {
+        str(a) for t in data.tables.values() for a in t.get("agent_id", t.get("agent", pd.Series())).dropna()
+    }
+    tracker.log_reference(data.humans, sorted(ids))
     tracker.log_plots(data.plots)
     tracker.log_images(data.boards)
     tracker.log_artifact(run_dir, name)
@@ -444,7 +448,7 @@ def build_report_data(
             f"Word level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
-    summary.insert(0, f"Human reference: {human_ref.label}")
+    summary.insert(0, f"Human reference: {human_ref.description} — {human_ref.label}")
     learned = {a.name: a.spec for a in config.agents() if str(a.spec).startswith("policy:")}
     if learned:
         summary[1:1] = check_references(config, humans, learned) + training_labels(learned)

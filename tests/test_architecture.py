@@ -257,9 +257,8 @@ EXTRA_AT_TOP = {
 }
 # Required third-party packages imported inside a function, and why (module prefix, package): reason.
 EXTERNAL_LAZY_ALLOWED = {
-    ("huesenv.board", "colour"): "colour-science takes ~0.5 s to import; import huesenv must stay light",
+    ("huesenv.colourspace", "colour"): "colour-science takes ~0.5 s to import; import huesenv stays light",
     ("huesenv.board", "pandas"): "Board.frame() only; import huesenv must not load pandas",
-    ("huesenv.categories", "colour"): "colour-science: only the rarely used conversion helpers",
     ("huesenv.categories", "matplotlib"): "the colour-chip figure only",
     ("huesenv.plots", "colour"): "figures import light; colour-science only for the chart that needs it",
     ("huesenv.plots", "matplotlib"): "figures import light: matplotlib loads when a figure is drawn",
@@ -273,21 +272,23 @@ EXTERNAL_LAZY_ALLOWED = {
     ("huesenv.probes.gca", "scipy"): "statistics and image filters only where a table or outline needs them",
     ("huesenv.probes.gca.outlines", "svg"): "svg.path parses the outline drawings only when one is rendered",
     ("huesenv.probes.interference", "PIL"): "drawing the text stimuli only",
-    ("huesenv.probes.interference", "colour"): "colour-science only for the stimulus colours",
+    (
+        "huesenv.probes.interference.words",
+        "matplotlib",
+    ): "XKCD colour names only when the simple-word rule runs",
     ("huesenv.humans.reconstruct", "colour"): "colour-science only when a cohort is reconstructed",
     ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
     ("huesenv.metrics.report", "rich"): "the terminal table only",
     ("huesenv.collect.gca_probes", "PIL"): "the collect app draws GCA stimuli on request",
     ("huesenv.agents.", "PIL"): "images for the vision agents only",
-    ("huesenv.agents.", "colour"): "colour names to Lab for the text agents, on first use",
     ("huesenv.agents.", "matplotlib"): "colour tables / fonts for the image agents, on first use",
     ("huesenv.experiments.", "PIL"): "report images only",
     ("huesenv.experiments.", "matplotlib"): "figures only when a report is drawn",
     ("huesenv.experiments.", "pandas"): "tables only in the steps that write them",
     ("huesenv.experiments.", "scipy"): "statistics only in the steps that compute them",
+    ("huesenv.experiments.rl.lexicon", "sklearn"): "scikit-learn (rl extra) only when a lexicon is scored",
     ("huesenv.experiments.", "rich"): "terminal output only",
     ("huesenv.experiments.", "gymnasium"): "the SB3 trainer makes its env by id only when it runs",
-    ("huesenv.commands.", "yaml"): "config files are read only by the commands that take one",
 }
 
 
