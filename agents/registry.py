@@ -12,6 +12,7 @@ A spec is ``"<kind>"`` or ``"<kind>:<argument>"``; the kind says what is loaded:
 ``vlm:<model id or path>``    transformers image-text-to-text model
 ``api-vlm:<model>``           OpenAI-compatible chat-completions endpoint
 ``policy:<path>``             a trained policy: huesenv torch checkpoint (.pt) or SB3 zip
+``lookup:<export>``           per word, the most chosen cells of a human export
 ============================  =====================================================
 
 **Kinds** are declared once, in :data:`BUILTIN`, as :class:`AgentKind` records: what
@@ -171,6 +172,13 @@ BUILTIN: dict[str, AgentKind] = dict(
             argument="path",
             usage="agent spec 'policy' needs a file: 'policy:<checkpoint.pt or model.zip>'",
             takes_device=True,
+        ),
+        _kind(
+            "lookup",
+            "huesenv.agents.lookup:LookupAgent.from_export",
+            "per word the most chosen cells of a human export (other cues: nearest word): lookup:<file>",
+            argument="path",
+            usage="agent spec 'lookup' needs a human export: 'lookup:<answers.csv[.gz] | .parquet>'",
         ),
     ]
 )

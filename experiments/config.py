@@ -25,7 +25,9 @@ Schema (all keys optional except where noted; see ``configs/default.yaml``)::
                                 # ``allow_code: true`` in the run's config.yaml and summary
     wordlevel: {enabled: true, agents: [random], top_k: 5}   # agents null = every non-human agent
     metrics: {alpha: 0.05, top_k: 5}
-    humans: {path: null, cvd: null}   # cvd: CVD participant list for an export without colorBlind
+    humans: {path: null, cvd: null}   # cvd: CVD participant list for an export without colorBlind;
+                                # allow_trained_on: true scores a policy:PATH on answers it trained on
+                                # (refused otherwise; labelled in the report; huesenv.experiments.evaluation)
     report: {formats: [markdown, html], board_images: 2}
     wandb: {mode: disabled, project: huesenv}
     backend: {name: inprocess, address: null, num_cpus: null, num_workers: null}

@@ -23,6 +23,14 @@ import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
+from huesenv.experiments.evaluation import (
+    check_references,
+    evaluation_default,
+    fallback_lines,
+    mark_trained_on,
+    overlaps,
+    training_labels,
+)
 from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report
@@ -98,6 +106,8 @@ def preflight(config: ExperimentConfig) -> None:
         raise ValueError(
             f"{config.source}, field humans.path: {humans}: {what} (expected a human-response export)"
         )
+    if any(str(a.spec).startswith("policy:") for a in config.agents()):
+        check_references(config, _load_humans(config))  # a policy never scored on its training answers
     names = clip_checkpoints(config, sorted(used))
     if names and config["weights"].get("required", True):
         weights.require_weights(names, config["weights"].get("dir"))
@@ -138,6 +148,9 @@ def run_experiment(
     """
 
     start = time.perf_counter()
+    config = evaluation_default(
+        config
+    )  # a learned agent's tournament: its split's evaluation part by default
     preflight(config)
     with offline_env(bool(config["weights"].get("offline", True))):
         return _run(config, start, backend, fresh, progress, wandb_mode, make_backend)
@@ -377,6 +390,7 @@ def build_report_data(
             f"Games: {n_games} games of {len(config['lineups'])} lineup(s), {len(frame)} seat-games, "
             f"{len(game_records)} logged steps (log: {run_dir.name}/games.jsonl)"
         )
+        summary.extend(fallback_lines(game_records))
         for k in range(int(config["report"].get("board_images", 0) or 0)):
             if k >= len(plan):
                 break
@@ -435,6 +449,10 @@ def build_report_data(
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
     summary.insert(0, f"Human reference: {human_ref.description} — {human_ref.label}")
+    learned = {a.name: a.spec for a in config.agents() if str(a.spec).startswith("policy:")}
+    if learned:
+        summary[1:1] = check_references(config, humans, learned) + training_labels(learned)
+        mark_trained_on(tables, overlaps(learned, humans))  # allowed overlaps: labelled in every table too
     summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
     summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
     if config.data.get("allow_code"):
