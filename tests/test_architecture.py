@@ -25,6 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 LAZY_ALLOWED = {
     ("huesenv.commands.collect", "huesenv.collect.app"): "the app module imports Flask, an optional extra",
     ("huesenv.commands.collect", "huesenv.collect.accesslog"): "imports werkzeug, which comes with Flask",
+    (
+        "huesenv.commands.collect",
+        "huesenv.collect.gca_probes",
+    ): "builds the probes' GCA stimulus set (prerender only)",
 }
 
 
@@ -280,6 +284,7 @@ EXTERNAL_LAZY_ALLOWED = {
     ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
     ("huesenv.metrics.report", "rich"): "the terminal table only",
     ("huesenv.collect.gca_probes", "PIL"): "the collect app draws GCA stimuli on request",
+    ("huesenv.commands.collect", "rich"): "the progress bar of collect prerender only",
     ("huesenv.agents.", "PIL"): "images for the vision agents only",
     ("huesenv.agents.", "matplotlib"): "colour tables / fonts for the image agents, on first use",
     ("huesenv.experiments.", "PIL"): "report images only",
