@@ -337,17 +337,18 @@ def build_report_data(
         captions["leaderboard"] = (
             "Points per game (higher is better): mean over seat-games with a 95 % bootstrap interval over "
             "games (standard errors are in tables/leaderboard.csv), split by role. Win rate (higher is "
-            "better) = share of games whose highest total was the agent's, ties shared, with a Wilson "
-            "interval; an agent holding several seats of a game (the replayed humans) wins as a team, so "
-            "its win rate is comparable with a one-seat agent's; the per-seat win rate is 1/seats of that. "
+            "better) = share of the agent's seat-games with the game's highest total, ties shared, with a "
+            "Wilson interval over games; with agents of equal strength it is 1/players for everyone. The "
+            "team win rate of an agent holding several seats (the replayed humans) is the share of games "
+            "any of its seats won: not comparable with a one-seat agent's win rate. "
             f"Humans: {human_ref.label}."
         )
         plots["leaderboard"] = figures.plot_leaderboard(lb, plots_dir / "leaderboard.png")
         tables["lineups"] = uncertainty.lineup_breakdown(frame, config["lineups"], seed=seed)
         captions["lineups"] = (
             "The leaderboard per lineup (seat order of the lineup's first game): points per game "
-            "(higher is better) with a 95 % bootstrap interval over that lineup's games, and win rate as "
-            "in the leaderboard (Wilson intervals over games; several seats win as a team)."
+            "(higher is better) with a 95 % bootstrap interval over that lineup's games, and win rates as "
+            "in the leaderboard (per seat, and per team for agents holding several seats; Wilson intervals)."
         )
         tables["points_by_role"] = uncertainty.add_role_intervals(analysis.points_by_role(frame), frame, seed)
         tables["seat_games"] = frame  # written to tables/ for `huesenv leaderboard`; not shown

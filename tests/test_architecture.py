@@ -207,19 +207,40 @@ def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
     ]
 
 
-def upward_strings(name: str, source: str, ranks: dict[str, int]) -> list[str]:
-    """``"huesenv.<package>…"`` strings in module ``name`` that name a package of a higher layer."""
+def independent_siblings() -> set[frozenset[str]]:
+    """Pairs of packages in one layer that the contract separates with ``|`` (they must not import each
+    other: ``envs | probes``, ``agents | metrics``)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in config if c["type"] == "layers"]
+    pairs: set[frozenset[str]] = set()
+    for layer in layers:
+        groups = [[n.strip().strip("()") for n in g.split(":")] for g in layer.split("|")]
+        for i, a in enumerate(groups):
+            for b in groups[i + 1 :]:
+                pairs.update(frozenset((x, y)) for x in a for y in b)
+    return pairs
+
+
+def upward_strings(
+    name: str, source: str, ranks: dict[str, int], independent: set[frozenset[str]] | None = None
+) -> list[str]:
+    """``"huesenv.<package>…"`` strings in module ``name`` that name a package of a higher layer, or an
+    independent sibling of its own layer."""
     if name in STRING_EXEMPT or name.count(".") < 1:
         return []
-    own = ranks.get(name.split(".")[1])
+    package = name.split(".")[1]
+    own = ranks.get(package)
     if own is None:
         return []
+    independent = independent_siblings() if independent is None else independent
     found = []
     for text, line in code_strings(ast.parse(source)):
         for match in _NAMED_MODULE.finditer(text):
             target = ranks.get(match.group(1))
             if target is not None and target < own:
                 found.append(f"{name}:{line} names {match.group(0)} (a higher layer) in {text!r}")
+            elif frozenset((package, match.group(1))) in independent:
+                found.append(f"{name}:{line} names {match.group(0)} (an independent sibling) in {text!r}")
     return found
 
 
@@ -243,6 +264,10 @@ def test_the_string_check_finds_upward_names():
     assert upward_strings("huesenv.experiments.runner", src, ranks) == []  # downward: allowed
     assert upward_strings("huesenv", src, ranks) == []  # the composition root
     assert upward_strings("huesenv.game.x", 'f"{a}huesenv.probes.x"', ranks)
+    # siblings the contract keeps apart (`envs | probes`, `agents | metrics`) count too
+    assert upward_strings("huesenv.envs.registration", 'X = "huesenv.probes.gca.env:GCAEnv"', ranks)
+    assert upward_strings("huesenv.metrics.x", 'X = "huesenv.agents.registry"', ranks)
+    assert upward_strings("huesenv.logs.x", 'X = "huesenv.game.rules"', ranks) == []  # `game : logs` may
 
 
 # Optional extras (pyproject's [project.optional-dependencies] and what they bring): imported inside

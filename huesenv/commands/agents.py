@@ -29,6 +29,7 @@ from huesenv.commands.common import (
     positive_int,
     safe_name,
     top_k_int,
+    warn_unused_device,
 )
 from huesenv.logs import LogWriter, check_appendable
 
@@ -97,6 +98,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def _agent(args: argparse.Namespace):
     # --device reaches the torch-backed agents only (random or human-replay have no device to set)
+    warn_unused_device(args.spec, args.device)
     return make_agent(args.spec, **with_device(args.spec, _opts(args.opt), args.device))
 
 

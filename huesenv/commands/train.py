@@ -54,6 +54,8 @@ from huesenv.validation import parse_yaml_value
 KINDS = ("guesser", "cue-giver", "selfplay")
 
 
+TRAIN_DEVICE_HELP = "torch device the trainer runs on: auto (a GPU when present) | cpu | cuda[:n] | mps"
+
 KIND_HELP = {
     "guesser": "train a guesser (MaskablePPO; --fast: the single-file PPO)",
     "cue-giver": "train a cue giver (MaskablePPO)",
@@ -137,7 +139,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     h.add_argument("--num-envs", type=positive_int, default=1024, help="parallel decisions (default 1024)")
     h.add_argument("--text-encoder", default="minilm", metavar="NAME", help="cue encoder (default minilm)")
-    add_device(h)
+    add_device(h, help=TRAIN_DEVICE_HELP)
     h.add_argument("--threads", type=positive_int, help="torch CPU threads")
     h.add_argument("--baselines-only", action="store_true", help="score the baselines, train nothing")
     add_progress(h)
@@ -151,7 +153,7 @@ def _common(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--time-budget", type=positive_float, metavar="MINUTES", help="stop after this much wall time"
     )
-    add_device(q)
+    add_device(q, help=TRAIN_DEVICE_HELP)
     q.add_argument("--threads", type=positive_int, help="torch CPU threads")
     q.add_argument(
         "--tracker",
