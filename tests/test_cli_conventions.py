@@ -174,3 +174,15 @@ def test_a_training_config_is_named_not_its_installed_path(capsys):
     assert main(["config", "show", "learned_guesser"]) == 2
     err = capsys.readouterr().err
     assert "bundled config 'learned_guesser'" in err and "/configs/" not in err
+
+
+def test_every_option_says_what_it_is_for():
+    """Every argument of every subcommand has a help text (a flag without one is a guess for the user)."""
+    skip = (argparse._HelpAction, argparse._SubParsersAction, argparse._VersionAction)
+    missing = [
+        f"{prog} {action.option_strings or action.dest}"
+        for prog, parser in _parsers(build_parser())
+        for action in parser._actions
+        if not isinstance(action, skip) and not str(action.help or "").strip()
+    ]
+    assert missing == []

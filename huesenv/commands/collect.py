@@ -72,9 +72,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--port", type=bounded_int(1, 65535, "a TCP port"), default=5000, help="port (default 5000)"
     )
     s.add_argument(
-        "--db", default="collect.sqlite3", metavar="PATH", help="SQLite database (created if missing)"
+        "--db",
+        default="collect.sqlite3",
+        metavar="PATH",
+        help="SQLite database of the answers (default collect.sqlite3 in the current folder; created if missing)",
     )
-    s.add_argument("--task", choices=("words", "gca", "tessellation"), default="words")
+    s.add_argument(
+        "--task",
+        choices=("words", "gca", "tessellation"),
+        default="words",
+        help="the protocol: words (word -> board cell, default), gca (graded colour attribution), "
+        "tessellation (paint the board into colour categories)",
+    )
     s.add_argument(
         "--vocabulary",
         metavar="FILE",
@@ -86,6 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=bounded_int(1, 1000, "a whole number of words"),
         default=15,
         metavar="K",
+        help="words each participant answers (default 15)",
     )
     s.add_argument(
         "--assignment",
@@ -112,7 +122,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="LIST",
         help="1-based item numbers of the attention checks (paper: 5,25,45,65,85)",
     )
-    s.add_argument("--gca-introspection", choices=("first", "last", "alternate"), default="alternate")
+    s.add_argument(
+        "--gca-introspection",
+        choices=("first", "last", "alternate"),
+        default="alternate",
+        help="when the GCA threshold question is asked: before the colour questions, after them, or "
+        "alternating between participants (default)",
+    )
     s.add_argument(
         "--gca-prerender",
         action=argparse.BooleanOptionalAction,
@@ -209,7 +225,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     e = csub.add_parser(
         "export", help="write a task's data: words in the human-baseline format, others as CSV"
     )
-    e.add_argument("--db", required=True, metavar="PATH")
+    e.add_argument(
+        "--db", required=True, metavar="PATH", help="the study's SQLite database (from collect serve)"
+    )
     add_out(e, required=True, metavar="FILE", help=".csv, .csv.gz or .parquet")
     e.add_argument(
         "--task",
@@ -264,8 +282,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "consistency",
         help="word task: Human Consistency per display stratum (forced colours, gamut, screen check)",
     )
-    h.add_argument("--db", required=True, metavar="PATH")
-    h.add_argument("--by", choices=("forced-colors", "gamut", "screen-check"), required=True)
+    h.add_argument("--db", required=True, metavar="PATH", help="the word study's SQLite database")
+    h.add_argument(
+        "--by",
+        choices=("forced-colors", "gamut", "screen-check"),
+        required=True,
+        help="the display fact to group participants by",
+    )
     h.set_defaults(func=consistency)
 
 
