@@ -20,7 +20,9 @@ line naming the file, the field, what the policy expects and what the env has.
 **Networks** (built by functions so that torch loads only when a policy does):
 
 * guesser (:func:`build_guesser_net`): ``cue index → embedding`` (index ``V`` is
-  the reserved "no known cue" row, kept at zero) plus a linear read of the
+  the reserved "no known cue" row, kept at zero), or with ``cue_dim > 0`` a
+  linear read of the cue's text-encoder vector (``cue_encoding="embedding"``;
+  ``settings.extra["text_encoder"]`` names the encoder), plus a linear read of the
   occupied cells, two ReLU layers, a 480-way policy head and a value head.
 * speaker (:func:`build_speaker_net`): the target cell's learned embedding
   plus a linear read of its CIELAB colour (the colour the cue giver sees), two
@@ -166,15 +168,27 @@ def env_settings(env: Any) -> dict[str, Any]:
 
 
 # -- networks -----------------------------------------------------------------------------------------------------
-def build_guesser_net(vocab_size: int, hidden: int = 256):
-    """Guesser: (cue index, occupied cells) → 480 cell logits and a value (see the module docstring)."""
+def build_guesser_net(vocab_size: int, hidden: int = 256, cue_dim: int = 0):
+    """Guesser: (cue, occupied cells) → 480 cell logits and a value (see the module docstring).
+
+    ``cue_dim == 0``: the cue is a vocabulary index (an embedding row per word);
+    ``cue_dim > 0``: the cue is a text-encoder vector of that size, read by a
+    linear layer, so any word or phrase the encoder reads is an input.
+    """
     import torch.nn as nn
 
-    if vocab_size < 1 or hidden < 1:
-        raise ValueError(f"guesser net: expected vocab_size, hidden >= 1, got {vocab_size}, {hidden}")
+    if vocab_size < 1 or hidden < 1 or cue_dim < 0:
+        raise ValueError(
+            f"guesser net: expected vocab_size, hidden >= 1 and cue_dim >= 0, got {vocab_size}, {hidden}, {cue_dim}"
+        )
+    cue = (
+        nn.Linear(cue_dim, hidden)
+        if cue_dim
+        else nn.Embedding(vocab_size + 1, hidden, padding_idx=vocab_size)
+    )
     return nn.ModuleDict(
         {
-            "cue": nn.Embedding(vocab_size + 1, hidden, padding_idx=vocab_size),
+            "cue": cue,
             "occupied": nn.Linear(N_CELLS, hidden, bias=False),
             "body": nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()),
             "pi": nn.Linear(hidden, N_CELLS),
@@ -184,7 +198,8 @@ def build_guesser_net(vocab_size: int, hidden: int = 256):
 
 
 def guesser_forward(net, cue, occupied):
-    """``(B,)`` cue indices (``V`` = no known cue) and ``(B, 480)`` occupancy → logits ``(B, 480)``, value ``(B,)``."""
+    """Cue indices ``(B,)`` (``V`` = no known cue) or cue vectors ``(B, D)``, and ``(B, 480)`` occupancy →
+    logits ``(B, 480)``, value ``(B,)``."""
     h = net["body"](net["cue"](cue) + net["occupied"](occupied.float()))
     return net["pi"](h), net["v"](h).squeeze(-1)
 
@@ -226,11 +241,13 @@ def build_net(kind: str, arch: Mapping[str, Any]):
 MAX_HIDDEN = 8192  # far above any trained here; bounds what a file can make us allocate
 
 
-def expected_shapes(kind: str, vocab_size: int, hidden: int) -> dict[str, tuple[int, ...]]:
+def expected_shapes(kind: str, vocab_size: int, hidden: int, cue_dim: int = 0) -> dict[str, tuple[int, ...]]:
     """The state-dict shapes :func:`build_net` gives (checked against a file before building it)."""
     if kind == "guesser":
+        cue = {"cue.weight": (hidden, cue_dim), "cue.bias": (hidden,)} if cue_dim else {}
         return {
             "cue.weight": (vocab_size + 1, hidden),
+            **cue,
             "occupied.weight": (hidden, N_CELLS),
             "body.1.weight": (hidden, hidden),
             "body.1.bias": (hidden,),
@@ -261,10 +278,15 @@ def check_arch(kind: str, entry: Any, settings: PolicySettings, source: str) -> 
     if not isinstance(entry, Mapping) or not isinstance(entry.get("arch"), Mapping):
         raise ValueError(f"{source}: nets.{kind}: expected {{arch, state_dict}}")
     arch = dict(entry["arch"])
-    if set(arch) != {"vocab_size", "hidden"} or not all(
+    if not {"vocab_size", "hidden"} <= set(arch) <= {"vocab_size", "hidden", "cue_dim"} or not all(
         isinstance(arch[k], int) and not isinstance(arch[k], bool) for k in arch
     ):
-        raise ValueError(f"{source}: nets.{kind}.arch: expected integers vocab_size and hidden, got {arch}")
+        raise ValueError(
+            f"{source}: nets.{kind}.arch: expected integers vocab_size and hidden (and cue_dim), got {arch}"
+        )
+    cue_dim = int(arch.get("cue_dim", 0))
+    if not 0 <= cue_dim <= MAX_HIDDEN:
+        raise ValueError(f"{source}: nets.{kind}.arch.cue_dim: expected 0..{MAX_HIDDEN}, got {cue_dim}")
     if arch["vocab_size"] != len(settings.vocabulary):
         raise ValueError(
             f"{source}: nets.{kind}.arch.vocab_size: expected {len(settings.vocabulary)} (the recorded "
@@ -275,7 +297,7 @@ def check_arch(kind: str, entry: Any, settings: PolicySettings, source: str) -> 
     state = entry.get("state_dict")
     if not isinstance(state, Mapping):
         raise ValueError(f"{source}: nets.{kind}.state_dict: expected a mapping of tensors")
-    want = expected_shapes(kind, arch["vocab_size"], arch["hidden"])
+    want = expected_shapes(kind, arch["vocab_size"], arch["hidden"], cue_dim)
     got = {k: tuple(getattr(v, "shape", ())) for k, v in state.items()}
     if got != want:
         bad = next((k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)), "?")

@@ -45,6 +45,7 @@ from huesenv.agents.policy_net import (
     load_checkpoint,
     save_checkpoint,
 )
+from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.envs.vector import GuesserVectorEnv
 from huesenv.experiments.rl.harness import (
     Clock,
@@ -60,12 +61,14 @@ from huesenv.experiments.rl.harness import (
     start_run,
     write_summary,
 )
+from huesenv.experiments.rl.human_data import HOLDOUTS, cue_lookup, guesser_data
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.vocabulary import word_texts
 
 ENV_ID = "huesenv/GuesserVector-v0"
 CUE_SOURCES = ("humans", "uniform")
+CUE_ENCODINGS = ("index", "embedding")
 EVAL_TAG = 999_999_937  # the seed part of the fixed evaluation batch (never an update number)
 
 
@@ -93,6 +96,14 @@ class FastPPOConfig(TrainerConfig):
     checkpoint_every: int = 25
     eval_every: int = 25
     eval_decisions: int = 4096
+    # the human data and the cue encoding (see huesenv.experiments.rl.human_data)
+    cue_encoding: str = "index"
+    text_encoder: str = "minilm"
+    holdout: str = "participants"
+    split_seed: int = 0
+    eval_fraction: float = 0.5
+    word_folds: int | None = None
+    word_fold: int = 0
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = (
         "num_envs",
@@ -102,12 +113,25 @@ class FastPPOConfig(TrainerConfig):
         "cue_source",
         "max_occupied",
         "checkpoint_every",
+        "cue_encoding",
+        "text_encoder",
+        "holdout",
+        "split_seed",
+        "eval_fraction",
+        "word_folds",
+        "word_fold",
     )
 
     @model_validator(mode="after")
     def _check(self) -> FastPPOConfig:
         if self.cue_source not in CUE_SOURCES:
             raise ValueError(f"cue_source: expected one of {CUE_SOURCES}, got {self.cue_source!r}")
+        if self.cue_encoding not in CUE_ENCODINGS:
+            raise ValueError(f"cue_encoding: expected one of {CUE_ENCODINGS}, got {self.cue_encoding!r}")
+        if self.holdout not in HOLDOUTS:
+            raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
+        if self.word_folds is not None and not 0 <= int(self.word_fold) < int(self.word_folds):
+            raise ValueError(f"word_fold: expected 0..{int(self.word_folds) - 1}, got {self.word_fold!r}")
         for name in (
             "total_steps",
             "num_envs",
@@ -175,12 +199,17 @@ def _masked(logits, mask):
     return logits.masked_fill(~mask, float("-inf"))
 
 
-def evaluate_greedy(net, env, device: str, seed: int) -> dict[str, float]:
-    """Greedy points per decision of ``net`` on one batch of ``env`` decisions (fixed seed: comparable over training)."""
+def evaluate_greedy(net, env, device: str, seed: int, lookup=None) -> dict[str, float]:
+    """Greedy points per decision of ``net`` on one batch of ``env`` decisions (fixed seed: comparable over training).
+
+    ``lookup`` maps the env's cue indices to the network's cue input (:func:`~huesenv.experiments.rl.human_data.cue_lookup`).
+    """
     import torch
 
     obs, _ = env.reset(seed=seed)
     cue, occ, mask = _tensors(obs, device)
+    if lookup is not None:
+        cue = lookup[cue]
     with torch.no_grad():
         logits, _ = guesser_forward(net, cue, occ)
         action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
@@ -197,24 +226,41 @@ def train_fast(
     logger: Any = None,
     resume: bool = True,
     progress: bool = True,
+    split: Any = None,
 ) -> dict[str, Any]:
-    """Train (or resume) a guesser with PPO; returns the summary also written to ``train.json``."""
+    """Train (or resume) a guesser with PPO; returns the summary also written to ``train.json``.
+
+    It trains on the training part of ``cfg``'s human split (``split``, a
+    :class:`~huesenv.humans.splits.DataSplit`, overrides it) and evaluates on the
+    evaluation part; see :mod:`huesenv.experiments.rl.human_data`.
+    """
     import torch
     import torch.nn as nn
 
     run_dir, device = start_run(run_dir, cfg)
-    vocab = tuple(vocabulary if vocabulary is not None else word_texts())
-    cue_cells = human_cue_cells(vocab, humans) if cfg.cue_source == "humans" else None
-    env = make_env(cfg, vocab, cue_cells, cfg.num_envs)
-    eval_env = make_env(cfg, vocab, cue_cells, cfg.eval_decisions)
+    data = guesser_data(cfg, vocabulary if vocabulary is not None else word_texts(), humans, split)
+    vocab = data.train_words
+    env = make_env(cfg, vocab, data.train_cells, cfg.num_envs)
+    eval_env = make_env(cfg, data.eval_words, data.eval_cells, cfg.eval_decisions)
+    encoder = None
+    extra: dict[str, Any] = {"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied}
+    if cfg.cue_encoding == "embedding":
+        encoder = make_text_encoder(cfg.text_encoder)
+        extra.update(text_encoder=cfg.text_encoder, cue_dim=int(encoder.dim))
+    train_lookup = cue_lookup(cfg, vocab, vocab, encoder).to(device)
+    eval_lookup = cue_lookup(cfg, data.eval_words, vocab, encoder).to(device)
     arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
+    if encoder is not None:
+        arch["cue_dim"] = int(encoder.dim)
+    if data.split is not None:
+        extra["split"] = data.split.fingerprint
     settings = PolicySettings(
         env_id=ENV_ID,
         role="guesser",
-        cue_encoding="index",
+        cue_encoding=cfg.cue_encoding,
         observation_mode="vector-dict",
         vocabulary=vocab,
-        extra={"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied},
+        extra=extra,
     )
 
     torch.manual_seed(cfg.seed)
@@ -224,7 +270,7 @@ def train_fast(
     state_path, policy_path = run_dir / "trainer_state.pt", run_dir / "policy.pt"
     if resume and state_path.exists():
         update, global_step, elapsed_before, cpu_before = _restore(
-            state_path, policy_path, cfg, settings, net, optimizer, device
+            state_path, policy_path, cfg, settings, net, optimizer, device, arch
         )
     own_logger = logger is None
     if own_logger:
@@ -256,7 +302,7 @@ def train_fast(
         for t in range(T):
             cue, occ, mask = _tensors(obs, device)
             with torch.no_grad():
-                logits, value = guesser_forward(net, cue, occ)
+                logits, value = guesser_forward(net, train_lookup[cue], occ)
                 dist = torch.distributions.Categorical(logits=_masked(logits, mask))
                 action = dist.sample()
             buf_cue[t], buf_occ[t], buf_mask[t] = cue, occ, mask
@@ -271,7 +317,7 @@ def train_fast(
         # GAE (every episode here is one decision long, so this reduces to r - V; kept general)
         with torch.no_grad():
             cue, occ, _ = _tensors(obs, device)
-            _, next_value = guesser_forward(net, cue, occ)
+            _, next_value = guesser_forward(net, train_lookup[cue], occ)
             adv = torch.zeros_like(buf_rew)
             last = torch.zeros(B, device=device)
             for t in reversed(range(T)):
@@ -289,7 +335,7 @@ def train_fast(
             perm = torch.randperm(cfg.batch_size, device=device)
             for start in range(0, cfg.batch_size, mb_size):
                 mb = perm[start : start + mb_size]
-                logits, new_v = guesser_forward(net, b_cue[mb], b_occ[mb])
+                logits, new_v = guesser_forward(net, train_lookup[b_cue[mb]], b_occ[mb])
                 dist = torch.distributions.Categorical(logits=_masked(logits, b_mask[mb]))
                 new_logp = dist.log_prob(b_act[mb])
                 entropy = dist.entropy().mean()
@@ -336,16 +382,20 @@ def train_fast(
         last_update = update >= cfg.num_updates
         over_budget = budget.exhausted()
         if update % cfg.eval_every == 0 or last_update or over_budget:
-            metrics.update(evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG)))
+            metrics.update(
+                evaluate_greedy(
+                    net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup
+                )
+            )
         logger.log(global_step, metrics, force_print=last_update or over_budget)
         if update % cfg.checkpoint_every == 0 or last_update or over_budget:
-            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock)
+            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, data=data)
         if over_budget and not last_update:
             break
     # the policy file is an export of the state: rewritten at the end, also when a kill came between the two
-    _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, state=False)
+    _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, state=False, data=data)
     wall, cpu = clock.wall, clock.cpu
-    final = evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG))
+    final = evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup)
     summary = {
         "trainer": "ppo_fast",
         "env_id": ENV_ID,
@@ -359,6 +409,9 @@ def train_fast(
         "stopped_by_time_budget": budget.stopped and update < cfg.num_updates,
         "final_eval_points": final["eval_points"],
         "final_eval_hit": final["eval_hit"],
+        "eval_part": data.eval_label,
+        "split": data.split.summary() if data.split is not None else None,
+        "split_fingerprint": data.split.fingerprint if data.split is not None else "none",
         "config": cfg.to_dict(),
         "policy": str(policy_path),
         "torch_threads": torch.get_num_threads(),
@@ -369,9 +422,13 @@ def train_fast(
     return summary
 
 
-def _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, state=True) -> None:
+def _save(
+    run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, state=True, data=None
+) -> None:
     """The trainer state (one atomic file: network, optimiser, counters), then ``policy.pt`` exported from it."""
     train = {"steps": global_step, "updates": update, "seed": cfg.seed, "trainer": "ppo_fast"}
+    if data is not None and data.record is not None:
+        train["human_data"] = data.record  # the split: what a held-out evaluation must not score against
     if state:
         save_state(
             run_dir / "trainer_state.pt",
@@ -392,7 +449,9 @@ def _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clo
 STATE_KEYS = ("update", "global_step", "wall_s", "cpu_s", "config", "optimizer")
 
 
-def _restore(state_path, policy_path, cfg, settings, net, optimizer, device) -> tuple[int, int, float, float]:
+def _restore(
+    state_path, policy_path, cfg, settings, net, optimizer, device, arch
+) -> tuple[int, int, float, float]:
     """Resume from ``trainer_state.pt`` alone (it holds the network); an older state without one is
     cross-checked against ``policy.pt``'s recorded update, so two halves of different checkpoints never mix."""
     state = load_state(state_path, device)
@@ -400,7 +459,7 @@ def _restore(state_path, policy_path, cfg, settings, net, optimizer, device) -> 
     cfg.check_resume(state["config"], state_path)
     if "net" in state:
         weights = state["net"]
-        if dict(state.get("arch", {})) != {"vocab_size": len(settings.vocabulary), "hidden": int(cfg.hidden)}:
+        if dict(state.get("arch", {})) != arch:
             raise ValueError(f"{state_path}: network arch {state.get('arch')} does not match this run's")
     else:
         ckpt = load_checkpoint(policy_path)
