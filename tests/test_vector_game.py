@@ -69,7 +69,7 @@ class Lockstep:
             self.states[slot] = s
         return s
 
-    def on_move(self, rows: np.ndarray, actions: np.ndarray) -> None:
+    def on_move(self, rows: np.ndarray, actions: np.ndarray, *_: np.ndarray) -> None:
         g = self.g
         for slot, a in zip(rows.tolist(), actions.tolist()):
             s = self.state(slot)
@@ -210,7 +210,7 @@ def test_replayed_humans_draw_without_replacement_within_a_game():
     g = HuesCuesVectorGame(64, 3, caller=caller, opponents=TableOpponent("replay", pool=pool), seed=1)
     seen: dict[tuple[int, int], list[int]] = {}
 
-    def record(rows, actions):
+    def record(rows, actions, *_):
         for r, a in zip(rows.tolist(), actions.tolist()):
             seat = int(g.ops.to_numpy(g.current)[r])  # after the move; fine for counting per game below
             del seat

@@ -469,7 +469,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         elif self._rng is None:
             self._rng = np.random.default_rng()
         game_rng = np.random.default_rng(int(self._rng.integers(2**63)))
-        self.state_ = GameState.new(self.num_players, game_rng, self.rules)
+        deck = (options or {}).get("deck")
+        if deck is not None:  # round r uses deck[r] as dealt (a game replayed from a record)
+            self.state_ = GameState.from_deck(self.num_players, [tuple(int(c) for c in card) for card in deck], self.rules)
+        else:
+            self.state_ = GameState.new(self.num_players, game_rng, self.rules)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

@@ -20,7 +20,7 @@ import numpy as np
 
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.encoding import SCORE_SCALE, ObservationEncoder
-from huesenv.envs.vector_game.game import HuesCuesVectorGame
+from huesenv.envs.vector_game.game import DONE, HuesCuesVectorGame
 
 
 class _TableEncoder:
@@ -99,7 +99,7 @@ class FlatEncoder:
             x[i, off["cue_state"] + 3 * slot + state] = 1.0
         x[i, off["phase"] + g.phase[rows]] = 1.0
         giver = g.giver[rows]
-        is_giver = me == giver
+        is_giver = (me == giver) & (g.phase[rows] != DONE)  # the view hides card and role once the game is over
         x[:, off["role"]] = o.astype(is_giver, o.float32)
         x[i, off["cue_giver"] + (giver - me) % n] = 1.0
         x[i, off["round"] + g.round[rows].clamp(max=self.reference.max_rounds - 1) if o.is_torch else off["round"] + np.minimum(g.round[rows], self.reference.max_rounds - 1)] = 1.0

@@ -51,7 +51,7 @@ from huesenv.game.cues import static_cue_problem
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.vocabulary import normalise_word, word_texts
 
-PICK, CUE1, GUESS1, CUE2, GUESS2 = 0, 1, 2, 3, 4  # indices into huesenv.game.phase.PHASES
+PICK, CUE1, GUESS1, CUE2, GUESS2, DONE = 0, 1, 2, 3, 4, 5  # indices into huesenv.game.phase.PHASES
 GIVER_ROLE, GUESSER_ROLE = 0, 1
 
 
@@ -146,7 +146,12 @@ class HuesCuesVectorGame:
         self.n_used = z64(b, s)
         self.games_finished = 0
         self._has_reset = False
-        self.listeners: list[Any] = []  # called as f(rows, actions) (numpy) after every applied move
+        # called as f(rows, actions, seats, phases, cards) (numpy; seats/phases/cards before the move)
+        # after every applied move (``pre_listeners``: the same, just before it)
+        self.listeners: list[Any] = []
+        self.pre_listeners: list[Any] = []
+        # called as f(rows, illegal) when games end (``illegal``: on an illegal action), before they are reset
+        self.end_listeners: list[Any] = []
         short = [n for n in sorted(set(players)) if not self._caller_np[:n].any()]
         if short:
             raise ValueError(f"caller: no caller seat among the {short[0]} seats of a game (every game needs one)")
@@ -401,13 +406,15 @@ class HuesCuesVectorGame:
                 br = rows[bad]
                 rewards[br, self.current[br]] += self.illegal_reward
                 illegal[br] = True
-                self._end_games(br, terminated, final)
+                self._end_games(br, terminated, final, illegal=True)
                 keep = o.nonzero(legal)
                 rows, a = rows[keep], a[keep]
         elif not bool(legal.all()):
             raise AssertionError("an opponent table produced an illegal action")  # a bug, never user input
-        if self.listeners:
-            moved_rows, moved = o.to_numpy(rows).copy(), o.to_numpy(a).copy()
+        if self.listeners or self.pre_listeners:  # taken before the move: seat, phase and card
+            moved = [o.to_numpy(x).copy() for x in (rows, a, self.current[rows], self.phase[rows], self.card[rows])]
+            for listener in self.pre_listeners:
+                listener(*moved)
         ph = self.phase[rows]
         # target
         idx = o.nonzero(ph == PICK)
@@ -460,7 +467,7 @@ class HuesCuesVectorGame:
             if int(rev.shape[0]):
                 self._reveal(r[rev], rewards, role, terminated, final)
         for listener in self.listeners:
-            listener(moved_rows, moved)
+            listener(*moved)
 
     def _start_guessing(self, rows: Any, phase: int) -> None:
         step = 1 if phase == GUESS1 else -1
@@ -498,15 +505,18 @@ class HuesCuesVectorGame:
         if int(going.shape[0]) and k:
             self._start_round(rows[going], nxt[going])
 
-    def _end_games(self, rows: Any, terminated: Any, final: Any) -> None:
+    def _end_games(self, rows: Any, terminated: Any, final: Any, illegal: bool = False) -> None:
         terminated[rows] = True
         final[rows] = self.scores[rows]
         self.games_finished += int(rows.shape[0])
-        self._on_game_end(rows)
+        if self.end_listeners:
+            # the ended games are shown in phase ``done`` (index 5), as GameState is after its last reveal
+            saved = self.ops.copy(self.phase[rows])
+            self.phase[rows] = DONE
+            for listener in self.end_listeners:
+                listener(rows, illegal)
+            self.phase[rows] = saved
         self._new_games(rows)
-
-    def _on_game_end(self, rows: Any) -> None:
-        """Hook for recorders (called before the ended games are reset)."""
 
     # -- opponents ------------------------------------------------------------------------------
     def opponent_actions(self, rows: Any) -> Any:
