@@ -138,6 +138,7 @@ class HuesCuesVectorGame:
         self.n_cones = z64(b)
         self.scores = z64(b, s)
         self.role_points = z64(b, s, 2)
+        self.final_role_points = z64(b, s, 2)  # points by role of each slot's last ended game
         self.deck_order = None
         # replayed-human bookkeeping: answers used per (game, seat): (word, index) pairs
         self.U = 2 * self.max_rounds
@@ -508,6 +509,7 @@ class HuesCuesVectorGame:
     def _end_games(self, rows: Any, terminated: Any, final: Any, illegal: bool = False) -> None:
         terminated[rows] = True
         final[rows] = self.scores[rows]
+        self.final_role_points[rows] = self.role_points[rows]
         self.games_finished += int(rows.shape[0])
         if self.end_listeners:
             # the ended games are shown in phase ``done`` (index 5), as GameState is after its last reveal

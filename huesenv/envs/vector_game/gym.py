@@ -155,7 +155,11 @@ class HuesCuesVectorEnv(VectorEnv):
             for r, x in self._final.items():
                 final_obs[r] = x
             infos["final_obs"], infos["_final_obs"] = final_obs, ended
-            infos["final_info"] = {"scores": ts.final_scores, "illegal": ts.illegal}
+            infos["final_info"] = {
+                "scores": ts.final_scores,
+                "illegal": ts.illegal,
+                "learner_points": self.game.final_role_points[:, self.seat, self.role_index],
+            }
             infos["_final_info"] = ended
         truncated = o.zeros(self.num_envs, o.bool)
         return self._observe(), rewards, ts.terminated, truncated, infos
