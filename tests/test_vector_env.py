@@ -71,7 +71,9 @@ def test_learner_turn_is_the_only_decision_handed_out():
 def test_illegal_learner_action_is_penalised_and_ends_the_game():
     env = HuesCuesVectorEnv(4, 4, role="guesser", seed=0)
     env.reset(seed=0)
-    occupied = env.action_masks()[0].argmin()  # a cell not legal now (if every cell is free, any occupied later)
+    occupied = env.action_masks()[
+        0
+    ].argmin()  # a cell not legal now (if every cell is free, any occupied later)
     actions = env.game._random_in(env.action_masks())
     if env.action_masks()[0].all():
         env.step(actions)

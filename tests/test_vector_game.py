@@ -10,124 +10,17 @@ observations, which are compared with the AEC encoder's), and table opponents.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pytest
 
 from huesenv.board import N_CELLS
-from huesenv.envs.hues_cues.encoding import ObservationEncoder
+from huesenv.envs.vector_game.check import Lockstep
 from huesenv.envs.vector_game.encode import FlatEncoder
 from huesenv.envs.vector_game.game import HuesCuesVectorGame
 from huesenv.envs.vector_game.opponents import TableOpponent, pad_pool
-from huesenv.game.observer import player_view
-from huesenv.game.rules import Action, GameState, HuesCuesRules
+from huesenv.game.rules import HuesCuesRules
 
 PLAYERS = list(range(3, 11))
-
-
-class _SlotDeck(Sequence):
-    """Round ``r`` of the replayed game uses the card the vectorised game dealt (read when the round starts)."""
-
-    def __init__(self, game: HuesCuesVectorGame, slot: int) -> None:
-        self.game, self.slot = game, slot
-
-    def __len__(self) -> int:
-        return 10_000
-
-    def __getitem__(self, i):  # type: ignore[override]
-        g = self.game
-        assert int(g.ops.to_numpy(g.round)[self.slot]) == i
-        return tuple(int(c) for c in g.ops.to_numpy(g.card)[self.slot])
-
-
-class Lockstep:
-    """Replays every move of ``game`` through GameState and checks masks, turns, rewards and scores."""
-
-    def __init__(self, game: HuesCuesVectorGame, check_obs: int = 0, full_cue_check: int = 0) -> None:
-        self.g = game
-        self.states: list[GameState | None] = [None] * game.num_games
-        self.points = np.zeros((game.num_games, game.S), dtype=np.int64)
-        self.finished: list[list[int]] = []
-        self.compared_masks = 0
-        self.check_obs = check_obs
-        self.full_cue_check = full_cue_check
-        self.encoder = FlatEncoder(game) if check_obs else None
-        self.reference = ObservationEncoder(game.rules, game.vocabulary) if check_obs else None
-        # the rules' own cue check, once per word and cue (the used-cue part per game below)
-        self.static_ok = {
-            k: np.array([game.rules.cue_problem(w, k) is None for w in game.vocabulary]) for k in (1, 2)
-        }
-        self.word_index = {w: i for i, w in enumerate(game.vocabulary)}
-        game.listeners.append(self.on_move)
-
-    def state(self, slot: int) -> GameState:
-        s = self.states[slot]
-        if s is None or s.done:
-            n = int(self.g.ops.to_numpy(self.g.n)[slot])
-            s = GameState.from_deck(n, _SlotDeck(self.g, slot), self.g.rules)
-            self.states[slot] = s
-        return s
-
-    def on_move(self, rows: np.ndarray, actions: np.ndarray, *_: np.ndarray) -> None:
-        g = self.g
-        for slot, a in zip(rows.tolist(), actions.tolist()):
-            s = self.state(slot)
-            if s.phase.value == "pick_target":
-                act = Action("target", cell=a)
-            elif s.phase.is_guess:
-                act = Action("cone", cell=a)
-            elif a == g.pass_action:
-                act = Action("cue", cue=None)
-            else:
-                act = Action("cue", cue=g.vocabulary[a - N_CELLS])
-            result = s.apply(act)  # raises IllegalActionError on any disagreement about legality
-            if result is not None:
-                self.points[slot, : s.num_players] += result.points
-            if s.done:
-                assert s.scores == [sum(r.points[k] for r in s.history) for k in range(s.num_players)]
-                self.finished.append(list(s.scores))
-
-    def reference_mask(self, s: GameState, full: bool) -> np.ndarray:
-        g = self.g
-        mask = np.zeros(g.A, dtype=bool)
-        mask[:N_CELLS] = s.legal_cells()
-        if s.phase.is_cue:
-            if full:  # every word through the rules' own legality check
-                mask[N_CELLS : N_CELLS + g.V] = [s.problem(Action("cue", cue=w)) is None for w in g.vocabulary]
-            else:
-                ok = self.static_ok[s.cue_index].copy()
-                ok[[self.word_index[w] for w in s.used_cues]] = False
-                mask[N_CELLS : N_CELLS + g.V] = ok
-            mask[g.pass_action] = s.can_pass()
-        return mask
-
-    def check(self, ts, rewards_expected: bool = True) -> None:
-        g, o = self.g, self.g.ops
-        masks = o.to_numpy(ts.action_mask)
-        current = o.to_numpy(ts.current_player)
-        rewards = o.to_numpy(ts.rewards)
-        if rewards_expected:
-            np.testing.assert_array_equal(rewards, self.points.astype(np.float32))
-        self.points[:] = 0
-        obs = None
-        if self.check_obs and len(self.finished) < self.check_obs:
-            obs = o.to_numpy(self.encoder.encode(g.rows, g.current))
-        full = len(self.finished) < self.full_cue_check
-        expected = np.empty_like(masks)
-        turns = np.empty_like(current)
-        for slot in range(g.num_games):
-            s = self.state(slot)
-            turns[slot] = s.current
-            expected[slot] = self.reference_mask(s, full)
-            if obs is not None:
-                ref = self.reference.encode_flat(player_view(s, s.current))
-                np.testing.assert_array_equal(obs[slot], ref)
-        np.testing.assert_array_equal(current, turns)
-        if not np.array_equal(masks, expected):
-            bad = int(np.flatnonzero((masks != expected).any(1))[0])
-            np.testing.assert_array_equal(masks[bad], expected[bad], err_msg=f"game slot {bad}")
-        self.compared_masks += g.num_games
 
 
 def _players(num_games: int) -> list[int]:
@@ -204,31 +97,30 @@ def test_table_opponents_play_legal_games_by_the_rules():
 def test_replayed_humans_draw_without_replacement_within_a_game():
     v = 100
     pool = np.full((v, 5), -1, dtype=np.int64)
-    pool[:, :3] = [10, 11, 12]  # every word: three answers
+    pool[:, :3] = [10, 11, 12]  # every word: the same three answers
     caller = np.zeros((10, 2), dtype=bool)
     caller[0, 0] = True  # the caller gives cues at seat 0; two replayed guessers
     g = HuesCuesVectorGame(64, 3, caller=caller, opponents=TableOpponent("replay", pool=pool), seed=1)
-    seen: dict[tuple[int, int], list[int]] = {}
+    cones: dict[tuple[int, int], list[int]] = {}
 
-    def record(rows, actions, *_):
-        for r, a in zip(rows.tolist(), actions.tolist()):
-            seat = int(g.ops.to_numpy(g.current)[r])  # after the move; fine for counting per game below
-            del seat
+    def record(rows, actions, seats, phases, cards):
+        for r, a, s, p in zip(rows.tolist(), actions.tolist(), seats.tolist(), phases.tolist()):
+            if p in (2, 4):
+                cones.setdefault((r, s), []).append(a)
 
-    g.listeners.append(record)
+    g.pre_listeners.append(record)
     g.reset(seed=1)
-    # seat 0 gives the same-scored cues every round: each guesser may use answer 10/11/12 once per word
-    for _ in range(3):
-        g.step(g.random_actions())
-    used = g.ops.to_numpy(g.n_used)
-    assert used[:, 1:3].max() <= 3 * 2
-    words = g.ops.to_numpy(g.used_word)
-    idx = g.ops.to_numpy(g.used_idx)
-    for b in range(64):
-        for s in (1, 2):
-            pairs = [(w, i) for w, i in zip(words[b, s], idx[b, s]) if w >= 0]
-            assert len(pairs) == len(set(pairs))
-    del seen
+    g.step(g.random_actions())  # targets
+    g.step(g.random_actions())  # cue 1: guesser 1 then 2 place cone 1 from the same word's three answers
+    g.step(np.full(64, g.pass_action))  # pass: cone 2 by guesser 2 then 1, again from cue 1's answers
+    for r in range(64):
+        a1, b1 = cones[(r, 1)][0], cones[(r, 2)][0]
+        b2, a2 = cones[(r, 2)][1], cones[(r, 1)][1]
+        assert {a1, b1} < {10, 11, 12} and a1 != b1
+        # seat 2 may not reuse its own answer b1 and a1 is taken: the third answer
+        assert b2 == ({10, 11, 12} - {a1, b1}).pop()
+        # seat 1: its own answer is used up, the other two cells are taken: a random free cell
+        assert a2 not in (10, 11, 12)
 
 
 def test_same_seed_same_games():

@@ -471,7 +471,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         game_rng = np.random.default_rng(int(self._rng.integers(2**63)))
         deck = (options or {}).get("deck")
         if deck is not None:  # round r uses deck[r] as dealt (a game replayed from a record)
-            self.state_ = GameState.from_deck(self.num_players, [tuple(int(c) for c in card) for card in deck], self.rules)
+            self.state_ = GameState.from_deck(
+                self.num_players, [tuple(int(c) for c in card) for card in deck], self.rules
+            )
         else:
             self.state_ = GameState.new(self.num_players, game_rng, self.rules)
         self.agents = self.possible_agents[:]

@@ -50,7 +50,9 @@ class FlatEncoder:
         text_encoder = None
         if cue_encoding == "embedding":
             if cue_embeddings is None:
-                raise ValueError("cue_encoding='embedding' needs cue_embeddings, a (V, D) array (one row per vocabulary word)")
+                raise ValueError(
+                    "cue_encoding='embedding' needs cue_embeddings, a (V, D) array (one row per vocabulary word)"
+                )
             emb = np.asarray(cue_embeddings, dtype=np.float32)
             if emb.ndim != 2 or emb.shape[0] != game.V:
                 raise ValueError(f"cue_embeddings: expected shape ({game.V}, D), got {emb.shape}")
@@ -99,10 +101,17 @@ class FlatEncoder:
             x[i, off["cue_state"] + 3 * slot + state] = 1.0
         x[i, off["phase"] + g.phase[rows]] = 1.0
         giver = g.giver[rows]
-        is_giver = (me == giver) & (g.phase[rows] != DONE)  # the view hides card and role once the game is over
+        is_giver = (me == giver) & (
+            g.phase[rows] != DONE
+        )  # the view hides card and role once the game is over
         x[:, off["role"]] = o.astype(is_giver, o.float32)
         x[i, off["cue_giver"] + (giver - me) % n] = 1.0
-        x[i, off["round"] + g.round[rows].clamp(max=self.reference.max_rounds - 1) if o.is_torch else off["round"] + np.minimum(g.round[rows], self.reference.max_rounds - 1)] = 1.0
+        x[
+            i,
+            off["round"] + g.round[rows].clamp(max=self.reference.max_rounds - 1)
+            if o.is_torch
+            else off["round"] + np.minimum(g.round[rows], self.reference.max_rounds - 1),
+        ] = 1.0
         gi = o.nonzero(is_giver)
         if int(gi.shape[0]):
             x[gi[:, None], off["card"] + g.card[rows[gi]]] = 1.0
@@ -114,6 +123,10 @@ class FlatEncoder:
         inside = j[None, :] < n[:, None]
         absolute = (me[:, None] + j[None, :]) % n[:, None]
         sc = g.scores[rows[:, None], absolute]
-        x[:, off["scores"] : off["scores"] + s] = o.where(inside, o.astype(sc, o.float32) / SCORE_SCALE, 0.0 if not o.is_torch else o.full((), 0.0, o.float32))
+        x[:, off["scores"] : off["scores"] + s] = o.where(
+            inside,
+            o.astype(sc, o.float32) / SCORE_SCALE,
+            0.0 if not o.is_torch else o.full((), 0.0, o.float32),
+        )
         x[:, off["seat_mask"] : off["seat_mask"] + s] = o.astype(inside, o.float32)
         return x

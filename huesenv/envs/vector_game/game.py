@@ -101,7 +101,9 @@ class HuesCuesVectorGame:
         if len(players) != b:
             raise ValueError(f"num_players: expected an int or {b} values (one per game), got {len(players)}")
         players = [r.check_players(int(n)) for n in players]
-        self.vocabulary = tuple(normalise_word(w) for w in (vocabulary if vocabulary is not None else word_texts()))
+        self.vocabulary = tuple(
+            normalise_word(w) for w in (vocabulary if vocabulary is not None else word_texts())
+        )
         if not self.vocabulary or len(set(self.vocabulary)) != len(self.vocabulary):
             raise ValueError("vocabulary: expected a non-empty list of distinct words (after normalise_word)")
         self.V = v = len(self.vocabulary)
@@ -155,7 +157,9 @@ class HuesCuesVectorGame:
         self.end_listeners: list[Any] = []
         short = [n for n in sorted(set(players)) if not self._caller_np[:n].any()]
         if short:
-            raise ValueError(f"caller: no caller seat among the {short[0]} seats of a game (every game needs one)")
+            raise ValueError(
+                f"caller: no caller seat among the {short[0]} seats of a game (every game needs one)"
+            )
 
     # -- configuration ----------------------------------------------------------------
     def _caller(self, caller: Iterable[int] | np.ndarray | None) -> Any:
@@ -164,7 +168,9 @@ class HuesCuesVectorGame:
             table = np.ones((s, 2), dtype=bool)
         elif isinstance(caller, np.ndarray) and caller.dtype == np.bool_:
             if caller.shape != (s, 2):
-                raise ValueError(f"caller: expected a ({s}, 2) bool array (seat, role), got shape {caller.shape}")
+                raise ValueError(
+                    f"caller: expected a ({s}, 2) bool array (seat, role), got shape {caller.shape}"
+                )
             table = caller.copy()
         else:
             seats = [int(x) for x in caller]
@@ -178,12 +184,16 @@ class HuesCuesVectorGame:
     def _opponents(self, opponents: TableOpponent | Sequence[TableOpponent]) -> None:
         seq = [opponents] * self.S if isinstance(opponents, TableOpponent) else list(opponents)
         if len(seq) != self.S:
-            raise ValueError(f"opponents: expected one TableOpponent or {self.S} (one per seat), got {len(seq)}")
+            raise ValueError(
+                f"opponents: expected one TableOpponent or {self.S} (one per seat), got {len(seq)}"
+            )
         kinds: list[TableOpponent] = []
         index = np.zeros(self.S, dtype=np.int64)
         for i, t in enumerate(seq):
             if not isinstance(t, TableOpponent):
-                raise ValueError(f"opponents[{i}]: expected a TableOpponent (built by huesenv.agents.vector_tables), got {type(t).__name__}")
+                raise ValueError(
+                    f"opponents[{i}]: expected a TableOpponent (built by huesenv.agents.vector_tables), got {type(t).__name__}"
+                )
             t.check(self.V)
             j = next((k for k, u in enumerate(kinds) if u is t), None)
             if j is None:
@@ -240,7 +250,6 @@ class HuesCuesVectorGame:
         self._start_round(rows, o.zeros(int(rows.shape[0]), o.int64))
 
     def _start_round(self, rows: Any, index: Any) -> None:
-        o = self.ops
         k = int(rows.shape[0])
         self.round[rows] = index
         giver = (self.rules.first_cue_giver + index) % self.n[rows]
@@ -274,7 +283,11 @@ class HuesCuesVectorGame:
     # -- masks --------------------------------------------------------------------------
     def allowed_words(self, rows: Any) -> Any:
         """(R, V) bool: words valid as the current cue (static rules minus this game's used cues)."""
-        k = (self.phase[rows] == CUE2).to(self.ops.int64) if self.ops.is_torch else (self.phase[rows] == CUE2).astype(np.int64)
+        k = (
+            (self.phase[rows] == CUE2).to(self.ops.int64)
+            if self.ops.is_torch
+            else (self.phase[rows] == CUE2).astype(np.int64)
+        )
         ok = self.static_ok[k]
         if self.rules.unique_cues:
             ok = ok & ~self.used[rows]
@@ -356,9 +369,15 @@ class HuesCuesVectorGame:
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         o = self.ops
-        a = o.asarray(actions, o.int64).reshape(-1) if not o.is_torch else o.xp.as_tensor(actions, device=o.device).to(o.int64).reshape(-1)
+        a = (
+            o.asarray(actions, o.int64).reshape(-1)
+            if not o.is_torch
+            else o.xp.as_tensor(actions, device=o.device).to(o.int64).reshape(-1)
+        )
         if int(a.shape[0]) != self.num_games:
-            raise ValueError(f"actions: expected {self.num_games} actions (one per game), got {int(a.shape[0])}")
+            raise ValueError(
+                f"actions: expected {self.num_games} actions (one per game), got {int(a.shape[0])}"
+            )
         rewards = o.zeros((self.num_games, self.S), o.float32)
         role = o.zeros((self.num_games, self.S, 2), o.float32)
         terminated = o.zeros(self.num_games, o.bool)
@@ -399,7 +418,9 @@ class HuesCuesVectorGame:
     ) -> None:
         """Apply action ``a[i]`` in game ``rows[i]`` (the seat on turn plays it)."""
         o = self.ops
-        legal = self.action_mask(rows)[o.arange(int(rows.shape[0])), a.clamp(0, self.A - 1) if o.is_torch else np.clip(a, 0, self.A - 1)]
+        legal = self.action_mask(rows)[
+            o.arange(int(rows.shape[0])), a.clamp(0, self.A - 1) if o.is_torch else np.clip(a, 0, self.A - 1)
+        ]
         legal = legal & (a >= 0) & (a < self.A)
         if illegal is not None:
             bad = o.nonzero(~legal)
@@ -413,7 +434,9 @@ class HuesCuesVectorGame:
         elif not bool(legal.all()):
             raise AssertionError("an opponent table produced an illegal action")  # a bug, never user input
         if self.listeners or self.pre_listeners:  # taken before the move: seat, phase and card
-            moved = [o.to_numpy(x).copy() for x in (rows, a, self.current[rows], self.phase[rows], self.card[rows])]
+            moved = [
+                o.to_numpy(x).copy() for x in (rows, a, self.current[rows], self.phase[rows], self.card[rows])
+            ]
             for listener in self.pre_listeners:
                 listener(*moved)
         ph = self.phase[rows]
@@ -576,7 +599,9 @@ class HuesCuesVectorGame:
         cells = pool[w]  # (R, L)
         length = cells.shape[1]
         col = o.arange(length)
-        ok = (col[None, :] < plen[w][:, None]) & free[o.arange(int(rows.shape[0]))[:, None], cells.clamp(0) if o.is_torch else np.maximum(cells, 0)]
+        ok = (col[None, :] < plen[w][:, None]) & free[
+            o.arange(int(rows.shape[0]))[:, None], cells.clamp(0) if o.is_torch else np.maximum(cells, 0)
+        ]
         seat = self.current[rows]
         uw, ui = self.used_word[rows, seat], self.used_idx[rows, seat]  # (R, U)
         used = ((uw[:, None, :] == w[:, None, None]) & (ui[:, None, :] == col[None, :, None])).any(-1)
@@ -612,7 +637,11 @@ class HuesCuesVectorGame:
             val = o.where(allowed[pick][:, None, :], val, o.full((), neg, o.float32) if o.is_torch else neg)
             best = val.amax(-1) if o.is_torch else val.max(-1)  # (P, C)
             # word-major tie order as the replay agent: first word, then first card cell
-            flat = val.transpose(1, 2).reshape(int(pick.shape[0]), -1) if o.is_torch else val.transpose(0, 2, 1).reshape(int(pick.shape[0]), -1)
+            flat = (
+                val.transpose(1, 2).reshape(int(pick.shape[0]), -1)
+                if o.is_torch
+                else val.transpose(0, 2, 1).reshape(int(pick.shape[0]), -1)
+            )
             j = flat.argmax(-1) % self.rules.card_size
             usable = best.amax(-1) > neg if o.is_torch else best.max(-1) > neg
             chosen = card[o.arange(int(pick.shape[0])), j]

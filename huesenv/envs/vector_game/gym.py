@@ -84,9 +84,15 @@ class HuesCuesVectorEnv(VectorEnv):
         else:
             seq = list(opponents)
             if len(seq) != s - 1:
-                raise ValueError(f"opponents: expected one TableOpponent or {s - 1} (seats other than {seat}, in order), got {len(seq)}")
+                raise ValueError(
+                    f"opponents: expected one TableOpponent or {s - 1} (seats other than {seat}, in order), got {len(seq)}"
+                )
             seq.insert(self.seat, RANDOM)
-        seq[self.seat] = stand_in if stand_in is not None else (opponents if isinstance(opponents, TableOpponent) else RANDOM)
+        seq[self.seat] = (
+            stand_in
+            if stand_in is not None
+            else (opponents if isinstance(opponents, TableOpponent) else RANDOM)
+        )
         caller = np.zeros((s, 2), dtype=bool)
         caller[self.seat, self.role_index] = True
         self.game = HuesCuesVectorGame(

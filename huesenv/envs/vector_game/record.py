@@ -73,6 +73,7 @@ class GameRecorder:
                 rec.scores = [int(x) for x in scores[slot, : rec.num_players]]
                 self.finished.append(rec)
 
+
 class _Scripted(BaseAgent):
     """Answers the recorded moves of one seat, in order (target and cue 1 in one answer, as play_game asks)."""
 
@@ -110,7 +111,8 @@ def game_records(
     for seat, a in game.moves:
         per_seat[seat].append(a)
     agents = {
-        f"player_{s}": _Scripted(names[s], per_seat[s], vocabulary, pass_action) for s in range(game.num_players)
+        f"player_{s}": _Scripted(names[s], per_seat[s], vocabulary, pass_action)
+        for s in range(game.num_players)
     }
     result = play_game(
         agents,
@@ -124,20 +126,30 @@ def game_records(
     )
     got = [result.scores[f"player_{s}"] for s in range(game.num_players)]
     if game.scores and got != game.scores:
-        raise AssertionError(f"game {game_index}: replayed scores {got} differ from the vector game's {game.scores}")
+        raise AssertionError(
+            f"game {game_index}: replayed scores {got} differ from the vector game's {game.scores}"
+        )
     return result.records
 
 
-def iter_game_records(recorder: GameRecorder, names: Sequence[str] | None = None, run_id: str = "vector") -> Iterator[list[LogRecord]]:
+def iter_game_records(
+    recorder: GameRecorder, names: Sequence[str] | None = None, run_id: str = "vector"
+) -> Iterator[list[LogRecord]]:
     g = recorder.game
-    names = list(names) if names is not None else [
-        "caller" if g._caller_np[s].any() else g.opponent_names[s] for s in range(g.S)
-    ]
+    names = (
+        list(names)
+        if names is not None
+        else ["caller" if g._caller_np[s].any() else g.opponent_names[s] for s in range(g.S)]
+    )
     for i, rec in enumerate(recorder.finished):
-        yield game_records(rec, g.vocabulary, g.pass_action, names, game_index=i, run_id=run_id, rules=g.rules)
+        yield game_records(
+            rec, g.vocabulary, g.pass_action, names, game_index=i, run_id=run_id, rules=g.rules
+        )
 
 
-def write_game_logs(recorder: GameRecorder, path: str | Path, names: Sequence[str] | None = None, run_id: str = "vector") -> int:
+def write_game_logs(
+    recorder: GameRecorder, path: str | Path, names: Sequence[str] | None = None, run_id: str = "vector"
+) -> int:
     """Write the recorder's finished games as a JSON Lines game log; returns the number of games."""
     count = 0
     with LogWriter(path) as writer:
