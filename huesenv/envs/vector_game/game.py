@@ -296,20 +296,49 @@ class HuesCuesVectorGame:
     def action_mask(self, rows: Any = None) -> Any:
         """(R, A) bool: the legal actions of the seat on turn in each game of ``rows`` (default all)."""
         o = self.ops
+        all_rows = rows is None
         rows = self.rows if rows is None else rows
         k = int(rows.shape[0])
         ph = self.phase[rows]
         mask = o.zeros((k, self.A), o.bool)
         guess = (ph == GUESS1) | (ph == GUESS2)
         cue = (ph == CUE1) | (ph == CUE2)
-        mask[:, :N_CELLS] = guess[:, None] & ~self.occupied[rows]
+        occupied = self.occupied if all_rows else self.occupied[rows]
+        cells = mask[:, :N_CELLS]
+        o.xp.logical_not(occupied, out=cells)
+        cells &= guess[:, None]
         pick = o.nonzero(ph == PICK)
         if int(pick.shape[0]):
             mask[pick[:, None], self.card[rows[pick]]] = True
-        mask[:, N_CELLS : N_CELLS + self.V] = cue[:, None] & self.allowed_words(rows)
+        words = mask[:, N_CELLS : N_CELLS + self.V]
+        words[...] = self.allowed_words(rows)
+        words &= cue[:, None]
         if self.rules.allow_pass:
             mask[:, self.pass_action] = ph == CUE2
         return mask
+
+    def legal(self, rows: Any, a: Any) -> Any:
+        """(R,) bool: action ``a[i]`` is legal in game ``rows[i]`` now (the mask's rule, one entry per game)."""
+        o = self.ops
+        ph = self.phase[rows]
+        inside = (a >= 0) & (a < self.A)
+        a = o.where(inside, a, 0)
+        is_cell = a < N_CELLS
+        cell = o.where(is_cell, a, 0)
+        guess = (ph == GUESS1) | (ph == GUESS2)
+        free = ~self.occupied[rows, cell]
+        on_card = (self.card[rows] == cell[:, None]).any(1)
+        cell_ok = is_cell & ((guess & free) | ((ph == PICK) & on_card))
+        is_word = (a >= N_CELLS) & (a < N_CELLS + self.V)
+        word = o.where(is_word, a - N_CELLS, 0)
+        second = o.astype(ph == CUE2, o.int64)
+        word_ok = is_word & ((ph == CUE1) | (ph == CUE2)) & self.static_ok[second, word]
+        if self.rules.unique_cues:
+            word_ok = word_ok & ~self.used[rows, word]
+        pass_ok = (a == self.pass_action) & (ph == CUE2)
+        if not self.rules.allow_pass:
+            pass_ok = pass_ok & False
+        return inside & (cell_ok | word_ok | pass_ok)
 
     def seat_role(self, rows: Any) -> Any:
         """(R,) 0 when the seat on turn acts as cue giver, 1 as guesser."""
@@ -418,10 +447,7 @@ class HuesCuesVectorGame:
     ) -> None:
         """Apply action ``a[i]`` in game ``rows[i]`` (the seat on turn plays it)."""
         o = self.ops
-        legal = self.action_mask(rows)[
-            o.arange(int(rows.shape[0])), a.clamp(0, self.A - 1) if o.is_torch else np.clip(a, 0, self.A - 1)
-        ]
-        legal = legal & (a >= 0) & (a < self.A)
+        legal = self.legal(rows, a)
         if illegal is not None:
             bad = o.nonzero(~legal)
             if int(bad.shape[0]):
@@ -509,7 +535,9 @@ class HuesCuesVectorGame:
         pts = self.points[t[:, None], cells] * valid  # (k, K)
         frame = self.in_frame[t[:, None], cells] & valid
         seat_ids = o.arange(self.S)
-        guess_pts = ((seats[:, :, None] == seat_ids[None, None, :]) * pts[:, :, None]).sum(1)  # (k, S)
+        flat = (o.arange(k)[:, None] * self.S + seats).reshape(-1)
+        guess_pts = o.astype(o.xp.bincount(flat, weights=pts.reshape(-1), minlength=k * self.S), o.int64)
+        guess_pts = guess_pts.reshape(k, self.S)  # (k, S) points per seat
         giver_pts = frame.sum(1) * self.rules.cue_giver_points  # (k,)
         g = self.giver[rows]
         giver_onehot = g[:, None] == seat_ids[None, :]
