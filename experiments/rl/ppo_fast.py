@@ -1,11 +1,18 @@
 """``huesenv train guesser --fast``: single-file, CleanRL-style PPO (torch) on the vectorised guesser env.
 
-The env is :class:`~huesenv.envs.GuesserVectorEnv`: thousands of one-decision
-guesser episodes stepped together in numpy (a cue, the cones already on the
-board, a hidden target; reward = the 3/2/1 guesser points).  With
-``cue_source="humans"`` (default) the target of a cue is a cell people chose for
-that word, so the policy learns where a replayed-human cue giver's target
-probably is; ``"uniform"`` draws targets uniformly (nothing to learn: a control).
+The env (``env="game"``, default) is the full game vectorised,
+:class:`~huesenv.envs.vector_game.gym.HuesCuesVectorEnv`: ``num_envs``
+complete games of ``num_players`` stepped together in numpy, the learner the
+guesser of seat 0, every other decision (the cue givers' targets and cues, the
+other guessers' cones, the learner's own cue giving) by ``opponents`` played
+from a table (:mod:`huesenv.agents.vector_tables`; default replayed humans);
+reward = each cone's 3/2/1 points when it is placed (the env's
+``reward_timing="decision"``: the same total per game as at the reveal).
+
+``env="bandit"`` is the earlier one-step warm-up env,
+:class:`~huesenv.envs.GuesserVectorEnv` (first cue only, random cones, a
+target drawn from people's answers to the word; ``cue_source="uniform"`` draws
+targets uniformly, a control): not the game, kept as a documented option.
 
 The algorithm follows CleanRL's ``ppo.py`` (rollout of ``num_steps`` × ``num_envs``,
 GAE, advantage normalisation, clipped surrogate, clipped value loss, entropy
@@ -55,6 +62,8 @@ from huesenv.vocabulary import word_texts
 
 ENV_ID = "huesenv/GuesserVector-v0"
 CUE_SOURCES = ("humans", "uniform")
+ENVS = ("game", "bandit")
+EVAL_GAME_STEPS = 24  # greedy decisions per evaluation game slot (two rounds' cones and more at 4 players)
 EVAL_TAG = 999_999_937  # the seed part of the fixed evaluation batch (never an update number)
 
 
@@ -80,6 +89,9 @@ class FastPPOConfig:
     hidden: int = 256
     max_occupied: int = 17
     cue_source: str = "humans"
+    env: str = "game"
+    num_players: int = 4
+    opponents: str = "human-replay"
     seed: int = 0
     device: str = "auto"
     checkpoint_every: int = 25
@@ -89,6 +101,8 @@ class FastPPOConfig:
     torch_threads: int | None = None
 
     def __post_init__(self) -> None:
+        if self.env not in ENVS:
+            raise ValueError(f"env: expected one of {ENVS}, got {self.env!r}")
         if self.cue_source not in CUE_SOURCES:
             raise ValueError(f"cue_source: expected one of {CUE_SOURCES}, got {self.cue_source!r}")
         for name in ("total_steps", "num_envs", "num_steps", "update_epochs", "num_minibatches", "hidden"):
@@ -132,8 +146,27 @@ def human_cue_cells(vocabulary: Sequence[str], humans: Any = None) -> list[np.nd
     return [np.asarray(humans.cells(w), dtype=np.int64) for w in vocabulary]
 
 
-def make_env(cfg: FastPPOConfig, vocabulary: Sequence[str], cue_cells: Sequence[np.ndarray] | None, n: int):
+def make_env(
+    cfg: FastPPOConfig,
+    vocabulary: Sequence[str],
+    cue_cells: Sequence[np.ndarray] | None,
+    n: int,
+    humans: Any = None,
+):
+    if cfg.env == "game":
+        from huesenv.agents.vector_tables import table_for
+        from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
 
+        table = table_for(cfg.opponents, vocabulary, humans=humans)
+        return HuesCuesVectorEnv(
+            n,
+            cfg.num_players,
+            role="guesser",
+            opponents=table,
+            vocabulary=vocabulary,
+            observation_mode="compact",
+            reward_timing="decision",
+        )
     return GuesserVectorEnv(
         num_envs=n,
         vocabulary=vocabulary,
@@ -156,17 +189,22 @@ def _masked(logits, mask):
     return logits.masked_fill(~mask, float("-inf"))
 
 
-def evaluate_greedy(net, env, device: str, seed: int) -> dict[str, float]:
-    """Greedy points per decision of ``net`` on one batch of ``env`` decisions (fixed seed: comparable over training)."""
+def evaluate_greedy(net, env, device: str, seed: int, steps: int = 1) -> dict[str, float]:
+    """Greedy points per decision of ``net`` over ``steps`` decisions of every env slot (fixed seed: comparable)."""
     import torch
 
     obs, _ = env.reset(seed=seed)
-    cue, occ, mask = _tensors(obs, device)
-    with torch.no_grad():
-        logits, _ = guesser_forward(net, cue, occ)
-        action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
-    _, reward, _, _, info = env.step(action)
-    return {"eval_points": float(np.mean(reward)), "eval_hit": float(np.mean(info["points"] == 3))}
+    total = hits = 0.0
+    for _ in range(steps):
+        cue, occ, mask = _tensors(obs, device)
+        with torch.no_grad():
+            logits, _ = guesser_forward(net, cue, occ)
+            action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
+        obs, reward, _, _, _ = env.step(action)
+        total += float(np.sum(reward))
+        hits += float(np.sum(reward == 3))
+    n = steps * len(reward)
+    return {"eval_points": total / n, "eval_hit": hits / n}
 
 
 def train_fast(
@@ -189,9 +227,10 @@ def train_fast(
     if cfg.torch_threads:
         torch.set_num_threads(int(cfg.torch_threads))
     vocab = tuple(vocabulary if vocabulary is not None else word_texts())
-    cue_cells = human_cue_cells(vocab, humans) if cfg.cue_source == "humans" else None
-    env = make_env(cfg, vocab, cue_cells, cfg.num_envs)
-    eval_env = make_env(cfg, vocab, cue_cells, cfg.eval_decisions)
+    cue_cells = human_cue_cells(vocab, humans) if cfg.cue_source == "humans" and cfg.env == "bandit" else None
+    env = make_env(cfg, vocab, cue_cells, cfg.num_envs, humans)
+    eval_env = make_env(cfg, vocab, cue_cells, cfg.eval_decisions, humans)
+    eval_steps = EVAL_GAME_STEPS if cfg.env == "game" else 1
     arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
     settings = PolicySettings(
         env_id=ENV_ID,
@@ -199,7 +238,9 @@ def train_fast(
         cue_encoding="index",
         observation_mode="vector-dict",
         vocabulary=vocab,
-        extra={"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied},
+        extra={"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied}
+        if cfg.env == "bandit"
+        else {"env": "game", "num_players": cfg.num_players, "opponents": cfg.opponents},
     )
 
     torch.manual_seed(cfg.seed)
@@ -324,7 +365,11 @@ def train_fast(
         # stop when the next update would end past the budget, so a run never exceeds it
         over_budget = cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s
         if update % cfg.eval_every == 0 or last_update or over_budget:
-            metrics.update(evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG)))
+            metrics.update(
+                evaluate_greedy(
+                    net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), steps=eval_steps
+                )
+            )
         logger.log(global_step, metrics, force_print=last_update or over_budget)
         if update % cfg.checkpoint_every == 0 or last_update or over_budget:
             cpu = cpu_before + time.process_time() - cpu0
@@ -334,10 +379,11 @@ def train_fast(
             break
     wall = elapsed_before + time.perf_counter() - wall0
     cpu = cpu_before + time.process_time() - cpu0
-    final = evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG))
+    final = evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), steps=eval_steps)
     summary = {
         "trainer": "ppo_fast",
         "env_id": ENV_ID,
+        "env": cfg.env,
         "steps": global_step,
         "updates": update,
         "wall_s": wall,
@@ -377,7 +423,18 @@ def _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wal
     tmp.replace(run_dir / "trainer_state.pt")
 
 
-RESUME_FIXED = ("num_envs", "num_steps", "hidden", "seed", "cue_source", "max_occupied", "checkpoint_every")
+RESUME_FIXED = (
+    "num_envs",
+    "num_steps",
+    "hidden",
+    "seed",
+    "cue_source",
+    "max_occupied",
+    "checkpoint_every",
+    "env",
+    "num_players",
+    "opponents",
+)
 
 
 def _restore(state_path, policy_path, cfg, settings, net, optimizer, device) -> tuple[int, int, float, float]:

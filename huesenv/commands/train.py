@@ -152,10 +152,12 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     if kind == "guesser" and args.fast:
         if args.num_envs is not None:
             params["num_envs"] = args.num_envs
-        if args.opponents not in (None, "human-replay"):
-            raise ValueError(
-                "--fast trains against replayed-human cue givers only (the vector env's cue_cells)"
-            )
+        if args.opponents is not None:
+            if args.opponents.partition(":")[0] not in ("human-replay", "text-embedding", "random"):
+                raise ValueError(
+                    f"--opponents {args.opponents!r}: --fast plays table opponents: human-replay, text-embedding or random"
+                )
+            params["opponents"] = args.opponents
         if args.cue_encoding not in (None, "index"):
             raise ValueError("--fast uses cue_encoding=index (the vector env's cue is a vocabulary index)")
         return "guesser-fast", FastPPOConfig.from_dict(params, source="huesenv train guesser --fast")

@@ -10,8 +10,13 @@
   environment layer cannot load people or models).  ``gymnasium.make_vec(
   "huesenv/Guesser-v1", num_envs=N, vectorization_mode="vector_entry_point")``
   returns it.  Observations are ``hues_cues_v1``'s flat vector (index or
-  embedding cues); :meth:`HuesCuesVectorEnv.action_masks` and
-  ``infos["action_mask"]`` give the ``(N, A)`` legal actions.
+  embedding cues; ``observation_mode="flat"``) or, with ``"compact"``, the
+  fast trainer's ``{"cue": latest known word index (V: none), "occupied",
+  "action_mask"}``; :meth:`HuesCuesVectorEnv.action_masks` and
+  ``infos["action_mask"]`` give the ``(N, A)`` legal actions.  Rewards come at
+  the reveal (``reward_timing="reveal"``, as ``Guesser-v1``); a guesser can
+  instead be paid each cone's points when it is placed (``"decision"``: the
+  same total per game, credited to the decision that earned it).
   Auto-reset: ``AutoresetMode.SAME_STEP``: an ended game's last observation is
   in ``infos["final_obs"]`` (an object array, entries only where
   ``infos["_final_obs"]``), its scores in ``infos["final_info"]["scores"]``.
@@ -44,6 +49,8 @@ from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent
 from huesenv.game.rules import HuesCuesRules
 
 ROLES = ("guesser", "cue_giver")
+OBSERVATION_MODES = ("flat", "compact")
+REWARD_TIMINGS = ("reveal", "decision")
 
 
 class HuesCuesVectorEnv(VectorEnv):
@@ -65,10 +72,22 @@ class HuesCuesVectorEnv(VectorEnv):
         vocabulary: Sequence[str] | None = None,
         rules: HuesCuesRules | None = None,
         illegal_reward: float = -1.0,
+        observation_mode: str = "flat",
+        reward_timing: str = "reveal",
         xp: Any = None,
         device: Any = None,
         seed: int | None = None,
     ) -> None:
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(
+                f"observation_mode: expected one of {OBSERVATION_MODES}, got {observation_mode!r}"
+            )
+        if reward_timing not in REWARD_TIMINGS or (reward_timing == "decision" and role != "guesser"):
+            raise ValueError(
+                f"reward_timing: expected 'reveal', or 'decision' for the guesser role, got {reward_timing!r} ({role})"
+            )
+        self.observation_mode = observation_mode
+        self.reward_timing = reward_timing
         if role not in ROLES:
             raise ValueError(f"role: expected one of {ROLES}, got {role!r}")
         players = [num_players] if isinstance(num_players, (int, np.integer)) else list(num_players)
@@ -110,7 +129,16 @@ class HuesCuesVectorEnv(VectorEnv):
         self.num_envs = self.game.num_games
         self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
         self.n_actions = N_CELLS if role == "guesser" else self.game.A
-        self.single_observation_space = self.encoder.space
+        if observation_mode == "flat":
+            self.single_observation_space = self.encoder.space
+        else:
+            self.single_observation_space = spaces.Dict(
+                {
+                    "cue": spaces.Discrete(self.game.V + 1),
+                    "occupied": spaces.Box(0, 1, (N_CELLS,), np.int8),
+                    "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
+                }
+            )
         self.single_action_space = spaces.Discrete(self.n_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -130,8 +158,17 @@ class HuesCuesVectorEnv(VectorEnv):
             self._final[r] = obs[i]
 
     def _observe(self) -> Any:
-        g = self.game
-        return self.encoder.encode(g.rows, g.current)
+        g, o = self.game, self.ops
+        if self.observation_mode == "flat":
+            return self.encoder.encode(g.rows, g.current)
+        cue = g.cue
+        known = (cue >= 1) & (cue <= g.V)
+        latest = o.where(known[:, 1], cue[:, 1] - 1, o.where(known[:, 0], cue[:, 0] - 1, g.V))
+        return {
+            "cue": latest,
+            "occupied": o.astype(g.occupied, o.int8),
+            "action_mask": o.astype(self._mask, o.int8),
+        }
 
     def action_masks(self) -> Any:
         """``(num_envs, A)`` bool legal actions of the learner now (sb3-contrib's name)."""
@@ -150,11 +187,20 @@ class HuesCuesVectorEnv(VectorEnv):
         o = self.ops
         a = actions if o.is_torch else np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         self._final = {}
-        ts = self.game.step(a)
-        penalty = o.astype(ts.illegal, o.float32) * self.game.illegal_reward
-        rewards = ts.role_rewards[:, self.seat, self.role_index] + penalty
+        g = self.game
+        if self.reward_timing == "decision":
+            # the cone's own guesser points, known once it is placed (the round's target is set): the same
+            # total per game as at the reveal, credited to the decision that earned it
+            legal = g.legal(g.rows, a)
+            cone = o.astype(g.points[g.target, o.where(legal, a, 0)] * legal, o.float32)
+        ts = g.step(a)
+        penalty = o.astype(ts.illegal, o.float32) * g.illegal_reward
+        if self.reward_timing == "decision":
+            rewards = cone + penalty
+        else:
+            rewards = ts.role_rewards[:, self.seat, self.role_index] + penalty
         self._mask = ts.action_mask[:, : self.n_actions]
-        infos: dict[str, Any] = {"action_mask": self._mask}
+        infos: dict[str, Any] = {"action_mask": self._mask, "legal": ~ts.illegal}
         ended = o.to_numpy(ts.terminated)
         if ended.any():
             final_obs = np.empty(self.num_envs, dtype=object)
