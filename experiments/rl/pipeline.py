@@ -162,6 +162,10 @@ def train(
     try:
         if name == "guesser-fast":
             summary = train_fast(cfg, out, logger=logger, progress=progress)
+        elif name == "cue-giver-fast":
+            from huesenv.experiments.rl.ppo_fast_cue import train_fast_cue
+
+            summary = train_fast_cue(cfg, out, logger=logger, progress=progress)
         elif name == "selfplay":
             summary = train_selfplay(cfg, out, logger=logger, progress=progress)
         else:

@@ -28,6 +28,7 @@ from typing import Any
 from huesenv.commands.common import add_device, add_out, add_seed, positive_float, positive_int
 from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment, set_aside, train
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig
+from huesenv.experiments.rl.ppo_fast_cue import FastCueConfig
 from huesenv.experiments.rl.sb3_train import SB3Config
 from huesenv.experiments.rl.selfplay import SelfPlayConfig
 
@@ -51,9 +52,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         _common(q)
-        if kind == "guesser":
-            q.add_argument("--fast", action="store_true", help="the vectorised single-file PPO (torch)")
-            q.add_argument("--num-envs", type=positive_int, help="--fast: parallel games (default 2048)")
+        if kind in ("guesser", "cue-giver"):
+            q.add_argument(
+                "--fast", action="store_true", help="single-file PPO (torch) on the full vectorised game"
+            )
+            q.add_argument("--num-envs", type=positive_int, help="--fast: parallel games")
         if kind in ("guesser", "cue-giver"):
             q.add_argument(
                 "--opponents",
@@ -162,6 +165,19 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
             raise ValueError("--fast uses cue_encoding=index (the vector env's cue is a vocabulary index)")
         return "guesser-fast", FastPPOConfig.from_dict(params, source="huesenv train guesser --fast")
 
+    if kind == "cue-giver" and args.fast:
+        if args.num_envs is not None:
+            params["num_envs"] = args.num_envs
+        if args.opponents is not None:
+            if args.opponents.partition(":")[0] not in ("human-replay", "text-embedding", "random"):
+                raise ValueError(
+                    f"--opponents {args.opponents!r}: --fast plays table opponents: human-replay, text-embedding or random"
+                )
+            params["opponents"] = args.opponents
+        if args.cue_encoding not in (None, "index"):
+            raise ValueError("--fast: the speaker net reads the target cell; --cue-encoding does not apply")
+        return "cue-giver-fast", FastCueConfig.from_dict(params, source="huesenv train cue-giver --fast")
+
     env_kwargs = dict(params.pop("env_kwargs", None) or {})
     if args.opponents:
         env_kwargs["opponents"] = args.opponents
@@ -204,7 +220,8 @@ def _summary_line(summary: dict[str, Any]) -> str:
         f"device {summary['device']}",
     ]
     if "final_eval_points" in summary:
-        parts.append(f"greedy points/decision {summary['final_eval_points']:.3f}")
+        unit = summary.get("eval_unit", "greedy points/decision")
+        parts.append(f"{unit} {summary['final_eval_points']:.3f}")
     if "lexicon" in summary:
         lex = summary["lexicon"]
         parts.append(
