@@ -119,7 +119,9 @@ def memory_per_game(num_games: int) -> tuple[float, float, float]:
 
     env = SelfPlayVectorEnv(num_games, players(num_games), seed=0)
     g = env.game
-    state = sum(v.nbytes for v in vars(g).values() if isinstance(v, np.ndarray) and v.shape[:1] == (num_games,))
+    state = sum(
+        v.nbytes for v in vars(g).values() if isinstance(v, np.ndarray) and v.shape[:1] == (num_games,)
+    )
     ts = env.reset(seed=0)
     outputs = ts.action_mask.nbytes + ts.rewards.nbytes + ts.current_player.nbytes + ts.terminated.nbytes
     return state / num_games, outputs / num_games, ts.observation.nbytes / num_games
@@ -157,7 +159,9 @@ def main() -> None:
     parser.add_argument("--num-games", type=int, default=4096)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--pgx-python", default=None, help="interpreter of a venv with pgx and jax")
-    parser.add_argument("--equivalence", type=int, default=2000, help="games replayed through the rules (0: skip)")
+    parser.add_argument(
+        "--equivalence", type=int, default=2000, help="games replayed through the rules (0: skip)"
+    )
     parser.add_argument("--torch", action="store_true", help="also time the torch path on the CPU")
     args = parser.parse_args()
 
@@ -170,7 +174,9 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(1)
-        torch_core = vector_steps_per_cpu_s(args.num_games, args.seconds, observe=False, xp=torch, device="cpu")
+        torch_core = vector_steps_per_cpu_s(
+            args.num_games, args.seconds, observe=False, xp=torch, device="cpu"
+        )
     pgx = pgx_rate(args.pgx_python, args.num_games, args.seconds) if args.pgx_python else None
     state_b, out_b, obs_b = memory_per_game(args.num_games)
 
@@ -182,7 +188,9 @@ def main() -> None:
     )
     print(f"  vector + flat observations           {full:12,.0f}   vector/AEC = {full / aec:5.1f}x")
     if torch_core is not None:
-        print(f"  vector core, torch on the CPU        {torch_core:12,.0f}   torch/numpy = {torch_core / core:.2f}")
+        print(
+            f"  vector core, torch on the CPU        {torch_core:12,.0f}   torch/numpy = {torch_core / core:.2f}"
+        )
     if pgx is None:
         print("  PGX connect_four: skipped (give --pgx-python PATH of a venv with `pip install pgx jax`)")
     else:
