@@ -130,7 +130,7 @@ def reply_content(body: Any) -> str | None:
     except (KeyError, IndexError, TypeError):
         return None
     if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [str(p["text"]) for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "".join(parts) if parts else None
     return content if isinstance(content, str) else None
 
@@ -186,7 +186,7 @@ class ApiVLMAgent(ChatVLMAgent):
         self.limiter = RateLimiter(requests_per_minute)
         self._sleep = sleep
         self._transport = transport
-        self._client = None
+        self._client: Any = None  # an httpx.Client, made on first use
         self.stats = {"requests": 0, "http_retries": 0, "failures": 0, "structured_fallbacks": 0}
         self._schema_supported = True
         self._stats_lock = threading.Lock()

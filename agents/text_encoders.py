@@ -20,8 +20,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from huesenv.agents.quiet import quiet_model_loading
 
 
 def bundled_minilm_path() -> Path:
@@ -44,9 +47,9 @@ class MiniLMTextEncoder:
     def __init__(self, model_path: str | os.PathLike | None = None, num_threads: int = 1) -> None:
         self.model_path = Path(model_path) if model_path else bundled_minilm_path()
         self.num_threads = int(num_threads)
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, loaded on first use
 
-    def _load(self):
+    def _load(self) -> Any:
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             try:
@@ -55,6 +58,7 @@ class MiniLMTextEncoder:
                 raise ValueError(
                     "cue_encoding='embedding': sentence-transformers is missing; install the 'embed' extra"
                 ) from err
+            quiet_model_loading()
             self._model = SentenceTransformer(str(self.model_path), device="cpu")
         return self._model
 

@@ -21,7 +21,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TextIO
 
 from huesenv import __version__
 from huesenv.commands.common import UsageError, build_root_parser, describe_error
@@ -74,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit_.code or 0)
     prefix = f"huesenv {args.command}"
     try:
-        return int(args.func(args) or 0)
+        with one_line_warnings(prefix):
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
@@ -88,8 +92,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("HUESENV_DEBUG"):
             raise
         message, code = describe_error(err)
+        sys.stdout.flush()
         print(f"{prefix}: error: {message}", file=sys.stderr)
         return code
+
+
+@contextmanager
+def one_line_warnings(prefix: str) -> Iterator[None]:
+    """Warnings (the library's and its dependencies') as one line in the tool's own format,
+    ``huesenv COMMAND: warning: <message>``, instead of Python's two lines with a source path."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        sys.stdout.flush()  # keep the order of what was printed before the warning
+        text = " ".join(str(message).split())
+        print(f"{prefix}: warning: {text}", file=file or sys.stderr, flush=True)
+
+    before: Any = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = before
 
 
 def _silence_stdout() -> None:

@@ -7,23 +7,29 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import huesenv  # noqa: F401 - registers the ids
+import huesenv
 from huesenv.agents import RandomAgent
 from huesenv.agents.protocol import Answer, BaseAgent
 from huesenv.board import N_CELLS
-from huesenv.envs import CueGiverEnv, GuesserEnv, register_envs
+from huesenv.envs import CueGiverEnv, GuesserEnv
 from huesenv.envs.registration import ENV_IDS
+from huesenv.probes.registry import probe_env_ids
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
 def test_ids_registered_idempotently():
-    register_envs()
-    register_envs()
-    for env_id, entry in ENV_IDS.items():
+    huesenv.register_envs()
+    huesenv.register_envs()
+    for env_id, entry in {**ENV_IDS, **probe_env_ids()}.items():
         assert gym.registry[env_id].entry_point == entry
-    assert ENV_IDS["huesenv/GCA-v0"] == "huesenv.probes.gca.env:GCAEnv"
-    assert ENV_IDS["huesenv/TextInterference-v0"] == "huesenv.probes.interference.env:TextInterferenceEnv"
+    # the probes register their own ids: the env layer names no probe module
+    assert probe_env_ids()["huesenv/GCA-v0"] == "huesenv.probes.gca.env:GCAEnv"
+    assert (
+        probe_env_ids()["huesenv/TextInterference-v0"]
+        == "huesenv.probes.interference.env:TextInterferenceEnv"
+    )
+    assert not any("probes" in entry for entry in ENV_IDS.values())
 
 
 @pytest.mark.parametrize("cls", [GuesserEnv, CueGiverEnv])

@@ -46,7 +46,7 @@ def vector_references(
         answers = agent.act_batch(queries)
         actions = np.array(
             [
-                next((int(c) for c in (a.cells if a.cells is not None else []) if q.legal[int(c)]), -1)
+                next((int(c) for c in (a.cells if a.cells is not None else []) if q.legal_mask()[int(c)]), -1)
                 for a, q in zip(answers, queries)
             ]
         )

@@ -19,7 +19,7 @@ from typing import Any
 from huesenv.agents.devices import with_device
 from huesenv.agents.evaluate import evaluate_words
 from huesenv.agents.protocol import GuessQuery
-from huesenv.agents.registry import describe_agents, make_agent
+from huesenv.agents.registry import describe_agents, kinds_with, make_agent
 from huesenv.board import format_coord
 from huesenv.commands.common import (
     add_device,
@@ -78,8 +78,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    flags = {
+        flag: set(kinds_with(flag))
+        for flag in ("takes_device", "needs_weights", "takes_vocabulary", "answers_probes")
+    }
     for kind, text in describe_agents().items():
-        print(f"{kind:16s} {text}")
+        can = [flag.replace("_", " ") for flag, kinds in flags.items() if kind in kinds]
+        print(f"{kind:16s} {text}" + (f" [{', '.join(can)}]" if can else ""))
     return 0
 
 
