@@ -312,6 +312,7 @@ class PolicyAgent(BaseAgent):
         and the target whose best word is most probable (the trainer's own rule)."""
         import torch
 
+        assert self.checkpoint is not None  # give_cue checked it holds a speaker
         cols = np.asarray([self.vocabulary.index(w) for w in allowed])
         with torch.no_grad():
             logits, _ = speaker_forward(

@@ -34,7 +34,9 @@ def test_tiny_run_writes_a_playable_cue_giver(tmp_path):
     assert summary["env"] == "game" and summary["steps"] >= 64 * 40
     assert json.loads((tmp_path / "train.json").read_text())["trainer"] == "ppo_fast_cue"
     agent = make_agent(f"policy:{tmp_path / 'policy.pt'}")
-    answer = agent.give_cue(CueQuery(card=(1, 100, 200, 300), target=None, cue_index=1, forbidden=frozenset()))
+    answer = agent.give_cue(
+        CueQuery(card=(1, 100, 200, 300), target=None, cue_index=1, forbidden=frozenset())
+    )
     assert answer.target in (1, 100, 200, 300) and answer.cue in agent.vocabulary
 
 
@@ -49,7 +51,18 @@ def test_same_seed_same_weights(tmp_path):
 
 def test_cli_cue_giver_fast_and_bad_input(tmp_path, capsys):
     out = tmp_path / "run"
-    args = ["train", "cue-giver", "--fast", "--num-envs", "32", "--steps", "512", "-o", str(out), "--no-progress"]
+    args = [
+        "train",
+        "cue-giver",
+        "--fast",
+        "--num-envs",
+        "32",
+        "--steps",
+        "512",
+        "-o",
+        str(out),
+        "--no-progress",
+    ]
     assert main([*args, "--set", "batch_decisions=64", "--set", "eval_games=8", "--set", "hidden=8"]) == 0
     assert (out / "policy.pt").exists()
     assert main(["train", "cue-giver", "--fast", "--opponents", "vlm:x", "-o", str(tmp_path / "x")]) == 2

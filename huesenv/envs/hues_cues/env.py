@@ -306,11 +306,11 @@ class ParallelHuesCues(turn_based_aec_to_parallel_wrapper):
                 infos[agent] = {**info, "on_turn": int(agent == turn)}
         return observations
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         observations, infos = super().reset(seed=seed, options=options)
         return self._fill(observations, infos), infos
 
-    def step(self, actions: dict[str, Any]):
+    def step(self, actions: dict[str, Any]) -> Any:
         out = super().step(actions)
         if len(out) != 5:
             return out

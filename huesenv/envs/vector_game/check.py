@@ -33,7 +33,7 @@ class _SlotDeck(Sequence):
     def __len__(self) -> int:
         return 10_000
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i: Any) -> Any:
         g = self.game
         assert int(g.ops.to_numpy(g.round)[self.slot]) == i
         return tuple(int(c) for c in g.ops.to_numpy(g.card)[self.slot])
@@ -50,8 +50,8 @@ class Lockstep:
         self.compared_masks = 0
         self.check_obs = check_obs
         self.full_cue_check = full_cue_check
-        self.encoder = FlatEncoder(game) if check_obs else None
-        self.reference = ObservationEncoder(game.rules, game.vocabulary) if check_obs else None
+        self.encoder = FlatEncoder(game)
+        self.reference = ObservationEncoder(game.rules, game.vocabulary)
         # the rules' own cue check, once per word and cue (the used-cue part per game below)
         self.static_ok = {
             k: np.array([game.rules.cue_problem(w, k) is None for w in game.vocabulary]) for k in (1, 2)

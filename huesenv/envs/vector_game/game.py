@@ -120,7 +120,7 @@ class HuesCuesVectorGame:
             [[static_cue_problem(r, w, k) is None for w in self.vocabulary] for k in (1, 2)], dtype=bool
         )
         self.static_ok = o.asarray(ok)  # (2, V)
-        self.deck = None if r.deck is None else o.asarray(np.asarray(r.deck, dtype=np.int64))
+        self.deck: Any = None if r.deck is None else o.asarray(np.asarray(r.deck, dtype=np.int64))
         self.max_rounds = max(r.num_rounds(n) for n in range(r.min_players, r.max_players + 1))
         self.caller = self._caller(caller)
         self._opponents(opponents)
@@ -141,7 +141,7 @@ class HuesCuesVectorGame:
         self.scores = z64(b, s)
         self.role_points = z64(b, s, 2)
         self.final_role_points = z64(b, s, 2)  # points by role of each slot's last ended game
-        self.deck_order = None
+        self.deck_order: Any = None
         # replayed-human bookkeeping: answers used per (game, seat): (word, index) pairs
         self.U = 2 * self.max_rounds
         self.used_word = o.full((b, s, self.U), -1, o.int64)

@@ -147,7 +147,7 @@ class HuesCuesVectorEnv(VectorEnv):
         self._mask: Any = None
 
     @property
-    def ops(self):
+    def ops(self) -> Any:
         return self.game.ops
 
     def _on_end(self, rows: Any, illegal: bool) -> None:
@@ -174,7 +174,9 @@ class HuesCuesVectorEnv(VectorEnv):
         """``(num_envs, A)`` bool legal actions of the learner now (sb3-contrib's name)."""
         return self._mask
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is None and not self.game._has_reset:
             seed = int(self.np_random.integers(2**63))
@@ -183,7 +185,7 @@ class HuesCuesVectorEnv(VectorEnv):
         self._mask = ts.action_mask[:, : self.n_actions]
         return self._observe(), {"action_mask": self._mask}
 
-    def step(self, actions: Any):
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         o = self.ops
         a = actions if o.is_torch else np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         self._final = {}
