@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from huesenv.agents.human_replay import HumanReplayAgent
+from huesenv.agents.registry import make_agent
 from huesenv.board import N_CELLS
 from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent, pad_pool
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
@@ -43,8 +45,6 @@ def human_replay_table(
     humans: Any = None, vocabulary: Sequence[str] | None = None, rules: HuesCuesRules | None = None
 ) -> TableOpponent:
     """Replayed people (``humans``: a cohort from :func:`huesenv.humans.load_humans`; default the packaged one)."""
-    from huesenv.agents.human_replay import HumanReplayAgent
-
     agent = HumanReplayAgent(humans, rules=rules or DEFAULT_RULES)
     words = _vocabulary(vocabulary)
     pool = pad_pool([agent._pool.get(w, np.zeros(0, np.int64)) for w in words])
@@ -86,8 +86,6 @@ def table_for(
     if kind == "human-replay":
         return human_replay_table(kwargs.get("humans"), vocabulary, rules)
     if kind in ("text-embedding", "clip"):
-        from huesenv.agents.registry import make_agent
-
         return scoring_table(make_agent(spec, **kwargs), vocabulary, rules)
     raise ValueError(
         f"opponent {spec!r}: expected 'random', 'human-replay', 'text-embedding' or 'clip:...' for a table opponent"

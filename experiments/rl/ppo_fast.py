@@ -55,7 +55,9 @@ from huesenv.agents.policy_net import (
     load_checkpoint,
     save_checkpoint,
 )
+from huesenv.agents.vector_tables import table_for
 from huesenv.envs.vector import GuesserVectorEnv
+from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.vocabulary import word_texts
@@ -154,9 +156,6 @@ def make_env(
     humans: Any = None,
 ):
     if cfg.env == "game":
-        from huesenv.agents.vector_tables import table_for
-        from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
-
         table = table_for(cfg.opponents, vocabulary, humans=humans)
         return HuesCuesVectorEnv(
             n,

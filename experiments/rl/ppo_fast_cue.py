@@ -37,7 +37,9 @@ import numpy as np
 
 from huesenv.agents.devices import resolve_device
 from huesenv.agents.policy_net import PolicySettings, build_speaker_net, save_checkpoint, speaker_forward
+from huesenv.agents.vector_tables import table_for
 from huesenv.board import N_CELLS
+from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.vocabulary import word_texts
 
@@ -87,9 +89,6 @@ class FastCueConfig:
 
 
 def make_env(cfg: FastCueConfig, vocabulary: tuple[str, ...], n: int, humans: Any = None, seed: int = 0):
-    from huesenv.agents.vector_tables import table_for
-    from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
-
     table = table_for(cfg.opponents, vocabulary, humans=humans)
     return HuesCuesVectorEnv(
         n,

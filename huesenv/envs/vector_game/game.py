@@ -192,7 +192,7 @@ class HuesCuesVectorGame:
         for i, t in enumerate(seq):
             if not isinstance(t, TableOpponent):
                 raise ValueError(
-                    f"opponents[{i}]: expected a TableOpponent (built by huesenv.agents.vector_tables), got {type(t).__name__}"
+                    f"opponents[{i}]: expected a TableOpponent (arrays; the agents layer builds them from agents), got {type(t).__name__}"
                 )
             t.check(self.V)
             j = next((k for k, u in enumerate(kinds) if u is t), None)
