@@ -89,7 +89,7 @@ def key_may_go_to(base_url: str) -> bool:
     return parts.scheme.lower() == "https" or is_loopback_host(parts.hostname)
 
 
-class RateLimiter:
+class RequestPacer:
     """Evenly spaced request starts: at most ``per_minute`` per minute (thread-safe)."""
 
     def __init__(
@@ -183,7 +183,7 @@ class ApiVLMAgent(ChatVLMAgent):
             float(temperature),
             float(retry_temperature),
         )
-        self.limiter = RateLimiter(requests_per_minute)
+        self.limiter = RequestPacer(requests_per_minute)
         self._sleep = sleep
         self._transport = transport
         self._client: Any = None  # an httpx.Client, made on first use

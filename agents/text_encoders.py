@@ -6,8 +6,9 @@ offline with sentence-transformers on the CPU.  Without the extra the env
 raises at construction with the install hint; pass any object with ``dim`` and
 ``encode(texts) -> (n, dim)`` (:class:`~huesenv.envs.hues_cues.encoding.TextEncoder`)
 to use another encoder, e.g. :class:`HashTextEncoder` (no dependencies) in tests.
-The env reaches this module by name (``huesenv.envs.hues_cues.env.DEFAULT_TEXT_ENCODER``):
-it lives with the agents because it needs torch.
+The env never names this module: ``import huesenv`` installs :class:`MiniLMTextEncoder` as
+the env's default (:mod:`huesenv.envs.hues_cues.defaults`); it lives with the agents because
+it needs torch.
 
 Why the thread count is set: a 22M-parameter model encoding one word is
 dominated by thread start-up on many-core machines (56 ms instead of 4 ms per

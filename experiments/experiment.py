@@ -243,6 +243,10 @@ def track(tracker: Any, run_dir: Path, data: Any, name: str) -> None:
         return
     tracker.log_tables(data.tables)
     tracker.log_summary(data.tables)
+    ids = {
+        str(a) for t in data.tables.values() for a in t.get("agent_id", t.get("agent", pd.Series())).dropna()
+    }
+    tracker.log_reference(data.humans, sorted(ids))
     tracker.log_plots(data.plots)
     tracker.log_images(data.boards)
     tracker.log_artifact(run_dir, name)
@@ -430,7 +434,7 @@ def build_report_data(
             f"Word level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
-    summary.insert(0, f"Human reference: {human_ref.label}")
+    summary.insert(0, f"Human reference: {human_ref.description} — {human_ref.label}")
     summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
     summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
     if config.data.get("allow_code"):

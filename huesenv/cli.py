@@ -24,7 +24,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import Any
 
 from huesenv import __version__
 from huesenv.commands.common import UsageError, build_root_parser, describe_error
@@ -100,26 +100,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 @contextmanager
 def one_line_warnings(prefix: str) -> Iterator[None]:
     """Warnings (the library's and its dependencies') as one line in the tool's own format,
-    ``huesenv COMMAND: warning: <message>``, instead of Python's two lines with a source path."""
+    ``huesenv COMMAND: warning: <message>``, instead of Python's two lines with a source path.
 
-    def show(
+    Only the formatting is replaced (``warnings.formatwarning``), not ``showwarning``, so
+    ``warnings.catch_warnings(record=True)`` and pytest's ``pytest.warns`` still see every warning.
+    """
+
+    def format_warning(
         message: Warning | str,
         category: type[Warning],
         filename: str,
         lineno: int,
-        file: TextIO | None = None,
         line: str | None = None,
-    ) -> None:
+    ) -> str:
         sys.stdout.flush()  # keep the order of what was printed before the warning
         text = " ".join(str(message).split())
-        print(f"{prefix}: warning: {text}", file=file or sys.stderr, flush=True)
+        return f"{prefix}: warning: {text}\n"
 
-    before: Any = warnings.showwarning
-    warnings.showwarning = show
+    before: Any = warnings.formatwarning
+    warnings.formatwarning = format_warning
     try:
         yield
     finally:
-        warnings.showwarning = before
+        warnings.formatwarning = before
 
 
 def _silence_stdout() -> None:

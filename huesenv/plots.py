@@ -54,7 +54,7 @@ def save_figure(fig: Any, path: str | Path, dpi: int = 110) -> Path:
 
 
 # -- board ----------------------------------------------------------------------------------------
-def draw_board_grid(ax, board: Board, highlight: dict[int, str] | None = None) -> None:
+def draw_board_grid(ax: Any, board: Board, highlight: dict[int, str] | None = None) -> None:
     """The 16×30 board as it looks in the game, with row letters and column numbers."""
     ax.imshow(board.rgb.reshape(N_ROWS, N_COLS, 3), interpolation="nearest")
     ax.set_xticks(range(N_COLS), [str(c + 1) for c in range(N_COLS)], fontsize=6)
@@ -94,7 +94,7 @@ def plot_board_cie(board: Board, path: Path) -> Path:
 
 # -- metrics --------------------------------------------------------------------------------------
 def _violins(
-    ax, groups: list[np.ndarray], positions: list[float], width: float = 0.7, color: str = "#7a9cc6"
+    ax: Any, groups: list[np.ndarray], positions: list[float], width: float = 0.7, color: str = "#7a9cc6"
 ) -> None:
     for values, pos in zip(groups, positions):
         values = values[~np.isnan(values)]
@@ -244,7 +244,7 @@ def plot_nonsense_mosaics(nonsense_df: pd.DataFrame, path: str | Path, columns: 
 
 
 # -- probes ---------------------------------------------------------------------------------------
-def plot_colour_shares(shares, path: Path) -> Path:
+def plot_colour_shares(shares: pd.DataFrame, path: Path) -> Path:
     """Share of "colour" answers against τ, one line per (agent, condition) — the paper's Figure 4."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))

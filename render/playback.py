@@ -155,6 +155,13 @@ def views_from_records(
     return views
 
 
+# An agent's own fallback (logged as extra["agent_fallback"]), said aloud in the window and the replay.
+AGENT_FALLBACKS = {
+    "unknown_cue": "did not know the cue: a random guess",
+    "exhausted": "no human answers left for the cue: a random guess",
+}
+
+
 def _game_views(
     recs: Sequence[Any], names: Sequence[str], labels: Sequence[str], *, where: str, always: bool
 ) -> list[RenderView]:
@@ -165,6 +172,9 @@ def _game_views(
     for st in replay(recs, players=names, where=where):
         name = shown[st.seat]
         mark = "" if st.valid else " (random fallback)"  # the env played a random legal move instead
+        own = (st.record.extra or {}).get("agent_fallback")  # the agent's own fallback, e.g. an unknown cue
+        if st.valid and own:
+            mark = f" ({AGENT_FALLBACKS.get(str(own), str(own))})"
         if st.phase is Phase.REVEAL:
             assert st.reveal is not None  # replay checks a reveal record follows the round's last cone
             view = render_view(

@@ -257,9 +257,8 @@ EXTRA_AT_TOP = {
 }
 # Required third-party packages imported inside a function, and why (module prefix, package): reason.
 EXTERNAL_LAZY_ALLOWED = {
-    ("huesenv.board", "colour"): "colour-science takes ~0.5 s to import; import huesenv must stay light",
+    ("huesenv.colourspace", "colour"): "colour-science takes ~0.5 s to import; import huesenv stays light",
     ("huesenv.board", "pandas"): "Board.frame() only; import huesenv must not load pandas",
-    ("huesenv.categories", "colour"): "colour-science: only the rarely used conversion helpers",
     ("huesenv.categories", "matplotlib"): "the colour-chip figure only",
     ("huesenv.plots", "colour"): "figures import light; colour-science only for the chart that needs it",
     ("huesenv.plots", "matplotlib"): "figures import light: matplotlib loads when a figure is drawn",
@@ -273,21 +272,23 @@ EXTERNAL_LAZY_ALLOWED = {
     ("huesenv.probes.gca", "scipy"): "statistics and image filters only where a table or outline needs them",
     ("huesenv.probes.gca.outlines", "svg"): "svg.path parses the outline drawings only when one is rendered",
     ("huesenv.probes.interference", "PIL"): "drawing the text stimuli only",
-    ("huesenv.probes.interference", "colour"): "colour-science only for the stimulus colours",
+    (
+        "huesenv.probes.interference.words",
+        "matplotlib",
+    ): "XKCD colour names only when the simple-word rule runs",
     ("huesenv.humans.reconstruct", "colour"): "colour-science only when a cohort is reconstructed",
     ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
     ("huesenv.metrics.report", "rich"): "the terminal table only",
     ("huesenv.collect.gca_probes", "PIL"): "the collect app draws GCA stimuli on request",
     ("huesenv.agents.", "PIL"): "images for the vision agents only",
-    ("huesenv.agents.", "colour"): "colour names to Lab for the text agents, on first use",
     ("huesenv.agents.", "matplotlib"): "colour tables / fonts for the image agents, on first use",
     ("huesenv.experiments.", "PIL"): "report images only",
     ("huesenv.experiments.", "matplotlib"): "figures only when a report is drawn",
     ("huesenv.experiments.", "pandas"): "tables only in the steps that write them",
     ("huesenv.experiments.", "scipy"): "statistics only in the steps that compute them",
+    ("huesenv.experiments.rl.lexicon", "sklearn"): "scikit-learn (rl extra) only when a lexicon is scored",
     ("huesenv.experiments.", "rich"): "terminal output only",
     ("huesenv.experiments.", "gymnasium"): "the SB3 trainer makes its env by id only when it runs",
-    ("huesenv.commands.", "yaml"): "config files are read only by the commands that take one",
 }
 
 
@@ -364,6 +365,18 @@ def test_the_lazy_import_rule_can_fail(tmp_path):
     bad.write_text("import torch\n\ndef f():\n    import pandas\n    import json\n")
     problems = lazy_external_violations({"huesenv.envs.bad": bad})
     assert len(problems) == 2 and "torch at module level" in problems[0] + problems[1]
+
+
+def test_public_class_names_mean_one_thing(imports):
+    """Two public classes of one name (a probe's ProbeTrial and the log's) make every import ambiguous
+    to a reader; re-exports are not definitions, so they do not count."""
+    defined: dict[str, list[str]] = {}
+    for name, path in source_modules().items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                defined.setdefault(node.name, []).append(name)
+    twice = {cls: mods for cls, mods in defined.items() if len(mods) > 1}
+    assert not twice, f"public class names defined in more than one module: {twice}"
 
 
 def test_nothing_but_huesenv_is_a_package_root():

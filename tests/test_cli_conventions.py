@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -52,22 +54,34 @@ def test_plain_text_rewrites_rest_roles():
     assert plain_text(text) == "see huesenv.commands.wordlevel, Phase and --set now"
 
 
-def test_warnings_are_one_line_in_the_tools_format(capsys):
+def test_warnings_are_one_line_in_the_tools_format():
     with one_line_warnings("huesenv logs"):
-        warnings.warn("log.jsonl, line 4: torn last line\n ignored", UserWarning, stacklevel=1)
-    err = capsys.readouterr().err
-    assert err == "huesenv logs: warning: log.jsonl, line 4: torn last line ignored\n"
+        text = warnings.formatwarning("log.jsonl, line 4: torn last\n line", UserWarning, "/x/logs.py", 101)
+    assert text == "huesenv logs: warning: log.jsonl, line 4: torn last line\n"
+    assert warnings.formatwarning("m", UserWarning, "f.py", 1).startswith("f.py:1: UserWarning")  # restored
 
 
-def test_a_torn_log_warns_in_one_line_before_the_error(tmp_path, capsys):
+def test_warnings_still_reach_pytest_warns():
+    with pytest.warns(UserWarning, match="still seen"), one_line_warnings("huesenv x"):
+        warnings.warn("still seen", UserWarning, stacklevel=1)
+
+
+@pytest.mark.integration
+def test_a_torn_log_warns_in_one_line_before_the_error(tmp_path):
     log = tmp_path / "wl.jsonl"
     lines = (DATA / "v1_wordlevel.jsonl").read_text().splitlines()[:2]
     log.write_text("\n".join(lines) + '\n{"kind": "word_q')
-    assert main(["replay", str(log), "--list"]) == 2
-    err = capsys.readouterr().err.splitlines()
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "huesenv", "replay", str(log), "--list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    err = done.stderr.splitlines()
     assert err[0].startswith("huesenv replay: warning: ") and "torn last line" in err[0]
     assert err[1].startswith("huesenv replay: error: ")
-    assert len(err) == 2 and ".py:" not in "\n".join(err)
+    assert len(err) == 2 and ".py:" not in done.stderr
 
 
 def test_missing_game_lists_the_games_in_numeric_order(tmp_path, capsys):

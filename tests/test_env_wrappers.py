@@ -173,3 +173,26 @@ def test_illegal_learner_action_ends_the_episode_by_default():
     with pytest.warns(UserWarning, match="Illegal move"):
         _, reward, terminated, truncated, _ = env.step(bad)
     assert reward == -1.0 and terminated and not truncated
+
+
+def test_spec_strings_and_the_default_go_through_the_agent_factory(monkeypatch):
+    """The env layer names no agent: spec strings and the default opponent are the factory's to build."""
+    from huesenv.envs.hues_cues import defaults
+
+    made = []
+
+    def factory(spec, *, vocabulary):
+        made.append(spec)
+        return RandomAgent(seed=0, vocabulary=tuple(vocabulary))
+
+    GuesserEnv(num_players=3, opponents="anything", agent_factory=factory)
+    assert made == ["anything"] * 3  # two seats and the learner's stand-in
+    made.clear()
+    GuesserEnv(num_players=3, agent_factory=factory)
+    assert made == [None] * 3  # None: the factory's default opponent
+    monkeypatch.setattr(defaults, "_agent_factory", None)
+    with pytest.raises(ValueError, match="no agent factory installed"):
+        GuesserEnv(num_players=3)
+    GuesserEnv(
+        num_players=3, opponents=RandomAgent(seed=0), stand_in=RandomAgent(seed=1)
+    )  # objects: no factory

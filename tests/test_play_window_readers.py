@@ -125,3 +125,13 @@ def test_the_reveal_waits_for_a_key_in_the_play_window():
         screen.on_record(rec)
     screen.close()
     assert polls["n"] >= 5  # it waited for the key press after the round's reveal
+
+
+def test_an_agents_own_fallback_is_said_in_the_window():
+    from huesenv.render.playback import AGENT_FALLBACKS
+
+    records = [r for r in load_replay_records(DATA / "v1_games.jsonl") if r.extra.get("game") == 0]
+    k = next(i for i, r in enumerate(records) if r.extra["phase"] == "guess_1")
+    records[k].extra["agent_fallback"] = "unknown_cue"
+    views = views_from_records(records, game=0)
+    assert AGENT_FALLBACKS["unknown_cue"] in views[k].message

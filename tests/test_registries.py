@@ -54,6 +54,7 @@ class ToyProbe:
     name = "toy"
     title = "toy swatches: which colour is the square?"
     stimulus_columns = ("file", "stimulus_id", "truth", "options")
+    reply_kinds = ("option",)
 
     def trials(self, *, seed: int, **kwargs) -> list[ProbeTrial]:
         swatches = [s for s in SWATCHES if s.name in kwargs.get("colours", ("red", "blue"))]
@@ -191,3 +192,20 @@ def test_make_agent_names_the_spec_for_a_wrong_option():
         make_agent("human-replay", bogus=1)  # checked against load_humans, which takes its **kwargs
     with pytest.raises(ValueError, match="needs a model"):
         make_agent("clip")
+
+
+@pytest.mark.parametrize("name", ["gca", "interference"])
+def test_built_in_probes_declare_the_reply_kinds_they_ask_for(name):
+    probe = get_probe(name)
+    kwargs = {"per_type": 1} if name == "interference" else {"objects": ["lemon"], "conditions": ["prior"]}
+    assert {t.answer_kind for t in probe.trials(seed=0, **kwargs)} <= set(probe.reply_kinds)
+
+
+def test_a_probe_with_an_unknown_reply_kind_is_refused(registries):
+    class Odd(ToyProbe):
+        name = "odd"
+        reply_kinds = ("haiku",)
+
+    register_probe("odd", Odd())
+    with pytest.raises(ValueError, match="reply kinds \\['haiku'\\]"):
+        get_probe("odd")

@@ -18,6 +18,7 @@ import pandas as pd
 
 from huesenv.experiments.learning_curves import plot_learning_curve, pyplot
 from huesenv.experiments.report import ReportData, write_report
+from huesenv.humans import HumanReference, load_humans
 
 
 def plot_lexicon_history(history: pd.DataFrame, path: Path) -> Path:
@@ -91,6 +92,18 @@ def _tournament_tables(tournament: Mapping[str, Any] | None) -> dict[str, pd.Dat
             t = tables[name]
             out[name] = t[[c for c in cols if c in t.columns]]
     return out
+
+
+def _humans_block(tournament: Mapping[str, Any] | None, trainer: str) -> dict[str, Any]:
+    """The human reference of the report's scored tables: the tournament's (its ``summary.json``),
+    else the packaged cohort for self-play (its lexicon is scored against it), else none."""
+    if tournament and tournament.get("run_dir"):
+        path = Path(tournament["run_dir"]) / "summary.json"
+        if path.exists():
+            return dict(json.loads(path.read_text(encoding="utf-8")).get("humans") or {})
+    if trainer == "selfplay":
+        return HumanReference.of(load_humans()).as_dict()
+    return {}
 
 
 def write_training_report(
@@ -201,6 +214,7 @@ def write_training_report(
             f"NMI with macro-colours {lex.get('nmi_macro_colour', float('nan')):.2f}"
         )
     data = ReportData(
+        humans=_humans_block(tournament, trainer),
         title=f"huesenv training: {run_dir.name}",
         config_yaml=(run_dir / "config.yaml").read_text() if (run_dir / "config.yaml").exists() else "",
         summary=lines,

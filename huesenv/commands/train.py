@@ -39,6 +39,7 @@ from huesenv.experiments.rl.ppo_fast import FastPPOConfig
 from huesenv.experiments.rl.ppo_fast_cue import FastCueConfig
 from huesenv.experiments.rl.sb3_train import SB3Config
 from huesenv.experiments.rl.selfplay import SelfPlayConfig
+from huesenv.validation import parse_yaml_value
 
 KINDS = ("guesser", "cue-giver", "selfplay")
 
@@ -137,17 +138,12 @@ def _common(q: argparse.ArgumentParser) -> None:
 
 
 def parse_sets(pairs: list[str]) -> dict[str, Any]:
-    import yaml
-
     out: dict[str, Any] = {}
     for i, pair in enumerate(pairs or [], start=1):
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--set #{i} {pair!r}: expected key=value")
-        try:
-            out[key.strip()] = yaml.safe_load(value) if value.strip() else None
-        except yaml.YAMLError:
-            raise ValueError(f"--set #{i} {pair!r}: value is not valid YAML") from None
+        out[key.strip()] = parse_yaml_value(value, f"--set #{i} {pair!r}")
     return out
 
 

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from huesenv.probes.gca.probe import GCA_COLUMNS
 from huesenv.probes.interference.probe import INTERFERENCE_COLUMNS
 from huesenv.probes.registry import get_probe
 
 
-def _save_png(image, path: Path) -> None:
+def _save_png(image: np.ndarray, path: Path) -> None:
     from PIL import Image
 
     path.parent.mkdir(parents=True, exist_ok=True)

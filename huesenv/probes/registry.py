@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+# what a reply can be asked for (huesenv.probes.trials.parse_reply reads each; the prompts ask for each)
+REPLY_KINDS = ("option", "colour", "colours", "coverage", "threshold", "threshold+colour", "percent")
+
 
 @runtime_checkable
 class Probe(Protocol):
@@ -25,6 +28,7 @@ class Probe(Protocol):
     name: str
     title: str  # one line for ``huesenv probe --help``
     stimulus_columns: tuple[str, ...]  # manifest.csv header of ``export``
+    reply_kinds: tuple[str, ...]  # the answer kinds its trials ask for (of REPLY_KINDS)
 
     def trials(self, *, seed: int, **kwargs: Any) -> list[Any]:
         """The seeded trial list (:class:`~huesenv.probes.trials.ProbeTrial`)."""
@@ -72,6 +76,9 @@ class ProbeEntry:
             obj = getattr(importlib.import_module(module), attr)
         if not isinstance(obj, Probe) or obj.name != self.name:
             raise TypeError(f"probe {self.name!r}: {self.probe!r} is not a Probe named {self.name!r}")
+        unknown = sorted(set(obj.reply_kinds) - set(REPLY_KINDS))
+        if unknown:
+            raise ValueError(f"probe {self.name!r}: reply kinds {unknown} are not among {REPLY_KINDS}")
         return obj
 
 
@@ -137,6 +144,7 @@ register_probe(
 )
 
 __all__ = [
+    "REPLY_KINDS",
     "Probe",
     "ProbeEntry",
     "get_probe",

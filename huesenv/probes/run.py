@@ -141,7 +141,7 @@ def run_probe(
     return records
 
 
-def _invalid(text: str):
+def _invalid(text: str) -> Answer:
     return Answer(valid=False, raw_text=text)
 
 

@@ -191,7 +191,7 @@ def play_game(
         timings = dict(answer.timings)
         timings.setdefault("act_s", seconds)
         emit(
-            LogRecord(
+            LogRecord.create(
                 kind="game_step",
                 run_id=run,
                 agent_id=agent.agent_id,
@@ -216,7 +216,7 @@ def play_game(
             for k, seat_name in enumerate(seats):
                 mine = [c for c in result.cones if c.seat == k]
                 emit(
-                    LogRecord(
+                    LogRecord.create(
                         kind="game_step",
                         run_id=run,
                         agent_id=agents[seat_name].agent_id,

@@ -38,6 +38,7 @@ class GCAProbe:
     name = "gca"
     title = "Graded Color Attribution (colour / introspection / coverage questions)"
     stimulus_columns = GCA_COLUMNS
+    reply_kinds = ("option", "colour", "coverage", "threshold", "threshold+colour", "percent")
 
     def trials(self, *, seed: int, **kwargs: Any) -> list[ProbeTrial]:
         """:func:`~huesenv.probes.gca.questions.gca_trials` kwargs, plus ``data_dir`` (the published images)."""
@@ -79,6 +80,13 @@ class GCAProbe:
             help="text-prior ordering: ask in text only (none, default) or with a white 512x512 image",
         )
         parser.add_argument(
+            "--colour-question",
+            default="open",
+            choices=["open", "options"],
+            help="colour question: the paper's open model prompt (open, default) or the human study's "
+            "three options (white, the colour, a distractor)",
+        )
+        parser.add_argument(
             "--objects", nargs="+", default=None, help="catalogue object names (default: all)"
         )
         parser.add_argument(
@@ -97,6 +105,8 @@ class GCAProbe:
         )
         if args.prior_image != "none":
             trial["prior_image"] = args.prior_image
+        if getattr(args, "colour_question", "open") != "open":
+            trial["colour_question"] = args.colour_question
         if args.data_dir:
             if getattr(args, "export", None):
                 raise ValueError("--export with --data-dir: the published images are already on disk")

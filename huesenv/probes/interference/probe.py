@@ -35,6 +35,7 @@ class InterferenceProbe:
     name = "interference"
     title = '"What color is it" text-interference benchmark'
     stimulus_columns = INTERFERENCE_COLUMNS
+    reply_kinds = ("colour", "colours")
 
     def trials(self, *, seed: int, **kwargs: Any) -> list[ProbeTrial]:
         """:func:`~huesenv.probes.interference.questions.interference_trials` kwargs."""
