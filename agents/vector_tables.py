@@ -57,6 +57,26 @@ def human_replay_table(
     return TableOpponent(agent.agent_id, pool=pool, cue_value=value)
 
 
+def replay_table_from_cells(
+    vocabulary: Sequence[str],
+    cells: Sequence[np.ndarray],
+    rules: HuesCuesRules | None = None,
+    name: str = "human-replay",
+) -> TableOpponent:
+    """Replayed people from per-word answer cells (e.g. one part of a participant split): the same table as
+    :func:`human_replay_table` (pool and frame shares ``P(frame(t) | w)``) built from ``cells[i]`` for word ``i``."""
+    words = _vocabulary(vocabulary)
+    if len(cells) != len(words):
+        raise ValueError(f"cells: expected one array per vocabulary word ({len(words)}), got {len(cells)}")
+    arrays = [np.asarray(c, dtype=np.int64).ravel() for c in cells]
+    in_frame = np.asarray((rules or DEFAULT_RULES).in_frame_matrix, dtype=np.float64)  # [target, cell]
+    value = np.full((len(words), N_CELLS), -np.inf, dtype=np.float32)
+    for i, a in enumerate(arrays):
+        if a.size:
+            value[i] = (np.bincount(a, minlength=N_CELLS) / a.size) @ in_frame.T
+    return TableOpponent(name, pool=pad_pool(arrays), cue_value=value)
+
+
 def scoring_table(
     agent: Any, vocabulary: Sequence[str] | None = None, rules: HuesCuesRules | None = None
 ) -> TableOpponent:

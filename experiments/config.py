@@ -25,7 +25,9 @@ Schema (all keys optional except where noted; see ``configs/default.yaml``)::
                                 # ``allow_code: true`` in the run's config.yaml and summary
     wordlevel: {enabled: true, agents: [random], top_k: 5}   # agents null = every non-human agent
     metrics: {alpha: 0.05, top_k: 5}
-    humans: {path: null, cvd: null}   # cvd: CVD participant list for an export without colorBlind
+    humans: {path: null, cvd: null}   # cvd: CVD participant list for an export without colorBlind;
+                                # allow_trained_on: true scores a policy:PATH on answers it trained on
+                                # (refused otherwise; labelled in the report; huesenv.experiments.evaluation)
     report: {formats: [markdown, html], board_images: 2}
     wandb: {mode: disabled, project: huesenv}
     backend: {name: inprocess, address: null, num_cpus: null, num_workers: null}
@@ -233,28 +235,30 @@ def load_config(
             label = f"bundled config {str(source)!r}"
         else:
             raise FileNotFoundError(
-                f"config {source!r}: no such file and not a bundled config (bundled: {', '.join(bundled_configs())})"
+                f"config {source!r}: no such file and not a bundled config (bundled tournament configs: "
+                f"{', '.join(bundled_configs('tournament'))}; training configs run with `huesenv train "
+                f"experiment`: {', '.join(bundled_configs('training'))})"
             )
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text, expected a YAML config") from None
-    data = load_yaml(text, str(path)) or {}
+        raise ValueError(f"{label}: not UTF-8 text, expected a YAML config") from None
+    data = load_yaml(text, label) or {}
     if not isinstance(data, dict):
-        raise ValueError(f"{path}, line 1: expected a mapping of config keys, got {type(data).__name__}")
+        raise ValueError(f"{label}, line 1: expected a mapping of config keys, got {type(data).__name__}")
     if "train" in data and "train" not in DEFAULTS:
         raise ValueError(
-            f"{path}{key_line(text, 'train')}: a training config (key 'train'); expected a tournament config, "
+            f"{label}{key_line(text, 'train')}: a training config (key 'train'); expected a tournament config, "
             f"or run this one with `huesenv train experiment {source}`"
         )
     if data.get("allow_code", False) is not False:
         raise ValueError(
-            f"{path}{key_line(text, 'allow_code')}: allow_code cannot be set in a config file "
+            f"{label}{key_line(text, 'allow_code')}: allow_code cannot be set in a config file "
             "(a shared config must not grant itself code execution); pass --allow-code on the command line"
         )
     data.pop("allow_code", None)
     lines = {str(key): key_line(text, str(key)) for key in data}
-    _refuse_unknown_keys(_merge(DEFAULTS, data), str(path), lines)
+    _refuse_unknown_keys(_merge(DEFAULTS, data), label, lines)
     overrides = list(overrides)
     for text_ in overrides:
         keys, _ = parse_override(text_)

@@ -73,6 +73,8 @@ class HumansSection(StrictModel):
     cvd: str | list[str | int] | None = Field(
         None, json_schema_extra=_expected("a CVD participant list: a file path, a list of ids, or null")
     )
+    # score a policy:PATH on answers it trained on (refused otherwise; labelled; huesenv.experiments.evaluation)
+    allow_trained_on: bool = _flag(False)
 
 
 class ReportSection(StrictModel):

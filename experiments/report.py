@@ -118,8 +118,8 @@ COLUMN_LABELS: dict[str, str] = {
     "se_cue_giver": "SE cue giver (points)",
     "mean_guesser": "As guesser (points per game)",
     "se_guesser": "SE guesser (points)",
-    "win_rate": "Win rate per seat (share of seat-games)",
-    "team_win_rate": "Win rate (share of games its seats won)",
+    "win_rate": "Win rate (share of its seat-games won)",
+    "team_win_rate": "Team win rate (share of games any of its seats won)",
     "mean_diff": "Point difference per game (agent − opponent)",
     "se_diff": "SE difference (points)",
     "win_share": "Pairings won (share)",
@@ -129,6 +129,7 @@ COLUMN_LABELS: dict[str, str] = {
     "data_family": "Training data",
     "n_words": "Words (n)",
     "n_agents": "Agents (n)",
+    "n_scored": "Words scored (n)",
     "mahalanobis_fail_rate": "Mahalanobis top-1 fail rate (share of words)",
     "mahalanobis_fail_err": "SE Mahalanobis",
     "hotelling_fail_rate": "Hotelling top-k fail rate (share of words)",
@@ -178,8 +179,10 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ),
     (
         "Win rate",
-        "the share of games in which the agent's seats had the highest total (ties shared); an agent "
-        "holding several seats of a game, such as the replayed humans, wins as a team. Higher is better.",
+        "the share of the agent's seats that had the highest total of their game (ties shared): with "
+        "agents of equal strength it is 1/players for everyone. Higher is better. An agent holding several "
+        "seats of a game, such as the replayed humans, also has a team win rate: the share of games any of "
+        "its seats won, which is not comparable with a one-seat agent's.",
     ),
     (
         "Mahalanobis top-1 fail",

@@ -212,6 +212,8 @@ def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple
     """
     if n <= 0:
         return float("nan"), float("nan")
+    if not 0 <= successes <= n:
+        raise ValueError(f"wilson_interval: successes {successes!r} outside 0..n = 0..{n}")
     z = float(sps.norm.ppf(0.5 + confidence / 2))
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)

@@ -25,6 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 LAZY_ALLOWED = {
     ("huesenv.commands.collect", "huesenv.collect.app"): "the app module imports Flask, an optional extra",
     ("huesenv.commands.collect", "huesenv.collect.accesslog"): "imports werkzeug, which comes with Flask",
+    (
+        "huesenv.commands.collect",
+        "huesenv.collect.gca_probes",
+    ): "builds the probes' GCA stimulus set (prerender only)",
 }
 
 
@@ -203,19 +207,40 @@ def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
     ]
 
 
-def upward_strings(name: str, source: str, ranks: dict[str, int]) -> list[str]:
-    """``"huesenv.<package>…"`` strings in module ``name`` that name a package of a higher layer."""
+def independent_siblings() -> set[frozenset[str]]:
+    """Pairs of packages in one layer that the contract separates with ``|`` (they must not import each
+    other: ``envs | probes``, ``agents | metrics``)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in config if c["type"] == "layers"]
+    pairs: set[frozenset[str]] = set()
+    for layer in layers:
+        groups = [[n.strip().strip("()") for n in g.split(":")] for g in layer.split("|")]
+        for i, a in enumerate(groups):
+            for b in groups[i + 1 :]:
+                pairs.update(frozenset((x, y)) for x in a for y in b)
+    return pairs
+
+
+def upward_strings(
+    name: str, source: str, ranks: dict[str, int], independent: set[frozenset[str]] | None = None
+) -> list[str]:
+    """``"huesenv.<package>…"`` strings in module ``name`` that name a package of a higher layer, or an
+    independent sibling of its own layer."""
     if name in STRING_EXEMPT or name.count(".") < 1:
         return []
-    own = ranks.get(name.split(".")[1])
+    package = name.split(".")[1]
+    own = ranks.get(package)
     if own is None:
         return []
+    independent = independent_siblings() if independent is None else independent
     found = []
     for text, line in code_strings(ast.parse(source)):
         for match in _NAMED_MODULE.finditer(text):
             target = ranks.get(match.group(1))
             if target is not None and target < own:
                 found.append(f"{name}:{line} names {match.group(0)} (a higher layer) in {text!r}")
+            elif frozenset((package, match.group(1))) in independent:
+                found.append(f"{name}:{line} names {match.group(0)} (an independent sibling) in {text!r}")
     return found
 
 
@@ -239,6 +264,10 @@ def test_the_string_check_finds_upward_names():
     assert upward_strings("huesenv.experiments.runner", src, ranks) == []  # downward: allowed
     assert upward_strings("huesenv", src, ranks) == []  # the composition root
     assert upward_strings("huesenv.game.x", 'f"{a}huesenv.probes.x"', ranks)
+    # siblings the contract keeps apart (`envs | probes`, `agents | metrics`) count too
+    assert upward_strings("huesenv.envs.registration", 'X = "huesenv.probes.gca.env:GCAEnv"', ranks)
+    assert upward_strings("huesenv.metrics.x", 'X = "huesenv.agents.registry"', ranks)
+    assert upward_strings("huesenv.logs.x", 'X = "huesenv.game.rules"', ranks) == []  # `game : logs` may
 
 
 # Optional extras (pyproject's [project.optional-dependencies] and what they bring): imported inside
@@ -280,6 +309,7 @@ EXTERNAL_LAZY_ALLOWED = {
     ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
     ("huesenv.metrics.report", "rich"): "the terminal table only",
     ("huesenv.collect.gca_probes", "PIL"): "the collect app draws GCA stimuli on request",
+    ("huesenv.commands.collect", "rich"): "the progress bar of collect prerender only",
     ("huesenv.agents.", "PIL"): "images for the vision agents only",
     ("huesenv.agents.", "matplotlib"): "colour tables / fonts for the image agents, on first use",
     ("huesenv.experiments.", "PIL"): "report images only",

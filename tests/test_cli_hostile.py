@@ -263,6 +263,10 @@ CASES: list[tuple[str, list[str]]] = [
     ),
     ("collect export no out", ["collect", "export", "--db", "{tmp}/x.sqlite3"]),
     ("collect serve port text", ["collect", "serve", "--port", "x"]),
+    # -- train heldout (the evaluation protocol, issue 22)
+    ("train heldout one fold", ["train", "heldout", "--folds", "1", "-o", "{tmp}/h"]),
+    ("train heldout missing humans", ["train", "heldout", "--humans", "{tmp}/none.csv", "-o", "{tmp}/h"]),
+    ("train heldout bad encoder", ["train", "heldout", "--text-encoder", "hash:x", "-o", "{tmp}/h"]),
 ]
 
 

@@ -49,7 +49,7 @@ def test_annotate_adds_the_reference_and_flags_self_scored_replays(reference):
 
 
 def _word(agent, word, cells):
-    return LogRecord(
+    return LogRecord.create(
         kind="word_query", run_id="r", agent_id=agent, word=word, cells=cells, scores=[1.0] * len(cells)
     )
 

@@ -19,6 +19,11 @@ Config (YAML; bundled ones in ``experiments/configs/``; unknown keys are errors)
       games: 24
       lineups: [[learned, human, human, human]]
       wordlevel: true
+      allow_trained_on: false      # true: score the policy on answers it trained on (labelled in the report)
+
+The guesser-fast trainer trains on the training part of its human split and the
+tournament's replayed humans and the word-level reference are the evaluation
+part (``split/evaluation.csv.gz``, see :mod:`huesenv.experiments.rl.human_data`).
 
 Output: ``train/`` (the trainer's folder: policy, curve, checkpoints),
 ``references.json``, ``tournament/`` (the tournament's own run folder and
@@ -41,6 +46,7 @@ from pydantic import Field
 
 from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
 from huesenv.experiments.experiment import run_experiment
+from huesenv.experiments.rl.human_data import write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
 from huesenv.experiments.rl.ppo_fast_cue import train_fast_cue
@@ -72,6 +78,7 @@ class EvaluateSection(StrictModel):
     games: int = Field(default=24, ge=1, json_schema_extra={"expected": "a positive integer"})
     lineups: list[list[str]] = Field(default_factory=lambda: [["learned", "human", "human", "human"]])
     wordlevel: bool = True
+    allow_trained_on: bool = False  # score the policy on answers it trained on (labelled in the report)
 
 
 class TrainingSchema(StrictModel):
@@ -228,6 +235,19 @@ def run_training_experiment(
     (run_dir / "config.yaml").write_text(dump_yaml({k: v for k, v in cfg.items() if k != "_source"}))
     trainer = cfg["train"]["trainer"]
     tcfg = trainer_from_params(trainer, dict(cfg["train"]["params"]), int(cfg["seed"]))
+    ev = cfg["evaluate"]
+    if (
+        trainer == "guesser-fast"
+        and tcfg.cue_source == "humans"
+        and tcfg.holdout == "none"
+        and ev.get("tournament", True)
+        and not ev.get("allow_trained_on")
+    ):
+        raise ValueError(
+            f"{cfg.get('_source', 'config')}: train.params.holdout=none trains on every answer, so the "
+            "evaluation would score the policy on its training data; keep the split or set "
+            "evaluate.allow_trained_on: true (labelled in the report)"
+        )
     train_dir = run_dir / "train"
     summary = train(
         trainer,
@@ -238,10 +258,15 @@ def run_training_experiment(
         progress=progress,
     )
     references = compute_references(trainer, tcfg, cfg["references"], run_dir)
+    # the tournament's replayed humans and the metrics' reference: the split's evaluation part only
+    parts = write_parts(tcfg, run_dir / "split") if trainer == "guesser-fast" else None
+    if parts is not None:
+        summary["evaluation_part"] = parts
     tournament = None
-    ev = cfg["evaluate"]
     if ev.get("tournament", True) and trainer != "selfplay":
-        tournament = run_tournament(cfg, policy_path(trainer, train_dir), run_dir, progress, wandb_mode)
+        tournament = run_tournament(
+            cfg, policy_path(trainer, train_dir), run_dir, progress, wandb_mode, parts
+        )
     report = write_training_report(run_dir, trainer, summary, references, tournament)
     return {"summary": summary, "references": references, "tournament": tournament, "report": report}
 
@@ -275,9 +300,20 @@ def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_
 
 
 def run_tournament(
-    cfg: Mapping[str, Any], policy: Path, run_dir: Path, progress: bool, wandb_mode: str | None
+    cfg: Mapping[str, Any],
+    policy: Path,
+    run_dir: Path,
+    progress: bool,
+    wandb_mode: str | None,
+    parts: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The base tournament with the learned agent (``learned``) added to its agents, lineups and word level."""
+    """The base tournament with the learned agent (``learned``) added to its agents, lineups and word level.
+
+    With ``parts`` (:func:`~huesenv.experiments.rl.human_data.write_parts`) the
+    human reference (replayed humans and the metrics) is the split's evaluation
+    part, and the lookup baseline (``lookup``: the training part's cells per
+    word) joins the word level.
+    """
 
     ev = cfg["evaluate"]
     base = load_config(ev.get("base", "default"))
@@ -293,6 +329,12 @@ def run_tournament(
         "learned",
         *[a for a in data["wordlevel"].get("agents", []) if a != "learned"],
     ]
+    if ev.get("allow_trained_on"):
+        data.setdefault("humans", {})["allow_trained_on"] = True
+    if parts is not None:
+        data.setdefault("humans", {})["path"] = str(Path(parts["evaluation"]).resolve())
+        data["agents"]["lookup"] = {"spec": f"lookup:{Path(parts['train']).resolve()}"}
+        data["wordlevel"]["agents"].insert(1, "lookup")
     config = ExperimentConfig.from_dict(
         data, source=f"{cfg.get('_source', 'config')} (base {ev.get('base')})"
     )

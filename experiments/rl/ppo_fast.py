@@ -55,9 +55,11 @@ from huesenv.agents.policy_net import (
     load_checkpoint,
     save_checkpoint,
 )
-from huesenv.agents.vector_tables import table_for
+from huesenv.agents.text_encoders import make_text_encoder
+from huesenv.agents.vector_tables import replay_table_from_cells, table_for
 from huesenv.envs.vector import GuesserVectorEnv
 from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
+from huesenv.experiments.rl.human_data import HOLDOUTS, cue_lookup, guesser_data
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.vocabulary import word_texts
@@ -66,6 +68,7 @@ ENV_ID = "huesenv/GuesserVector-v0"
 CUE_SOURCES = ("humans", "uniform")
 ENVS = ("game", "bandit")
 EVAL_GAME_STEPS = 24  # greedy decisions per evaluation game slot (two rounds' cones and more at 4 players)
+CUE_ENCODINGS = ("index", "embedding")
 EVAL_TAG = 999_999_937  # the seed part of the fixed evaluation batch (never an update number)
 
 
@@ -101,12 +104,26 @@ class FastPPOConfig:
     eval_decisions: int = 4096
     time_budget_s: float | None = None
     torch_threads: int | None = None
+    # the human data and the cue encoding (see huesenv.experiments.rl.human_data)
+    cue_encoding: str = "index"
+    text_encoder: str = "minilm"
+    holdout: str = "participants"
+    split_seed: int = 0
+    eval_fraction: float = 0.5
+    word_folds: int | None = None
+    word_fold: int = 0
 
     def __post_init__(self) -> None:
         if self.env not in ENVS:
             raise ValueError(f"env: expected one of {ENVS}, got {self.env!r}")
         if self.cue_source not in CUE_SOURCES:
             raise ValueError(f"cue_source: expected one of {CUE_SOURCES}, got {self.cue_source!r}")
+        if self.cue_encoding not in CUE_ENCODINGS:
+            raise ValueError(f"cue_encoding: expected one of {CUE_ENCODINGS}, got {self.cue_encoding!r}")
+        if self.holdout not in HOLDOUTS:
+            raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
+        if self.word_folds is not None and not 0 <= int(self.word_fold) < int(self.word_folds):
+            raise ValueError(f"word_fold: expected 0..{int(self.word_folds) - 1}, got {self.word_fold!r}")
         for name in ("total_steps", "num_envs", "num_steps", "update_epochs", "num_minibatches", "hidden"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)!r}")
@@ -156,7 +173,10 @@ def make_env(
     humans: Any = None,
 ):
     if cfg.env == "game":
-        table = table_for(cfg.opponents, vocabulary, humans=humans)
+        if cfg.opponents == "human-replay" and cue_cells is not None:
+            table = replay_table_from_cells(vocabulary, cue_cells)  # the part of the people this env may see
+        else:
+            table = table_for(cfg.opponents, vocabulary, humans=humans)
         return HuesCuesVectorEnv(
             n,
             cfg.num_players,
@@ -188,14 +208,19 @@ def _masked(logits, mask):
     return logits.masked_fill(~mask, float("-inf"))
 
 
-def evaluate_greedy(net, env, device: str, seed: int, steps: int = 1) -> dict[str, float]:
-    """Greedy points per decision of ``net`` over ``steps`` decisions of every env slot (fixed seed: comparable)."""
+def evaluate_greedy(net, env, device: str, seed: int, lookup=None, steps: int = 1) -> dict[str, float]:
+    """Greedy points per decision of ``net`` over ``steps`` decisions of every env slot (fixed seed: comparable).
+
+    ``lookup`` maps the env's cue indices to the network's cue input (:func:`~huesenv.experiments.rl.human_data.cue_lookup`).
+    """
     import torch
 
     obs, _ = env.reset(seed=seed)
     total = hits = 0.0
     for _ in range(steps):
         cue, occ, mask = _tensors(obs, device)
+        if lookup is not None:
+            cue = lookup[cue]
         with torch.no_grad():
             logits, _ = guesser_forward(net, cue, occ)
             action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
@@ -215,8 +240,14 @@ def train_fast(
     logger: Any = None,
     resume: bool = True,
     progress: bool = True,
+    split: Any = None,
 ) -> dict[str, Any]:
-    """Train (or resume) a guesser with PPO; returns the summary also written to ``train.json``."""
+    """Train (or resume) a guesser with PPO; returns the summary also written to ``train.json``.
+
+    It trains on the training part of ``cfg``'s human split (``split``, a
+    :class:`~huesenv.humans.splits.DataSplit`, overrides it) and evaluates on the
+    evaluation part; see :mod:`huesenv.experiments.rl.human_data`.
+    """
     import torch
     import torch.nn as nn
 
@@ -225,21 +256,34 @@ def train_fast(
     device = resolve_device(cfg.device)
     if cfg.torch_threads:
         torch.set_num_threads(int(cfg.torch_threads))
-    vocab = tuple(vocabulary if vocabulary is not None else word_texts())
-    cue_cells = human_cue_cells(vocab, humans) if cfg.cue_source == "humans" and cfg.env == "bandit" else None
-    env = make_env(cfg, vocab, cue_cells, cfg.num_envs, humans)
-    eval_env = make_env(cfg, vocab, cue_cells, cfg.eval_decisions, humans)
+    data = guesser_data(cfg, vocabulary if vocabulary is not None else word_texts(), humans, split)
+    vocab = data.train_words
+    env = make_env(cfg, vocab, data.train_cells, cfg.num_envs, humans)
+    eval_env = make_env(cfg, data.eval_words, data.eval_cells, cfg.eval_decisions, humans)
     eval_steps = EVAL_GAME_STEPS if cfg.env == "game" else 1
+    encoder = None
+    extra: dict[str, Any] = (
+        {"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied}
+        if cfg.env == "bandit"
+        else {"env": "game", "num_players": cfg.num_players, "opponents": cfg.opponents}
+    )
+    if cfg.cue_encoding == "embedding":
+        encoder = make_text_encoder(cfg.text_encoder)
+        extra.update(text_encoder=cfg.text_encoder, cue_dim=int(encoder.dim))
+    train_lookup = cue_lookup(cfg, vocab, vocab, encoder).to(device)
+    eval_lookup = cue_lookup(cfg, data.eval_words, vocab, encoder).to(device)
     arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
+    if encoder is not None:
+        arch["cue_dim"] = int(encoder.dim)
+    if data.split is not None:
+        extra["split"] = data.split.fingerprint
     settings = PolicySettings(
         env_id=ENV_ID,
         role="guesser",
-        cue_encoding="index",
+        cue_encoding=cfg.cue_encoding,
         observation_mode="vector-dict",
         vocabulary=vocab,
-        extra={"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied}
-        if cfg.env == "bandit"
-        else {"env": "game", "num_players": cfg.num_players, "opponents": cfg.opponents},
+        extra=extra,
     )
 
     torch.manual_seed(cfg.seed)
@@ -282,7 +326,7 @@ def train_fast(
         for t in range(T):
             cue, occ, mask = _tensors(obs, device)
             with torch.no_grad():
-                logits, value = guesser_forward(net, cue, occ)
+                logits, value = guesser_forward(net, train_lookup[cue], occ)
                 dist = torch.distributions.Categorical(logits=_masked(logits, mask))
                 action = dist.sample()
             buf_cue[t], buf_occ[t], buf_mask[t] = cue, occ, mask
@@ -297,7 +341,7 @@ def train_fast(
         # GAE (every episode here is one decision long, so this reduces to r - V; kept general)
         with torch.no_grad():
             cue, occ, _ = _tensors(obs, device)
-            _, next_value = guesser_forward(net, cue, occ)
+            _, next_value = guesser_forward(net, train_lookup[cue], occ)
             adv = torch.zeros_like(buf_rew)
             last = torch.zeros(B, device=device)
             for t in reversed(range(T)):
@@ -315,7 +359,7 @@ def train_fast(
             perm = torch.randperm(cfg.batch_size, device=device)
             for start in range(0, cfg.batch_size, mb_size):
                 mb = perm[start : start + mb_size]
-                logits, new_v = guesser_forward(net, b_cue[mb], b_occ[mb])
+                logits, new_v = guesser_forward(net, train_lookup[b_cue[mb]], b_occ[mb])
                 dist = torch.distributions.Categorical(logits=_masked(logits, b_mask[mb]))
                 new_logp = dist.log_prob(b_act[mb])
                 entropy = dist.entropy().mean()
@@ -366,19 +410,26 @@ def train_fast(
         if update % cfg.eval_every == 0 or last_update or over_budget:
             metrics.update(
                 evaluate_greedy(
-                    net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), steps=eval_steps
+                    net,
+                    eval_env,
+                    device,
+                    seed=segment_seed(cfg.seed, EVAL_TAG),
+                    lookup=eval_lookup,
+                    steps=eval_steps,
                 )
             )
         logger.log(global_step, metrics, force_print=last_update or over_budget)
         if update % cfg.checkpoint_every == 0 or last_update or over_budget:
             cpu = cpu_before + time.process_time() - cpu0
-            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device)
+            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device, data)
         if over_budget and not last_update:
             stopped_early = True
             break
     wall = elapsed_before + time.perf_counter() - wall0
     cpu = cpu_before + time.process_time() - cpu0
-    final = evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), steps=eval_steps)
+    final = evaluate_greedy(
+        net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup, steps=eval_steps
+    )
     summary = {
         "trainer": "ppo_fast",
         "env_id": ENV_ID,
@@ -393,6 +444,9 @@ def train_fast(
         "stopped_by_time_budget": stopped_early,
         "final_eval_points": final["eval_points"],
         "final_eval_hit": final["eval_hit"],
+        "eval_part": data.eval_label,
+        "split": data.split.summary() if data.split is not None else None,
+        "split_fingerprint": data.split.fingerprint if data.split is not None else "none",
         "config": asdict(cfg),
         "policy": str(policy_path),
         "torch_threads": torch.get_num_threads(),
@@ -404,10 +458,14 @@ def train_fast(
     return summary
 
 
-def _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device) -> None:
+def _save(
+    run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device, data=None
+) -> None:
     import torch
 
     train = {"steps": global_step, "updates": update, "seed": cfg.seed, "trainer": "ppo_fast"}
+    if data is not None and data.record is not None:
+        train["human_data"] = data.record  # the split: what a held-out evaluation must not score against
     save_checkpoint(run_dir / "policy.pt", settings, {"guesser": net}, {"guesser": arch}, train)
     state = {
         "update": update,
@@ -433,6 +491,13 @@ RESUME_FIXED = (
     "env",
     "num_players",
     "opponents",
+    "cue_encoding",
+    "text_encoder",
+    "holdout",
+    "split_seed",
+    "eval_fraction",
+    "word_folds",
+    "word_fold",
 )
 
 
@@ -441,7 +506,7 @@ def _restore(state_path, policy_path, cfg, settings, net, optimizer, device) -> 
 
     state = torch.load(state_path, map_location=device, weights_only=True)
     for key in RESUME_FIXED:
-        if state["config"].get(key) != getattr(cfg, key):
+        if state["config"].get(key, getattr(FastPPOConfig, key, None)) != getattr(cfg, key):
             raise ValueError(
                 f"{state_path}: cannot resume with {key}={getattr(cfg, key)!r}, the run was started with "
                 f"{state['config'].get(key)!r} (use a new --out or --fresh)"
