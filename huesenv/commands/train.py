@@ -193,6 +193,16 @@ def parse_sets(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+def _table_opponents(args: argparse.Namespace, params: dict[str, Any]) -> None:
+    """``--opponents`` of a ``--fast`` trainer: the vectorised game plays opponents from tables."""
+    if args.opponents is not None:
+        if args.opponents.partition(":")[0] not in ("human-replay", "text-embedding", "random"):
+            raise ValueError(
+                f"--opponents {args.opponents!r}: --fast plays table opponents: human-replay, text-embedding or random"
+            )
+        params["opponents"] = args.opponents
+
+
 def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     """The trainer name and its config object from the command line."""
     params = parse_sets(args.overrides)
@@ -212,12 +222,7 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     if kind == "guesser" and args.fast:
         if args.num_envs is not None:
             params["num_envs"] = args.num_envs
-        if args.opponents is not None:
-            if args.opponents.partition(":")[0] not in ("human-replay", "text-embedding", "random"):
-                raise ValueError(
-                    f"--opponents {args.opponents!r}: --fast plays table opponents: human-replay, text-embedding or random"
-                )
-            params["opponents"] = args.opponents
+        _table_opponents(args, params)
         if args.cue_encoding is not None:
             params["cue_encoding"] = args.cue_encoding
         if args.text_encoder is not None:
@@ -229,12 +234,7 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     if kind == "cue-giver" and args.fast:
         if args.num_envs is not None:
             params["num_envs"] = args.num_envs
-        if args.opponents is not None:
-            if args.opponents.partition(":")[0] not in ("human-replay", "text-embedding", "random"):
-                raise ValueError(
-                    f"--opponents {args.opponents!r}: --fast plays table opponents: human-replay, text-embedding or random"
-                )
-            params["opponents"] = args.opponents
+        _table_opponents(args, params)
         if args.cue_encoding not in (None, "index"):
             raise ValueError("--fast: the speaker net reads the target cell; --cue-encoding does not apply")
         return "cue-giver-fast", FastCueConfig.from_dict(params, source="huesenv train cue-giver --fast")
