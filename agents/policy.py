@@ -311,6 +311,12 @@ class PolicyAgent(BaseAgent):
             )
         if self.sb3_model is not None:
             return self._sb3_cue(query, allowed, card)
+        if (
+            self.checkpoint is not None
+            and "speaker" in self.checkpoint.nets
+            and "guesser" not in self.checkpoint.nets
+        ):
+            return self._speaker_only_cue(allowed, targets)
         occupied = np.zeros(N_CELLS, bool) if query.occupied is None else np.asarray(query.occupied, bool)
         share = self._frame_share(allowed, occupied)[:, targets]  # (W, T): listener's mass in each frame
         if self.checkpoint is not None and "speaker" in self.checkpoint.nets:
@@ -358,6 +364,24 @@ class PolicyAgent(BaseAgent):
         probs = np.exp(logp)
         in_frame = np.asarray(self.rules.in_frame_matrix, dtype=np.float64)  # [target, cell]
         return probs @ in_frame.T
+
+    def _speaker_only_cue(self, allowed: Sequence[str], targets: Sequence[int]) -> Answer:
+        """A speaker without a guesser (``train cue-giver --fast``): the most probable allowed word per target,
+        and the target whose best word is most probable (the trainer's own rule)."""
+        import torch
+
+        assert self.checkpoint is not None  # give_cue checked it holds a speaker
+        cols = np.asarray([self.vocabulary.index(w) for w in allowed])
+        with torch.no_grad():
+            logits, _ = speaker_forward(
+                self.checkpoint.nets["speaker"], torch.as_tensor(np.asarray(targets), device=self.device)
+            )
+        logp = (
+            torch.log_softmax(logits[:, torch.as_tensor(cols, device=self.device)], -1).cpu().numpy()
+        )  # (T, W)
+        t = int(np.argmax(logp.max(axis=1)))
+        w = int(np.argmax(logp[t]))
+        return Answer(target=targets[t], cue=allowed[w], scores=np.asarray([float(np.exp(logp[t, w]))]))
 
     def _speaker_choice(self, words: Sequence[str], targets: Sequence[int]) -> np.ndarray:
         import torch

@@ -160,17 +160,17 @@ def test_max_cycles_truncates_aec_and_parallel(max_cycles):
     assert moves == max_cycles and sorted(dead) == sorted(env.possible_agents) and env.agents == []
 
     par = hues_cues_v1.parallel_env(num_players=4, max_cycles=max_cycles, illegal_action="penalise")
-    obs, _ = par.reset(seed=0)
+    obs, infos = par.reset(seed=0)
     steps = retries = 0
     while par.agents:
         actions = {a: par.action_space(a).sample(obs[a]["action_mask"]) for a in par.agents}
         if steps % 2 == 0:  # an illegal retry first: not a move, so not counted by max_cycles
-            actor = next(a for a in par.agents if obs[a]["action_mask"].any())
+            actor = next(a for a in par.agents if infos[a]["on_turn"])  # the others hold the no-op mask
             bad = np.flatnonzero(obs[actor]["action_mask"] == 0)[0]
             obs, _, terms, truncs, infos = par.step({**actions, actor: int(bad)})
             assert infos[actor]["illegal"] == 1 and par.agents
             retries += 1
-        obs, _, terms, truncs, _ = par.step(actions)
+        obs, _, terms, truncs, infos = par.step(actions)
         steps += 1
         assert steps <= max_cycles
     assert steps == max_cycles and retries and all(truncs.values()) and not any(terms.values())

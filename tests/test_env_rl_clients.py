@@ -160,3 +160,45 @@ def test_default_infos_are_numeric():
             obs, _, term, trunc, info = env.last()
             assert all(isinstance(v, (int, float, np.integer, np.floating)) for v in info.values())
             env.step(None if term or trunc else _random_masked(obs["action_mask"], rng))
+
+
+def test_parallel_seats_not_on_turn_get_the_noop_mask():
+    env = hues_cues_v1.parallel_env(num_players=4)
+    obs, infos = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        turn = [a for a in env.agents if infos[a]["on_turn"]]
+        assert len(turn) == 1
+        for a in env.agents:
+            mask = obs[a]["action_mask"]
+            assert mask.any()
+            if a not in turn:
+                assert mask.sum() == 1 and mask[0] == 1
+        # every seat samples from its own mask, no glue: the no-op of the others is ignored
+        obs, _, _, _, infos = env.step({a: _random_masked(obs[a]["action_mask"], rng) for a in env.agents})
+
+
+def test_supersuit_vector_env_samples_every_mask_without_glue():
+    ss = pytest.importorskip("supersuit")
+    vec = ss.pettingzoo_env_to_vec_env_v1(hues_cues_v1.parallel_env(observation_mode="flat"))
+    vec = ss.concat_vec_envs_v1(vec, 2, num_cpus=0, base_class="gymnasium")
+    obs, _ = vec.reset(seed=0)
+    rng = np.random.default_rng(1)
+    total = 0.0
+    for _ in range(120):
+        assert obs["action_mask"].any(axis=1).all()
+        obs, rewards, _, _, _ = vec.step(np.array([_random_masked(m, rng) for m in obs["action_mask"]]))
+        total += float(rewards.sum())
+    assert total > 0
+
+
+@pytest.mark.integration
+def test_torchrl_parallel_wrapper_random_rollout():
+    pytest.importorskip("torchrl")
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    env = PettingZooWrapper(
+        env=hues_cues_v1.parallel_env(observation_mode="flat"), use_mask=True, seed=0, return_state=False
+    )
+    rollout = env.rollout(40)  # random actions drawn from every seat's mask
+    assert rollout.batch_size[0] == 40

@@ -50,6 +50,7 @@ from huesenv.experiments.rl.harness import load_state
 from huesenv.experiments.rl.human_data import write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
+from huesenv.experiments.rl.ppo_fast_cue import train_fast_cue
 from huesenv.experiments.rl.references import gym_references, vector_references
 from huesenv.experiments.rl.report import write_training_report
 from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3
@@ -182,6 +183,8 @@ def train(
     try:
         if name == "guesser-fast":
             summary = train_fast(cfg, out, logger=logger, progress=progress)
+        elif name == "cue-giver-fast":
+            summary = train_fast_cue(cfg, out, logger=logger, progress=progress)
         elif name == "selfplay":
             summary = train_selfplay(cfg, out, logger=logger, progress=progress)
         else:

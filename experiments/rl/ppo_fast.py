@@ -1,11 +1,18 @@
 """``huesenv train guesser --fast``: single-file, CleanRL-style PPO (torch) on the vectorised guesser env.
 
-The env is :class:`~huesenv.envs.GuesserVectorEnv`: thousands of one-decision
-guesser episodes stepped together in numpy (a cue, the cones already on the
-board, a hidden target; reward = the 3/2/1 guesser points).  With
-``cue_source="humans"`` (default) the target of a cue is a cell people chose for
-that word, so the policy learns where a replayed-human cue giver's target
-probably is; ``"uniform"`` draws targets uniformly (nothing to learn: a control).
+The env (``env="game"``, default) is the full game vectorised,
+:class:`~huesenv.envs.vector_game.gym.HuesCuesVectorEnv`: ``num_envs``
+complete games of ``num_players`` stepped together in numpy, the learner the
+guesser of seat 0, every other decision (the cue givers' targets and cues, the
+other guessers' cones, the learner's own cue giving) by ``opponents`` played
+from a table (:mod:`huesenv.agents.vector_tables`; default replayed humans);
+reward = each cone's 3/2/1 points when it is placed (the env's
+``reward_timing="decision"``: the same total per game as at the reveal).
+
+``env="bandit"`` is the earlier one-step warm-up env,
+:class:`~huesenv.envs.GuesserVectorEnv` (first cue only, random cones, a
+target drawn from people's answers to the word; ``cue_source="uniform"`` draws
+targets uniformly, a control): not the game, kept as a documented option.
 
 The algorithm follows CleanRL's ``ppo.py`` (rollout of ``num_steps`` × ``num_envs``,
 GAE, advantage normalisation, clipped surrogate, clipped value loss, entropy
@@ -46,7 +53,9 @@ from huesenv.agents.policy_net import (
     save_checkpoint,
 )
 from huesenv.agents.text_encoders import make_text_encoder
+from huesenv.agents.vector_tables import replay_table_from_cells, table_for
 from huesenv.envs.vector import GuesserVectorEnv
+from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
 from huesenv.experiments.rl.harness import (
     Clock,
     NonNegativeFloat,
@@ -68,6 +77,8 @@ from huesenv.vocabulary import word_texts
 
 ENV_ID = "huesenv/GuesserVector-v0"
 CUE_SOURCES = ("humans", "uniform")
+ENVS = ("game", "bandit")
+EVAL_GAME_STEPS = 24  # greedy decisions per evaluation game slot (two rounds' cones and more at 4 players)
 CUE_ENCODINGS = ("index", "embedding")
 EVAL_TAG = 999_999_937  # the seed part of the fixed evaluation batch (never an update number)
 
@@ -93,6 +104,9 @@ class FastPPOConfig(TrainerConfig):
     hidden: int = 256
     max_occupied: Annotated[int, Field(ge=0, le=479)] = 17
     cue_source: str = "humans"
+    env: str = "game"
+    num_players: int = 4
+    opponents: str = "human-replay"
     checkpoint_every: int = 25
     eval_every: int = 25
     eval_decisions: int = 4096
@@ -113,6 +127,9 @@ class FastPPOConfig(TrainerConfig):
         "cue_source",
         "max_occupied",
         "checkpoint_every",
+        "env",
+        "num_players",
+        "opponents",
         "cue_encoding",
         "text_encoder",
         "holdout",
@@ -124,6 +141,8 @@ class FastPPOConfig(TrainerConfig):
 
     @model_validator(mode="after")
     def _check(self) -> FastPPOConfig:
+        if self.env not in ENVS:
+            raise ValueError(f"env: expected one of {ENVS}, got {self.env!r}")
         if self.cue_source not in CUE_SOURCES:
             raise ValueError(f"cue_source: expected one of {CUE_SOURCES}, got {self.cue_source!r}")
         if self.cue_encoding not in CUE_ENCODINGS:
@@ -175,8 +194,27 @@ def human_cue_cells(vocabulary: Sequence[str], humans: Any = None) -> list[np.nd
     return [np.asarray(humans.cells(w), dtype=np.int64) for w in vocabulary]
 
 
-def make_env(cfg: FastPPOConfig, vocabulary: Sequence[str], cue_cells: Sequence[np.ndarray] | None, n: int):
-
+def make_env(
+    cfg: FastPPOConfig,
+    vocabulary: Sequence[str],
+    cue_cells: Sequence[np.ndarray] | None,
+    n: int,
+    humans: Any = None,
+):
+    if cfg.env == "game":
+        if cfg.opponents == "human-replay" and cue_cells is not None:
+            table = replay_table_from_cells(vocabulary, cue_cells)  # the part of the people this env may see
+        else:
+            table = table_for(cfg.opponents, vocabulary, humans=humans)
+        return HuesCuesVectorEnv(
+            n,
+            cfg.num_players,
+            role="guesser",
+            opponents=table,
+            vocabulary=vocabulary,
+            observation_mode="compact",
+            reward_timing="decision",
+        )
     return GuesserVectorEnv(
         num_envs=n,
         vocabulary=vocabulary,
@@ -199,22 +237,27 @@ def _masked(logits, mask):
     return logits.masked_fill(~mask, float("-inf"))
 
 
-def evaluate_greedy(net, env, device: str, seed: int, lookup=None) -> dict[str, float]:
-    """Greedy points per decision of ``net`` on one batch of ``env`` decisions (fixed seed: comparable over training).
+def evaluate_greedy(net, env, device: str, seed: int, lookup=None, steps: int = 1) -> dict[str, float]:
+    """Greedy points per decision of ``net`` over ``steps`` decisions of every env slot (fixed seed: comparable).
 
     ``lookup`` maps the env's cue indices to the network's cue input (:func:`~huesenv.experiments.rl.human_data.cue_lookup`).
     """
     import torch
 
     obs, _ = env.reset(seed=seed)
-    cue, occ, mask = _tensors(obs, device)
-    if lookup is not None:
-        cue = lookup[cue]
-    with torch.no_grad():
-        logits, _ = guesser_forward(net, cue, occ)
-        action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
-    _, reward, _, _, info = env.step(action)
-    return {"eval_points": float(np.mean(reward)), "eval_hit": float(np.mean(info["points"] == 3))}
+    total = hits = 0.0
+    for _ in range(steps):
+        cue, occ, mask = _tensors(obs, device)
+        if lookup is not None:
+            cue = lookup[cue]
+        with torch.no_grad():
+            logits, _ = guesser_forward(net, cue, occ)
+            action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
+        obs, reward, _, _, _ = env.step(action)
+        total += float(np.sum(reward))
+        hits += float(np.sum(reward == 3))
+    n = steps * len(reward)
+    return {"eval_points": total / n, "eval_hit": hits / n}
 
 
 def train_fast(
@@ -240,10 +283,15 @@ def train_fast(
     run_dir, device = start_run(run_dir, cfg)
     data = guesser_data(cfg, vocabulary if vocabulary is not None else word_texts(), humans, split)
     vocab = data.train_words
-    env = make_env(cfg, vocab, data.train_cells, cfg.num_envs)
-    eval_env = make_env(cfg, data.eval_words, data.eval_cells, cfg.eval_decisions)
+    env = make_env(cfg, vocab, data.train_cells, cfg.num_envs, humans)
+    eval_env = make_env(cfg, data.eval_words, data.eval_cells, cfg.eval_decisions, humans)
+    eval_steps = EVAL_GAME_STEPS if cfg.env == "game" else 1
     encoder = None
-    extra: dict[str, Any] = {"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied}
+    extra: dict[str, Any] = (
+        {"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied}
+        if cfg.env == "bandit"
+        else {"env": "game", "num_players": cfg.num_players, "opponents": cfg.opponents}
+    )
     if cfg.cue_encoding == "embedding":
         encoder = make_text_encoder(cfg.text_encoder)
         extra.update(text_encoder=cfg.text_encoder, cue_dim=int(encoder.dim))
@@ -384,7 +432,12 @@ def train_fast(
         if update % cfg.eval_every == 0 or last_update or over_budget:
             metrics.update(
                 evaluate_greedy(
-                    net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup
+                    net,
+                    eval_env,
+                    device,
+                    seed=segment_seed(cfg.seed, EVAL_TAG),
+                    lookup=eval_lookup,
+                    steps=eval_steps,
                 )
             )
         logger.log(global_step, metrics, force_print=last_update or over_budget)
@@ -395,10 +448,13 @@ def train_fast(
     # the policy file is an export of the state: rewritten at the end, also when a kill came between the two
     _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, state=False, data=data)
     wall, cpu = clock.wall, clock.cpu
-    final = evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup)
+    final = evaluate_greedy(
+        net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup, steps=eval_steps
+    )
     summary = {
         "trainer": "ppo_fast",
         "env_id": ENV_ID,
+        "env": cfg.env,
         "steps": global_step,
         "updates": update,
         "wall_s": wall,

@@ -48,6 +48,7 @@ from huesenv.commands.common import (
 from huesenv.experiments.rl.heldout import run as run_heldout
 from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment, set_aside, train
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig
+from huesenv.experiments.rl.ppo_fast_cue import FastCueConfig
 from huesenv.experiments.rl.sb3_train import SB3Config
 from huesenv.experiments.rl.selfplay import SelfPlayConfig
 from huesenv.validation import parse_yaml_value
@@ -81,9 +82,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         _common(q)
-        if kind == "guesser":
-            q.add_argument("--fast", action="store_true", help="the vectorised single-file PPO (torch)")
-            q.add_argument("--num-envs", type=positive_int, help="--fast: parallel games (default 2048)")
+        if kind in ("guesser", "cue-giver"):
+            q.add_argument(
+                "--fast", action="store_true", help="single-file PPO (torch) on the full vectorised game"
+            )
+            q.add_argument("--num-envs", type=positive_int, help="--fast: parallel games")
         if kind in ("guesser", "cue-giver"):
             q.add_argument(
                 "--opponents",
@@ -193,6 +196,16 @@ def parse_sets(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+def _table_opponents(args: argparse.Namespace, params: dict[str, Any]) -> None:
+    """``--opponents`` of a ``--fast`` trainer: the vectorised game plays opponents from tables."""
+    if args.opponents is not None:
+        if args.opponents.partition(":")[0] not in ("human-replay", "text-embedding", "random"):
+            raise ValueError(
+                f"--opponents {args.opponents!r}: --fast plays table opponents: human-replay, text-embedding or random"
+            )
+        params["opponents"] = args.opponents
+
+
 def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     """The trainer name and its config object from the command line."""
     params = parse_sets(args.overrides)
@@ -216,10 +229,7 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     if kind == "guesser" and args.fast:
         if args.num_envs is not None:
             params["num_envs"] = args.num_envs
-        if args.opponents not in (None, "human-replay"):
-            raise ValueError(
-                "--fast trains against replayed-human cue givers only (the vector env's cue_cells)"
-            )
+        _table_opponents(args, params)
         if args.cue_encoding is not None:
             params["cue_encoding"] = args.cue_encoding
         if args.text_encoder is not None:
@@ -228,6 +238,14 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
 
     if getattr(args, "text_encoder", None) is not None:
         raise ValueError("--text-encoder: only with --fast --cue-encoding embedding")
+    if kind == "cue-giver" and args.fast:
+        if args.num_envs is not None:
+            params["num_envs"] = args.num_envs
+        _table_opponents(args, params)
+        if args.cue_encoding not in (None, "index"):
+            raise ValueError("--fast: the speaker net reads the target cell; --cue-encoding does not apply")
+        return "cue-giver-fast", FastCueConfig.from_dict(params, source="huesenv train cue-giver --fast")
+
     env_kwargs = dict(params.pop("env_kwargs", None) or {})
     if args.opponents:
         env_kwargs["opponents"] = args.opponents
@@ -270,7 +288,8 @@ def _summary_line(summary: dict[str, Any]) -> str:
         f"device {summary['device']}",
     ]
     if "final_eval_points" in summary:
-        parts.append(f"greedy points/decision {summary['final_eval_points']:.3f}")
+        unit = summary.get("eval_unit", "greedy points/decision")
+        parts.append(f"{unit} {summary['final_eval_points']:.3f}")
     if "lexicon" in summary:
         lex = summary["lexicon"]
         parts.append(

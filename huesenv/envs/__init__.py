@@ -1,4 +1,5 @@
-"""Game environments: Hues and Cues as PettingZoo AEC/parallel envs and single-agent Gymnasium wrappers.
+"""Game environments: Hues and Cues as PettingZoo AEC/parallel envs, single-agent Gymnasium wrappers, and
+the whole game vectorised (:mod:`huesenv.envs.vector_game`: ``HuesCuesVectorEnv``, ``SelfPlayVectorEnv``).
 
 Heavy pieces (PettingZoo) load on first attribute access, so ``import huesenv``
 (which registers the Gymnasium ids) does not import PettingZoo.
@@ -24,6 +25,10 @@ _LAZY = {
     "CueGiverEnv": "huesenv.envs.wrappers",
     "GuesserVectorEnv": "huesenv.envs.vector",
     "batch_guess_points": "huesenv.envs.vector",
+    "HuesCuesVectorGame": "huesenv.envs.vector_game.game",
+    "HuesCuesVectorEnv": "huesenv.envs.vector_game.gym",
+    "SelfPlayVectorEnv": "huesenv.envs.vector_game.gym",
+    "TableOpponent": "huesenv.envs.vector_game.opponents",
 }
 
 __all__ = ["ENV_IDS", "register_envs", *_LAZY]

@@ -70,7 +70,11 @@ is the MiniLM of the `embed` extra, and without that extra the env raises a
 `ValueError` saying so at construction; a guesser can then answer words it
 never trained on), `"text"` (`Box(0,383,(2,64),int16)`, code points).
 
-The `action_mask` is all zeros for agents whose turn it is not.
+The `action_mask` is all zeros for agents whose turn it is not (AEC API).  In
+the parallel API (`parallel_env()`) those seats get the no-op mask instead: only
+action 0 is set and their action is ignored, so samplers that draw every
+agent's action from its mask (torchrl, SuperSuit) work unchanged;
+`infos[agent]["on_turn"]` marks the seat whose action is applied.
 
 ### Action Space
 
@@ -138,7 +142,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
 from huesenv.board import N_CELLS, format_coord
@@ -274,9 +278,52 @@ def env(**kwargs: Any) -> AECEnv:
     return OrderEnforcing(raw_env(**kwargs))
 
 
+NOOP_ACTION = 0  # parallel API: the one action offered to seats not on turn (ignored by the step)
+
+
+class ParallelHuesCues(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's turn-based parallel conversion, with the no-op mask for the seats not on turn.
+
+    Why: samplers that draw every agent's action from its mask (torchrl's
+    PettingZoo wrapper, SuperSuit's vector envs, masked categorical policies)
+    fail on an all-zero mask.  In the parallel API a seat with nothing to do
+    (not on turn, or the game is over) gets a mask with only
+    :data:`NOOP_ACTION` (0) set; its action is ignored whatever it is.
+    ``infos[agent]["on_turn"]`` is 1 for the seat whose action is applied (it
+    replaces PettingZoo's string ``"active_agent"``: the infos stay numeric).
+    """
+
+    def _fill(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, Any]:
+        env = self.aec_env.unwrapped
+        turn = env.agent_selection if env.agents and not env.game_over else None
+        for agent, obs in observations.items():
+            if agent != turn:
+                noop = np.zeros(env.layout.n, dtype=np.int8)
+                noop[NOOP_ACTION] = 1
+                observations[agent] = {"observation": obs["observation"], "action_mask": noop}
+            if agent in infos:  # numbers only: "on_turn" replaces the wrapper's string "active_agent"
+                info = {k: v for k, v in infos[agent].items() if k != "active_agent"}
+                infos[agent] = {**info, "on_turn": int(agent == turn)}
+        return observations
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        observations, infos = super().reset(seed=seed, options=options)
+        return self._fill(observations, infos), infos
+
+    def step(self, actions: dict[str, Any]) -> Any:
+        out = super().step(actions)
+        if len(out) != 5:
+            return out
+        observations, rewards, terminations, truncations, infos = out
+        return self._fill(observations, infos), rewards, terminations, truncations, infos
+
+
 def parallel_env(**kwargs: Any) -> ParallelEnv:
-    """Parallel API: every live agent submits an action each step; only the acting agent's is applied."""
-    return turn_based_aec_to_parallel(raw_env(**kwargs))
+    """Parallel API: every live agent submits an action each step; only the acting agent's is applied.
+
+    Seats not on turn get the no-op mask (only action 0), see :class:`ParallelHuesCues`.
+    """
+    return ParallelHuesCues(raw_env(**kwargs))
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
@@ -467,7 +514,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         elif self._rng is None:
             self._rng = np.random.default_rng()
         game_rng = np.random.default_rng(int(self._rng.integers(2**63)))
-        self.state_ = GameState.new(self.num_players, game_rng, self.rules)
+        deck = (options or {}).get("deck")
+        if deck is not None:  # round r uses deck[r] as dealt (a game replayed from a record)
+            self.state_ = GameState.from_deck(
+                self.num_players, [tuple(int(c) for c in card) for card in deck], self.rules
+            )
+        else:
+            self.state_ = GameState.new(self.num_players, game_rng, self.rules)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

@@ -126,12 +126,16 @@ def play_game(
     rules: HuesCuesRules | None = None,
     on_record: Callable[[LogRecord], None] | None = None,
     vocabulary: tuple[str, ...] | None = None,
+    deck: list[tuple[int, ...]] | None = None,
 ) -> GameResult:
-    """Play one full game of ``hues_cues_v1``; ``agents`` maps seat names (``"player_0"``...) to agents."""
+    """Play one full game of ``hues_cues_v1``; ``agents`` maps seat names (``"player_0"``...) to agents.
+
+    ``deck``: the cards of rounds 0, 1, ... as dealt (default: drawn from ``seed``).
+    """
     env = raw_env(num_players=num_players, cue_mode=cue_mode, rules=rules, vocabulary=vocabulary)
     seats = list(env.possible_agents)
     _check_agents(agents, seats)
-    env.reset(seed=seed)
+    env.reset(seed=seed, options=None if deck is None else {"deck": deck})
     entropy = [game_index] if seed is None else [int(seed), game_index]
     driver = Driver(env, np.random.default_rng(np.random.SeedSequence(entropy)), game=game_index)
     run = run_id or "play"

@@ -1,0 +1,283 @@
+"""``huesenv train cue-giver --fast``: a cue giver trained with PPO on the full vectorised game (torch).
+
+The env is :class:`~huesenv.envs.vector_game.gym.HuesCuesVectorEnv` with the
+learner the cue giver of seat 0 (``num_envs`` complete games of
+``num_players``); the guessers, the other cue givers and the learner's own
+cones are played by ``opponents`` from a table (default replayed humans, so the
+learner learns which words send *people* to its target).
+
+The policy is the speaker net of :mod:`huesenv.agents.policy_net` (target cell
+→ one logit per vocabulary word, and a value):
+
+* **cue 1 and cue 2** are sampled from the softmax over the words the rules
+  allow now (pass only when none is allowed);
+* **the target** is the card cell whose best allowed word has the highest
+  probability (deterministic: the policy agent's rule for a speaker-only
+  checkpoint, :meth:`huesenv.agents.policy.PolicyAgent.give_cue`).
+
+Credit: a round's cue-giver points arrive at its reveal, right after the cue
+2 step; both cues of the round get that round's points as their return
+(rounds are independent for the cue giver's score), with the value of the
+target as the baseline (advantage = points − V(target)).  The update is
+CleanRL's clipped PPO over the collected cue decisions.  Files:
+``policy.pt`` (playable as ``policy:run_dir/policy.pt``), ``curve.csv``, ``train.json``.
+*(Not yet on the shared training-run harness: no resume; a rerun starts over.)*
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from huesenv.agents.devices import resolve_device
+from huesenv.agents.policy_net import PolicySettings, build_speaker_net, save_checkpoint, speaker_forward
+from huesenv.agents.vector_tables import table_for
+from huesenv.board import N_CELLS
+from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
+from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.vocabulary import word_texts
+
+ENV_ID = "huesenv/CueGiverVector-v0"
+
+
+@dataclass
+class FastCueConfig:
+    total_steps: int = 400_000  # cue-giver decisions (targets and cues)
+    num_envs: int = 512
+    num_players: int = 4
+    opponents: str = "human-replay"
+    batch_decisions: int = 4096  # cue decisions per update
+    learning_rate: float = 1e-3
+    update_epochs: int = 4
+    num_minibatches: int = 4
+    clip_coef: float = 0.2
+    ent_coef: float = 0.003
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: int = 128
+    seed: int = 0
+    device: str = "auto"
+    eval_games: int = 256
+    time_budget_s: float | None = None
+    torch_threads: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in (
+            "total_steps",
+            "num_envs",
+            "batch_decisions",
+            "update_epochs",
+            "num_minibatches",
+            "hidden",
+        ):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)!r}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "cue-giver --fast config") -> FastCueConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{source}: unknown field(s) {unknown}; expected some of {sorted(known)}")
+        return cls(**data)
+
+
+def make_env(cfg: FastCueConfig, vocabulary: tuple[str, ...], n: int, humans: Any = None, seed: int = 0):
+    table = table_for(cfg.opponents, vocabulary, humans=humans)
+    return HuesCuesVectorEnv(
+        n,
+        cfg.num_players,
+        role="cue_giver",
+        opponents=table,
+        vocabulary=vocabulary,
+        observation_mode="compact",
+        seed=seed,
+    )
+
+
+def choose(net, env, device: str, sample: bool):
+    """The learner's actions now: (actions, is_cue, targets, word index, logp, value, allowed words)."""
+    import torch
+
+    g = env.game
+    V = g.V
+    mask = torch.as_tensor(env.action_masks(), device=device)
+    words_ok = mask[:, N_CELLS : N_CELLS + V]
+    phase = torch.as_tensor(g.phase, device=device)
+    card = torch.as_tensor(g.card, device=device)
+    target = torch.as_tensor(g.target, device=device)
+    pick = phase == 0
+    with torch.no_grad():
+        # the target: the card cell whose best allowed word is most probable
+        b, c = card.shape
+        logits_card, _ = speaker_forward(net, card.reshape(-1))
+        allowed = torch.as_tensor(g.allowed_words(g.rows), device=device)  # cue-1 words at pick_target
+        lp = torch.log_softmax(
+            logits_card.reshape(b, c, V).masked_fill(~allowed[:, None, :], float("-inf")), -1
+        )
+        best = lp.amax(-1)  # (B, C)
+        pick_cell = card[torch.arange(b, device=device), best.argmax(-1)]
+        tgt = torch.where(pick, pick_cell, target.clamp(min=0))
+        logits, value = speaker_forward(net, tgt)
+        masked = logits.masked_fill(~words_ok, float("-inf"))
+        has = words_ok.any(-1)
+        masked = torch.where(has[:, None], masked, torch.zeros_like(masked))
+        dist = torch.distributions.Categorical(logits=masked)
+        word = dist.sample() if sample else masked.argmax(-1)
+        logp = dist.log_prob(word)
+    cue_action = torch.where(has, N_CELLS + word, torch.full_like(word, N_CELLS + V))
+    actions = torch.where(pick, pick_cell, cue_action)
+    is_cue = ~pick & has
+    return actions.cpu().numpy(), is_cue, tgt, word, logp, value, words_ok
+
+
+def evaluate(net, cfg: FastCueConfig, vocabulary, device: str, humans: Any = None) -> float:
+    """Greedy cue-giver points per round over ``eval_games`` whole games (fixed seed)."""
+    env = make_env(cfg, vocabulary, cfg.eval_games, humans, seed=123_457)
+    env.reset(seed=123_457)
+    done = np.zeros(cfg.eval_games, dtype=bool)
+    points = np.zeros(cfg.eval_games)
+    while not done.all():
+        actions, *_ = choose(net, env, device, sample=False)
+        _, reward, term, _, _ = env.step(actions)
+        points += np.where(done, 0.0, reward)
+        done |= term
+    rounds = env.game.rules.num_rounds(cfg.num_players) // cfg.num_players  # rounds each seat gives cues
+    return float(points.mean() / rounds)
+
+
+def train_fast_cue(
+    cfg: FastCueConfig,
+    run_dir: str | Path,
+    *,
+    vocabulary: tuple[str, ...] | None = None,
+    humans: Any = None,
+    logger: Any = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    import torch
+    import torch.nn as nn
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    device = resolve_device(cfg.device)
+    if cfg.torch_threads:
+        torch.set_num_threads(int(cfg.torch_threads))
+    vocab = tuple(vocabulary if vocabulary is not None else word_texts())
+    torch.manual_seed(cfg.seed)
+    arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
+    net = build_speaker_net(**arch).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    settings = PolicySettings(
+        env_id=ENV_ID,
+        role="cue_giver",
+        cue_encoding="index",
+        observation_mode="vector-dict",
+        vocabulary=vocab,
+        extra={"env": "game", "num_players": cfg.num_players, "opponents": cfg.opponents},
+    )
+    own_logger = logger is None
+    if own_logger:
+        logger = TrainLogger(run_dir, tracker="none", quiet=not progress)
+    env = make_env(cfg, vocab, cfg.num_envs, humans, seed=cfg.seed)
+    env.reset(seed=cfg.seed)
+    B = cfg.num_envs
+    pending: list[tuple[Any, ...] | None] = [None] * B  # this round's cue-1 sample per game
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    steps = updates = 0
+    stopped = False
+    last_dt = 0.0
+    while steps < cfg.total_steps:
+        t_up = time.perf_counter()
+        samples: list[tuple[Any, ...]] = []
+        round_points: list[float] = []
+        while len(samples) < cfg.batch_decisions:
+            phase = np.asarray(env.game.phase).copy()
+            actions, is_cue, tgt, word, logp, value, ok = choose(net, env, device, sample=True)
+            _, reward, term, _, _ = env.step(actions)
+            steps += B
+            cue = is_cue.cpu().numpy()
+            for i in np.flatnonzero(cue | (phase == 3)):
+                entry = (tgt[i], word[i], logp[i], value[i], ok[i]) if cue[i] else None
+                if phase[i] == 1:
+                    pending[i] = entry
+                elif phase[i] == 3:  # cue 2: the round is revealed within this step
+                    r = float(reward[i])
+                    round_points.append(r)
+                    for e in (pending[i], entry):
+                        if e is not None:
+                            samples.append((*e, r))
+                    pending[i] = None
+            for i in np.flatnonzero(term):
+                pending[i] = None
+        t = torch.stack([s[0] for s in samples])
+        w = torch.stack([s[1] for s in samples])
+        old_logp = torch.stack([s[2] for s in samples])
+        old_v = torch.stack([s[3] for s in samples])
+        ok = torch.stack([s[4] for s in samples])
+        ret = torch.as_tensor([s[5] for s in samples], dtype=torch.float32, device=device)
+        adv = ret - old_v
+        n = len(samples)
+        mb = max(1, n // cfg.num_minibatches)
+        for _ in range(cfg.update_epochs):
+            perm = torch.randperm(n, device=device)
+            for start in range(0, n, mb):
+                idx = perm[start : start + mb]
+                logits, v = speaker_forward(net, t[idx])
+                dist = torch.distributions.Categorical(logits=logits.masked_fill(~ok[idx], float("-inf")))
+                new_logp = dist.log_prob(w[idx])
+                ratio = (new_logp - old_logp[idx]).exp()
+                a = adv[idx]
+                a = (a - a.mean()) / (a.std() + 1e-8) if a.numel() > 1 else a
+                pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                v_loss = 0.5 * ((v - ret[idx]) ** 2).mean()
+                loss = pg - cfg.ent_coef * dist.entropy().mean() + cfg.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+        updates += 1
+        last_dt = time.perf_counter() - t_up
+        wall = time.perf_counter() - wall0
+        logger.log(
+            steps,
+            {
+                "round_points": float(np.mean(round_points)) if round_points else 0.0,
+                "decisions": n,
+                "wall_s": wall,
+            },
+        )
+        if cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s:
+            stopped = True
+            break
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    train = {"steps": steps, "updates": updates, "seed": cfg.seed, "trainer": "ppo_fast_cue"}
+    policy_path = save_checkpoint(run_dir / "policy.pt", settings, {"speaker": net}, {"speaker": arch}, train)
+    final = evaluate(net, cfg, vocab, device, humans)
+    summary = {
+        "trainer": "ppo_fast_cue",
+        "env_id": ENV_ID,
+        "env": "game",
+        "steps": steps,
+        "updates": updates,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "device": device,
+        "stopped_by_time_budget": stopped,
+        "final_eval_points": final,
+        "eval_unit": "greedy cue-giver points per round given",
+        "config": asdict(cfg),
+        "policy": str(policy_path),
+        "torch_threads": torch.get_num_threads(),
+        "cpu_count": os.cpu_count(),
+    }
+    (run_dir / "train.json").write_text(json.dumps(summary, indent=1) + "\n")
+    if own_logger:
+        logger.close()
+    return summary

@@ -1,0 +1,691 @@
+"""``num_games`` complete games of Hues and Cues stepped together as arrays (numpy or torch).
+
+This is the batched multi-agent core, in the PGX / JaxMARL shape: one state of
+arrays for all games, :meth:`HuesCuesVectorGame.reset` and
+:meth:`HuesCuesVectorGame.step` on batches, the seat on turn
+(``current_player``), per-seat rewards and auto-reset.  The rules are those of
+:class:`huesenv.game.rules.GameState` (the single definition): card draw and
+target choice, cue 1, the first cones clockwise, cue 2 or a pass, the second
+cones counter-clockwise, reveal and 3/2/1 + frame scoring with
+``rules.points_matrix`` / ``in_frame_matrix``, the cue giver rotating, 2 or 1
+rounds per player.  ``tests/test_vector_game.py`` replays ≥ 10,000 games of this
+class through ``GameState`` and requires every mask, reward and final score to
+be identical.
+
+Actions are the AEC env's vocabulary-mode layout (``Discrete(480 + V + 1)``:
+cells, then ``480 + i`` the word ``vocabulary[i]``, then pass).
+
+Seats and opponents: ``caller`` (a ``(max_players, 2)`` bool array, or a set of
+seats playing both roles) says which (seat, role) pairs the caller plays; role
+0 is the cue giver (target, cues), role 1 the guesser (cones).  Every other
+decision is made inside :meth:`step` by the seat's :class:`TableOpponent`,
+until each game waits for a caller decision again, so the state after ``step``
+is always a caller's turn.  With every pair played by the caller this is plain
+self-play: one decision per game per step.
+
+Choices (documented, tested):
+
+* cards are drawn fresh per round (``card_size`` distinct uniform cells), the
+  distribution of the rules' generated 100-card deck (at most 20 cards are
+  used, without reshuffling); an explicit ``rules.deck`` is dealt in a random
+  order per game, as ``HuesCuesRules.make_deck`` does;
+* an illegal caller action ends that game at once (the AEC env's
+  ``illegal_action="end"``): the offender gets ``illegal_reward``, the game
+  auto-resets, ``info["illegal"]`` marks it;
+* the number of players is fixed per game slot (``num_players`` an int or one
+  per slot), so a batch can mix 3-10 players.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from huesenv.board import N_CELLS
+from huesenv.envs.vector_game.arrays import ArrayOps
+from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent
+from huesenv.game.cues import static_cue_problem
+from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.vocabulary import normalise_word, word_texts
+
+PICK, CUE1, GUESS1, CUE2, GUESS2, DONE = 0, 1, 2, 3, 4, 5  # indices into huesenv.game.phase.PHASES
+GIVER_ROLE, GUESSER_ROLE = 0, 1
+
+
+@dataclass
+class TimeStep:
+    """What :meth:`HuesCuesVectorGame.step` returns (arrays of the game's namespace, batch first).
+
+    ``rewards[b, s]``: points (and penalties) seat ``s`` of game ``b`` received
+    since the previous caller decision, including opponent moves and the reveal;
+    ``terminated[b]``: game ``b`` ended in this step (it has been reset:
+    ``current_player`` and the masks are the new game's); ``final_scores[b]`` the
+    ended game's scores (zeros elsewhere); ``illegal[b]``: it ended on an illegal action.
+    """
+
+    current_player: Any
+    action_mask: Any
+    rewards: Any
+    terminated: Any
+    final_scores: Any
+    illegal: Any
+    role_rewards: Any  # (B, S, 2): rewards split into cue-giver / guesser points
+
+
+class HuesCuesVectorGame:
+    """The batched game (see the module docstring)."""
+
+    def __init__(
+        self,
+        num_games: int,
+        num_players: int | Sequence[int] = 4,
+        *,
+        vocabulary: Sequence[str] | None = None,
+        rules: HuesCuesRules | None = None,
+        caller: Iterable[int] | np.ndarray | None = None,
+        opponents: TableOpponent | Sequence[TableOpponent] = RANDOM,
+        illegal_reward: float = -1.0,
+        xp: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+    ) -> None:
+        if isinstance(num_games, bool) or int(num_games) < 1:
+            raise ValueError(f"num_games: expected an integer >= 1, got {num_games!r}")
+        self.num_games = b = int(num_games)
+        self.rules = rules or DEFAULT_RULES
+        r = self.rules
+        players = [num_players] * b if isinstance(num_players, (int, np.integer)) else list(num_players)
+        if len(players) != b:
+            raise ValueError(f"num_players: expected an int or {b} values (one per game), got {len(players)}")
+        players = [r.check_players(int(n)) for n in players]
+        self.vocabulary = tuple(
+            normalise_word(w) for w in (vocabulary if vocabulary is not None else word_texts())
+        )
+        if not self.vocabulary or len(set(self.vocabulary)) != len(self.vocabulary):
+            raise ValueError("vocabulary: expected a non-empty list of distinct words (after normalise_word)")
+        self.V = v = len(self.vocabulary)
+        self.S = s = r.max_players
+        self.A = N_CELLS + v + 1
+        self.pass_action = N_CELLS + v
+        self.K = 2 * (s - 1)  # cones per round at most
+        self.illegal_reward = float(illegal_reward)
+        self.ops = o = ArrayOps(xp, device, seed)
+        # static tables (numpy -> namespace)
+        self.points = o.asarray(np.asarray(r.points_matrix, dtype=np.int64))
+        self.in_frame = o.asarray(np.asarray(r.in_frame_matrix, dtype=bool))
+        ok = np.array(
+            [[static_cue_problem(r, w, k) is None for w in self.vocabulary] for k in (1, 2)], dtype=bool
+        )
+        self.static_ok = o.asarray(ok)  # (2, V)
+        self.deck: Any = None if r.deck is None else o.asarray(np.asarray(r.deck, dtype=np.int64))
+        self.max_rounds = max(r.num_rounds(n) for n in range(r.min_players, r.max_players + 1))
+        self.caller = self._caller(caller)
+        self._opponents(opponents)
+        # per-game state
+        self.n = o.asarray(np.asarray(players, dtype=np.int64))
+        self.rounds_total = o.asarray(np.asarray([r.num_rounds(n) for n in players], dtype=np.int64))
+        self.rows = o.arange(b)
+        z64 = lambda *shape: o.zeros(shape, o.int64)  # noqa: E731
+        self.round, self.phase, self.giver, self.current, self.pos = z64(b), z64(b), z64(b), z64(b), z64(b)
+        self.target = o.full(b, -1, o.int64)
+        self.card = z64(b, r.card_size)
+        self.cue = z64(b, 2)  # 0 not given, 1 + i word i, V + 1 passed
+        self.used = o.zeros((b, v), o.bool)
+        self.occupied = o.zeros((b, N_CELLS), o.bool)
+        self.cone_cell = z64(b, self.K)
+        self.cone_seat = z64(b, self.K)
+        self.n_cones = z64(b)
+        self.scores = z64(b, s)
+        self.role_points = z64(b, s, 2)
+        self.final_role_points = z64(b, s, 2)  # points by role of each slot's last ended game
+        self.deck_order: Any = None
+        # replayed-human bookkeeping: answers used per (game, seat): (word, index) pairs
+        self.U = 2 * self.max_rounds
+        self.used_word = o.full((b, s, self.U), -1, o.int64)
+        self.used_idx = o.full((b, s, self.U), -1, o.int64)
+        self.n_used = z64(b, s)
+        self.games_finished = 0
+        self._has_reset = False
+        # called as f(rows, actions, seats, phases, cards) (numpy; seats/phases/cards before the move)
+        # after every applied move (``pre_listeners``: the same, just before it)
+        self.listeners: list[Any] = []
+        self.pre_listeners: list[Any] = []
+        # called as f(rows, illegal) when games end (``illegal``: on an illegal action), before they are reset
+        self.end_listeners: list[Any] = []
+        short = [n for n in sorted(set(players)) if not self._caller_np[:n].any()]
+        if short:
+            raise ValueError(
+                f"caller: no caller seat among the {short[0]} seats of a game (every game needs one)"
+            )
+
+    # -- configuration ----------------------------------------------------------------
+    def _caller(self, caller: Iterable[int] | np.ndarray | None) -> Any:
+        s = self.S
+        if caller is None:
+            table = np.ones((s, 2), dtype=bool)
+        elif isinstance(caller, np.ndarray) and caller.dtype == np.bool_:
+            if caller.shape != (s, 2):
+                raise ValueError(
+                    f"caller: expected a ({s}, 2) bool array (seat, role), got shape {caller.shape}"
+                )
+            table = caller.copy()
+        else:
+            seats = [int(x) for x in caller]
+            if any(not 0 <= x < s for x in seats):
+                raise ValueError(f"caller: expected seats 0-{s - 1}, got {seats}")
+            table = np.zeros((s, 2), dtype=bool)
+            table[seats] = True
+        self._caller_np = table
+        return self.ops.asarray(table)
+
+    def _opponents(self, opponents: TableOpponent | Sequence[TableOpponent]) -> None:
+        seq = [opponents] * self.S if isinstance(opponents, TableOpponent) else list(opponents)
+        if len(seq) != self.S:
+            raise ValueError(
+                f"opponents: expected one TableOpponent or {self.S} (one per seat), got {len(seq)}"
+            )
+        kinds: list[TableOpponent] = []
+        index = np.zeros(self.S, dtype=np.int64)
+        for i, t in enumerate(seq):
+            if not isinstance(t, TableOpponent):
+                raise ValueError(
+                    f"opponents[{i}]: expected a TableOpponent (arrays; the agents layer builds them from agents), got {type(t).__name__}"
+                )
+            t.check(self.V)
+            j = next((k for k, u in enumerate(kinds) if u is t), None)
+            if j is None:
+                kinds.append(t)
+                j = len(kinds) - 1
+            index[i] = j
+        o = self.ops
+        self.opponent_index = o.asarray(index)
+        self._kinds = []
+        for t in kinds:
+            entry: dict[str, Any] = {"name": t.name}
+            if t.guess_scores is not None:
+                entry["scores"] = o.asarray(np.asarray(t.guess_scores, dtype=np.float32))
+            if t.pool is not None:
+                pool = np.asarray(t.pool, dtype=np.int64)
+                entry["pool"] = o.asarray(pool)
+                entry["pool_len"] = o.asarray((pool >= 0).sum(1))
+                entry["pool_known"] = o.asarray((pool >= 0).any(1))
+            if t.cue_value is not None:
+                value = np.asarray(t.cue_value, dtype=np.float32)
+                entry["value_t"] = o.asarray(np.ascontiguousarray(value.T))  # (480, V)
+            self._kinds.append(entry)
+
+    @property
+    def opponent_names(self) -> list[str]:
+        return [self._kinds[int(i)]["name"] for i in self.ops.to_numpy(self.opponent_index)]
+
+    # -- reset ------------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> TimeStep:
+        if seed is not None:
+            self.ops.seed(seed)
+        self._has_reset = True
+        self.games_finished = 0
+        rewards = self.ops.zeros((self.num_games, self.S), self.ops.float32)
+        role = self.ops.zeros((self.num_games, self.S, 2), self.ops.float32)
+        self._new_games(self.rows)
+        self._advance(rewards, role)
+        return self._timestep(rewards, role, self.ops.zeros(self.num_games, self.ops.bool), None, None)
+
+    def _new_games(self, rows: Any) -> None:
+        o = self.ops
+        self.scores[rows] = 0
+        self.role_points[rows] = 0
+        self.used[rows] = False
+        self.used_word[rows] = -1
+        self.used_idx[rows] = -1
+        self.n_used[rows] = 0
+        if self.deck is not None:
+            d = self.deck.shape[0]
+            order = o.random((int(rows.shape[0]), d)).argsort(-1)
+            if self.deck_order is None:
+                self.deck_order = o.zeros((self.num_games, d), o.int64)
+            self.deck_order[rows] = order
+        self._start_round(rows, o.zeros(int(rows.shape[0]), o.int64))
+
+    def _start_round(self, rows: Any, index: Any) -> None:
+        k = int(rows.shape[0])
+        self.round[rows] = index
+        giver = (self.rules.first_cue_giver + index) % self.n[rows]
+        self.giver[rows] = giver
+        self.current[rows] = giver
+        self.phase[rows] = PICK
+        self.pos[rows] = 0
+        self.target[rows] = -1
+        self.cue[rows] = 0
+        self.occupied[rows] = False
+        self.n_cones[rows] = 0
+        if self.deck is None:
+            self.card[rows] = self._draw_cards(k)
+        else:
+            d = self.deck.shape[0]
+            self.card[rows] = self.deck[self.deck_order[rows, index % d]]
+
+    def _draw_cards(self, k: int) -> Any:
+        """``k`` cards of ``card_size`` distinct uniform cells (duplicates redrawn)."""
+        o, c = self.ops, self.rules.card_size
+        cards = o.integers(N_CELLS, (k, c))
+        while True:
+            dup = o.zeros(k, o.bool)
+            for i in range(1, c):
+                dup = dup | (cards[:, i : i + 1] == cards[:, :i]).any(1)
+            if not bool(dup.any()):
+                return cards
+            idx = o.nonzero(dup)
+            cards[idx] = o.integers(N_CELLS, (int(idx.shape[0]), c))
+
+    # -- masks --------------------------------------------------------------------------
+    def allowed_words(self, rows: Any) -> Any:
+        """(R, V) bool: words valid as the current cue (static rules minus this game's used cues)."""
+        k = (
+            (self.phase[rows] == CUE2).to(self.ops.int64)
+            if self.ops.is_torch
+            else (self.phase[rows] == CUE2).astype(np.int64)
+        )
+        ok = self.static_ok[k]
+        if self.rules.unique_cues:
+            ok = ok & ~self.used[rows]
+        return ok
+
+    def action_mask(self, rows: Any = None) -> Any:
+        """(R, A) bool: the legal actions of the seat on turn in each game of ``rows`` (default all)."""
+        o = self.ops
+        all_rows = rows is None
+        rows = self.rows if rows is None else rows
+        k = int(rows.shape[0])
+        ph = self.phase[rows]
+        mask = o.zeros((k, self.A), o.bool)
+        guess = (ph == GUESS1) | (ph == GUESS2)
+        cue = (ph == CUE1) | (ph == CUE2)
+        occupied = self.occupied if all_rows else self.occupied[rows]
+        cells = mask[:, :N_CELLS]
+        o.xp.logical_not(occupied, out=cells)
+        cells &= guess[:, None]
+        pick = o.nonzero(ph == PICK)
+        if int(pick.shape[0]):
+            mask[pick[:, None], self.card[rows[pick]]] = True
+        words = mask[:, N_CELLS : N_CELLS + self.V]
+        words[...] = self.allowed_words(rows)
+        words &= cue[:, None]
+        if self.rules.allow_pass:
+            mask[:, self.pass_action] = ph == CUE2
+        return mask
+
+    def legal(self, rows: Any, a: Any) -> Any:
+        """(R,) bool: action ``a[i]`` is legal in game ``rows[i]`` now (the mask's rule, one entry per game)."""
+        o = self.ops
+        ph = self.phase[rows]
+        inside = (a >= 0) & (a < self.A)
+        a = o.where(inside, a, 0)
+        is_cell = a < N_CELLS
+        cell = o.where(is_cell, a, 0)
+        guess = (ph == GUESS1) | (ph == GUESS2)
+        free = ~self.occupied[rows, cell]
+        on_card = (self.card[rows] == cell[:, None]).any(1)
+        cell_ok = is_cell & ((guess & free) | ((ph == PICK) & on_card))
+        is_word = (a >= N_CELLS) & (a < N_CELLS + self.V)
+        word = o.where(is_word, a - N_CELLS, 0)
+        second = o.astype(ph == CUE2, o.int64)
+        word_ok = is_word & ((ph == CUE1) | (ph == CUE2)) & self.static_ok[second, word]
+        if self.rules.unique_cues:
+            word_ok = word_ok & ~self.used[rows, word]
+        pass_ok = (a == self.pass_action) & (ph == CUE2)
+        if not self.rules.allow_pass:
+            pass_ok = pass_ok & False
+        return inside & (cell_ok | word_ok | pass_ok)
+
+    def seat_role(self, rows: Any) -> Any:
+        """(R,) 0 when the seat on turn acts as cue giver, 1 as guesser."""
+        ph = self.phase[rows]
+        g = (ph == GUESS1) | (ph == GUESS2)
+        return self.ops.astype(g, self.ops.int64)
+
+    def caller_turn(self, rows: Any = None) -> Any:
+        """(R,) bool: the decision on turn belongs to the caller."""
+        rows = self.rows if rows is None else rows
+        return self.caller[self.current[rows], self.seat_role(rows)]
+
+    # -- actions ---------------------------------------------------------------------------
+    def random_actions(self, rows: Any = None) -> Any:
+        """One uniformly random legal action per game of ``rows`` (phase-aware rejection sampling)."""
+        o = self.ops
+        rows = self.rows if rows is None else rows
+        k = int(rows.shape[0])
+        ph = self.phase[rows]
+        out = o.zeros(k, o.int64)
+        pick = ph == PICK
+        card_pick = self.card[rows, o.integers(self.rules.card_size, (k,))]
+        out = o.where(pick, card_pick, out)
+        guess = o.nonzero((ph == GUESS1) | (ph == GUESS2))
+        if int(guess.shape[0]):
+            out[guess] = self._random_free(rows[guess])
+        cue = o.nonzero((ph == CUE1) | (ph == CUE2))
+        if int(cue.shape[0]):
+            mask = self.action_mask(rows[cue])[:, N_CELLS:]
+            out[cue] = N_CELLS + self._random_in(mask)
+        return out
+
+    def _random_free(self, rows: Any) -> Any:
+        free = ~self.occupied[rows]
+        return self._random_in(free)
+
+    def _random_in(self, mask: Any) -> Any:
+        """A uniform true column per row of ``mask`` (rejection first, then exact for stragglers)."""
+        o = self.ops
+        k, m = int(mask.shape[0]), int(mask.shape[1])
+        idx = o.arange(k)
+        pick = o.integers(m, (k,))
+        for _ in range(4):
+            bad = o.nonzero(~mask[idx, pick])
+            if not int(bad.shape[0]):
+                return pick
+            pick[bad] = o.integers(m, (int(bad.shape[0]),))
+        bad = o.nonzero(~mask[idx, pick])
+        if int(bad.shape[0]):
+            sub = mask[bad]
+            pick[bad] = o.masked_argmax(o.random((int(bad.shape[0]), m)), sub)
+        return pick
+
+    # -- stepping ------------------------------------------------------------------------------
+    def step(self, actions: Any) -> TimeStep:
+        """Apply the caller's action in every game, then play opponents until each waits for the caller."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
+        o = self.ops
+        a = (
+            o.asarray(actions, o.int64).reshape(-1)
+            if not o.is_torch
+            else o.xp.as_tensor(actions, device=o.device).to(o.int64).reshape(-1)
+        )
+        if int(a.shape[0]) != self.num_games:
+            raise ValueError(
+                f"actions: expected {self.num_games} actions (one per game), got {int(a.shape[0])}"
+            )
+        rewards = o.zeros((self.num_games, self.S), o.float32)
+        role = o.zeros((self.num_games, self.S, 2), o.float32)
+        terminated = o.zeros(self.num_games, o.bool)
+        illegal = o.zeros(self.num_games, o.bool)
+        final = o.zeros((self.num_games, self.S), o.int64)
+        self._apply(self.rows, a, rewards, role, terminated, final, illegal)
+        self._advance(rewards, role, terminated, final)
+        return self._timestep(rewards, role, terminated, final, illegal)
+
+    def _advance(self, rewards: Any, role: Any, terminated: Any = None, final: Any = None) -> None:
+        o = self.ops
+        if terminated is None:
+            terminated = o.zeros(self.num_games, o.bool)
+            final = o.zeros((self.num_games, self.S), o.int64)
+        while True:
+            todo = o.nonzero(~self.caller_turn())
+            if not int(todo.shape[0]):
+                return
+            actions = self.opponent_actions(todo)
+            self._apply(todo, actions, rewards, role, terminated, final, None)
+
+    def _timestep(self, rewards: Any, role: Any, terminated: Any, final: Any, illegal: Any) -> TimeStep:
+        o = self.ops
+        final = o.zeros((self.num_games, self.S), o.int64) if final is None else final
+        illegal = o.zeros(self.num_games, o.bool) if illegal is None else illegal
+        return TimeStep(
+            current_player=o.copy(self.current),
+            action_mask=self.action_mask(),
+            rewards=rewards,
+            terminated=terminated,
+            final_scores=final,
+            illegal=illegal,
+            role_rewards=role,
+        )
+
+    def _apply(
+        self, rows: Any, a: Any, rewards: Any, role: Any, terminated: Any, final: Any, illegal: Any
+    ) -> None:
+        """Apply action ``a[i]`` in game ``rows[i]`` (the seat on turn plays it)."""
+        o = self.ops
+        legal = self.legal(rows, a)
+        if illegal is not None:
+            bad = o.nonzero(~legal)
+            if int(bad.shape[0]):
+                br = rows[bad]
+                rewards[br, self.current[br]] += self.illegal_reward
+                illegal[br] = True
+                self._end_games(br, terminated, final, illegal=True)
+                keep = o.nonzero(legal)
+                rows, a = rows[keep], a[keep]
+        elif not bool(legal.all()):
+            raise AssertionError("an opponent table produced an illegal action")  # a bug, never user input
+        if self.listeners or self.pre_listeners:  # taken before the move: seat, phase and card
+            moved = [
+                o.to_numpy(x).copy() for x in (rows, a, self.current[rows], self.phase[rows], self.card[rows])
+            ]
+            for listener in self.pre_listeners:
+                listener(*moved)
+        ph = self.phase[rows]
+        # target
+        idx = o.nonzero(ph == PICK)
+        if int(idx.shape[0]):
+            r = rows[idx]
+            self.target[r] = a[idx]
+            self.phase[r] = CUE1
+        # cues and passes
+        idx = o.nonzero((ph == CUE1) | (ph == CUE2))
+        if int(idx.shape[0]):
+            r, act, p = rows[idx], a[idx], ph[idx]
+            passed = act == self.pass_action
+            code = o.where(passed, self.V + 1, act - N_CELLS + 1)
+            slot = o.astype(p == CUE2, o.int64)
+            self.cue[r, slot] = code
+            words = o.nonzero(~passed)
+            self.used[r[words], act[words] - N_CELLS] = True
+            first = o.nonzero(p == CUE1)
+            if int(first.shape[0]):
+                self._start_guessing(r[first], GUESS1)
+            second = o.nonzero(p == CUE2)
+            if int(second.shape[0]):
+                r2, pass2 = r[second], passed[second]
+                if not self.rules.second_cone_after_pass:
+                    rev = o.nonzero(pass2)
+                    if int(rev.shape[0]):
+                        self._reveal(r2[rev], rewards, role, terminated, final)
+                    r2 = r2[o.nonzero(~pass2)]
+                if int(r2.shape[0]):
+                    self._start_guessing(r2, GUESS2)
+        # cones
+        idx = o.nonzero((ph == GUESS1) | (ph == GUESS2))
+        if int(idx.shape[0]):
+            r, cell, p = rows[idx], a[idx], ph[idx]
+            self.occupied[r, cell] = True
+            nc = self.n_cones[r]
+            self.cone_cell[r, nc] = cell
+            self.cone_seat[r, nc] = self.current[r]
+            self.n_cones[r] = nc + 1
+            pos = self.pos[r] + 1
+            self.pos[r] = pos
+            n, g = self.n[r], self.giver[r]
+            more = pos < n - 1
+            step = o.where(p == GUESS1, 1, -1)
+            self.current[r] = o.where(more, (g + step * (pos + 1)) % n, g)
+            to_cue2 = o.nonzero(~more & (p == GUESS1))
+            if int(to_cue2.shape[0]):
+                self.phase[r[to_cue2]] = CUE2
+            rev = o.nonzero(~more & (p == GUESS2))
+            if int(rev.shape[0]):
+                self._reveal(r[rev], rewards, role, terminated, final)
+        for listener in self.listeners:
+            listener(*moved)
+
+    def _start_guessing(self, rows: Any, phase: int) -> None:
+        step = 1 if phase == GUESS1 else -1
+        self.phase[rows] = phase
+        self.pos[rows] = 0
+        self.current[rows] = (self.giver[rows] + step) % self.n[rows]
+
+    def _reveal(self, rows: Any, rewards: Any, role: Any, terminated: Any, final: Any) -> None:
+        """Score the round (``rules.points_matrix`` / ``in_frame_matrix``) and start the next one or end the game."""
+        o = self.ops
+        k = int(rows.shape[0])
+        t = self.target[rows]
+        cells, seats = self.cone_cell[rows], self.cone_seat[rows]
+        valid = o.arange(self.K)[None, :] < self.n_cones[rows][:, None]
+        pts = self.points[t[:, None], cells] * valid  # (k, K)
+        frame = self.in_frame[t[:, None], cells] & valid
+        seat_ids = o.arange(self.S)
+        flat = (o.arange(k)[:, None] * self.S + seats).reshape(-1)
+        guess_pts = o.astype(o.xp.bincount(flat, weights=pts.reshape(-1), minlength=k * self.S), o.int64)
+        guess_pts = guess_pts.reshape(k, self.S)  # (k, S) points per seat
+        giver_pts = frame.sum(1) * self.rules.cue_giver_points  # (k,)
+        g = self.giver[rows]
+        giver_onehot = g[:, None] == seat_ids[None, :]
+        total = guess_pts + giver_onehot * giver_pts[:, None]
+        self.scores[rows] += total
+        self.role_points[rows, :, GUESSER_ROLE] += guess_pts
+        self.role_points[rows, :, GIVER_ROLE] += giver_onehot * giver_pts[:, None]
+        rewards[rows] += o.astype(total, o.float32)
+        role[rows, :, GUESSER_ROLE] += o.astype(guess_pts, o.float32)
+        role[rows, :, GIVER_ROLE] += o.astype(giver_onehot * giver_pts[:, None], o.float32)
+        nxt = self.round[rows] + 1
+        done = nxt >= self.rounds_total[rows]
+        ended = o.nonzero(done)
+        if int(ended.shape[0]):
+            self._end_games(rows[ended], terminated, final)
+        going = o.nonzero(~done)
+        if int(going.shape[0]) and k:
+            self._start_round(rows[going], nxt[going])
+
+    def _end_games(self, rows: Any, terminated: Any, final: Any, illegal: bool = False) -> None:
+        terminated[rows] = True
+        final[rows] = self.scores[rows]
+        self.final_role_points[rows] = self.role_points[rows]
+        self.games_finished += int(rows.shape[0])
+        if self.end_listeners:
+            # the ended games are shown in phase ``done`` (index 5), as GameState is after its last reveal
+            saved = self.ops.copy(self.phase[rows])
+            self.phase[rows] = DONE
+            for listener in self.end_listeners:
+                listener(rows, illegal)
+            self.phase[rows] = saved
+        self._new_games(rows)
+
+    # -- opponents ------------------------------------------------------------------------------
+    def opponent_actions(self, rows: Any) -> Any:
+        """The table opponents' actions in games ``rows`` (each game's seat on turn, its own table)."""
+        o = self.ops
+        out = o.zeros(int(rows.shape[0]), o.int64)
+        kind = self.opponent_index[self.current[rows]]
+        for j, entry in enumerate(self._kinds):
+            sel = o.nonzero(kind == j)
+            if int(sel.shape[0]):
+                out[sel] = self._table_actions(rows[sel], entry)
+        return out
+
+    def _table_actions(self, rows: Any, t: dict[str, Any]) -> Any:
+        o = self.ops
+        k = int(rows.shape[0])
+        ph = self.phase[rows]
+        out = self.random_actions(rows)
+        guess = o.nonzero((ph == GUESS1) | (ph == GUESS2))
+        if int(guess.shape[0]) and ("scores" in t or "pool" in t):
+            out[guess] = self._table_guess(rows[guess], t)
+        if "value_t" in t:
+            giver = o.nonzero((ph == PICK) | (ph == CUE1) | (ph == CUE2))
+            if int(giver.shape[0]):
+                out[giver] = self._table_cue(rows[giver], t, out[giver])
+        else:  # random cue giver passes cue 2
+            if self.rules.allow_pass:
+                out = o.where(ph == CUE2, self.pass_action, out)
+        del k
+        return out
+
+    def _table_guess(self, rows: Any, t: dict[str, Any]) -> Any:
+        o = self.ops
+        cue = self.cue[rows]  # (R, 2)
+        known = (cue >= 1) & (cue <= self.V)
+        word = o.where(known, cue - 1, 0)
+        free = ~self.occupied[rows]
+        if "scores" in t:
+            sc = t["scores"]
+            w = o.astype(known, o.float32)
+            total = sc[word[:, 0]] * w[:, 0:1] + sc[word[:, 1]] * w[:, 1:2]
+            count = w.sum(1, keepdims=True) if not o.is_torch else w.sum(1, keepdim=True)
+            mean = total / o.where(count > 0, count, o.full((), 1.0, o.float32) if o.is_torch else 1.0)
+            pick = o.masked_argmax(mean, free)
+            none = o.nonzero(count[:, 0] == 0)
+            if int(none.shape[0]):
+                pick[none] = self._random_free(rows[none])
+            return pick
+        # replayed humans: the latest cue people answered
+        pool, plen, pknown = t["pool"], t["pool_len"], t["pool_known"]
+        k1 = known[:, 0] & pknown[word[:, 0]]
+        k2 = known[:, 1] & pknown[word[:, 1]]
+        w = o.where(k2, word[:, 1], word[:, 0])
+        has = k1 | k2
+        cells = pool[w]  # (R, L)
+        length = cells.shape[1]
+        col = o.arange(length)
+        ok = (col[None, :] < plen[w][:, None]) & free[
+            o.arange(int(rows.shape[0]))[:, None], cells.clamp(0) if o.is_torch else np.maximum(cells, 0)
+        ]
+        seat = self.current[rows]
+        uw, ui = self.used_word[rows, seat], self.used_idx[rows, seat]  # (R, U)
+        used = ((uw[:, None, :] == w[:, None, None]) & (ui[:, None, :] == col[None, :, None])).any(-1)
+        ok = ok & ~used & has[:, None]
+        anyok = ok.any(1)
+        choice = o.masked_argmax(o.random((int(rows.shape[0]), length)), ok)
+        pick = o.zeros(int(rows.shape[0]), o.int64)
+        hit = o.nonzero(anyok)
+        if int(hit.shape[0]):
+            pick[hit] = cells[hit, choice[hit]]
+            hr, hs = rows[hit], seat[hit]
+            nu = self.n_used[hr, hs]
+            self.used_word[hr, hs, nu] = w[hit]
+            self.used_idx[hr, hs, nu] = choice[hit]
+            self.n_used[hr, hs] = nu + 1
+        miss = o.nonzero(~anyok)
+        if int(miss.shape[0]):
+            pick[miss] = self._random_free(rows[miss])
+        return pick
+
+    def _table_cue(self, rows: Any, t: dict[str, Any], fallback: Any) -> Any:
+        o = self.ops
+        vt = t["value_t"]  # (480, V)
+        k = int(rows.shape[0])
+        ph = self.phase[rows]
+        allowed = self.allowed_words(rows)  # (R, V): cue 1 words at pick_target
+        neg = float("-inf")
+        out = o.copy(fallback)
+        pick = o.nonzero(ph == PICK)
+        if int(pick.shape[0]):
+            card = self.card[rows[pick]]  # (P, C)
+            val = vt[card]  # (P, C, V)
+            val = o.where(allowed[pick][:, None, :], val, o.full((), neg, o.float32) if o.is_torch else neg)
+            best = val.amax(-1) if o.is_torch else val.max(-1)  # (P, C)
+            # word-major tie order as the replay agent: first word, then first card cell
+            flat = (
+                val.transpose(1, 2).reshape(int(pick.shape[0]), -1)
+                if o.is_torch
+                else val.transpose(0, 2, 1).reshape(int(pick.shape[0]), -1)
+            )
+            j = flat.argmax(-1) % self.rules.card_size
+            usable = best.amax(-1) > neg if o.is_torch else best.max(-1) > neg
+            chosen = card[o.arange(int(pick.shape[0])), j]
+            out[pick] = o.where(usable, chosen, fallback[pick])
+        cue = o.nonzero((ph == CUE1) | (ph == CUE2))
+        if int(cue.shape[0]):
+            r = rows[cue]
+            val = vt[self.target[r]]  # (Q, V)
+            ok = allowed[cue] & (val > neg)
+            best = o.masked_argmax(val, ok)
+            usable = ok.any(1)
+            second = ph[cue] == CUE2
+            if self.rules.allow_pass:
+                miss = o.where(second, self.pass_action, fallback[cue])
+            else:
+                miss = fallback[cue]
+            out[cue] = o.where(usable, N_CELLS + best, miss)
+        del k
+        return out

@@ -1,0 +1,299 @@
+"""Gymnasium and multi-agent batched APIs over :class:`~huesenv.envs.vector_game.game.HuesCuesVectorGame`.
+
+* :class:`HuesCuesVectorEnv` — a ``gymnasium.vector.VectorEnv`` of ``num_envs``
+  complete games for one learner seat: ``role="guesser"`` (``Discrete(480)``,
+  reward = its guesser points, what ``huesenv/Guesser-v1`` is) or
+  ``role="cue_giver"`` (``Discrete(480 + V + 1)``, reward = its cue-giver
+  points, ``huesenv/CueGiver-v1``); the learner's other role is played by
+  ``stand_in`` and the other seats by ``opponents`` (:class:`TableOpponent`
+  tables, built by :mod:`huesenv.agents.vector_tables`; default random, since the
+  environment layer cannot load people or models).  ``gymnasium.make_vec(
+  "huesenv/Guesser-v1", num_envs=N, vectorization_mode="vector_entry_point")``
+  returns it.  Observations are ``hues_cues_v1``'s flat vector (index or
+  embedding cues; ``observation_mode="flat"``) or, with ``"compact"``, the
+  fast trainer's ``{"cue": latest known word index (V: none), "occupied",
+  "action_mask"}``; :meth:`HuesCuesVectorEnv.action_masks` and
+  ``infos["action_mask"]`` give the ``(N, A)`` legal actions.  Rewards come at
+  the reveal (``reward_timing="reveal"``, as ``Guesser-v1``); a guesser can
+  instead be paid each cone's points when it is placed (``"decision"``: the
+  same total per game, credited to the decision that earned it).
+  Auto-reset: ``AutoresetMode.SAME_STEP``: an ended game's last observation is
+  in ``infos["final_obs"]`` (an object array, entries only where
+  ``infos["_final_obs"]``), its scores in ``infos["final_info"]["scores"]``.
+* :class:`SelfPlayVectorEnv` — the batched multi-agent API (PGX / JaxMARL
+  shape): ``reset(seed)`` / ``step(actions)`` on batches return a
+  :class:`SelfPlayStep` with the seat on turn (``current_player``), its
+  observation and mask, per-seat ``rewards`` ``(N, 10)`` and ``terminated``;
+  the caller plays every seat in both roles (or the seats in ``caller``, the
+  rest by table opponents).  One step is one decision per game.
+
+Both run on numpy, or on torch with ``xp=torch, device=...`` (observations,
+masks and rewards are then tensors on that device).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from huesenv.board import N_CELLS
+from huesenv.envs.vector_game.encode import FlatEncoder
+from huesenv.envs.vector_game.game import GIVER_ROLE, GUESSER_ROLE, HuesCuesVectorGame
+from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent
+from huesenv.game.rules import HuesCuesRules
+
+ROLES = ("guesser", "cue_giver")
+OBSERVATION_MODES = ("flat", "compact")
+REWARD_TIMINGS = ("reveal", "decision")
+
+
+class HuesCuesVectorEnv(VectorEnv):
+    """``num_envs`` full games, one learner seat in one role (see the module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 256,
+        num_players: int | Sequence[int] = 4,
+        role: str = "guesser",
+        seat: int = 0,
+        opponents: TableOpponent | Sequence[TableOpponent] = RANDOM,
+        stand_in: TableOpponent | None = None,
+        cue_encoding: str = "index",
+        cue_embeddings: np.ndarray | None = None,
+        flat_cue_weight: float = 4.0,
+        vocabulary: Sequence[str] | None = None,
+        rules: HuesCuesRules | None = None,
+        illegal_reward: float = -1.0,
+        observation_mode: str = "flat",
+        reward_timing: str = "reveal",
+        xp: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+    ) -> None:
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(
+                f"observation_mode: expected one of {OBSERVATION_MODES}, got {observation_mode!r}"
+            )
+        if reward_timing not in REWARD_TIMINGS or (reward_timing == "decision" and role != "guesser"):
+            raise ValueError(
+                f"reward_timing: expected 'reveal', or 'decision' for the guesser role, got {reward_timing!r} ({role})"
+            )
+        self.observation_mode = observation_mode
+        self.reward_timing = reward_timing
+        if role not in ROLES:
+            raise ValueError(f"role: expected one of {ROLES}, got {role!r}")
+        players = [num_players] if isinstance(num_players, (int, np.integer)) else list(num_players)
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < min(players):
+            raise ValueError(f"seat: expected an integer 0-{min(players) - 1}, got {seat!r}")
+        self.role = role
+        self.seat = int(seat)
+        self.role_index = GUESSER_ROLE if role == "guesser" else GIVER_ROLE
+        probe = HuesCuesVectorGame(1, players[0], vocabulary=vocabulary, rules=rules)
+        s = probe.S
+        if isinstance(opponents, TableOpponent):
+            seq = [opponents] * s
+        else:
+            seq = list(opponents)
+            if len(seq) != s - 1:
+                raise ValueError(
+                    f"opponents: expected one TableOpponent or {s - 1} (seats other than {seat}, in order), got {len(seq)}"
+                )
+            seq.insert(self.seat, RANDOM)
+        seq[self.seat] = (
+            stand_in
+            if stand_in is not None
+            else (opponents if isinstance(opponents, TableOpponent) else RANDOM)
+        )
+        caller = np.zeros((s, 2), dtype=bool)
+        caller[self.seat, self.role_index] = True
+        self.game = HuesCuesVectorGame(
+            num_envs,
+            num_players,
+            vocabulary=vocabulary,
+            rules=rules,
+            caller=caller,
+            opponents=seq,
+            illegal_reward=illegal_reward,
+            xp=xp,
+            device=device,
+            seed=seed,
+        )
+        self.num_envs = self.game.num_games
+        self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
+        self.n_actions = N_CELLS if role == "guesser" else self.game.A
+        if observation_mode == "flat":
+            self.single_observation_space = self.encoder.space
+        else:
+            self.single_observation_space = spaces.Dict(
+                {
+                    "cue": spaces.Discrete(self.game.V + 1),
+                    "occupied": spaces.Box(0, 1, (N_CELLS,), np.int8),
+                    "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
+                }
+            )
+        self.single_action_space = spaces.Discrete(self.n_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._final: dict[int, Any] = {}
+        self.game.end_listeners.append(self._on_end)
+        self._mask: Any = None
+
+    @property
+    def ops(self) -> Any:
+        return self.game.ops
+
+    def _on_end(self, rows: Any, illegal: bool) -> None:
+        o = self.ops
+        seats = o.full(int(rows.shape[0]), self.seat, o.int64)
+        obs = self.encoder.encode(rows, seats)
+        for i, r in enumerate(o.to_numpy(rows).tolist()):
+            self._final[r] = obs[i]
+
+    def _observe(self) -> Any:
+        g, o = self.game, self.ops
+        if self.observation_mode == "flat":
+            return self.encoder.encode(g.rows, g.current)
+        cue = g.cue
+        known = (cue >= 1) & (cue <= g.V)
+        latest = o.where(known[:, 1], cue[:, 1] - 1, o.where(known[:, 0], cue[:, 0] - 1, g.V))
+        return {
+            "cue": latest,
+            "occupied": o.astype(g.occupied, o.int8),
+            "action_mask": o.astype(self._mask, o.int8),
+        }
+
+    def action_masks(self) -> Any:
+        """``(num_envs, A)`` bool legal actions of the learner now (sb3-contrib's name)."""
+        return self._mask
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is None and not self.game._has_reset:
+            seed = int(self.np_random.integers(2**63))
+        ts = self.game.reset(seed=seed)
+        self._final = {}
+        self._mask = ts.action_mask[:, : self.n_actions]
+        return self._observe(), {"action_mask": self._mask}
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        o = self.ops
+        a = actions if o.is_torch else np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self._final = {}
+        g = self.game
+        if self.reward_timing == "decision":
+            # the cone's own guesser points, known once it is placed (the round's target is set): the same
+            # total per game as at the reveal, credited to the decision that earned it
+            legal = g.legal(g.rows, a)
+            cone = o.astype(g.points[g.target, o.where(legal, a, 0)] * legal, o.float32)
+        ts = g.step(a)
+        penalty = o.astype(ts.illegal, o.float32) * g.illegal_reward
+        if self.reward_timing == "decision":
+            rewards = cone + penalty
+        else:
+            rewards = ts.role_rewards[:, self.seat, self.role_index] + penalty
+        self._mask = ts.action_mask[:, : self.n_actions]
+        infos: dict[str, Any] = {"action_mask": self._mask, "legal": ~ts.illegal}
+        ended = o.to_numpy(ts.terminated)
+        if ended.any():
+            final_obs = np.empty(self.num_envs, dtype=object)
+            for r, x in self._final.items():
+                final_obs[r] = x
+            infos["final_obs"], infos["_final_obs"] = final_obs, ended
+            infos["final_info"] = {
+                "scores": ts.final_scores,
+                "illegal": ts.illegal,
+                "learner_points": self.game.final_role_points[:, self.seat, self.role_index],
+            }
+            infos["_final_info"] = ended
+        truncated = o.zeros(self.num_envs, o.bool)
+        return self._observe(), rewards, ts.terminated, truncated, infos
+
+
+def make_guesser_vector(num_envs: int = 256, **kwargs: Any) -> HuesCuesVectorEnv:
+    """``gymnasium.make_vec("huesenv/Guesser-v1", vectorization_mode="vector_entry_point")``."""
+    kwargs.pop("max_episode_steps", None)
+    return HuesCuesVectorEnv(num_envs=num_envs, role="guesser", **kwargs)
+
+
+def make_cue_giver_vector(num_envs: int = 256, **kwargs: Any) -> HuesCuesVectorEnv:
+    """``gymnasium.make_vec("huesenv/CueGiver-v1", vectorization_mode="vector_entry_point")``."""
+    kwargs.pop("max_episode_steps", None)
+    return HuesCuesVectorEnv(num_envs=num_envs, role="cue_giver", **kwargs)
+
+
+@dataclass
+class SelfPlayStep:
+    """One batched step of :class:`SelfPlayVectorEnv` (arrays of the env's namespace, batch first)."""
+
+    observation: Any  # (N, F) float32: the observation of the seat on turn
+    action_mask: Any  # (N, A) bool
+    current_player: Any  # (N,) seat on turn
+    rewards: Any  # (N, 10) per-seat points since the previous step (penalties included)
+    terminated: Any  # (N,) the game ended in this step (already reset)
+    final_scores: Any  # (N, 10) the ended games' scores
+
+
+class SelfPlayVectorEnv:
+    """The batched multi-agent API: every decision of ``num_envs`` games goes to the caller (see the module docstring)."""
+
+    def __init__(
+        self,
+        num_envs: int = 256,
+        num_players: int | Sequence[int] = 4,
+        *,
+        caller: Any = None,
+        opponents: TableOpponent | Sequence[TableOpponent] = RANDOM,
+        cue_encoding: str = "index",
+        cue_embeddings: np.ndarray | None = None,
+        flat_cue_weight: float = 4.0,
+        vocabulary: Sequence[str] | None = None,
+        rules: HuesCuesRules | None = None,
+        illegal_reward: float = -1.0,
+        xp: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+    ) -> None:
+        self.game = HuesCuesVectorGame(
+            num_envs,
+            num_players,
+            vocabulary=vocabulary,
+            rules=rules,
+            caller=caller,
+            opponents=opponents,
+            illegal_reward=illegal_reward,
+            xp=xp,
+            device=device,
+            seed=seed,
+        )
+        self.num_envs = self.game.num_games
+        self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
+        self.observation_space = self.encoder.space
+        self.action_space = spaces.Discrete(self.game.A)
+        self.num_seats = self.game.S
+
+    def _wrap(self, ts: Any) -> SelfPlayStep:
+        g = self.game
+        return SelfPlayStep(
+            observation=self.encoder.encode(g.rows, g.current),
+            action_mask=ts.action_mask,
+            current_player=ts.current_player,
+            rewards=ts.rewards,
+            terminated=ts.terminated,
+            final_scores=ts.final_scores,
+        )
+
+    def reset(self, seed: int | None = None) -> SelfPlayStep:
+        return self._wrap(self.game.reset(seed=seed))
+
+    def step(self, actions: Any) -> SelfPlayStep:
+        return self._wrap(self.game.step(actions))
