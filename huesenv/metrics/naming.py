@@ -285,8 +285,13 @@ def merge_words(model: IBModel, q: np.ndarray, tol: float = MERGE_TOL) -> np.nda
     return merged
 
 
-def default_betas(n: int = 200, beta_max: float = 2.0**13) -> np.ndarray:
-    """A descending geometric grid from ``beta_max`` to 1 (the paper anneals over ``β ∈ [1, 2^13]``)."""
+def default_betas(n: int = 50, beta_max: float = 2.0**7) -> np.ndarray:
+    """A descending geometric grid from ``beta_max`` to 1.
+
+    Choice documented: the paper anneals over ``β ∈ [1, 2^13]``; on the board the solution at
+    ``β = 2^7`` is already within ~0.5 bit of the identity (8.4 of 8.9 bits, far above every
+    system analysed here), so the grid starts there: the annealing on 480 meanings is the costly
+    part (one 480×480×W product per iteration) and it runs on two shared cores."""
     if n < 2:
         raise ValueError(f"betas: expected at least 2 grid points, got {n}")
     return np.geomspace(beta_max, 1.0, int(n))
@@ -315,7 +320,7 @@ class Frontier:
 
 
 def compute_frontier(
-    model: IBModel, betas: np.ndarray | None = None, *, tol: float = 1e-6, max_iter: int = 300
+    model: IBModel, betas: np.ndarray | None = None, *, tol: float = 1e-4, max_iter: int = 50
 ) -> Frontier:
     """The IB frontier by reverse deterministic annealing over ``betas`` (sorted descending).
 
