@@ -1,0 +1,85 @@
+"""``hues_cues_v1`` for RLlib (new API stack) with no adapter code of your own.
+
+RLlib's action-masking module (``ray.rllib.examples.rl_modules.classes.action_masking_rlm
+.ActionMaskingTorchRLModule``) takes observations ``{"observations": Box, "action_mask":
+Box(0, 1, (A,))}`` with a float mask (it takes ``log`` of it).  :class:`RLlibObservation`
+gives the env exactly that shape: the flat float32 observation (``observation_mode="flat"``)
+under ``"observations"`` and the legal-action mask as float32 under ``"action_mask"``.
+:func:`rllib_env` builds it inside RLlib's own PettingZoo wrapper
+(``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``: turn-based AEC, one acting agent
+per step), and :data:`ENV_NAME` is registered with ``ray.tune.register_env`` by
+:func:`register` — so a config needs only ``.environment(ENV_NAME, env_config={...})``.
+``env_config`` holds the env's keyword arguments (``num_players``, ``max_cycles``…).
+
+Multi-agent PPO (one shared policy for every seat, since observations are seat-relative)
+on a cluster: ``huesenv.experiments.rl.rllib_train.ppo_config(num_env_runners=N,
+num_gpus=G)`` (see there); nothing else changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils import BaseWrapper
+
+from huesenv.envs.hues_cues.env import env as hues_cues_env
+
+ENV_NAME = "huesenv_hues_cues_v1"
+OBS_KEY = "observations"
+MASK_KEY = "action_mask"
+
+
+class RLlibObservation(BaseWrapper):
+    """Observations ``{"observations": float32 flat vector, "action_mask": float32 (A,)}`` (module docstring)."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        inner = env.unwrapped
+        if inner.observation_mode != "flat":
+            raise ValueError(
+                f"RLlib observations: expected observation_mode='flat', got {inner.observation_mode!r}"
+            )
+        self._spaces = {
+            a: spaces.Dict(
+                {
+                    OBS_KEY: inner.observation_space(a)["observation"],
+                    MASK_KEY: spaces.Box(0.0, 1.0, (inner.layout.n,), np.float32),
+                }
+            )
+            for a in inner.possible_agents
+        }
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:  # type: ignore[override]
+        obs = super().observe(agent)
+        if obs is None:
+            return None
+        return {
+            OBS_KEY: np.asarray(obs["observation"], dtype=np.float32),
+            MASK_KEY: np.asarray(obs["action_mask"], dtype=np.float32),
+        }
+
+
+def rllib_aec_env(**kwargs: Any) -> RLlibObservation:
+    """The AEC env with RLlib's observation shape (flat observations; vocabulary cues)."""
+    kwargs.setdefault("observation_mode", "flat")
+    return RLlibObservation(hues_cues_env(**kwargs))
+
+
+def rllib_env(config: dict[str, Any] | None = None) -> Any:
+    """RLlib's ``PettingZooEnv`` around :func:`rllib_aec_env` (``config``: the env's keyword arguments)."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    return PettingZooEnv(rllib_aec_env(**dict(config or {})))
+
+
+def register() -> str:
+    """Register :data:`ENV_NAME` with Ray Tune (idempotent) and return it."""
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, rllib_env)
+    return ENV_NAME
