@@ -89,7 +89,7 @@ def key_may_go_to(base_url: str) -> bool:
     return parts.scheme.lower() == "https" or is_loopback_host(parts.hostname)
 
 
-class RateLimiter:
+class RequestPacer:
     """Evenly spaced request starts: at most ``per_minute`` per minute (thread-safe)."""
 
     def __init__(
@@ -130,7 +130,7 @@ def reply_content(body: Any) -> str | None:
     except (KeyError, IndexError, TypeError):
         return None
     if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [str(p["text"]) for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "".join(parts) if parts else None
     return content if isinstance(content, str) else None
 
@@ -183,10 +183,10 @@ class ApiVLMAgent(ChatVLMAgent):
             float(temperature),
             float(retry_temperature),
         )
-        self.limiter = RateLimiter(requests_per_minute)
+        self.limiter = RequestPacer(requests_per_minute)
         self._sleep = sleep
         self._transport = transport
-        self._client = None
+        self._client: Any = None  # an httpx.Client, made on first use
         self.stats = {"requests": 0, "http_retries": 0, "failures": 0, "structured_fallbacks": 0}
         self._schema_supported = True
         self._stats_lock = threading.Lock()

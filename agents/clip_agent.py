@@ -30,6 +30,7 @@ import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -162,7 +163,10 @@ class ClipAgent(ScoringAgent):
             "text_encode_s": 0.0,
             "preprocess_s": 0.0,
         }
-        self._model = self._preprocess = self._tokenizer = None
+        # open_clip's model, image transform and tokenizer, loaded by _load on first use
+        self._model: Any = None
+        self._preprocess: Any = None
+        self._tokenizer: Any = None
         self._cells: np.ndarray | None = None
         self._logit_scale = 100.0
         self._text_cache = TextEmbeddingCache(self._path("text", self.prompt, self.lowercase))
@@ -262,14 +266,16 @@ class ClipAgent(ScoringAgent):
         import torch
 
         self._load()
+        model, preprocess = self._model, self._preprocess
+        assert model is not None and preprocess is not None  # _load set them
         out = []
         for start in range(0, len(images), self.batch_size):
             t0 = time.perf_counter()
-            pixels = torch.stack([self._preprocess(im) for im in images[start : start + self.batch_size]])
+            pixels = torch.stack([preprocess(im) for im in images[start : start + self.batch_size]])
             pixels = pixels.to(self.device, dtype=self._input_dtype() or pixels.dtype)
             t1 = time.perf_counter()
             with torch.inference_mode():
-                feats = self._model.encode_image(pixels)
+                feats = model.encode_image(pixels)
             out.append(feats.float().cpu().numpy())
             t2 = time.perf_counter()
             self.timings["preprocess_s"] += t1 - t0
@@ -281,12 +287,14 @@ class ClipAgent(ScoringAgent):
         import torch
 
         self._load()
+        model, tokenizer = self._model, self._tokenizer
+        assert model is not None and tokenizer is not None  # _load set them
         out = []
         for start in range(0, len(texts), self.batch_size):
             t0 = time.perf_counter()
-            tokens = self._tokenizer(list(texts[start : start + self.batch_size])).to(self.device)
+            tokens = tokenizer(list(texts[start : start + self.batch_size])).to(self.device)
             with torch.inference_mode():
-                feats = self._model.encode_text(tokens)
+                feats = model.encode_text(tokens)
             out.append(feats.float().cpu().numpy())
             self.timings["text_encode_s"] += time.perf_counter() - t0
         return l2_normalise(np.concatenate(out)) if out else np.zeros((0, 0), np.float32)

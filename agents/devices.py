@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from huesenv.agents.registry import has_capability
+
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda|cuda:\d+|mps)$")
 
 
@@ -47,15 +49,10 @@ def torch_dtype(precision: str):
     return {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[precision]
 
 
-# agent kinds whose factories take ``device=`` (the torch-backed ones)
-DEVICE_KINDS: frozenset[str] = frozenset({"clip", "vlm", "text-embedding"})
-
-
 def with_device(spec: str, kwargs: dict, device: str | None) -> dict:
-    """``kwargs`` plus ``device`` for a torch-backed agent spec (``--device`` of the CLI), unchanged for the
-    others and when ``device`` is None or the kwargs already name one."""
-    kind = spec.split(":", 1)[0]
-    if device is None or kind not in DEVICE_KINDS or "device" in kwargs:
+    """``kwargs`` plus ``device`` for a spec whose kind takes one (``AgentKind.takes_device``; ``--device`` of
+    the CLI), unchanged for the others and when ``device`` is None or the kwargs already name one."""
+    if device is None or "device" in kwargs or not has_capability(spec, "takes_device"):
         return dict(kwargs)
     if not _DEVICE_RE.match(str(device).strip().lower()):
         raise ValueError(f"--device {device!r}: expected 'auto', 'cpu', 'cuda' or 'cuda:<n>'")

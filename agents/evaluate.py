@@ -35,7 +35,7 @@ def _record(
     cells = None if answer.cells is None else [format_coord(int(c)) for c in answer.cells]
     sampled = bool(answer.info.get("sampled", False))
     scores = None if (answer.scores is None or sampled) else [float(s) for s in answer.scores]
-    extra = {"top_k": top_k, "sampled": sampled}
+    extra: dict[str, str | int | float | bool] = {"top_k": top_k, "sampled": sampled}
     extra.update(
         {k: v for k, v in answer.info.items() if k != "sampled" and isinstance(v, (str, int, float, bool))}
     )

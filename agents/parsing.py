@@ -36,7 +36,7 @@ def parse_coordinates(
     """Flat cell indices named in ``text`` (see the module docstring); only legal ones when ``legal`` is given."""
     if not text:
         return []
-    found: list[tuple[int, int]] = []
+    found: list[tuple[int, int | None]] = []  # (position, cell or None when the name is no cell)
     for m in _ROW_COL.finditer(text):
         found.append((m.start(), _cell(m.group(1) + m.group(2))))
     for m in _COORD.finditer(text):

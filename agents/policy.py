@@ -305,6 +305,10 @@ class PolicyAgent(BaseAgent):
         import torch
 
         cols = np.asarray([self.vocabulary.index(w) for w in words])
+        if self.checkpoint is None:
+            raise RuntimeError(
+                f"policy {self.path}: a speaker needs a huesenv checkpoint (.pt), not an SB3 zip"
+            )
         with torch.no_grad():
             logits, _ = speaker_forward(
                 self.checkpoint.nets["speaker"], torch.as_tensor(np.asarray(targets), device=self.device)

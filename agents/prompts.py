@@ -28,6 +28,7 @@ cue giver's target is outlined.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 PROMPT_VERSION = "2"
 
@@ -136,7 +137,7 @@ def probe_schema(options: Sequence[str] | None, kind: str | None) -> dict:
     """The JSON schema of a structured reply (OpenAI-compatible ``response_format`` ``json_schema``)."""
     kind = probe_kind(options, kind)
     number = {"type": "number", "minimum": 0, "maximum": 100}
-    props: dict = {
+    props: dict[str, Any] = {
         "option": {"answer": {"type": "string", "enum": list(options or ())}},
         "colour": {"color": {"type": "string"}},
         "colours": {"colors": {"type": "array", "items": {"type": "string"}}},
@@ -144,7 +145,7 @@ def probe_schema(options: Sequence[str] | None, kind: str | None) -> dict:
         "coverage": {"estimated_percentage": number},
         "threshold+colour": {"threshold": number, "color": {"type": "string"}},
         "yes_no": {"answer": {"type": "string", "enum": ["yes", "no"]}},
-    }[kind]
+    }[kind]  # type: ignore[assignment]  # each value is a dict of JSON-schema properties
     return {
         "name": "probe_answer_" + kind.replace("+", "_"),
         "strict": True,

@@ -68,8 +68,8 @@ class RandomAgent(BaseAgent):
         template = _FORMAT.search(question)
         if template:
             text = _PLACEHOLDER.sub(lambda m: self._fill(m.group(0), question), template.group(1).strip())
-            colour = _COLOUR_SLOT.search(text)
-            return Answer(text=colour.group(1) if colour else None, raw_text=text)
+            slot = _COLOUR_SLOT.search(text)
+            return Answer(text=slot.group(1) if slot else None, raw_text=text)
         if _NUMERIC.search(question):
             text = self._percent()
             return Answer(text=text, raw_text=text)
@@ -83,8 +83,8 @@ class RandomAgent(BaseAgent):
         pool: list[str] = list(CANONICAL_COLOURS)
         offered = _CHOOSE.search(question)
         if offered:
-            named = [canonical_colour(w) for w in re.split(r",|\bor\b", offered.group(1))]
-            named = [c for c in dict.fromkeys(named) if c is not None]
+            read = [canonical_colour(w) for w in re.split(r",|\bor\b", offered.group(1))]
+            named = [c for c in dict.fromkeys(read) if c is not None]
             if len(named) >= 2:
                 pool = named
         return pool[int(self.rng.integers(len(pool)))]

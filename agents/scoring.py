@@ -81,7 +81,8 @@ class ScoringAgent(BaseAgent):
         encode_s = (time.perf_counter() - t0) / max(len(queries), 1)
         out: list[Answer] = []
         probes = [i for i, q in enumerate(queries) if isinstance(q, ProbeQuery)]
-        probe_answers = dict(zip(probes, self.answer_probes([queries[i] for i in probes]))) if probes else {}
+        probe_queries = [q for q in queries if isinstance(q, ProbeQuery)]  # in the order of ``probes``
+        probe_answers = dict(zip(probes, self.answer_probes(probe_queries))) if probes else {}
         for i, q in enumerate(queries):
             if isinstance(q, GuessQuery):
                 ans = self._guess_from(q, table)
@@ -130,14 +131,14 @@ class ScoringAgent(BaseAgent):
             logits = np.where(free, self.listener_logits(scores), -np.inf)
             logp = log_softmax(logits, axis=-1)
             frame_mass = np.stack([logsumexp(logp[:, frame(c)], axis=-1) for c in card], axis=1)  # (V, card)
-            value = []
+            per_target = []
             for t in targets:
                 j = card.index(t) if t in card else None
                 own = logsumexp(logp[:, frame(t)], axis=-1) if j is None else frame_mass[:, j]
                 others = [k for k, c in enumerate(card) if c != t]
                 rival = frame_mass[:, others].max(axis=1) if others else 0.0
-                value.append(own - self.contrast * rival)
-            value = np.stack(value, axis=1)
+                per_target.append(own - self.contrast * rival)
+            value = np.stack(per_target, axis=1)
         flat = int(np.argmax(value))  # first maximum: deterministic
         w, ti = divmod(flat, value.shape[1])
         return Answer(

@@ -32,6 +32,7 @@ import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from huesenv.agents.cache import TextEmbeddingCache, cache_path, load_arrays, re
 from huesenv.agents.clip_agent import BASIC_COLOUR_TERMS
 from huesenv.agents.devices import resolve_device
 from huesenv.agents.protocol import Answer, ProbeQuery
+from huesenv.agents.quiet import quiet_model_loading
 from huesenv.agents.scoring import ScoringAgent
 from huesenv.board import Board, load_board
 
@@ -109,7 +111,7 @@ class TextEmbeddingAgent(ScoringAgent):
         self.tau, self.sigma, self.batch_size = float(tau), float(sigma), int(batch_size)
         self.board = board or load_board()
         self.cache_dir = resolve_cache_dir(cache_dir)
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, loaded on first use
         self._kernel: np.ndarray | None = None
         self._names_emb: np.ndarray | None = None
         self._model_tag = self.model_path.name if model_path else "all-MiniLM-L6-v2"
@@ -141,6 +143,8 @@ class TextEmbeddingAgent(ScoringAgent):
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
+
+            quiet_model_loading()
 
             t0 = time.perf_counter()
             if not self.model_path.is_dir():
@@ -192,6 +196,7 @@ class TextEmbeddingAgent(ScoringAgent):
                 if path is not None:
                     save_arrays(path, {"embeddings": self._names_emb})
             self._kernel = self._cached_kernel(lab)
+        assert self._kernel is not None  # set together with the embeddings
         return self._names_emb, self._kernel
 
     def _cached_kernel(self, lab: np.ndarray) -> np.ndarray:

@@ -6,8 +6,9 @@ offline with sentence-transformers on the CPU.  Without the extra the env
 raises at construction with the install hint; pass any object with ``dim`` and
 ``encode(texts) -> (n, dim)`` (:class:`~huesenv.envs.hues_cues.encoding.TextEncoder`)
 to use another encoder, e.g. :class:`HashTextEncoder` (no dependencies) in tests.
-The env reaches this module by name (``huesenv.envs.hues_cues.env.DEFAULT_TEXT_ENCODER``):
-it lives with the agents because it needs torch.
+The env never names this module: ``import huesenv`` installs :class:`MiniLMTextEncoder` as
+the env's default (:mod:`huesenv.envs.hues_cues.defaults`); it lives with the agents because
+it needs torch.
 
 Why the thread count is set: a 22M-parameter model encoding one word is
 dominated by thread start-up on many-core machines (56 ms instead of 4 ms per
@@ -20,8 +21,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from huesenv.agents.quiet import quiet_model_loading
 
 
 def bundled_minilm_path() -> Path:
@@ -44,9 +48,9 @@ class MiniLMTextEncoder:
     def __init__(self, model_path: str | os.PathLike | None = None, num_threads: int = 1) -> None:
         self.model_path = Path(model_path) if model_path else bundled_minilm_path()
         self.num_threads = int(num_threads)
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, loaded on first use
 
-    def _load(self):
+    def _load(self) -> Any:
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             try:
@@ -55,6 +59,7 @@ class MiniLMTextEncoder:
                 raise ValueError(
                     "cue_encoding='embedding': sentence-transformers is missing; install the 'embed' extra"
                 ) from err
+            quiet_model_loading()
             self._model = SentenceTransformer(str(self.model_path), device="cpu")
         return self._model
 

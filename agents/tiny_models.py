@@ -80,7 +80,7 @@ def build_tiny_llava(
             bos_token_id=2,
             eos_token_id=3,
         ),
-        image_token_id=fast.convert_tokens_to_ids("<image>"),
+        image_token_id=fast.convert_tokens_to_ids("<image>"),  # type: ignore[call-arg]  # newer transformers' name
         vision_feature_layer=-1,
         vision_feature_select_strategy="default",
     )
@@ -98,7 +98,8 @@ def build_tiny_llava(
     path = Path(path)
     model.save_pretrained(path)
     processor.save_pretrained(path)
-    return {w: fast.convert_tokens_to_ids(w) for w in TINY_VLM_WORDS}
+    ids = {w: fast.convert_tokens_to_ids(w) for w in TINY_VLM_WORDS}
+    return {w: i for w, i in ids.items() if isinstance(i, int)}  # one token, one id
 
 
 def coordinate_bias(ids: dict[str, int], row: str = "I", col: str = "18") -> dict:

@@ -20,9 +20,11 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent
 from huesenv.agents.devices import resolve_device, resolve_precision, torch_dtype
+from huesenv.agents.quiet import quiet_model_loading
 
 
 class TransformersVLMAgent(ChatVLMAgent):
@@ -57,7 +59,9 @@ class TransformersVLMAgent(ChatVLMAgent):
         self.generate_kwargs = dict(
             generate_kwargs or {}
         )  # e.g. sequence_bias / suppress_tokens to constrain
-        self._model = self._processor = None
+        # transformers' model and processor, loaded by _load on first use
+        self._model: Any = None
+        self._processor: Any = None
         self.timings = {"load_s": 0.0, "generate_s": 0.0}
 
     @property
@@ -74,6 +78,8 @@ class TransformersVLMAgent(ChatVLMAgent):
             return
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
+        quiet_model_loading()
+
         t0 = time.perf_counter()
         kw = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}
         self._processor = AutoProcessor.from_pretrained(self.model_ref, **kw)
@@ -86,7 +92,7 @@ class TransformersVLMAgent(ChatVLMAgent):
             AutoModelForImageTextToText.from_pretrained(
                 self.model_ref, dtype=torch_dtype(self.precision), **kw
             )
-            .to(self.device)
+            .to(self.device)  # type: ignore[arg-type]  # transformers types .to by its decorator
             .eval()
         )
         self.timings["load_s"] += time.perf_counter() - t0

@@ -44,7 +44,7 @@ class UnitWorker:
 
     def __init__(self, config_data: dict[str, Any], source: str = "<worker>") -> None:
         self.config = ExperimentConfig(config_data, source=source)
-        self._player = None
+        self._player: GamePlayer | None = None
 
     @property
     def player(self):

@@ -58,8 +58,9 @@ from typing import Any
 import yaml
 
 from huesenv.agents.devices import with_device
-from huesenv.agents.registry import available_agents, split_spec
+from huesenv.agents.registry import available_agents, has_capability, split_spec
 from huesenv.experiments.callables import check_callable_name
+from huesenv.game.rules import DEFAULT_RULES
 from huesenv.secrets import mask
 
 DEFAULTS: dict[str, Any] = {
@@ -165,7 +166,7 @@ class AgentSpec:
 
     @property
     def is_model(self) -> bool:
-        return self.spec.split(":", 1)[0] in {"clip", "vlm"}
+        return has_capability(self.spec, "needs_weights")
 
 
 def bundled_config_path(name: str) -> Path:
@@ -174,9 +175,22 @@ def bundled_config_path(name: str) -> Path:
     return Path(str(ref))
 
 
-def bundled_configs() -> list[str]:
+def bundled_configs(kind: str | None = None) -> list[str]:
+    """The bundled configs' names; ``kind="tournament"`` or ``"training"`` (key ``train``) picks one kind."""
     folder = resources.files("huesenv.experiments") / "configs"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    names = sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    if kind is None:
+        return names
+    if kind not in ("tournament", "training"):
+        raise ValueError(f"kind {kind!r}: expected 'tournament' or 'training'")
+    return [n for n in names if bundled_config_kind(n) == kind]
+
+
+def bundled_config_kind(name: str) -> str:
+    """``"training"`` for a bundled config with a ``train`` section (``huesenv train experiment``), else
+    ``"tournament"`` (``huesenv tournament`` / ``config show``)."""
+    data = yaml.safe_load(bundled_config_path(name).read_text(encoding="utf-8"))
+    return "training" if isinstance(data, dict) and "train" in data else "tournament"
 
 
 def _merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
@@ -267,11 +281,13 @@ def load_config(
     """
     source = source or "default"
     path = Path(source)
+    label = str(path)  # what messages call the config: the user's path, or the bundled config's name
     if path.exists() and not path.is_file():
         raise ValueError(f"config {source}: is a directory, expected a YAML file")
     if not path.exists():
         if str(source) in bundled_configs():
             path = bundled_config_path(str(source))
+            label = f"bundled config {str(source)!r}"
         else:
             raise FileNotFoundError(
                 f"config {source!r}: no such file and not a bundled config (bundled: {', '.join(bundled_configs())})"
@@ -317,7 +333,7 @@ def load_config(
     merged = apply_overrides(_merge(DEFAULTS, data), overrides)
     merged["allow_code"] = bool(allow_code)
     try:
-        return ExperimentConfig.from_dict(merged, source=str(path))
+        return ExperimentConfig.from_dict(merged, source=label)
     except ValueError as err:
         if not overrides:
             raise
@@ -425,8 +441,9 @@ class ExperimentConfig:
                 self._fail(key, "a non-negative integer")
         if d["games"] == 0 and d["tournament"].get("enabled") is True:
             self._fail("games", "at least 1 while tournament.enabled (for no games: `huesenv wordlevel`)")
-        if not 2 <= d["num_players"] <= 10:
-            self._fail("num_players", "2-10 players (the game's range)")
+        low, high = DEFAULT_RULES.min_players, DEFAULT_RULES.max_players
+        if not low <= d["num_players"] <= high:
+            self._fail("num_players", f"{low}-{high} players (the game's range)")
         if not isinstance(d["agents"], dict) or not d["agents"]:
             self._fail("agents", "a mapping of agent name -> {spec: ...}")
         for name, entry in d["agents"].items():
@@ -537,7 +554,12 @@ class ExperimentConfig:
 
     @property
     def run_id(self) -> str:
-        return f"{self.name}-{self.fingerprint()}"
+        """``<name>-<fingerprint>``; a run already renamed to ``<name>-<fingerprint>`` (a variant whose
+        default folder was taken) keeps its name rather than carrying the fingerprint twice."""
+        fingerprint = self.fingerprint()
+        if self.name.endswith(f"-{fingerprint}"):
+            return self.name
+        return f"{self.name}-{fingerprint}"
 
     def run_dir(self) -> Path:
         return Path(self.data["output"]) / self.name

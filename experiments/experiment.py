@@ -248,16 +248,37 @@ def track(tracker: Any, run_dir: Path, data: Any, name: str) -> None:
     tracker.log_artifact(run_dir, name)
 
 
-def _skipped_note(word_df: pd.DataFrame, what: str) -> list[str]:
-    """A summary line naming the words the metrics skipped for lack of human answers (none: no line)."""
+def _skipped_note(word_df: pd.DataFrame, what: str) -> tuple[list[str], list[tuple[str, str]], float]:
+    """For the words the metrics skipped for lack of human answers: a short summary line, the full
+    ``WORD (n)`` list as a folded detail, and the share of the words that were skipped (none: nothing)."""
     skipped = skipped_words(word_df)
     if skipped.empty:
-        return []
+        return [], [], 0.0
+    words = {str(w) for w in word_df["word"]} if "word" in word_df else set()
+    total = len(words | set(map(str, skipped["word"]))) or len(skipped)
+    minimum = int(skipped["min_human_answers"].iloc[0])
     names = ", ".join(f"{w} ({n})" for w, n in zip(skipped["word"], skipped["n_human"]))
-    return [
-        f"{what}: {len(skipped)} word(s) not scored by Mahalanobis/Hotelling, fewer than "
-        f"{int(skipped['min_human_answers'].iloc[0])} human answers: {names}"
-    ]
+    line = (
+        f"{what}: {len(skipped)} of {total} word(s) not scored by Mahalanobis/Hotelling (fewer than "
+        f"{minimum} human answers each; listed below the summary and in the per-word table)"
+    )
+    return (
+        [line],
+        [(f"{what}: the {len(skipped)} words not scored (human answers)", names)],
+        len(skipped) / total,
+    )
+
+
+def _scoring_banner(skipped_shares: dict[str, float]) -> str:
+    """One warning at the top when most words could not be scored: every table then covers few words."""
+    worst = {what: share for what, share in skipped_shares.items() if share > 0.5}
+    if not worst:
+        return ""
+    parts = ", ".join(f"{what} {share:.0%}" for what, share in worst.items())
+    return (
+        f"Most words could not be scored ({parts} of the words have too few human answers): the "
+        "alignment tables below rest on the few words that could; add human answers before reading them."
+    )
 
 
 def _load_humans(config: ExperimentConfig) -> Any:
@@ -283,6 +304,8 @@ def build_report_data(
     plots: dict[str, Path] = {}
     boards: dict[str, Path] = {}
     summary: list[str] = []
+    details: list[tuple[str, str]] = []
+    skipped_shares: dict[str, float] = {}
     seed = int(config["seed"])
     humans = _load_humans(config)
     human_ref = HumanReference.of(humans)
@@ -295,15 +318,19 @@ def build_report_data(
         lb = uncertainty.add_leaderboard_intervals(analysis.leaderboard(frame), frame, seed=seed)
         tables["leaderboard"] = lb
         captions["leaderboard"] = (
-            "Points per game (mean over seat-games, 95 % bootstrap interval over games, standard error), "
-            "split by role; win rate = share of games with the highest total (ties shared). "
+            "Points per game (higher is better): mean over seat-games with a 95 % bootstrap interval over "
+            "games (standard errors are in tables/leaderboard.csv), split by role. Win rate (higher is "
+            "better) = share of games whose highest total was the agent's, ties shared, with a Wilson "
+            "interval; an agent holding several seats of a game (the replayed humans) wins as a team, so "
+            "its win rate is comparable with a one-seat agent's; the per-seat win rate is 1/seats of that. "
             f"Humans: {human_ref.label}."
         )
         plots["leaderboard"] = figures.plot_leaderboard(lb, plots_dir / "leaderboard.png")
         tables["lineups"] = uncertainty.lineup_breakdown(frame, config["lineups"], seed=seed)
         captions["lineups"] = (
             "The leaderboard per lineup (seat order of the lineup's first game): points per game "
-            "and win rate with 95 % bootstrap intervals over that lineup's games."
+            "(higher is better) with a 95 % bootstrap interval over that lineup's games, and win rate as "
+            "in the leaderboard (Wilson intervals over games; several seats win as a team)."
         )
         tables["points_by_role"] = uncertainty.add_role_intervals(analysis.points_by_role(frame), frame, seed)
         tables["seat_games"] = frame  # written to tables/ for `huesenv leaderboard`; not shown
@@ -326,12 +353,14 @@ def build_report_data(
                 "Each agent's first cones (placed after the one-word cue 1) as "
                 "word→cell answers, scored against the human cohort "
                 "(huesenv.metrics.word_level / agent_level), 95 % bootstrap intervals over words. "
-                "Replayed humans are "
+                "Fail rates: lower is better. Replayed humans are "
                 "scored against the cohort they are drawn from: an optimistic "
                 "reference, not leave-one-out."
             )
             tables["guess_alignment_words"] = align["word"]
-            summary.extend(_skipped_note(align["word"], "guess alignment"))
+            lines, folded, skipped_shares["guess alignment"] = _skipped_note(align["word"], "guess alignment")
+            summary.extend(lines)
+            details.extend(folded)
             p = figures.plot_alignment(
                 align["word"],
                 plots_dir / "guess_alignment.png",
@@ -339,7 +368,7 @@ def build_report_data(
             )
             if p:
                 plots["guess_alignment"] = p
-        n_games = len({int(r.game) for r in game_records})
+        n_games = len({int(r.extra["game"]) for r in game_records})  # game_step records (GameStep.game)
         summary.append(
             f"Games: {n_games} games of {len(config['lineups'])} lineup(s), {len(frame)} seat-games, "
             f"{len(game_records)} logged steps (log: {run_dir.name}/games.jsonl)"
@@ -370,15 +399,26 @@ def build_report_data(
             captions["wordlevel_agents"] = (
                 "The paper's word-level evaluation: every agent on the 100 words "
                 f"(top-{config['wordlevel']['top_k']}), scored by huesenv.metrics; "
-                "95 % bootstrap intervals over words."
+                "95 % bootstrap intervals over words. Fail rates: lower is better (see How to read this "
+                "report). Human fail rate (LOO) is people's own rate on the words that agent was scored "
+                "on, so it differs a little between rows whose scored words differ."
             )
         if "category" in scored:
             tables["wordlevel_categories"] = scored["category"]
+            captions["wordlevel_categories"] = (
+                "Per agent and semantic category: the share of the category's words that fail "
+                "(lower is better), with Wilson 95 % intervals over words; human fail rate (LOO) is "
+                "people's own rate on the same words."
+            )
         if "nonsense" in scored:
             tables["wordlevel_nonsense"] = scored["nonsense"]
         if "word" in scored:
             tables["wordlevel_words"] = scored["word"]
-            summary.extend(_skipped_note(scored["word"], "word-level evaluation"))
+            lines, folded, skipped_shares["word level"] = _skipped_note(
+                scored["word"], "word-level evaluation"
+            )
+            summary.extend(lines)
+            details.extend(folded)
             p = figures.plot_alignment(
                 scored["word"],
                 plots_dir / "wordlevel.png",
@@ -407,6 +447,8 @@ def build_report_data(
         plots=plots,
         boards=boards,
         methods=uncertainty.METHODS,
+        banner=_scoring_banner(skipped_shares),
+        details=details,
         humans=human_ref.as_dict(),
         metadata=provenance.run_metadata(config),
     )

@@ -20,6 +20,7 @@ Rules:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,7 +121,9 @@ def merged_seat_games(runs: list[RunTables]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def merge_runs(paths: list[str | Path], *, allow_mixed_humans: bool = False, seed: int = 0) -> dict[str, Any]:
+def merge_runs(
+    paths: Sequence[str | Path], *, allow_mixed_humans: bool = False, seed: int = 0
+) -> dict[str, Any]:
     """The merged tables: ``leaderboard`` (with intervals and the runs each agent played in),
     ``head_to_head`` (paired tests), and ``runs`` (one row per run with its human reference)."""
     if not paths:

@@ -25,9 +25,9 @@ from huesenv.reports import (
     TALL_ROWS,
     anchor,
     display_table,
+    figure_tag,
     html_head,
     html_table,
-    img_tag,
     markdown_contents,
     markdown_table,
     write_parquet,
@@ -52,6 +52,8 @@ class ReportData:
     humans: dict[str, Any] = field(default_factory=dict)  # HumanReference.as_dict()
     metadata: dict[str, Any] = field(default_factory=dict)  # versions, commit, config hash
     hidden: tuple[str, ...] = ("seat_games",)  # tables written to tables/ but not shown in the documents
+    banner: str = ""  # one warning the reader must see first (e.g. most words could not be scored)
+    details: list[tuple[str, str]] = field(default_factory=list)  # (summary, long text) folded away
 
 
 def board_image(records: Sequence[Any], path: Path, title: str = "") -> Path | None:
@@ -111,7 +113,8 @@ COLUMN_LABELS: dict[str, str] = {
     "se_cue_giver": "SE cue giver (points)",
     "mean_guesser": "As guesser (points per game)",
     "se_guesser": "SE guesser (points)",
-    "win_rate": "Win rate (share of games)",
+    "win_rate": "Win rate per seat (share of seat-games)",
+    "team_win_rate": "Win rate (share of games its seats won)",
     "mean_diff": "Point difference per game (agent − opponent)",
     "se_diff": "SE difference (points)",
     "win_share": "Pairings won (share)",
@@ -162,6 +165,111 @@ COLUMN_LABELS: dict[str, str] = {
 }
 
 
+# What a reader needs before the numbers: the words the tables use and which way is better.
+GLOSSARY: tuple[tuple[str, str], ...] = (
+    (
+        "Points per game",
+        "an agent's points per game it sat in (cue giver and guesser points together); higher is better.",
+    ),
+    (
+        "Win rate",
+        "the share of games in which the agent's seats had the highest total (ties shared); an agent "
+        "holding several seats of a game, such as the replayed humans, wins as a team. Higher is better.",
+    ),
+    (
+        "Mahalanobis top-1 fail",
+        "the agent's first answer for a word lies outside the people's answers for that word: its "
+        "Mahalanobis distance² in CIE xy exceeds the χ²₂ cut-off at α (the paper's 95 % ellipse). "
+        "A fail rate is the share of words that fail; lower is better.",
+    ),
+    (
+        "Hotelling top-k fail",
+        "the agent's top-k answers for a word, as a cloud, have a mean that differs from the people's "
+        "(two-sample Hotelling T² test at α). Lower is better.",
+    ),
+    (
+        "Human fail rate (LOO)",
+        "the same Mahalanobis test applied to each person's answer against everybody else's "
+        "(leave-one-out): how often people themselves fail, the floor an agent can reach.",
+    ),
+    (
+        "Semantic bleeding",
+        "the agent's answer is in a different macro-colour (Red, Orange, …, Purple) than the people's "
+        "most frequent cell: it crossed a colour category. Lower is better.",
+    ),
+    (
+        "Uncertainty collapse",
+        "the agent answered the board's neutral grey-blue cell (I18) although people chose a colour: "
+        "it fell back on a default. Lower is better.",
+    ),
+    (
+        "95 % CI",
+        "the interval after a number: the range compatible with the data at 95 % confidence (methods "
+        "at the end of the report).",
+    ),
+)
+
+# Columns that describe rows rather than measure them: shown only when they differ between rows.
+DESCRIPTIVE_COLUMNS = ("architecture_family", "data_family", "n_agents", "agent_id")
+
+# Plot name -> what the figure shows (the alt text of its image).
+ALT_TEXTS: dict[str, str] = {
+    "leaderboard": "Bar chart of points per game per agent, split into guesser and cue-giver points, "
+    "with 95 % intervals.",
+    "head_to_head": "Heat map of the share of pairings each row agent won against each column agent.",
+    "guess_alignment": "Bar chart per semantic category and agent of the Mahalanobis top-1 fail rate of "
+    "first cones, with people's leave-one-out rate as black marks.",
+    "wordlevel_agents": "Bar chart per semantic category and agent of the word-level Mahalanobis top-1 "
+    "fail rate, with people's leave-one-out rate as black marks.",
+}
+
+
+def shown_table(name: str, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The table as the documents show it, and notes on what was left out.
+
+    Descriptive columns with one value in every row (the architecture of non-CLIP agents is "Other"
+    everywhere) are dropped and named in a note; an ``agent_id`` equal to ``agent`` in every row is
+    dropped as a repeat.  The nonsense table leads with the behaviour class and groups its 16 cells
+    by the four kinds of input.  CSV and Parquet files keep every column.
+    """
+    notes: list[str] = []
+    out = table
+    if name == "wordlevel_nonsense":
+        out = _nonsense_display(out)
+    if len(out) > 1:
+        for col in DESCRIPTIVE_COLUMNS:
+            if col not in out.columns:
+                continue
+            values = out[col].astype(str)
+            if col == "agent_id" and "agent" in out.columns and (values == out["agent"].astype(str)).all():
+                out = out.drop(columns=[col])
+            elif values.nunique() == 1:
+                notes.append(f"{label_of(col)}: {values.iloc[0]} in every row")
+                out = out.drop(columns=[col])
+    return out, notes
+
+
+NONSENSE_GROUPS = ("numbers", "stop words", "pseudowords", "random strings")
+
+
+def _nonsense_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Behaviour first; cells and colours as four groups of four (numbers, stop words, pseudowords,
+    random strings: the authors' row order), readable instead of one semicolon-joined list."""
+
+    def grouped(text: Any) -> Any:
+        if not isinstance(text, str) or ";" not in text:
+            return text
+        items = text.split(";")
+        return " · ".join(" ".join(items[i : i + 4]) for i in range(0, len(items), 4))
+
+    out = table.copy()
+    for col in ("cells", "colours"):
+        if col in out:
+            out[col] = out[col].map(grouped)
+    first = [c for c in ("agent", "behaviour", "mode", "row_collapse") if c in out.columns]
+    return out[first + [c for c in out.columns if c not in first]]
+
+
 def title_of(name: str) -> str:
     return TITLES.get(name, name.replace("_", " ").capitalize())
 
@@ -177,11 +285,12 @@ def write_tables(data: ReportData, out_dir: Path) -> dict[str, Path]:
 
 def _sections(data: ReportData) -> list[tuple[str, str]]:
     """(anchor, title) of every section, in document order: the table of contents."""
-    out = [("methods", "Methods and provenance")]
+    out = [("how-to-read", "How to read this report")]
     out += [(anchor(n), title_of(n)) for n in data.tables if n not in data.hidden]
     out += [(anchor(n), title_of(n)) for n in data.plots if n not in data.tables]
     if data.boards:
         out.append(("boards", "Boards"))
+    out.append(("methods", "Methods and provenance"))
     out.append(("config", "Config"))
     return out
 
@@ -204,76 +313,107 @@ def _provenance_lines(data: ReportData) -> list[str]:
 
 
 def write_markdown(data: ReportData, out_dir: Path, filename: str = "report.md") -> Path:
-    lines = [f"# {data.title}", "", *[f"- {s}" for s in data.summary], ""]
+    lines = [f"# {data.title}", ""]
+    if data.banner:
+        lines += [f"> **{data.banner}**", ""]
+    lines += [*[f"- {s}" for s in data.summary], ""]
+    for head, body in data.details:  # long lists folded (GitHub and most viewers render <details>)
+        lines += [f"<details><summary>{html.escape(head)}</summary>", "", body, "", "</details>", ""]
     lines += markdown_contents(_sections(data))
-    lines += ["", '<a id="methods"></a>', "## Methods and provenance", ""]
-    if data.methods:
-        lines += [data.methods, ""]
-    lines += [f"- {s}" for s in _provenance_lines(data)] + [""]
+    lines += ["", '<a id="how-to-read"></a>', "## How to read this report", ""]
+    lines += [f"- **{term}**: {text}" for term, text in GLOSSARY] + [""]
     for name, table in data.tables.items():
         if name in data.hidden:
             continue
+        shown, notes = shown_table(name, table)
         lines += [f'<a id="{anchor(name)}"></a>', f"## {title_of(name)}", ""]
         if name in data.captions:
             lines += [data.captions[name], ""]
-        lines += [markdown_table(display_table(table, label_of)), ""]
+        lines += [markdown_table(display_table(shown, label_of)), ""]
+        if notes:
+            lines += ["_" + "; ".join(notes) + "._", ""]
         if name in data.plots:
-            lines += [f"![{name}]({data.plots[name].relative_to(out_dir).as_posix()})", ""]
+            lines += [f"![{alt_text(name, data)}]({data.plots[name].relative_to(out_dir).as_posix()})", ""]
     for name, path in data.plots.items():
         if name not in data.tables:
             lines += [
                 f'<a id="{anchor(name)}"></a>',
                 f"## {title_of(name)}",
                 "",
-                f"![{name}]({path.relative_to(out_dir).as_posix()})",
+                f"![{alt_text(name, data)}]({path.relative_to(out_dir).as_posix()})",
                 "",
             ]
     if data.boards:
         lines += ['<a id="boards"></a>', "## Boards", ""]
         for caption, path in data.boards.items():
-            lines += [f"**{caption}**", "", f"![{caption}]({path.relative_to(out_dir).as_posix()})", ""]
+            lines += [
+                f"**{caption}**",
+                "",
+                f"![Board: {caption}]({path.relative_to(out_dir).as_posix()})",
+                "",
+            ]
+    lines += ['<a id="methods"></a>', "## Methods and provenance", ""]
+    if data.methods:
+        lines += [data.methods, ""]
+    lines += [f"- {s}" for s in _provenance_lines(data)] + [""]
     lines += ['<a id="config"></a>', "## Config", "", "```yaml", data.config_yaml.rstrip(), "```", ""]
     path = out_dir / filename
     path.write_text(mask_text("\n".join(lines)), encoding="utf-8")
     return path
 
 
+def alt_text(name: str, data: ReportData) -> str:
+    """What a figure shows, for readers who cannot see it (never the file name)."""
+    if name in ALT_TEXTS:
+        return ALT_TEXTS[name]
+    caption = data.captions.get(name, "")
+    return f"Figure: {title_of(name)}" + (f". {caption.split('. ')[0]}" if caption else "")
+
+
 def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -> Path:
     """One file with every table and image inline, a table of contents, and no horizontal page scroll."""
-    parts = html_head(data.title, data.summary, _sections(data))
-    parts.append("<section id='methods'><h2>Methods and provenance</h2>")
-    if data.methods:
-        parts.append(f"<p>{html.escape(data.methods)}</p>")
-    parts += [f"<p class='meta'>{html.escape(line)}</p>" for line in _provenance_lines(data)]
-    parts.append("</section>")
+    parts = html_head(data.title, data.summary, _sections(data), banner=data.banner, details=data.details)
+    parts.append("<section id='how-to-read'><h2>How to read this report</h2><dl class='glossary'>")
+    parts += [f"<dt>{html.escape(term)}</dt><dd>{html.escape(text)}</dd>" for term, text in GLOSSARY]
+    parts.append("</dl></section>")
     for name, table in data.tables.items():
         if name in data.hidden:
             continue
         parts.append(f"<section id='{anchor(name)}'><h2>{html.escape(title_of(name))}</h2>")
         if name in data.captions:
             parts.append(f"<p>{html.escape(data.captions[name])}</p>")
-        shown = table.head(500)
+        full, notes = shown_table(name, table)
+        shown = full.head(500)
         tall = len(shown) > TALL_ROWS
-        parts.append(f"<div class='table-wrap{' tall' if tall else ''}'>")
+        parts.append(f"<div class='table-wrap{' tall' if tall else ''}' tabindex='0'>")
         parts.append(html_table(shown, label_of))
         parts.append("</div>")
+        if len(shown.columns) > 6:
+            parts.append("<p class='scroll-hint'>the table scrolls sideways →</p>")
+        if notes:
+            parts.append(f"<p class='meta'>{html.escape('; '.join(notes))}.</p>")
         if len(table) > 500:
             parts.append(f"<p class='meta'>{len(table) - 500} more rows in tables/{name}.csv</p>")
         if name in data.plots:
-            parts.append(img_tag(data.plots[name], name))
+            parts.append(figure_tag(data.plots[name], alt_text(name, data)))
         parts.append("</section>")
     for name, path in data.plots.items():
         if name not in data.tables:
             parts += [
                 f"<section id='{anchor(name)}'><h2>{html.escape(title_of(name))}</h2>",
-                img_tag(path, name),
+                figure_tag(path, alt_text(name, data)),
                 "</section>",
             ]
     if data.boards:
         parts.append("<section id='boards'><h2>Boards</h2>")
         for caption, path in data.boards.items():
-            parts += [f"<p><b>{html.escape(caption)}</b></p>", img_tag(path, caption)]
+            parts += [f"<p><b>{html.escape(caption)}</b></p>", figure_tag(path, f"Board: {caption}")]
         parts.append("</section>")
+    parts.append("<section id='methods'><h2>Methods and provenance</h2>")
+    if data.methods:
+        parts.append(f"<p>{html.escape(data.methods)}</p>")
+    parts += [f"<p class='meta'>{html.escape(line)}</p>" for line in _provenance_lines(data)]
+    parts.append("</section>")
     parts += [
         "<section id='config'><h2>Config</h2><details><summary>the resolved config (YAML)</summary>",
         f"<pre>{html.escape(data.config_yaml)}</pre></details></section></body></html>",

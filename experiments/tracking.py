@@ -123,7 +123,7 @@ class Tracker:
             group=run_id,  # one W&B run per invocation (each with the full history), grouped by experiment
             dir=str(run_dir),
             config=resolved,
-            mode=self.mode,
+            mode=self.mode,  # type: ignore[arg-type]  # resolve_mode returns one of wandb's modes
             job_type="tournament",
             settings=settings,
             reinit="finish_previous",
@@ -311,7 +311,7 @@ def read_offline_run(run_path: str | Path) -> dict[str, Any]:
         "output": 0,
     }
     for payload in _payloads(files[0].read_bytes(), files[0]):
-        rec = wandb_internal_pb2.Record()
+        rec = wandb_internal_pb2.Record()  # type: ignore[attr-defined]  # generated protobuf class
         rec.ParseFromString(payload)
         kind = rec.WhichOneof("record_type")
         if kind == "history":

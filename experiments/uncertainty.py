@@ -19,6 +19,13 @@ Why these methods (stated in every report, see :data:`METHODS`):
   mean gets a bootstrap interval over those games.  p-values of all pairs of one
   table are also given adjusted by Benjamini–Hochberg
   (``scipy.stats.false_discovery_control``).
+* **Win rates are proportions of games**, so their intervals are Wilson score
+  intervals over games (a bootstrap of a share that is 0 or 1 in every game
+  collapses to ``[0, 0]``).  An agent that holds several seats of a game (the
+  replayed humans) is a team: its **team win rate** is the share of games its
+  seats won (ties shared), comparable with a one-seat agent's win rate; its
+  per-seat win rate is kept in the tables without an interval, since the seats
+  of one game are not independent trials.
 * **Alignment numbers** (fail and match rates of the word-level and first-cone
   tables) are means over *words*, so their intervals resample words: a word's
   answers pool cones from several games, hence the word, not the game, is the
@@ -34,12 +41,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from huesenv.stats import wilson_interval
+
 CONFIDENCE = 0.95
 N_RESAMPLES = 4999
 METHODS = (
     "95 % confidence intervals: percentile bootstrap (scipy.stats.bootstrap, 4 999 resamples, seeded) "
-    "over whole games for points and win rates (cluster bootstrap: a game's seats are resampled together), "
-    "over words for alignment rates. Head-to-head: Wilcoxon signed-rank test (scipy.stats.wilcoxon) "
+    "over whole games for points (cluster bootstrap: a game's seats are resampled together), "
+    "over words for alignment rates. Win rates: Wilson score intervals over games; an agent holding several "
+    "seats of a game is scored as a team (team win rate = share of games its seats won). Head-to-head: Wilcoxon signed-rank test (scipy.stats.wilcoxon) "
     "on the per-game point differences over the games both agents played, p-values also adjusted by "
     "Benjamini–Hochberg across the table's pairs."
 )
@@ -92,6 +102,22 @@ def mean_ci(
     return cluster_mean_ci(arr, np.arange(len(arr)), seed=seed, confidence=confidence)
 
 
+def team_wins(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per (game, agent): the share of the game's win its seats hold (0–1; ties shared) and its seat count."""
+    grouped = frame.groupby(["game", "agent"], sort=True)["win"]
+    return pd.DataFrame({"team_win": grouped.sum().clip(upper=1.0), "seats": grouped.size()}).reset_index()
+
+
+def _win_columns(frame: pd.DataFrame) -> tuple[float, float, float, float, float, bool]:
+    """(win rate per seat, its low, high, team win rate, ..., several seats) for one agent's seat-games."""
+    teams = team_wins(frame)
+    games = len(teams)
+    team_rate = float(teams["team_win"].mean()) if games else float("nan")
+    tlo, thi = wilson_interval(float(teams["team_win"].sum()), games)
+    several = bool(games and teams["seats"].max() > 1)
+    return team_rate, tlo, thi, float("nan") if several else tlo, float("nan") if several else thi, several
+
+
 def _stable_seed(seed: int, *names: object) -> int:
     """A seed per statistic, so adding an agent does not shift the intervals of the others."""
     text = "\x1f".join(str(n) for n in names).encode()
@@ -109,11 +135,11 @@ def add_leaderboard_intervals(board: pd.DataFrame, frame: pd.DataFrame, seed: in
         ("mean_points", "points"),
         ("mean_cue_giver", "points_cue_giver"),
         ("mean_guesser", "points_guesser"),
-        ("win_rate", "win"),
     )
-    for stat, _ in specs:
+    for stat in (*(s for s, _ in specs), "win_rate", "team_win_rate"):
         out[f"{stat}_ci_low"] = np.nan
         out[f"{stat}_ci_high"] = np.nan
+    out["team_win_rate"] = np.nan
     if board.empty:
         return out
     out["games"] = 0
@@ -124,9 +150,14 @@ def add_leaderboard_intervals(board: pd.DataFrame, frame: pd.DataFrame, seed: in
             lo, hi = cluster_mean_ci(g[col], g["game"], seed=_stable_seed(seed, "leaderboard", agent, stat))
             out.loc[i, f"{stat}_ci_low"] = lo
             out.loc[i, f"{stat}_ci_high"] = hi
+        team, tlo, thi, wlo, whi, _ = _win_columns(g)
+        out.loc[i, ["team_win_rate", "team_win_rate_ci_low", "team_win_rate_ci_high"]] = [team, tlo, thi]
+        out.loc[i, ["win_rate_ci_low", "win_rate_ci_high"]] = [wlo, whi]
     out["games"] = out["games"].astype(int)
-    cols = list(out.columns)
+    cols = [c for c in out.columns if not c.startswith("team_win_rate")]
     cols.insert(cols.index("seat_games") + 1, cols.pop(cols.index("games")))
+    at = cols.index("win_rate")
+    cols[at:at] = ["team_win_rate", "team_win_rate_ci_low", "team_win_rate_ci_high"]
     return out[cols]
 
 
@@ -194,7 +225,7 @@ def add_head_to_head_tests(h2h: pd.DataFrame, frame: pd.DataFrame, seed: int = 0
     out["games"] = out["games"].astype(int)
     # one test per unordered pair: adjust over those, then copy to both directions
     keys = [tuple(sorted(p)) for p in zip(out["agent"], out["opponent"])]
-    unique = {}
+    unique: dict[tuple, float] = {}
     for k, p in zip(keys, out["p_value"]):
         unique.setdefault(k, p)
     valid = {k: p for k, p in unique.items() if not np.isnan(p)}
@@ -214,6 +245,9 @@ def lineup_breakdown(frame: pd.DataFrame, lineups: Sequence[Sequence[str]], seed
         "mean_points",
         "mean_points_ci_low",
         "mean_points_ci_high",
+        "team_win_rate",
+        "team_win_rate_ci_low",
+        "team_win_rate_ci_high",
         "win_rate",
         "win_rate_ci_low",
         "win_rate_ci_high",
@@ -224,7 +258,7 @@ def lineup_breakdown(frame: pd.DataFrame, lineups: Sequence[Sequence[str]], seed
     for (lineup, agent), g in frame.groupby(["lineup", "agent"], sort=True):
         li = int(lineup)
         lo, hi = cluster_mean_ci(g["points"], g["game"], seed=_stable_seed(seed, "lineup", li, agent, "p"))
-        wlo, whi = cluster_mean_ci(g["win"], g["game"], seed=_stable_seed(seed, "lineup", li, agent, "w"))
+        team, tlo, thi, wlo, whi, _ = _win_columns(g)
         rows.append(
             {
                 "lineup": li,
@@ -235,6 +269,9 @@ def lineup_breakdown(frame: pd.DataFrame, lineups: Sequence[Sequence[str]], seed
                 "mean_points": float(g["points"].mean()),
                 "mean_points_ci_low": lo,
                 "mean_points_ci_high": hi,
+                "team_win_rate": team,
+                "team_win_rate_ci_low": tlo,
+                "team_win_rate_ci_high": thi,
                 "win_rate": float(g["win"].mean()),
                 "win_rate_ci_low": wlo,
                 "win_rate_ci_high": whi,

@@ -12,12 +12,15 @@ import gc
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import pandas as pd
+
 from huesenv import metrics
 from huesenv.agents.evaluate import evaluate_words
 from huesenv.agents.registry import make_agent
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import derive_seed
 from huesenv.experiments.weights import check_checkpoint, local_spec
+from huesenv.stats import wilson_interval
 from huesenv.vocabulary import evaluation_inputs
 
 
@@ -64,9 +67,38 @@ def score_wordlevel(
     word_df = metrics.word_level(list(records), humans, alpha=alpha, top_k=top_k)
     out["word"] = word_df
     out["agent"] = metrics.agent_level(word_df)
-    out["category"] = metrics.category_level(word_df)
+    out["category"] = category_by_agent(word_df)
     try:
         out["nonsense"] = metrics.nonsense_table(list(records))
     except ValueError:  # agents with no nonsense answers (e.g. a custom vocabulary)
         pass
     return out
+
+
+def category_by_agent(word_df: pd.DataFrame) -> pd.DataFrame:
+    """Per agent and semantic category: fail rates over the category's words with Wilson intervals.
+
+    Why per agent: a fail rate pooled over the replayed humans, the random agent and a model means
+    nothing; the paper's Table 3 pools over models of one architecture family, which is what
+    ``huesenv metrics`` reports for a model sweep.  ``human_fail_rate`` is people's own leave-one-out
+    rate on the same words (the floor an agent can reach).
+    """
+    table = metrics.category_level(word_df, by="agent")
+    if table.empty:
+        return table
+    out = table[["agent", "category", "n_words", "human_fail_rate"]].copy()
+    for flag, stat in (
+        ("mahalanobis_outlier", "mahalanobis_fail_rate"),
+        ("hotelling_fail", "hotelling_fail_rate"),
+    ):
+        rates, lows, highs = [], [], []
+        for agent, category in zip(table["agent"], table["category"]):
+            flags = word_df.loc[(word_df["agent"] == agent) & (word_df["category"] == category), flag]
+            flags = flags.dropna().astype(float)
+            rate = float(flags.mean()) if len(flags) else float("nan")
+            lo, hi = wilson_interval(float(flags.sum()), len(flags))
+            rates.append(rate)
+            lows.append(lo)
+            highs.append(hi)
+        out[stat], out[f"{stat}_ci_low"], out[f"{stat}_ci_high"] = rates, lows, highs
+    return out.sort_values(["agent", "category"], ignore_index=True)

@@ -71,7 +71,7 @@ uncertainty collapse, separately from semantic bleeding.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Protocol
 
@@ -223,7 +223,7 @@ def merge_islands(categories: Sequence[str], n_rows: int, n_cols: int) -> tuple[
     grid = np.asarray(categories, dtype=object).reshape(n_rows, n_cols)
     order = {c: i for i, c in enumerate(MACRO_COLOURS)}
 
-    def neighbours(r: int, c: int):
+    def neighbours(r: int, c: int) -> Iterator[tuple[int, int]]:
         for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
             rr, cc = r + dr, c + dc
             if 0 <= rr < n_rows and 0 <= cc < n_cols:

@@ -21,7 +21,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 from huesenv import __version__
 from huesenv.commands.common import UsageError, build_root_parser, describe_error
@@ -83,7 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else f"huesenv {args.command}"
     )
     try:
-        return int(args.func(args) or 0)
+        with one_line_warnings(prefix):
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
@@ -97,6 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("HUESENV_DEBUG"):
             raise
         message, code = describe_error(err)
+        sys.stdout.flush()
         print(f"{prefix}: error: {message}", file=sys.stderr)
         return code
 
@@ -109,6 +114,34 @@ def _resolve_aliases(argv: list[str]) -> list[str]:
         if alias:
             return argv[: words[0]] + [alias] + argv[words[1] + 1 :]
     return argv
+
+
+@contextmanager
+def one_line_warnings(prefix: str) -> Iterator[None]:
+    """Warnings (the library's and its dependencies') as one line in the tool's own format,
+    ``huesenv COMMAND: warning: <message>``, instead of Python's two lines with a source path.
+
+    Only the formatting is replaced (``warnings.formatwarning``), not ``showwarning``, so
+    ``warnings.catch_warnings(record=True)`` and pytest's ``pytest.warns`` still see every warning.
+    """
+
+    def format_warning(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        line: str | None = None,
+    ) -> str:
+        sys.stdout.flush()  # keep the order of what was printed before the warning
+        text = " ".join(str(message).split())
+        return f"{prefix}: warning: {text}\n"
+
+    before: Any = warnings.formatwarning
+    warnings.formatwarning = format_warning
+    try:
+        yield
+    finally:
+        warnings.formatwarning = before
 
 
 def _silence_stdout() -> None:

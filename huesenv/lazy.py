@@ -25,3 +25,27 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], An
         return value
 
     return __getattr__
+
+
+def lazy_callable(target: str) -> Callable[..., Any]:
+    """A callable that imports ``"module:attr"`` on its first call and forwards every call to it.
+
+    Why: the package entry point wires a higher layer's defaults into a lower
+    one (``huesenv/__init__.py``) without importing the higher layer at
+    ``import huesenv``.
+    """
+    module, sep, attr = target.partition(":")
+    if not sep or not module or not attr:
+        raise ValueError(f"target {target!r}: expected 'package.module:attr'")
+    loaded: list[Callable[..., Any]] = []
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not loaded:
+            obj: Any = importlib.import_module(module)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+            loaded.append(obj)
+        return loaded[0](*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = f"lazy_callable[{target}]"
+    return call

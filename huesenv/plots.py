@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from huesenv.board import N_COLS, N_ROWS, ROW_LETTERS, Board, load_board, parse_coord
+from huesenv.stats import wilson_interval
 from huesenv.vocabulary import CATEGORIES
 
 if TYPE_CHECKING:  # pandas only for annotations: figures take the caller's tables
@@ -53,7 +54,7 @@ def save_figure(fig: Any, path: str | Path, dpi: int = 110) -> Path:
 
 
 # -- board ----------------------------------------------------------------------------------------
-def draw_board_grid(ax, board: Board, highlight: dict[int, str] | None = None) -> None:
+def draw_board_grid(ax: Any, board: Board, highlight: dict[int, str] | None = None) -> None:
     """The 16×30 board as it looks in the game, with row letters and column numbers."""
     ax.imshow(board.rgb.reshape(N_ROWS, N_COLS, 3), interpolation="nearest")
     ax.set_xticks(range(N_COLS), [str(c + 1) for c in range(N_COLS)], fontsize=6)
@@ -93,7 +94,7 @@ def plot_board_cie(board: Board, path: Path) -> Path:
 
 # -- metrics --------------------------------------------------------------------------------------
 def _violins(
-    ax, groups: list[np.ndarray], positions: list[float], width: float = 0.7, color: str = "#7a9cc6"
+    ax: Any, groups: list[np.ndarray], positions: list[float], width: float = 0.7, color: str = "#7a9cc6"
 ) -> None:
     for values, pos in zip(groups, positions):
         values = values[~np.isnan(values)]
@@ -243,7 +244,7 @@ def plot_nonsense_mosaics(nonsense_df: pd.DataFrame, path: str | Path, columns: 
 
 
 # -- probes ---------------------------------------------------------------------------------------
-def plot_colour_shares(shares, path: Path) -> Path:
+def plot_colour_shares(shares: pd.DataFrame, path: Path) -> Path:
     """Share of "colour" answers against τ, one line per (agent, condition) — the paper's Figure 4."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -275,11 +276,17 @@ def plot_leaderboard(board: pd.DataFrame, path: Path) -> Path:
         xerr, what = board["se_points"].fillna(0), "mean ± standard error"
     ax.errorbar(board["mean_points"], y, xerr=xerr, fmt="none", ecolor="black", capsize=3)
     ax.set_yticks(y, board["agent"])
-    ax.set_xlabel(f"points per game ({what})")
+    ax.set_xlabel(f"points per game ({what}; higher is better)")
     ax.set_title("Leaderboard")
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     return save_figure(fig, path, dpi=110)
+
+
+def _text_colour(rgba: Any) -> str:
+    """Black or white, whichever reads better on a cell of colour ``rgba`` (relative luminance)."""
+    r, g, b = (float(c) for c in rgba[:3])
+    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "white"
 
 
 def plot_head_to_head(matrix: pd.DataFrame, path: Path) -> Path:
@@ -291,9 +298,9 @@ def plot_head_to_head(matrix: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(range(len(matrix.columns)), matrix.columns, rotation=30, ha="right")
     ax.set_yticks(range(len(matrix.index)), matrix.index)
     for (i, j), v in np.ndenumerate(data):
-        if not np.isnan(v):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9)
-    ax.set_title("Head-to-head: share of pairings won (row vs column)")
+        if not np.isnan(v):  # white on the dark ends of the colour map, black in its light middle
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9, color=_text_colour(im.cmap(v)))
+    ax.set_title("Head-to-head: share of pairings the row agent won against the column agent")
     fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
     return save_figure(fig, path, dpi=110)
@@ -304,14 +311,25 @@ def plot_alignment(word_df: pd.DataFrame, path: Path, title: str) -> Path | None
     if word_df is None or word_df.empty or "mahalanobis_outlier" not in word_df:
         return None
     plt = pyplot()
-    table = (
+    grouped = (
         word_df.assign(outlier=word_df["mahalanobis_outlier"].astype(float))
+        .dropna(subset=["outlier"])
         .groupby(["category", "agent"])["outlier"]
-        .mean()
-        .unstack("agent")
     )
+    table = grouped.mean().unstack("agent")
+    if table.empty:  # no word could be scored: nothing to draw
+        return None
+    sums, counts = grouped.sum().unstack("agent"), grouped.count().unstack("agent")
+    errors = np.zeros((len(table.columns), 2, len(table.index)))
+    for a, agent in enumerate(table.columns):  # Wilson 95 % intervals as asymmetric error bars
+        for c, category in enumerate(table.index):
+            n = counts.loc[category, agent]
+            if n == n and n > 0:
+                lo, hi = wilson_interval(float(sums.loc[category, agent]), int(n))
+                rate = float(table.loc[category, agent])
+                errors[a, :, c] = (rate - lo, hi - rate)
     fig, ax = plt.subplots(figsize=(9.5, 4))
-    table.plot.bar(ax=ax, width=0.8)
+    table.plot.bar(ax=ax, width=0.8, yerr=errors, capsize=2, error_kw={"elinewidth": 0.8})
     if "human_fail_rate" in word_df:  # the humans' own leave-one-out fail rate on the same words
         human = word_df.groupby("category")["human_fail_rate"].mean().reindex(table.index)
         ax.scatter(
@@ -323,10 +341,10 @@ def plot_alignment(word_df: pd.DataFrame, path: Path, title: str) -> Path | None
             zorder=3,
             label="humans (LOO)",
         )
-    ax.set_ylabel("Mahalanobis top-1 fail rate")
+    ax.set_ylabel("Mahalanobis top-1 fail rate (lower is better)")
     ax.set_xlabel("")
     ax.set_ylim(0, 1)
-    ax.set_title(title)
+    ax.set_title(f"{title} (95 % Wilson intervals)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     fig.tight_layout()

@@ -168,6 +168,12 @@ def img_tag(path: Path, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
 
 
+def figure_tag(path: Path, alt: str) -> str:
+    """An inlined figure in a box that scrolls sideways on a narrow screen: a phone shows the figure at
+    a width where its text stays legible instead of shrinking it to a few pixels."""
+    return f"<div class='fig' tabindex='0'>{img_tag(path, alt)}</div>"
+
+
 # Why these rules: the report must fit a 1280 px window.  Wide tables scroll inside their own box
 # (never the page), headers wrap, long tables are capped in height and scroll, images shrink.
 CSS = """
@@ -187,6 +193,17 @@ img{max-width:100%;height:auto;display:block;margin:.5em 0}
 pre{background:#f6f6f6;padding:1em;overflow-x:auto;white-space:pre-wrap;word-break:break-word}
 .meta{color:#555;font-size:.9em;overflow-wrap:anywhere}
 details summary{cursor:pointer;color:#0366d6}
+.banner{background:#fff4e5;border:2px solid #e8a33d;padding:.6em 1em;margin:1em 0;font-weight:600}
+dl.glossary dt{font-weight:600;margin-top:.4em}dl.glossary dd{margin:0 0 0 1.2em}
+.scroll-hint{display:none;color:#555;font-size:.85em;margin:-.6em 0 1em}
+.fig{overflow-x:auto}
+@media (max-width:640px){
+body{padding:.5em .7em;font-size:15px}
+nav.toc ol{columns:1}
+table{font-size:12px}
+.scroll-hint{display:block}
+.fig img{max-width:none;width:680px}
+}
 """
 
 TALL_ROWS = 25
@@ -202,15 +219,30 @@ def markdown_contents(sections: Iterable[tuple[str, str]]) -> list[str]:
     return ["## Contents", ""] + [f"{k}. [{t}](#{a})" for k, (a, t) in enumerate(sections, start=1)]
 
 
-def html_head(title: str, summary: Iterable[str], sections: Iterable[tuple[str, str]]) -> list[str]:
-    """The page up to the first section: head with :data:`CSS`, title, summary list, table of contents."""
+def html_head(
+    title: str,
+    summary: Iterable[str],
+    sections: Iterable[tuple[str, str]],
+    *,
+    banner: str = "",
+    details: Iterable[tuple[str, str]] = (),
+) -> list[str]:
+    """The page up to the first section: head with :data:`CSS`, title, an optional warning banner,
+    summary list, long lists folded into ``<details>``, table of contents."""
     return [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>",
-        f"<header><h1>{html.escape(title)}</h1><ul>",
+        f"<header><h1>{html.escape(title)}</h1>",
+        *([f"<p class='banner' role='alert'>{html.escape(banner)}</p>"] if banner else []),
+        "<ul>",
         *[f"<li>{html.escape(s)}</li>" for s in summary],
-        "</ul></header>",
+        "</ul>",
+        *[
+            f"<details><summary>{html.escape(head)}</summary><p class='meta'>{html.escape(body)}</p></details>"
+            for head, body in details
+        ],
+        "</header>",
         "<nav class='toc'><b>Contents</b><ol>",
         *[f"<li><a href='#{a}'>{html.escape(t)}</a></li>" for a, t in sections],
         "</ol></nav>",

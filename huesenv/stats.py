@@ -153,3 +153,22 @@ def hotelling_two_sample(a: np.ndarray, b: np.ndarray, floor: float | None = Non
     df1, df2 = p, n1 + n2 - p - 1
     f = t2 * df2 / (p * (n1 + n2 - 2))
     return HotellingResult(t2=t2, f=float(f), p_value=float(sps.f.sf(f, df1, df2)), df1=df1, df2=df2)
+
+
+def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of the proportion ``successes / n``.
+
+    Why Wilson: report proportions (win rates, fail rates over a handful of words) are often 0 or 1,
+    where a bootstrap or the normal approximation collapses to a zero-width interval.  ``successes``
+    may be fractional (ties shared); for whole counts the result equals
+    ``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")`` (tested).  ``(nan, nan)`` for n = 0.
+    """
+    if n <= 0:
+        return float("nan"), float("nan")
+    z = float(sps.norm.ppf(0.5 + confidence / 2))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * float(np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)
+    high = 1.0 if successes >= n else min(1.0, centre + half)
+    return low, high

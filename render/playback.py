@@ -65,6 +65,34 @@ def game_records(records: Iterable[Any]) -> dict[Any, list[Any]]:
     return games
 
 
+def _game_order(game: Any) -> tuple[int, int, str]:
+    """Numbers in numeric order (2 before 10), then anything else by its text."""
+    if isinstance(game, int) and not isinstance(game, bool):
+        return (0, game, "")
+    return (1, 0, str(game))
+
+
+def describe_games(games: Iterable[Any]) -> str:
+    """The games of a log for a message: numbers in order, runs of consecutive ones as ranges
+    (``games 0–71 (72)``), so a long log is one short line."""
+    ordered = sorted(set(games), key=_game_order)
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while (
+            j + 1 < len(ordered)
+            and _game_order(ordered[j])[0] == 0
+            and _game_order(ordered[j + 1])[0] == 0
+            and ordered[j + 1] == ordered[j] + 1
+        ):
+            j += 1
+        parts.append(f"{ordered[i]}" if i == j else f"{ordered[i]}–{ordered[j]}")
+        i = j + 1
+    noun = "game" if len(ordered) == 1 else "games"
+    return f"{noun} {', '.join(parts)} ({len(ordered)})"
+
+
 def load_replay_records(path: str | Path) -> list[Any]:
     """A log's records as replay should see them: for unit-tagged logs, complete unit blocks only.
 
@@ -106,7 +134,7 @@ def views_from_records(
     games = game_records(records)
     if game is not None:
         if game not in games:
-            raise ValueError(f"game {game!r} is not in the log: it holds games {sorted(games, key=str)}")
+            raise ValueError(f"game {game!r} is not in the log: it holds {describe_games(games)}")
         games = {game: games[game]}
     views: list[RenderView] = []
     for g, recs in games.items():
@@ -127,26 +155,37 @@ def views_from_records(
     return views
 
 
+# An agent's own fallback (logged as extra["agent_fallback"]), said aloud in the window and the replay.
+AGENT_FALLBACKS = {
+    "unknown_cue": "did not know the cue: a random guess",
+    "exhausted": "no human answers left for the cue: a random guess",
+}
+
+
 def _game_views(
     recs: Sequence[Any], names: Sequence[str], labels: Sequence[str], *, where: str, always: bool
 ) -> list[RenderView]:
     """The frames of one game: the rules state after each re-applied record, as a spectator sees it."""
     views: list[RenderView] = []
     before: tuple[int, ...] = (0,) * len(names)  # scores shown until the round's reveal records
+    shown = [short_label(label) for label in labels]  # messages name seats as the legend does
     for st in replay(recs, players=names, where=where):
-        name = names[st.seat]
+        name = shown[st.seat]
         mark = "" if st.valid else " (random fallback)"  # the env played a random legal move instead
+        own = (st.record.extra or {}).get("agent_fallback")  # the agent's own fallback, e.g. an unknown cue
+        if st.valid and own:
+            mark = f" ({AGENT_FALLBACKS.get(str(own), str(own))})"
         if st.phase is Phase.REVEAL:
             assert st.reveal is not None  # replay checks a reveal record follows the round's last cone
             view = render_view(
-                st.state, names, st.reveal, f"{name} scores {st.reveal.points[st.seat]}", labels
+                st.state, names, st.reveal, f"{name} scores +{st.reveal.points[st.seat]}", labels
             )
             before = tuple(st.state.scores)
         elif (
             st.reveal is not None
         ):  # the round's last cone: the rules scored it, the table waits for the reveal
             view = render_view(st.state, names, st.reveal, _move_line(st, name, mark), labels)
-            view = replace(view, target=st.reveal.target if always else None, scores=before)
+            view = replace(view, target=st.reveal.target if always else None, scores=before, gains=())
         else:
             view = render_view(st.state, names, None, _move_line(st, name, mark), labels)
             target = st.state.target if always and st.state.phase is not Phase.PICK_TARGET else None
@@ -337,7 +376,7 @@ def export_frames(
             pixelformat="yuv420p",
         ) as writer:
             for f in frames:
-                writer.append_data(f)
+                writer.append_data(f)  # type: ignore[attr-defined]  # imageio v2's writer
     elif suffix:
         raise ValueError(f"{path}: unsupported export format {suffix!r}; expected .gif, .mp4 or a directory")
     else:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quality gates, run by .ci/run before the tests (and by hand: scripts/gates.sh):
-#   ruff check, ruff format --check, lint-imports (layers, cycles, forbidden extras),
-#   mypy on the core, game and environment layers (scope: [tool.mypy] in pyproject.toml).
+#   ruff check, ruff format --check, the architecture tests (strings, lazy imports, CONTRIBUTING),
+#   lint-imports (layers, cycles, forbidden extras),
+#   mypy over the whole package (typed defs required in the core, game and environment layers; [tool.mypy]).
 # import-linter and mypy read folders, so they run on a link tree (scripts/linktree.py) in
 # which agents/, experiments/ and render/ appear as huesenv.agents/... like the installed package.
 set -euo pipefail
@@ -15,6 +16,9 @@ echo "== ruff check" >&2
 "$VENV/bin/ruff" check .
 echo "== ruff format --check" >&2
 "$VENV/bin/ruff" format --check .
+# what import-linter cannot see: upward names in strings, the lazy-import rules, CONTRIBUTING's names
+echo "== architecture (tests/test_architecture.py, tests/test_contributing.py)" >&2
+"$PY" -P -m pytest -q -p no:cacheprovider -m "not integration" tests/test_architecture.py tests/test_contributing.py
 
 "$PY" scripts/linktree.py "$GATES/tree" >/dev/null
 cd "$GATES/tree"

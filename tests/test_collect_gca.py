@@ -15,7 +15,7 @@ from huesenv.collect.app import CollectConfig, create_app  # noqa: E402
 from huesenv.collect.export import export, gca_frame  # noqa: E402
 from huesenv.collect.tasks.gca import (  # noqa: E402
     PAPER_ATTENTION_POSITIONS,
-    GCAStimulus,
+    GCAServedStimulus,
     attention_slots,
     introspection_condition,
     plan_items,
@@ -25,7 +25,7 @@ from huesenv.collect.testing import ClientParticipant  # noqa: E402
 COLOURS = ("red", "green", "blue", "yellow")
 
 
-def fake_source(rng: np.random.Generator, n_trials: int, n_attention: int) -> list[GCAStimulus]:
+def fake_source(rng: np.random.Generator, n_trials: int, n_attention: int) -> list[GCAServedStimulus]:
     """Plain stimuli (tiny PNGs) to test the survey logic without the image generator."""
     from PIL import Image
 
@@ -35,7 +35,7 @@ def fake_source(rng: np.random.Generator, n_trials: int, n_attention: int) -> li
         buf = io.BytesIO()
         Image.new("RGB", (8, 8), (k, 0, 0)).save(buf, format="PNG")
         out.append(
-            GCAStimulus(
+            GCAServedStimulus(
                 f"fake/{k}/{colour}",
                 f"thing {k}",
                 "shape",

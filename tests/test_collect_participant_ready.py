@@ -225,12 +225,12 @@ def _png_source(rng, n_trials, n_attention):
 
     from PIL import Image
 
-    from huesenv.collect.tasks.gca import GCAStimulus
+    from huesenv.collect.tasks.gca import GCAServedStimulus
 
     buf = io.BytesIO()
     Image.new("RGB", (8, 8)).save(buf, format="PNG")
     return [
-        GCAStimulus(f"s{k}", "apple", "prior", "red", 50.0, "blue", buf.getvalue())
+        GCAServedStimulus(f"s{k}", "apple", "prior", "red", 50.0, "blue", buf.getvalue())
         for k in range(n_trials + n_attention)
     ]
 

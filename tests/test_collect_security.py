@@ -23,7 +23,7 @@ from huesenv.collect.app import CollectConfig, create_app  # noqa: E402
 from huesenv.collect.db import SECRET_KEY_ENV, open_readonly  # noqa: E402
 from huesenv.collect.export import word_answers_frame  # noqa: E402
 from huesenv.collect.security import RateLimiter, parse_rate  # noqa: E402
-from huesenv.collect.tasks.gca import GCAStimulus  # noqa: E402
+from huesenv.collect.tasks.gca import GCAServedStimulus  # noqa: E402
 from huesenv.collect.testing import ClientParticipant, onboarding_form  # noqa: E402
 
 
@@ -364,7 +364,7 @@ def test_replayed_onboarding_creates_no_duplicate(tmp_path):
 # -- no 5xx on bad input -------------------------------------------------------------------------------
 def _bytes_source(rng, n_trials, n_attention):
     return [
-        GCAStimulus(f"s{k}", "apple", "prior", "red", 50.0, "blue", _png(k))
+        GCAServedStimulus(f"s{k}", "apple", "prior", "red", 50.0, "blue", _png(k))
         for k in range(n_trials + n_attention)
     ]
 
@@ -476,7 +476,7 @@ def test_gca_images_are_rendered_outside_write_transactions(tmp_path):
 
     def source(rng, n_trials, n_attention):
         return [
-            GCAStimulus(f"r{k}", "apple", "prior", "red", 50.0, "blue", render(k))
+            GCAServedStimulus(f"r{k}", "apple", "prior", "red", 50.0, "blue", render(k))
             for k in range(n_trials + n_attention)
         ]
 
@@ -515,7 +515,7 @@ def test_gca_images_are_rendered_outside_write_transactions(tmp_path):
 def test_gca_prerender_fills_the_image_table(tmp_path):
     def source(rng, n_trials, n_attention):
         return [
-            GCAStimulus(f"p{k}", "apple", "prior", "red", 50.0, "blue", (lambda k=k: _png(k)))
+            GCAServedStimulus(f"p{k}", "apple", "prior", "red", 50.0, "blue", (lambda k=k: _png(k)))
             for k in range(n_trials + n_attention)
         ]
 

@@ -7,23 +7,29 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import huesenv  # noqa: F401 - registers the ids
+import huesenv
 from huesenv.agents import RandomAgent
 from huesenv.agents.protocol import Answer, BaseAgent
 from huesenv.board import N_CELLS
-from huesenv.envs import CueGiverEnv, GuesserEnv, register_envs
+from huesenv.envs import CueGiverEnv, GuesserEnv
 from huesenv.envs.registration import ENV_IDS
+from huesenv.probes.registry import probe_env_ids
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
 def test_ids_registered_idempotently():
-    register_envs()
-    register_envs()
-    for env_id, entry in ENV_IDS.items():
+    huesenv.register_envs()
+    huesenv.register_envs()
+    for env_id, entry in {**ENV_IDS, **probe_env_ids()}.items():
         assert gym.registry[env_id].entry_point == entry
-    assert ENV_IDS["huesenv/GCA-v0"] == "huesenv.probes.gca.env:GCAEnv"
-    assert ENV_IDS["huesenv/TextInterference-v0"] == "huesenv.probes.interference.env:TextInterferenceEnv"
+    # the probes register their own ids: the env layer names no probe module
+    assert probe_env_ids()["huesenv/GCA-v0"] == "huesenv.probes.gca.env:GCAEnv"
+    assert (
+        probe_env_ids()["huesenv/TextInterference-v0"]
+        == "huesenv.probes.interference.env:TextInterferenceEnv"
+    )
+    assert not any("probes" in entry for entry in ENV_IDS.values())
 
 
 @pytest.mark.parametrize("cls", [GuesserEnv, CueGiverEnv])
@@ -167,3 +173,26 @@ def test_illegal_learner_action_ends_the_episode_by_default():
     with pytest.warns(UserWarning, match="Illegal move"):
         _, reward, terminated, truncated, _ = env.step(bad)
     assert reward == -1.0 and terminated and not truncated
+
+
+def test_spec_strings_and_the_default_go_through_the_agent_factory(monkeypatch):
+    """The env layer names no agent: spec strings and the default opponent are the factory's to build."""
+    from huesenv.envs.hues_cues import defaults
+
+    made = []
+
+    def factory(spec, *, vocabulary):
+        made.append(spec)
+        return RandomAgent(seed=0, vocabulary=tuple(vocabulary))
+
+    GuesserEnv(num_players=3, opponents="anything", agent_factory=factory)
+    assert made == ["anything"] * 3  # two seats and the learner's stand-in
+    made.clear()
+    GuesserEnv(num_players=3, agent_factory=factory)
+    assert made == [None] * 3  # None: the factory's default opponent
+    monkeypatch.setattr(defaults, "_agent_factory", None)
+    with pytest.raises(ValueError, match="no agent factory installed"):
+        GuesserEnv(num_players=3)
+    GuesserEnv(
+        num_players=3, opponents=RandomAgent(seed=0), stand_in=RandomAgent(seed=1)
+    )  # objects: no factory

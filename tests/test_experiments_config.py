@@ -48,6 +48,7 @@ def test_overrides_are_dotted_yaml_values():
     [
         ("games=-1", "games"),
         ("num_players=1", "num_players"),
+        ("num_players=2", "num_players"),  # the game takes 3-10 (HuesCuesRules): refused here, not in the env
         ("lineups.0.1=nobody", "lineups.0.1"),
         ("wandb.mode=loud", "wandb.mode"),
         ("backend.name=spark", "backend.name"),
@@ -150,3 +151,24 @@ def test_device_reaches_model_agents_only():
     assert config.fingerprint() == load_config("default", agents).fingerprint()  # not part of the identity
     with pytest.raises(ValueError, match="field device"):
         load_config("default", ["device=gpu"])
+
+
+@pytest.mark.integration  # loads every bundled config (~20 s here)
+def test_config_list_names_the_command_that_runs_each_bundled_config(capsys):
+    """`config list` used to list training configs that `config show` refuses: each line now says its kind."""
+    from huesenv.cli import main
+    from huesenv.experiments.rl.pipeline import load_training_config
+
+    assert main(["config", "list"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert {name for name, _, _ in rows} == set(bundled_configs())
+    for name, kind, command in rows:
+        if kind == "tournament":
+            assert command == f"huesenv tournament {name}" and load_config(name).data["name"]
+            assert main(["config", "show", name]) == 0
+        else:
+            assert kind == "training" and command == f"huesenv train experiment {name}"
+            assert load_training_config(name)["name"] == name
+            with pytest.raises(ValueError, match="a training config"):
+                load_config(name)
+    assert set(bundled_configs("tournament")) | set(bundled_configs("training")) == set(bundled_configs())

@@ -1,4 +1,4 @@
-"""The game layer: Phase, the one cue grammar, the observer's views, agent specs and replay by re-applying moves."""
+"""The game layer: Phase, the one cue grammar, the observer's views and replay by re-applying moves."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 
 from huesenv.board import parse_coord
 from huesenv.game import DEFAULT_RULES, PHASES, Action, GameState, Phase
-from huesenv.game.agent_specs import load_target, register_agent_kind, resolve_agent
 from huesenv.game.cues import counted_words, cue_problem
 from huesenv.game.observer import cue_query, guess_query, player_view, render_view
 from huesenv.game.replay import replay
@@ -81,17 +80,6 @@ def test_observer_views_queries_and_render_view_agree():
     assert cq.target is None and cq.vocabulary == ("SEA", "RED") and "RED" in cq.forbidden
 
 
-def test_agent_specs_resolve_by_name_without_importing_agents_in_the_game_layer():
-    agent = resolve_agent("random")
-    assert type(agent).__name__ == "RandomAgent" and resolve_agent(agent) is agent
-    with pytest.raises(ValueError, match="spec string or an Agent"):
-        resolve_agent(42)
-    register_agent_kind("my-random", "huesenv.agents.registry:make_agent")
-    with pytest.raises(ValueError, match="module:attr"):
-        register_agent_kind("bad", "no-colon")
-    assert callable(load_target("huesenv.game.rules:score_round"))
-
-
 @pytest.mark.integration
 def test_game_and_env_layers_do_not_import_the_agents():
     """A fresh interpreter: building envs and wrappers never imports ``huesenv.agents`` (specs load by name)."""
@@ -134,7 +122,11 @@ def test_replay_names_the_record_a_rule_rejects():
 
 def test_deck_is_drawn_lazily_with_the_same_cards():
     lazy = GameState.new(4, seed=3).deck
+    drawn = lazy._cards  # the cards drawn so far
+    assert len(lazy) == 100 and len(drawn) <= 1  # a new game has drawn at most its first card
     rng = np.random.default_rng(3)
     eager = [tuple(int(c) for c in rng.choice(480, size=4, replace=False)) for _ in range(100)]
-    assert lazy[0] == eager[0] and lazy[11] == eager[11] and lazy == eager and len(lazy) == 100
+    assert lazy[11] == eager[11] and len(drawn) == 12  # reading card 11 draws cards up to it, no more
+    assert lazy[0] == eager[0] and len(drawn) == 12
+    assert lazy == eager and len(drawn) == 100
     assert parse_coord("A1") == 0

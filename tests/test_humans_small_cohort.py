@@ -161,5 +161,7 @@ def test_tournament_with_a_pilot_export_finishes_and_reports_skipped_words(tmp_p
     assert loaded.agent("human").kwargs == {"path": str(pilot), "cvd": str(cvd)}  # replay: same cohort
     result = run_experiment(loaded, progress=False)
     report = (result.run_dir / "report.md").read_text(encoding="utf-8")
-    assert "word-level evaluation: 100 word(s) not scored by Mahalanobis/Hotelling" in report
+    assert "word-level evaluation: 100 of 100 word(s) not scored by Mahalanobis/Hotelling" in report
+    assert "> **Most words could not be scored" in report  # one banner, first thing after the title
+    assert report.count("AMBER (") == 1  # the WORD (n) list once, folded, not in every summary line
     assert "guess alignment:" in report and "fewer than 3 human answers" in report

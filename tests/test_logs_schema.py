@@ -17,7 +17,7 @@ from huesenv.logs import (
     LogError,
     LogRecord,
     LogWriter,
-    ProbeTrial,
+    ProbeTrialRecord,
     WordQuery,
     check_appendable,
     cue_text,
@@ -63,7 +63,7 @@ def test_version_1_undeclared_keys_are_kept_apart_not_dropped(tmp_path):
 
 def test_constructor_builds_the_typed_class_and_pickles():
     rec = LogRecord(kind="probe_trial", run_id="r", agent_id="a", extra={"task": "gca"})
-    assert type(rec) is ProbeTrial and rec.task == "gca"
+    assert type(rec) is ProbeTrialRecord and rec.task == "gca"
     assert pickle.loads(pickle.dumps(rec)) == rec
     with pytest.raises(LogError, match="field kind"):
         GameStep(kind="word_query", run_id="r", agent_id="a")

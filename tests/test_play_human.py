@@ -83,7 +83,7 @@ def test_cue_giver_picks_from_the_card_then_types_a_cue():
     assert feed(inp, [click("B2")]) is None and "not on your card" in inp.message
     assert feed(inp, [click("H20")]) is None and inp.stage == "cue" and inp.target == parse_coord("H20")
     assert feed(inp, typed("deep sea") + [key(ENTER)]) is None and "1 word" in inp.message
-    assert feed(inp, typed("sea") + [key(ENTER)]) is None and "already used" in inp.message
+    assert feed(inp, typed("sea") + [key(ENTER)]) is None and "forbidden word" in inp.message
     # refused either for its length or for its colour name (the env's rules decide which check comes first)
     assert feed(inp, typed("dark blue") + [key(ENTER)]) is None
     assert "1 word" in inp.message or "basic colour names" in inp.message
@@ -115,7 +115,9 @@ def test_check_cue_rules_from_the_query():
     assert check_cue("  ", cue_index=2) == ("", "")
     assert check_cue("ocean", cue_index=1, forbidden={"OCEAN"})[0] is None
     assert "one word" in check_cue("deep sea", cue_index=1)[1]
-    assert "forbidden word" in check_cue("dark blue", cue_index=2, forbidden={"BLUE"})[1]
+    # the rule is named: a colour name is refused as one, before the query's own forbidden list
+    assert "basic colour names" in check_cue("dark blue", cue_index=2, forbidden={"BLUE"})[1]
+    assert "forbidden word" in check_cue("deep lagoon", cue_index=2, forbidden={"LAGOON"})[1]
 
 
 def test_escape_clears_then_quits():
@@ -243,7 +245,7 @@ class Bot:
     def __call__(self):
         inp = self.screen.input
         if inp.message:
-            self.seen.add(inp.message.split(":")[0])
+            self.seen.add(inp.message)
         q, stage = inp.query, inp.stage
         if q is None:  # nothing asked (agents' turns, or the final "press any key")
             return [key(pygame.K_SPACE)]
@@ -439,3 +441,51 @@ def test_agents_load_their_models_before_the_window_opens(tmp_path):
             agent_delay=0.0,
         )
     assert loaded_with_window == [False]
+
+
+def test_a_refused_cue_names_the_rule_it_breaks():
+
+    used = check_cue("sea", cue_index=1, forbidden={"SEA"}, used=("SEA",))
+    assert used[0] is None and "already a cue in this game" in used[1]
+    colour = check_cue("pink", cue_index=1, forbidden={"PINK"})
+    assert colour[0] is None and "basic colour names are not allowed" in colour[1]
+    offered = check_cue("ocean", cue_index=1, forbidden={"OCEAN"}, vocabulary=("LAGOON",))
+    assert offered[0] is None and "not one of the words offered" in offered[1]
+    outside = check_cue("qwzx", cue_index=1, vocabulary=("LAGOON",))
+    assert outside[0] is None and "not in the game's vocabulary" in outside[1]
+
+
+def test_vocabulary_mode_lists_the_words_and_tab_completes():
+    import pygame
+
+    from huesenv.play.human import suggestions
+
+    assert suggestions(("SKY", "SKULL", "OCEAN"), "sk") == ["SKULL", "SKY"]
+    assert suggestions(("SKY", "OCEAN"), "") == ["OCEAN", "SKY"]
+    card = tuple(parse_coord(c) for c in ("A1", "C5", "H20", "P30"))
+    inp = HumanInput()
+    inp.begin(CueQuery(card=card, target=card[0], cue_index=1, vocabulary=("OCEAN", "ORCHID", "SKY")))
+    assert "OCEAN, ORCHID, SKY" in inp.prompt()
+    feed(inp, typed("orc") + [pygame.event.Event(pygame.KEYDOWN, key=pygame.K_TAB, unicode="\t", mod=0)])
+    assert inp.text == "ORCHID" and "[ORCHID]" in inp.prompt()
+    answer = feed(inp, [key(ENTER)])
+    assert answer.cue == "ORCHID"
+
+
+def test_the_cell_under_the_mouse_is_outlined_only_where_a_click_counts():
+    import pygame
+
+    inp = HumanInput()
+    legal = np.ones(480, dtype=bool)
+    legal[parse_coord("B2")] = False
+    inp.begin(GuessQuery(cues=("OCEAN",), legal=legal))
+    x, y = cell_center(parse_coord("C3"))
+    inp.handle_event(
+        pygame.event.Event(pygame.MOUSEMOTION, pos=(int(x), int(y)), rel=(0, 0), buttons=(0, 0, 0))
+    )
+    assert inp.hover_cell() == parse_coord("C3")
+    x, y = cell_center(parse_coord("B2"))
+    inp.handle_event(
+        pygame.event.Event(pygame.MOUSEMOTION, pos=(int(x), int(y)), rel=(0, 0), buttons=(0, 0, 0))
+    )
+    assert inp.hover_cell() is None  # occupied: a click would be refused, so no invitation to click

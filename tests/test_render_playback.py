@@ -142,7 +142,9 @@ def test_fallback_moves_are_shown_and_a_truncated_log_stops_with_a_note():
     views = views_from_records(records)
     assert len(views) == 5
     assert "random fallback" in views[0].message
-    assert views[1].cues == ("OCEAN",) and views[1].message == "player_0 says: OCEAN (random fallback)"
+    assert (
+        views[1].cues == ("OCEAN",) and views[1].message == "#0 random says: OCEAN (random fallback)"
+    )  # named as in the legend
     assert views[2].cones == {parse_coord("C3"): 1} and "random fallback" in views[2].message
     assert views[3].cones == {parse_coord("C3"): 1, parse_coord("A1"): 2}
     assert (

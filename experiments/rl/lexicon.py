@@ -64,7 +64,7 @@ def _contingency(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return table
 
 
-def adjusted_rand_index(a: Sequence[Any], b: Sequence[Any]) -> float:
+def adjusted_rand_index(a: Sequence[Any] | np.ndarray, b: Sequence[Any] | np.ndarray) -> float:
     """Hubert & Arabie's ARI of two labelings of the same items (1 = same partition, ~0 = chance)."""
     table = _contingency(np.asarray(a), np.asarray(b))
     n = table.sum()
@@ -78,7 +78,7 @@ def adjusted_rand_index(a: Sequence[Any], b: Sequence[Any]) -> float:
     return 1.0 if top == 0 else float((index - expected) / top)
 
 
-def normalised_mutual_information(a: Sequence[Any], b: Sequence[Any]) -> float:
+def normalised_mutual_information(a: Sequence[Any] | np.ndarray, b: Sequence[Any] | np.ndarray) -> float:
     """NMI with the arithmetic-mean normalisation, ``I(A;B) / ((H(A)+H(B))/2)`` (0 when either is constant)."""
     table = _contingency(np.asarray(a), np.asarray(b)).astype(np.float64)
     p = table / table.sum()
@@ -244,7 +244,7 @@ def lexicon_metrics(
     human_counts = np.bincount(naming, minlength=len(human_vocab))
     out["human_words_used"] = int((human_counts > 0).sum())
     if out["words_used"] > 1:
-        for name, labels in reference_partitions(out["words_used"], seed).items():
+        for name, labels in reference_partitions(int(out["words_used"]), seed).items():
             out[f"nmi_macro_colour_{name}_kmeans"] = normalised_mutual_information(labels, cats)
 
     # label-bound agreement (words people answered)

@@ -237,7 +237,8 @@ def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_
     """Reference points of fixed agents in the training env (cached in ``references.json``)."""
     path = run_dir / "references.json"
     agents = list(ref_cfg.get("agents") or [])
-    key = {"trainer": trainer, "agents": agents, "episodes": int(ref_cfg.get("episodes", 20))}
+    episodes = int(ref_cfg.get("episodes", 20))
+    key = {"trainer": trainer, "agents": agents, "episodes": episodes}
     if path.exists():
         cached = json.loads(path.read_text())
         if cached.get("key") == key:
@@ -254,7 +255,7 @@ def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_
         result = {
             "key": key,
             "unit": "points per game",
-            "points": gym_references(agents, tcfg, episodes=key["episodes"]),
+            "points": gym_references(agents, tcfg, episodes=episodes),
         }
     path.write_text(json.dumps(result, indent=1) + "\n")
     return result

@@ -19,6 +19,7 @@ import numpy as np
 
 from huesenv.agents import make_agent
 from huesenv.agents.protocol import GuessQuery
+from huesenv.agents.registry import seat_agent
 from huesenv.experiments.rl import sb3_train
 from huesenv.experiments.rl.ppo_fast import EVAL_TAG, human_cue_cells, make_env, segment_seed
 from huesenv.vocabulary import word_texts
@@ -46,7 +47,7 @@ def vector_references(
         answers = agent.act_batch(queries)
         actions = np.array(
             [
-                next((int(c) for c in (a.cells if a.cells is not None else []) if q.legal[int(c)]), -1)
+                next((int(c) for c in (a.cells if a.cells is not None else []) if q.legal_mask()[int(c)]), -1)
                 for a, q in zip(answers, queries)
             ]
         )
@@ -68,7 +69,7 @@ def gym_references(
     for spec in agents:
         env = sb3_train.make_env(sb3_cfg)
         base = env.unwrapped
-        agent = make_agent(spec, **({"vocabulary": base.game.layout.vocabulary} if spec == "random" else {}))
+        agent = seat_agent(spec, vocabulary=base.game.layout.vocabulary)  # kinds that take it get the words
         total = 0.0
         for i in range(episodes):
             env.reset(seed=seed + i)

@@ -126,9 +126,8 @@ def train_sb3(
                     f"{state['config'].get(key)!r} (use a new --out or --fresh)"
                 )
         model = MaskablePPO.load(str(model_path), env=env, device=device)
-        check_settings(
-            PolicySettings.from_dict(model.huesenv_settings), settings, source=f"resume {model_path}"
-        )
+        saved = model.huesenv_settings  # type: ignore[attr-defined]  # set below before each save
+        check_settings(PolicySettings.from_dict(saved), settings, source=f"resume {model_path}")
         done_steps, wall_before, cpu_before = int(model.num_timesteps), state["wall_s"], state["cpu_s"]
     else:
         model = MaskablePPO(
@@ -145,7 +144,7 @@ def train_sb3(
             device=device,
             verbose=0,
         )
-    model.huesenv_settings = settings
+    model.huesenv_settings = settings  # type: ignore[attr-defined]  # read by PolicyAgent from the zip
     env.reset(seed=segment_seed(cfg.seed, done_steps))
     own_logger = logger is None
     if own_logger:

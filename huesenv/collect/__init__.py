@@ -20,7 +20,7 @@ from huesenv.collect.export import (
     word_answers_frame,
     write_table,
 )
-from huesenv.collect.tasks.gca import GCAStimulus, StimulusSource
+from huesenv.collect.tasks.gca import GCAServedStimulus, StimulusSource
 from huesenv.collect.tasks.tessellation import consensus_table
 from huesenv.lazy import lazy_exports
 
@@ -28,7 +28,7 @@ __all__ = [
     "EXPORT_COLUMNS",
     "CollectConfig",
     "Database",
-    "GCAStimulus",
+    "GCAServedStimulus",
     "StimulusSource",
     "consensus_table",
     "create_app",

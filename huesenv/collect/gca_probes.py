@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from huesenv.collect.tasks.gca import GCAStimulus
+from huesenv.collect.tasks.gca import GCAServedStimulus
 from huesenv.probes.gca.questions import colour_options
 from huesenv.probes.gca.stimuli import gca_stimuli
 
@@ -60,16 +60,16 @@ def make_probes_source(seed: int = 0, mix: dict[str, int] = PAPER_MIX, **stimulu
     if not mix:
         raise ValueError("GCA stimulus set is empty for the requested conditions")
 
-    converted: dict[str, GCAStimulus] = {}  # drawing stays cheap inside the onboarding transaction
+    converted: dict[str, GCAServedStimulus] = {}  # drawing stays cheap inside the onboarding transaction
 
-    def convert(stim) -> GCAStimulus:
+    def convert(stim) -> GCAServedStimulus:
         done = converted.get(stim.stimulus_id)
         if done is not None:
             return done
         _, distractor = colour_options(stim, seed)
         return converted.setdefault(
             stim.stimulus_id,
-            GCAStimulus(
+            GCAServedStimulus(
                 stimulus_id=stim.stimulus_id,
                 object=stim.subject,
                 condition=stim.condition,
@@ -86,7 +86,7 @@ def make_probes_source(seed: int = 0, mix: dict[str, int] = PAPER_MIX, **stimulu
         stim = by_id.get(stimulus_id)
         return None if stim is None else _png(stim)
 
-    def source(rng: np.random.Generator, n_trials: int, n_attention: int) -> Sequence[GCAStimulus]:
+    def source(rng: np.random.Generator, n_trials: int, n_attention: int) -> Sequence[GCAServedStimulus]:
         chosen: list = []
         for cond, k in stratified_counts(n_trials, mix).items():
             items = by_condition[cond]

@@ -137,7 +137,8 @@ def create_participant(
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (pid, task, demo.language, demo.gender, demo.age_range, int(demo.color_blind), condition, utc_now()),
     )
-    return pid, int(cur.lastrowid)
+    assert cur.lastrowid is not None  # an INSERT sets it
+    return pid, cur.lastrowid
 
 
 def get_participant(conn: sqlite3.Connection, pid: object) -> sqlite3.Row | None:

@@ -105,7 +105,7 @@ class _Base:
         self, page: Page, choose: Callable[[str], str], limit: int | None = None
     ) -> tuple[Page, list]:
         """Answer words until done (or ``limit``); returns the last page and ``[(word, coordinate)]``."""
-        answers = []
+        answers: list[tuple[str, str]] = []
         while page.path.endswith("/words") and (limit is None or len(answers) < limit):
             word = page.word
             coord = choose(word)
@@ -123,7 +123,10 @@ class _Base:
         """Answer every GCA item (attention checks correctly); returns the last page and the item count."""
         n = 0
         while page.path.endswith("/gca"):
-            position = _POSITION.search(page.text).group(1)
+            found = _POSITION.search(page.text)
+            if found is None:
+                raise AssertionError(f"{page.path}: no position field in the GCA page")
+            position = found.group(1)
             data = {"csrf_token": page.token, "position": position}
             if 'name="threshold"' in page.text:
                 data["threshold"] = str(threshold)

@@ -19,7 +19,7 @@ from typing import Any
 from huesenv.agents.devices import with_device
 from huesenv.agents.evaluate import evaluate_words
 from huesenv.agents.protocol import GuessQuery
-from huesenv.agents.registry import describe_agents, make_agent
+from huesenv.agents.registry import describe_agents, kinds_with, make_agent
 from huesenv.board import format_coord
 from huesenv.commands.common import (
     add_device,
@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         q = cmds.add_parser(name, help=helptext)
         q.add_argument("spec", help="agent spec, e.g. text-embedding or clip:ViT-B-32/openai")
         if name == "guess":
-            q.add_argument("word")
+            q.add_argument("word", help="the cue: a word or a two-word cue (quote it), e.g. OCEAN")
         q.add_argument("--top-k", type=top_k_int, default=5, help="cells per answer, 1-480 (default 5)")
         add_seed(q, default=0)
         add_device(q)
@@ -72,14 +72,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         )
         if name == "words":
             add_out(q, metavar="PATH.jsonl", help="append the records to this episode log")
-            q.add_argument("--run-id", type=safe_name, default="words")
-            q.add_argument("--batch-size", type=positive_int, default=None)
+            q.add_argument(
+                "--run-id", type=safe_name, default="words", help="run id of the log records (default words)"
+            )
+            q.add_argument(
+                "--batch-size",
+                type=positive_int,
+                default=None,
+                help="words per batched model call (default: the agent's own)",
+            )
         q.set_defaults(func=run_guess if name == "guess" else run_words)
 
 
 def run_list(args: argparse.Namespace) -> int:
+    flags = {
+        flag: set(kinds_with(flag))
+        for flag in ("takes_device", "needs_weights", "takes_vocabulary", "answers_probes")
+    }
     for kind, text in describe_agents().items():
-        print(f"{kind:16s} {text}")
+        can = [flag.replace("_", " ") for flag, kinds in flags.items() if kind in kinds]
+        print(f"{kind:16s} {text}" + (f" [{', '.join(can)}]" if can else ""))
     return 0
 
 

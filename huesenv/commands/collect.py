@@ -10,6 +10,7 @@ import argparse
 import ipaddress
 import logging
 from pathlib import Path
+from typing import NoReturn
 
 from huesenv.collect.export import export as run_export
 from huesenv.collect.i18n import UI_LANGUAGES
@@ -42,7 +43,7 @@ def _rate(text: str):
 class _OneLineParser(argparse.ArgumentParser):
     """Bad options end with one line (the option and what was expected) and exit status 2, no usage dump."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 

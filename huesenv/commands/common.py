@@ -11,11 +11,14 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from huesenv.agents.registry import kinds_with
 
 DEBUG_HINT = "rerun with HUESENV_DEBUG=1 for the traceback"
 
@@ -30,10 +33,31 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors raise :class:`UsageError` instead of printing usage and exiting."""
+    """An ``ArgumentParser`` whose errors raise :class:`UsageError` instead of printing usage and exiting,
+    and whose help shows the commands' docstrings as plain words (no reST markup)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(self.prog, f"{_one_line(message)} (see {self.prog} --help)")
+
+    def format_help(self) -> str:
+        return plain_text(super().format_help())
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
+_LITERAL = re.compile(r"``(.+?)``")
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+
+
+def plain_text(text: str) -> str:
+    """reST inline markup as plain words: ``x`` → x, :mod:`a.b` → a.b (``~a.b.c`` → c), **x** → x.
+
+    The subcommands' help is their module docstring, which is written for the API docs too."""
+
+    def role(match: re.Match[str]) -> str:
+        target = match.group(1).strip()
+        return target.rsplit(".", 1)[-1] if match.group(0).split("`", 1)[1].startswith("~") else target
+
+    return _STRONG.sub(r"\1", _LITERAL.sub(r"\1", _ROLE.sub(role, text)))
 
 
 def build_root_parser(version: str) -> Parser:
@@ -237,7 +261,9 @@ def add_device(p: argparse.ArgumentParser) -> None:
         "--device",
         type=device_name,
         default=None,
-        help="auto | cpu | cuda[:n] | mps (model agents; default auto)",
+        help="auto | cpu | cuda[:n] | mps (agent kinds that take a device: "
+        + ", ".join(kinds_with("takes_device"))
+        + "; default auto)",
     )
 
 
@@ -246,6 +272,39 @@ def path_text(text: str) -> str:
     if not str(text).strip():
         raise argparse.ArgumentTypeError("expected a path, got an empty string")
     return text
+
+
+def display_path(path: str | Path) -> str:
+    """A path as a message shows it: a file shipped inside the installed package is named by its
+    place in the package (``packaged huesenv/data/…``), never by where pip put it; a user's path is
+    shown as given."""
+    text = str(path)
+    try:
+        package = Path(__file__).resolve().parents[1]  # the huesenv package folder
+        inside = Path(text).resolve().relative_to(package)
+    except (OSError, ValueError):
+        return text
+    return f"packaged huesenv/{inside.as_posix()}"
+
+
+def add_progress(p: argparse.ArgumentParser) -> None:
+    """The one progress convention: bars on by default when stderr is a terminal, ``--no-progress`` off."""
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bars (they are shown only when stderr is a terminal)",
+    )
+    p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)  # older spelling: force on
+
+
+def progress_enabled(args: argparse.Namespace) -> bool:
+    """Whether to draw progress bars: ``--no-progress`` wins, ``--progress`` forces them, else a terminal."""
+    if getattr(args, "no_progress", False):
+        return False
+    if getattr(args, "progress", False):
+        return True
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def add_humans(p: argparse.ArgumentParser, *, help: str | None = None) -> None:  # noqa: A002

@@ -2,7 +2,9 @@
 
 What ``huesenv tournament CONFIG --set ...`` would run, after the defaults, the
 file and the overrides are merged and validated (unknown keys are errors with a
-did-you-mean), with secrets masked.  ``huesenv config list`` names the bundled configs.
+did-you-mean), with secrets masked.  ``huesenv config list`` names the bundled configs with the
+command that runs each (tournament configs: ``config show``/``tournament``; training configs:
+``huesenv train experiment``).
 """
 
 from __future__ import annotations
@@ -10,8 +12,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from huesenv.commands.tournament import add_config_flags, check_added_agents_play, config_overrides
-from huesenv.experiments.config import bundled_configs, load_config
+from huesenv.commands.tournament import (
+    add_config_flags,
+    check_added_agents_play,
+    config_name,
+    config_overrides,
+)
+from huesenv.experiments.config import bundled_config_kind, bundled_configs, load_config
 
 
 def register(subparsers: Any) -> None:
@@ -34,7 +41,7 @@ def register(subparsers: Any) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    config = load_config(args.config, config_overrides(args), allow_code=args.allow_code)
+    config = load_config(config_name(args), config_overrides(args), allow_code=args.allow_code)
     check_added_agents_play(args, config)
     print(f"# {config.source}; run id {config.run_id}; run folder {config.run_dir()}")
     print(config.masked_yaml(), end="")
@@ -43,5 +50,8 @@ def _show(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     for name in bundled_configs():
-        print(name)
+        if bundled_config_kind(name) == "training":
+            print(f"{name}\ttraining\thuesenv train experiment {name}")
+        else:
+            print(f"{name}\ttournament\thuesenv tournament {name}")
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from huesenv.commands.common import add_humans, add_out, add_seed, probability, writable_target
+from huesenv.commands.common import add_humans, add_out, add_seed, display_path, probability, writable_target
 from huesenv.humans import consistency_by_category, consistency_table, load_humans
 from huesenv.humans.consistency import MIN_ANSWERS
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
@@ -104,7 +104,7 @@ def run_summary(args: argparse.Namespace) -> int:
     if len(humans) == 0:
         filters = ", ".join(f"{k}: {v}" for k, v in humans.filtered.items()) or "none"
         raise ValueError(
-            f"{humans.source}: no answers left after the filters (rows filtered out by {filters}); "
+            f"{display_path(humans.source)}: no answers left after the filters (rows filtered out by {filters}); "
             "check --language/--gender/--age-range against the export's values"
         )
     table = consistency_table(humans, alpha=args.alpha)
@@ -139,7 +139,7 @@ def run_summary(args: argparse.Namespace) -> int:
     if notice:
         console.print(f"[bold red]{notice}[/]")
     title = (
-        f"{humans.source}: {len(humans)} answers, {humans.n_participants} participants, "
+        f"{display_path(humans.source)}: {len(humans)} answers, {humans.n_participants} participants, "
         f"{len(table)} words (α = {args.alpha})"
     )
     out = Table(title=title)

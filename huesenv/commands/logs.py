@@ -45,12 +45,12 @@ def register(subparsers) -> None:
     imp.set_defaults(func=_import)
 
     conv = sub.add_parser("to-parquet", help="convert JSON Lines logs to one Parquet table")
-    conv.add_argument("logs", nargs="+")
+    conv.add_argument("logs", nargs="+", metavar="LOG", help="JSON Lines logs to convert (one table)")
     add_out(conv, required=True, help="the Parquet file to write")
     conv.set_defaults(func=_to_parquet)
 
     check = sub.add_parser("check", help="validate logs and count records per kind and agent")
-    check.add_argument("logs", nargs="+")
+    check.add_argument("logs", nargs="+", metavar="LOG", help="JSON Lines or Parquet logs to check")
     check.set_defaults(func=_check)
 
     schema = sub.add_parser("schema", help="print every declared field of every record kind")

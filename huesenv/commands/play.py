@@ -42,6 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--delay", type=non_negative_float, default=0.6, help="seconds to pause after each agent move"
     )
     play.add_argument(
+        "--no-pause",
+        action="store_true",
+        help="move on after each round's reveal by itself (default: wait for a key press or a click)",
+    )
+    play.add_argument(
         "--log",
         default=None,
         help="append the game's records to this JSON Lines log, as the log's next free game number",
@@ -82,6 +87,7 @@ def _play(args: argparse.Namespace) -> int:
             log_path=args.log,
             wait_at_end=True,
             device=args.device,
+            pause_at_reveal=not args.no_pause,
         )
     except HumanQuit:
         print(f"game abandoned{f' (logged to {args.log}, marked abandoned)' if args.log else ''}")

@@ -1,4 +1,7 @@
-"""``huesenv probe gca|interference``: run an agent on a probe (logs + report) and/or export the stimuli."""
+"""``huesenv probe TASK``: run an agent on a registered probe (logs + report) and/or export its stimuli.
+
+One subcommand per probe of :mod:`huesenv.probes.registry`; each probe adds its own options.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,20 @@ from pathlib import Path
 
 from huesenv.agents import make_agent
 from huesenv.agents.devices import with_device
-from huesenv.commands.common import add_device, add_out, add_seed, existing_file, positive_int, safe_name
+from huesenv.agents.registry import kinds_with
+from huesenv.commands.common import (
+    add_device,
+    add_out,
+    add_progress,
+    add_seed,
+    existing_file,
+    positive_int,
+    progress_enabled,
+    safe_name,
+)
 from huesenv.logs import LogWriter, check_appendable
 from huesenv.probes.export import export_stimuli
+from huesenv.probes.registry import get_probe, probe_names
 from huesenv.probes.replies import import_replies
 from huesenv.probes.report import write_report
 from huesenv.probes.run import agent_id_of, default_run_id, run_probe
@@ -21,7 +35,8 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--agents",
         dest="agent",
         metavar="SPEC",
-        help="agent spec for huesenv.agents.make_agent (e.g. random, vlm:PATH)",
+        help="agent spec for huesenv.agents.make_agent; kinds that answer probes: "
+        + ", ".join(kinds_with("answers_probes")),
     )
     p.add_argument(
         "--replies",
@@ -44,67 +59,23 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--export", metavar="DIR", help="write the stimuli as PNG + manifest.csv (ground truth) to DIR"
     )
-    p.add_argument("--progress", action="store_true", help="show a progress bar")
+    add_progress(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "probe",
-        help="single-step probes: Graded Color Attribution, text interference",
+        help="single-step probes: " + ", ".join(probe_names()),
         description="Run an agent on a probe (JSONL log + metric report) and/or export its stimuli.",
     )
     tasks = p.add_subparsers(dest="probe_task", metavar="TASK")
     tasks.required = True
-    g = tasks.add_parser("gca", help="Graded Color Attribution (colour / introspection / coverage questions)")
-    _common(g)
-    g.add_argument("--conditions", nargs="+", default=None, choices=["prior", "counterfactual", "shape"])
-    g.add_argument(
-        "--question-types", nargs="+", default=None, choices=["colour", "introspection", "coverage"]
-    )
-    g.add_argument(
-        "--orderings", nargs="+", default=None, choices=["standard", "visual-prior", "post-hoc", "text-prior"]
-    )
-    g.add_argument(
-        "--prior-image",
-        default="none",
-        choices=["none", "white"],
-        help="text-prior ordering: ask in text only (none, default) or with a white 512x512 image",
-    )
-    g.add_argument("--objects", nargs="+", default=None, help="catalogue object names (default: all)")
-    g.add_argument(
-        "--data-dir", default=None, help="local copy of the published GCA dataset (see load_gca_folder)"
-    )
-    g.set_defaults(func=run)
-    t = tasks.add_parser("interference", help='"What color is it" text-interference benchmark')
-    _common(t)
-    t.add_argument("--subsets", nargs="+", default=None, choices=["color", "simple", "mask"])
-    t.add_argument("--types", nargs="+", type=int, default=None, choices=[1, 2, 3, 4])
-    t.add_argument(
-        "--per-type", type=positive_int, default=100, help="images per subset × type (default 100)"
-    )
-    t.set_defaults(func=run)
-
-
-def _task_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
-    """(trial kwargs, stimulus kwargs) from the parsed arguments."""
-    if args.probe_task == "gca":
-        stim = {k: v for k, v in {"conditions": args.conditions, "objects": args.objects}.items() if v}
-        trial = dict(stim)
-        trial.update(
-            {
-                k: v
-                for k, v in {"question_types": args.question_types, "orderings": args.orderings}.items()
-                if v
-            }
-        )
-        if args.prior_image != "none":
-            trial["prior_image"] = args.prior_image
-        if args.data_dir:
-            trial["data_dir"] = args.data_dir
-        return trial, stim
-    stim = {k: v for k, v in {"subsets": args.subsets, "types": args.types}.items() if v}
-    stim["per_type"] = args.per_type
-    return dict(stim), stim
+    for name in probe_names():
+        probe = get_probe(name)
+        task = tasks.add_parser(name, help=probe.title)
+        _common(task)
+        probe.add_arguments(task, positive_int)
+        task.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,10 +93,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{flag} {value}: is a file, expected a folder")
     if getattr(args, "data_dir", None) and not Path(args.data_dir).is_dir():
         raise ValueError(f"--data-dir {args.data_dir}: expected a folder of the published GCA dataset")
-    trial_kwargs, stim_kwargs = _task_kwargs(args)
+    trial_kwargs, stim_kwargs = get_probe(args.probe_task).task_kwargs(args)
     if args.export:
-        if args.probe_task == "gca" and args.data_dir:
-            raise ValueError("--export with --data-dir: the published images are already on disk")
         manifest = export_stimuli(args.probe_task, args.export, seed=args.seed, **stim_kwargs)
         print(f"wrote {manifest}")
     if args.agent:
@@ -146,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 batch_size=args.batch_size,
                 run_id=run_id,
                 on_record=writer.append,
-                progress=args.progress,
+                progress=progress_enabled(args),
                 **trial_kwargs,
             )
         files = write_report(args.probe_task, records, out / f"{args.probe_task}_report_{run_id}")

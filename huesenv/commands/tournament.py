@@ -28,13 +28,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from huesenv.agents.registry import kinds_with
 from huesenv.commands.common import (
     add_humans,
     add_out,
+    add_progress,
     device_name,
     existing_dir,
     non_negative_int,
     positive_int,
+    progress_enabled,
     safe_name,
     seed_int,
 )
@@ -51,9 +54,10 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
     p.add_argument(
         "config",
         nargs="?",
-        default=default_config,
+        default=None,
         help=f"YAML config file or bundled config name (default: {default_config})",
     )
+    p.set_defaults(default_config=default_config)
     p.add_argument(
         "--set",
         dest="overrides",
@@ -77,8 +81,9 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
     p.add_argument(
         "--device",
         type=device_name,
-        help="torch device of the model agents (clip, vlm, text-embedding): auto | cpu | cuda[:n] "
-        "(= --set device=...)",
+        help="torch device of the agent kinds that take one ("
+        + ", ".join(kinds_with("takes_device"))
+        + "): auto | cpu | cuda[:n] (= --set device=...)",
     )
     add_humans(p, help="human cohort for replayed humans and the metrics (= --set humans.path=PATH)")
     p.add_argument("--backend", choices=("inprocess", "ray"), help="where units run (default in-process)")
@@ -112,7 +117,7 @@ def add_experiment_flags(p: argparse.ArgumentParser, default_config: str) -> Non
     p.add_argument(
         "--fresh", action="store_true", help="start over instead of resuming (old logs kept as *.old)"
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_progress(p)
     p.add_argument("--list-configs", action="store_true", help="list the bundled configs and exit")
 
 
@@ -126,6 +131,11 @@ def register(subparsers: Any) -> None:
     add_experiment_flags(t, "default")
     t.add_argument("--no-wordlevel", action="store_true", help="skip the word-level evaluation")
     t.set_defaults(func=_run_tournament)
+
+
+def config_name(args: argparse.Namespace) -> str:
+    """The CONFIG argument, or the command's bundled default when none was given."""
+    return str(args.config if args.config is not None else args.default_config)
 
 
 def config_overrides(args: argparse.Namespace) -> list[str]:
@@ -212,9 +222,10 @@ def run_experiment_command(args: argparse.Namespace, extra: list[str]) -> int:
             raise ValueError(
                 f"--list-configs lists the bundled configs; it takes no CONFIG (got {args.config!r})"
             )
-        for name in bundled_configs():
+        for name in bundled_configs("tournament"):  # the training ones run with `huesenv train experiment`
             console.print(name)
         return 0
+    args.config = config_name(args)
     overrides = config_overrides(args) + extra
     config = load_config(args.config, overrides, allow_code=args.allow_code)
     check_added_agents_play(args, config)
@@ -247,13 +258,12 @@ def _free_name(console: Any, args: argparse.Namespace, config: Any, overrides: l
 
 def _one(args: argparse.Namespace, console: Any, config: Any) -> int:
     console.print(
-        f"[bold]huesenv[/] experiment [cyan]{config.name}[/] (config {config.source}); "
-        f"run folder {config.run_dir()}"
+        f"[bold]huesenv[/] experiment [cyan]{config.name}[/] ({config.source}); run folder {config.run_dir()}"
     )
 
     try:
         result = run_experiment(
-            config, fresh=args.fresh, progress=not args.no_progress, wandb_mode=args.wandb
+            config, fresh=args.fresh, progress=progress_enabled(args), wandb_mode=args.wandb
         )
     except KeyboardInterrupt:
         console.print(

@@ -25,13 +25,28 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from huesenv.commands.common import add_device, add_out, add_seed, positive_float, positive_int
+from huesenv.commands.common import (
+    add_device,
+    add_out,
+    add_progress,
+    add_seed,
+    positive_float,
+    positive_int,
+    progress_enabled,
+)
 from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment, set_aside, train
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig
 from huesenv.experiments.rl.sb3_train import SB3Config
 from huesenv.experiments.rl.selfplay import SelfPlayConfig
 
 KINDS = ("guesser", "cue-giver", "selfplay")
+
+
+KIND_HELP = {
+    "guesser": "train a guesser (MaskablePPO; --fast: the single-file PPO)",
+    "cue-giver": "train a cue giver (MaskablePPO)",
+    "selfplay": "train a cue giver and guessers together from scratch (no human data)",
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     for kind in KINDS:
         q = cmds.add_parser(
             kind,
-            help=f"train a {kind}",
+            help=KIND_HELP.get(kind, f"train a {kind}"),
             description=__doc__,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
@@ -77,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="override a config value (dotted keys), e.g. --set train.params.total_steps=10000",
     )
     e.add_argument("--fresh", action="store_true", help="start over (old run folder kept as *.old-<time>)")
-    e.add_argument("--no-progress", action="store_true")
+    add_progress(e)
     e.add_argument(
         "--wandb", choices=("online", "offline", "disabled"), help="W&B mode for training and tournament"
     )
@@ -115,7 +130,7 @@ def _common(q: argparse.ArgumentParser) -> None:
         help="trainer hyper-parameter (e.g. --set learning_rate=0.001), repeatable",
     )
     q.add_argument("--fresh", action="store_true", help="start over (old folder kept as <out>.old-<time>)")
-    q.add_argument("--no-progress", action="store_true", help="print only the final line")
+    add_progress(q)
 
 
 def parse_sets(pairs: list[str]) -> dict[str, Any]:
@@ -184,7 +199,7 @@ def run_train(args: argparse.Namespace) -> int:
             out,
             tracker=args.tracker,
             wandb_mode=args.wandb_mode,
-            progress=not args.no_progress,
+            progress=progress_enabled(args),
         )
     except KeyboardInterrupt:
         print(f"interrupted: the last checkpoint is in {out}; rerun the same command to resume")
@@ -217,7 +232,7 @@ def run_experiment_cmd(args: argparse.Namespace) -> int:
     config = load_training_config(args.config, args.overrides)
     try:
         result = run_training_experiment(
-            config, fresh=args.fresh, progress=not args.no_progress, wandb_mode=args.wandb
+            config, fresh=args.fresh, progress=progress_enabled(args), wandb_mode=args.wandb
         )
     except KeyboardInterrupt:
         print("interrupted: rerun the same command to resume")

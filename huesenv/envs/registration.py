@@ -1,8 +1,9 @@
-"""Gymnasium ids of huesenv, registered once per process by :func:`register_envs` (called on ``import huesenv``).
+"""Gymnasium ids of the game envs, registered once per process by :func:`register_envs` (on ``import huesenv``).
 
-Why entry points as strings: registering must not import the envs (PettingZoo,
-the probes' image code), so ``import huesenv`` stays light; ``gymnasium.make``
-imports them on first use.  The probe envs' modules belong to the probes code.
+Why entry points as strings: registering must not import the envs (PettingZoo),
+so ``import huesenv`` stays light; ``gymnasium.make`` imports them on first
+use.  The probes register their own ids (:mod:`huesenv.probes.registry`); the
+agents the wrappers play against come from :mod:`huesenv.envs.hues_cues.defaults`.
 """
 
 from __future__ import annotations
@@ -10,13 +11,11 @@ from __future__ import annotations
 ENV_IDS: dict[str, str] = {
     "huesenv/Guesser-v1": "huesenv.envs.wrappers:GuesserEnv",
     "huesenv/CueGiver-v1": "huesenv.envs.wrappers:CueGiverEnv",
-    "huesenv/GCA-v0": "huesenv.probes.gca.env:GCAEnv",
-    "huesenv/TextInterference-v0": "huesenv.probes.interference.env:TextInterferenceEnv",
 }
 
 
 def register_envs() -> None:
-    """Register every huesenv Gymnasium id; calling it again is a no-op."""
+    """Register the game envs' Gymnasium ids; calling it again is a no-op."""
     from gymnasium.envs.registration import register, registry
 
     for env_id, entry_point in ENV_IDS.items():

@@ -128,12 +128,16 @@ class GuesserVectorEnv(VectorEnv):
         return {"cue": self._cues.copy(), "occupied": occ, "action_mask": (1 - occ).astype(np.int8)}
 
     # -- gymnasium API --------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         self._draw(np.arange(self.num_envs))
         return self._obs(), {}
 
-    def step(self, actions: np.ndarray):
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         cells = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         if cells.min() < 0 or cells.max() >= N_CELLS:
             raise ValueError(f"actions: expected cells 0-{N_CELLS - 1}")

@@ -23,9 +23,13 @@ learner's other role) are agent spec strings (``"human-replay"``,
 ``"text-embedding"``, ``"policy:PATH"``, any kind of :mod:`huesenv.agents`),
 agent objects, a mapping seat name → either, or a sequence in seat order
 skipping the learner.  A spec string makes one agent per seat, as the
-tournaments do.  The default is ``"human-replay"``: replayed people, each seat
-drawing answers without replacement within a game (one instance per seat, told
-the game by ``query.game``), so the cue carries information the learner can use.
+tournaments do.  Spec strings and the default (``None``) are turned into agents
+by ``agent_factory`` (``factory(spec, vocabulary=...)``, ``spec=None`` for the
+default opponent); without one, the factory the package installed
+(:mod:`huesenv.envs.hues_cues.defaults`; on ``import huesenv`` the agents layer's, whose
+default opponent is ``"human-replay"``: replayed people, each seat drawing
+answers without replacement within a game, one instance per seat, so the cue
+carries information the learner can use).
 
 **Illegal learner actions** end the episode with ``illegal_reward`` (-1),
 as in the AEC env (``illegal_action="end"``); ``"penalise"`` lets the learner
@@ -46,13 +50,11 @@ import numpy as np
 from gymnasium import spaces
 
 from huesenv.board import N_CELLS
+from huesenv.envs.hues_cues.defaults import AgentFactory, default_agent_factory
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.envs.hues_cues.play import Driver
-from huesenv.game.agent_specs import resolve_agent
 from huesenv.game.protocol import Agent
 from huesenv.game.rules import HuesCuesRules
-
-DEFAULT_OPPONENT = "human-replay"
 
 AgentLike = Agent | str
 
@@ -65,8 +67,9 @@ class _SeatEnv(gymnasium.Env):
         self,
         num_players: int = 4,
         seat: int = 0,
-        opponents: Mapping[str, AgentLike] | Sequence[AgentLike] | AgentLike | None = DEFAULT_OPPONENT,
+        opponents: Mapping[str, AgentLike] | Sequence[AgentLike] | AgentLike | None = None,
         stand_in: AgentLike | None = None,
+        agent_factory: AgentFactory | None = None,
         cue_mode: str = "vocabulary",
         cue_encoding: str = "index",
         observation_mode: str = "flat",
@@ -101,38 +104,43 @@ class _SeatEnv(gymnasium.Env):
         self.learner = self.game.possible_agents[self.seat]
         self.render_mode = render_mode
         self.observation_mode = observation_mode
-        vocab_kw = {"vocabulary": self.game.layout.vocabulary}
-        self._agents = self._resolve(opponents if opponents is not None else DEFAULT_OPPONENT, vocab_kw)
+        self._factory = agent_factory
+        self._agents = self._resolve(opponents)
         stand = stand_in if stand_in is not None else (opponents if isinstance(opponents, str) else None)
-        self._stand_in = self._make(stand if stand is not None else DEFAULT_OPPONENT, vocab_kw)
+        self._stand_in = self._make(stand)
         self._driver: Driver | None = None
         self._points = 0
         self._episode = -1
         self._init_spaces()
 
     # -- seats ------------------------------------------------------------------------
-    @staticmethod
-    def _make(spec: AgentLike, kwargs: dict[str, Any]) -> Agent:
-        if isinstance(spec, str) and spec.strip().partition(":")[0] == "random":
-            return resolve_agent(spec, **kwargs)  # random agents choose among the game's vocabulary
-        return resolve_agent(spec)
+    def _make(self, spec: AgentLike | None) -> Agent:
+        """An agent object as given, or the agent the factory makes of a spec string (``None``: the default)."""
+        if spec is not None and not isinstance(spec, str):
+            if not isinstance(spec, Agent):
+                raise ValueError(f"agent: expected a spec string or an Agent, got {type(spec).__name__}")
+            return spec
+        factory = self._factory if self._factory is not None else default_agent_factory()
+        agent = factory(spec, vocabulary=self.game.layout.vocabulary)
+        if not isinstance(agent, Agent):
+            raise ValueError(f"agent spec {spec!r}: factory returned {type(agent).__name__}, not an Agent")
+        return agent
 
-    def _resolve(self, opponents: Any, kwargs: dict[str, Any]) -> dict[str, Agent]:
+    def _resolve(self, opponents: Any) -> dict[str, Agent]:
         others = [a for a in self.game.possible_agents if a != self.learner]
         if isinstance(opponents, Mapping):
             missing = [a for a in others if a not in opponents]
             if missing:
                 raise ValueError(f"opponents: missing seat(s) {missing}; expected keys {others}")
-            return {a: self._make(opponents[a], kwargs) for a in others}
+            return {a: self._make(opponents[a]) for a in others}
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
             if len(opponents) != len(others):
                 raise ValueError(
                     f"opponents: expected {len(others)} agents (seats {others}), got {len(opponents)}"
                 )
-            return {a: self._make(o, kwargs) for a, o in zip(others, opponents)}
-        if isinstance(opponents, str):
-            return {a: self._make(opponents, kwargs) for a in others}  # one instance per seat
-        return {a: self._make(opponents, kwargs) for a in others}  # one agent object for every seat
+            return {a: self._make(o) for a, o in zip(others, opponents)}
+        # a spec string or None: one instance per seat; one agent object: the same for every seat
+        return {a: self._make(opponents) for a in others}
 
     @property
     def opponents(self) -> dict[str, Agent]:
@@ -186,7 +194,7 @@ class _SeatEnv(gymnasium.Env):
         info["seat"] = self.seat
         return info
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(2**63))
         self._episode += 1
@@ -197,7 +205,7 @@ class _SeatEnv(gymnasium.Env):
         self._points = self._learner_points()
         return self._observation(), self._info()
 
-    def step(self, action: Any):
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self._driver is None:
             raise RuntimeError("call reset() before step()")
         g = self.game
@@ -216,7 +224,7 @@ class _SeatEnv(gymnasium.Env):
         truncated = not terminated and any(g.truncations.values())
         return self._observation(), reward, terminated, truncated, self._info()
 
-    def render(self):
+    def render(self) -> np.ndarray | None:
         return self.game.render()
 
     def close(self) -> None:

@@ -1,8 +1,8 @@
 """The game layer: the rules state machine, phases, the cue grammar, the agent protocol and the observer.
 
 Sits between the core (board, vocabulary) and the environments; imports no RL
-framework and nothing from the layers above (agents are reached by spec
-string through :mod:`huesenv.game.agent_specs`).
+framework and nothing from the layers above, not even by name: agents are
+objects handed in by the caller.
 """
 
 from huesenv.game.cues import cue_problem, cue_words

@@ -138,6 +138,8 @@ def render_view(
         return RenderView(
             players=tuple(players),
             cones={c.cell: c.seat for c in reveal.cones},
+            cone_cues={c.cell: c.cue_index for c in reveal.cones},
+            gains=tuple(reveal.points),
             cues=tuple("(pass)" if c is None else c for c in reveal.cues),
             cue_giver=reveal.cue_giver,
             current=None if state.done else state.current,
@@ -151,6 +153,7 @@ def render_view(
     return RenderView(
         players=tuple(players),
         cones={c.cell: c.seat for c in state.cones},
+        cone_cues={c.cell: c.cue_index for c in state.cones},
         cues=tuple("(pass)" if c is None else c for c in state.cues),
         cue_giver=state.cue_giver,
         current=state.current,

@@ -42,7 +42,7 @@ from collections.abc import Iterable, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -256,7 +256,7 @@ class Deck(Sequence):
     def __len__(self) -> int:
         return self._size
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return tuple(self[i] for i in range(*index.indices(self._size)))
         i = index + self._size if index < 0 else index

@@ -84,3 +84,6 @@ class RenderView:
     card: tuple[int, ...] = ()  # the cue giver's 4 card cells, shown only to the cue giver (human play)
     prompt: str = ""  # input line shown under the board (what a person is typing)
     final: bool = False  # the end-of-game frame: the final standings drawn over the board
+    cone_cues: dict[int, int] = field(default_factory=dict)  # cell -> the cue (1 or 2) its cone answered
+    gains: tuple[int, ...] = ()  # at a reveal: the points each seat scored this round (drawn as "+N")
+    hover: int | None = None  # human play: the cell under the mouse, outlined before the click

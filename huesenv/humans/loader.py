@@ -172,7 +172,7 @@ class HumanResponses:
     colour_vision_unknown: int = 0
 
     @cached_property
-    def is_reconstruction(self) -> bool:  # type: ignore[override]
+    def is_reconstruction(self) -> bool:
         ids = self.frame["user_id"].astype(str)
         return bool(len(ids)) and bool(ids.str.startswith(RECONSTRUCTION_PREFIX).all())
 
@@ -184,7 +184,7 @@ class HumanResponses:
         }
 
     @cached_property
-    def words(self) -> tuple[str, ...]:  # type: ignore[override]
+    def words(self) -> tuple[str, ...]:
         """Words with at least one answer: the paper's in Table 6 order, then custom ones as first seen."""
         present = set(self._groups)
         known = [w for w in word_texts() if w in present]
@@ -523,8 +523,8 @@ def _cvd_list(cvd: CvdList) -> tuple[set[str] | None, str]:
     if cvd is None:
         return None, ""
     if not isinstance(cvd, (str, os.PathLike)):
-        ids = [str(v).strip() for v in cvd]
-        return {i for i in ids if i}, "the CVD list"
+        given = [str(v).strip() for v in cvd]
+        return {i for i in given if i}, "the CVD list"
     path = Path(cvd)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such CVD participant list")
@@ -550,8 +550,8 @@ def _cvd_list(cvd: CvdList) -> tuple[set[str] | None, str]:
                 raise ValueError(f"{path}, line {number}, field userId: empty; a participant id is required")
             ids.add(values[at].strip())
         return ids, str(path)
-    ids = {ln.split("#", 1)[0].strip() for ln in lines}
-    return {i for i in ids if i}, str(path)
+    listed = {ln.split("#", 1)[0].strip() for ln in lines}
+    return {i for i in listed if i}, str(path)
 
 
 def _known_words() -> frozenset[str]:

@@ -309,10 +309,10 @@ def reconstruct_cohort(seed: int = DEFAULT_SEED) -> Reconstruction:
         word_rng = np.random.default_rng([seed, 1, w])
         fit = calibrate_word(mode, row.human_color, len(holders), float(row.human_consistency), word_rng)
         order = word_rng.permutation(len(holders))
-        for person, cell in zip(holders, fit.cells[order]):
+        for person, cell in zip(holders.tolist(), fit.cells[order]):
             answers[person, int(np.flatnonzero(words[person] == w)[0])] = cell
         so_far = fit.cells.copy()
-        for person in np.flatnonzero((words == w).any(axis=1) & cvd):
+        for person in map(int, np.flatnonzero((words == w).any(axis=1) & cvd)):
             lab = _cvd_lab(str(deficiency[person]), float(severity[person]))
             cell = _cvd_answer(mode, lab, so_far, word_rng)
             answers[person, int(np.flatnonzero(words[person] == w)[0])] = cell

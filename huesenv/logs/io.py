@@ -27,6 +27,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -276,7 +277,7 @@ def frame_to_records(frame: pd.DataFrame) -> list[LogRecord]:
     return out
 
 
-def _parquet_schema():
+def _parquet_schema() -> Any:  # a pyarrow.Schema (pyarrow loads here only)
     import pyarrow as pa
 
     return pa.schema(

@@ -8,7 +8,7 @@ readers can refuse what they do not understand instead of misreading it.
 what only one kind has lives in ``extra``, so one table holds a whole run.
 Each kind's ``extra`` keys are *declared* below (:data:`EXTRA_FIELDS`, with type
 and meaning), and :func:`validate_record` checks them; the typed subclasses
-:class:`GameStep`, :class:`WordQuery` and :class:`ProbeTrial` give attribute
+:class:`GameStep`, :class:`WordQuery` and :class:`ProbeTrialRecord` give attribute
 access to them (``step.phase`` instead of ``step.extra["phase"]``).
 ``LogRecord(kind="game_step", ...)`` already builds a :class:`GameStep`.
 
@@ -208,7 +208,7 @@ WORD_QUERY_FIELDS: tuple[ExtraField, ...] = (
 WORD_QUERY_OPEN = "agent info: any other key an agent reports in Answer.info, as a JSON scalar"
 
 PROBE_TRIAL_FIELDS: tuple[ExtraField, ...] = (
-    ExtraField("task", (str,), '"gca" or "interference"'),
+    ExtraField("task", (str,), 'the probe\'s registered name ("gca", "interference", ...)'),
     ExtraField("trial_id", (str,), 'stable trial id, e.g. "gca/<stimulus>/colour"'),
     ExtraField("question", (str,), "the question text asked"),
     ExtraField("options", (list, None), "the answer options, or null for a free answer", _list_of(str)),
@@ -425,7 +425,7 @@ class WordQuery(LogRecord):
     fallback = property(lambda self: self.extra.get("fallback"))
 
 
-class ProbeTrial(LogRecord):
+class ProbeTrialRecord(LogRecord):
     """One answered probe question (GCA or text interference); ``answer`` is the parsed answer."""
 
     KIND = "probe_trial"
@@ -443,7 +443,7 @@ _FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(LogRecord))
 _KIND_CLASSES: dict[str, type[LogRecord]] = {
     "game_step": GameStep,
     "word_query": WordQuery,
-    "probe_trial": ProbeTrial,
+    "probe_trial": ProbeTrialRecord,
 }
 
 

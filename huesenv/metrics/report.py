@@ -62,8 +62,12 @@ def write_metrics(
 
     ``top_k`` / ``sampled_cloud``: the Hotelling cloud (see :func:`huesenv.metrics.aggregate.word_level`).
     """
-    logs = list(logs)
-    records = logs if logs and isinstance(logs[0], LogRecord) else load_logs(logs)
+    given = list(logs)
+    records = (
+        [r for r in given if isinstance(r, LogRecord)]
+        if given and isinstance(given[0], LogRecord)
+        else load_logs([r for r in given if not isinstance(r, LogRecord)])
+    )
     table = human_fail_table(humans, alpha) if human_table is None else human_table
     words = word_level(
         records, humans, alpha=alpha, top_k=top_k, human_table=table, sampled_cloud=sampled_cloud

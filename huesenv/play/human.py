@@ -38,7 +38,7 @@ from huesenv.agents.registry import make_agent
 from huesenv.board import format_coord, parse_coord
 from huesenv.envs import play_game
 from huesenv.envs.rendering.layout import cell_at
-from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.envs.rendering.renderer import BoardRenderer, short_label
 from huesenv.envs.rendering.view import RenderView
 from huesenv.envs.rendering.window import Window
 from huesenv.game.cues import counted_words, cue_problem, cue_words, is_pass
@@ -62,15 +62,19 @@ def check_cue(
     forbidden: Iterable[str] = (),
     vocabulary: Sequence[str] | None = None,
     rules: Any = None,
+    used: Iterable[str] = (),
 ) -> tuple[str | None, str]:
-    """Validate a typed cue; returns ``(cue, "")`` or ``(None, reason)``.
+    """Validate a typed cue; returns ``(cue, "")`` or ``(None, reason)``, the reason naming the rule.
 
     The cue grammar is the game's own (:mod:`huesenv.game.cues`, with ``rules`` or
     the default :class:`~huesenv.game.rules.HuesCuesRules`): the same word
     count, colour names, coordinates and relative words as the env, so a cue the
     window accepts is never replaced by the env's random fallback.  On top come
-    what the query carries: its ``forbidden`` words (used cues included) and, in
-    vocabulary mode, its ``vocabulary``.  ``""`` on cue 2 is a pass: ``("", "")``.
+    what the query carries: its ``forbidden`` words, among them the cues already
+    ``used`` in this game, and, in vocabulary mode, its ``vocabulary``.  The rule
+    checks run first, so a refusal says which rule it is (a colour name, a
+    coordinate, a word used before, a word this round does not offer).  ``""``
+    on cue 2 is a pass: ``("", "")``.
     """
     rules = rules or DEFAULT_RULES
     if is_pass(text):
@@ -87,21 +91,30 @@ def check_cue(
             None,
             f"Cue {cue_index} must be {plain} ({limit} word{'s' * (limit > 1)} at most, got {count}): {text!r}",
         )
-    banned = {normalise_word(f) for f in forbidden if isinstance(f, str) and f.strip()}
-    if key in banned:
-        return None, f"{cue!r} is not allowed (already used or forbidden)"
-    for token in cue_words(key):
-        if token in banned:
-            return None, f"{cue!r} is not allowed: {token!r} is a forbidden word"
     problem = cue_problem(rules, key, cue_index)
     if problem is not None:
         return None, f"{cue!r}: {problem}"
+    used_keys = {normalise_word(u) for u in used if isinstance(u, str) and u.strip()}
+    banned = {normalise_word(f) for f in forbidden if isinstance(f, str) and f.strip()}
+    for token in dict.fromkeys([key, *cue_words(key)]):
+        if token in used_keys:
+            return None, f"{cue!r}: {token!r} was already a cue in this game (each cue once per game)"
+        if token in banned:
+            if vocabulary is not None:
+                return None, f"{cue!r} is not one of the words offered now (the list under the board)"
+            return None, f"{cue!r}: {token!r} is a forbidden word in this game"
     if vocabulary is not None:
         by_key = {normalise_word(v): v for v in vocabulary}
         if key not in by_key:
-            return None, f"{cue!r} is not in the game's vocabulary"
+            return None, f"{cue!r} is not in the game's vocabulary (the list under the board; Tab completes)"
         return by_key[key], ""
     return cue, ""
+
+
+def suggestions(vocabulary: Sequence[str], typed: str, limit: int = 8) -> list[str]:
+    """The vocabulary words that start with what was typed (all of them, alphabetically, for nothing)."""
+    key = normalise_word(typed) if typed.strip() else ""
+    return sorted(w for w in vocabulary if normalise_word(w).startswith(key))[:limit]
 
 
 class HumanInput:
@@ -116,10 +129,11 @@ class HumanInput:
         self.target: int | None = None
         self.occupied: Mapping[int, str] = {}
         self.quit_armed = False  # Escape was pressed: a second Escape in a row abandons the game
+        self.hover: int | None = None  # the cell under the mouse while a cell is to be chosen
 
     def begin(self, query: Any, occupied: Mapping[int, str] | None = None) -> None:
         """Start asking for ``query``; ``occupied`` maps cells to who holds them (for messages)."""
-        self.query, self.text, self.message = query, "", ""
+        self.query, self.text, self.message, self.hover = query, "", "", None
         self.occupied = dict(occupied or {})
         if isinstance(query, GuessQuery):
             self.stage, self.target = "guess", None
@@ -131,7 +145,18 @@ class HumanInput:
 
     def finish(self) -> None:
         """Nothing pending any more (the answer went to the game); a message stays until the next one."""
-        self.query, self.stage, self.text, self.target = None, "", "", None
+        self.query, self.stage, self.text, self.target, self.hover = None, "", "", None, None
+
+    def hover_cell(self) -> int | None:
+        """The cell a click would choose now (outlined in the window), or None if a click would be refused."""
+        cell = self.hover
+        if cell is None or self.query is None:
+            return None
+        if self.stage == "guess":
+            return cell if bool(self.query.legal_mask()[cell]) else None
+        if self.stage == "target":
+            return cell if cell in tuple(int(c) for c in self.query.card) else None
+        return None
 
     # what the status lines show
     def prompt(self) -> str:
@@ -147,6 +172,11 @@ class HumanInput:
                 if q.cue_index == 1
                 else "Cue 2: type one or two words + Enter (empty Enter = pass)"
             )
+            if q.vocabulary is not None:  # vocabulary mode: the words on offer, narrowed as one types
+                found = suggestions(q.vocabulary, self.text)
+                more = "" if len(found) < 8 else ", ..."
+                listed = ", ".join(found) + more if found else "no word starts so"
+                return f"{what} from the list   > {self.text}_   [{listed}]  (Tab completes)"
         else:
             what = ""
         return f"{what}   > {self.text}_" if what else ""
@@ -165,6 +195,9 @@ class HumanInput:
             self.quit_armed = False  # anything else carries on with the game
             if self.message == QUIT_CONFIRM:
                 self.message = ""
+        if event.type == pygame.MOUSEMOTION:
+            self.hover = cell_at(*event.pos) if self.stage in ("guess", "target") else None
+            return None
         if event.type == pygame.MOUSEBUTTONDOWN and getattr(event, "button", 1) == 1:
             cell = cell_at(*event.pos)
             if cell is None:
@@ -179,6 +212,10 @@ class HumanInput:
                 return self._submit()
             if event.key == pygame.K_BACKSPACE:
                 self.text = self.text[:-1]
+            if event.key == pygame.K_TAB and self.stage == "cue" and self.query.vocabulary is not None:
+                found = suggestions(self.query.vocabulary, self.text, limit=1)
+                if found:
+                    self.text = found[0]
         return None
 
     def _cell_chosen(self, cell: int) -> Any:
@@ -227,8 +264,14 @@ class HumanInput:
                 self.text = ""
                 return None
             return self._cell_chosen(cell)
+        used = q.view.used_cues if q.view is not None else ()
         cue, reason = check_cue(
-            text, cue_index=q.cue_index, forbidden=q.forbidden, vocabulary=q.vocabulary, rules=self.rules
+            text,
+            cue_index=q.cue_index,
+            forbidden=q.forbidden,
+            vocabulary=q.vocabulary,
+            rules=self.rules,
+            used=used,
         )
         if cue is None:
             self.message = reason
@@ -258,8 +301,10 @@ class PlayScreen:
         fps: float = 30.0,
         rules: Any = None,
         human_seat: int | None = None,
+        pause_at_reveal: bool = False,
     ) -> None:
         self.builder = LiveTable(players, labels or players)
+        self.pause_at_reveal = pause_at_reveal  # after each round's reveal, wait for a key or a click
         self.renderer = renderer or BoardRenderer(title="huesenv play")
         if window is None:
             window = Window(self.renderer.size, "huesenv play", events=events)
@@ -286,6 +331,9 @@ class PlayScreen:
                 self.human_seat is not None and b.cue_giver == self.human_seat and b.secret_target is not None
             ):
                 extra["target"] = b.secret_target  # the person's own secret, from the step records
+        hover = inp.hover_cell()
+        if hover is not None:
+            extra["hover"] = hover
         return b.view(message=self.input.message or b.message, prompt=self.input.prompt(), **extra)
 
     def draw(self) -> None:
@@ -298,10 +346,35 @@ class PlayScreen:
             return
         self.builder.apply(record, where="live game record")
         self.draw()
+        if self.pause_at_reveal and self._round_revealed(record):
+            self._continue_after_reveal()
+            return
         deadline = time.monotonic() + self.agent_delay
         while time.monotonic() < deadline:
             self._drain_quit()
             self.window.tick(self.fps)
+
+    def _round_revealed(self, record: Any) -> bool:
+        """Whether ``record`` is the last reveal record of its round (one per seat is logged)."""
+        extra = record.extra or {}
+        if extra.get("phase") != "reveal":
+            return False
+        same = [
+            r
+            for r in self.builder.records
+            if (r.extra or {}).get("phase") == "reveal" and (r.extra or {}).get("round") == extra.get("round")
+        ]
+        return len(same) >= len(self.builder.players)
+
+    def _continue_after_reveal(self) -> None:
+        """Keep the revealed round on screen until the person presses a key or clicks: the reveal is
+        the moment to look at where everybody's cones landed, so it never moves on by itself."""
+        view = self.builder.view(prompt="Round scored: press any key or click to continue")
+        self.window.present(self.renderer.surface(view))
+        self.frames_drawn += 1
+        self.wait_for_key()
+        if self.window.closed:
+            raise HumanQuit("window closed")
 
     def _drain_quit(self) -> None:
         import pygame
@@ -339,12 +412,15 @@ class PlayScreen:
                 raise TimeoutError(f"no answer from the person after {polls} polls")
 
     def wait_for_key(self) -> None:
-        """Keep the final board on screen until a key press, a click or closing the window."""
+        """Keep the board on screen until a key press, a click or closing the window."""
         import pygame
 
         while not self.window.closed:
             for event in self.window.events():
-                if event.type in (pygame.QUIT, pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN):
+                if event.type == pygame.QUIT:
+                    self.window.close()
+                    return
+                if event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN):
                     return
             self.window.tick(self.fps)
 
@@ -466,6 +542,7 @@ def play_human_game(
     screen: PlayScreen | None = None,
     wait_at_end: bool = False,
     device: str | None = None,
+    pause_at_reveal: bool = False,
 ) -> Any:
     """Play one game with the person at ``seat``; returns the env's ``GameResult``.
 
@@ -498,7 +575,14 @@ def play_human_game(
             agents[p] = make_agent(s, **kw)
     load_models(agents.values())  # before the window opens: see load_models
     own_screen = screen is None
-    screen = screen or PlayScreen(players, labels, events=events, agent_delay=agent_delay, human_seat=index)
+    screen = screen or PlayScreen(
+        players,
+        labels,
+        events=events,
+        agent_delay=agent_delay,
+        human_seat=index,
+        pause_at_reveal=pause_at_reveal,
+    )
     played: list[Any] = []  # the records so far, for the log of an abandoned game
 
     def on_record(record: Any) -> None:
@@ -526,7 +610,7 @@ def play_human_game(
             with LogWriter(log_path) as writer:
                 writer.append(tag_unit(result.records, f"play:{game_index}"))
         best = max(result.scores.values())
-        winners = [lab for p, lab in zip(players, labels) if result.scores[p] == best]
+        winners = [short_label(lab) for p, lab in zip(players, labels) if result.scores[p] == best]
         final = screen.builder.view(
             phase="done",
             current=None,
@@ -548,6 +632,7 @@ __all__ = [
     "HumanQuit",
     "PlayScreen",
     "check_cue",
+    "suggestions",
     "load_models",
     "next_game_index",
     "play_human_game",

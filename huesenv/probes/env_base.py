@@ -22,6 +22,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from huesenv.logs.schema import LogRecord
 from huesenv.probes.trials import CHARSET, IMAGE_SIZE, ParsedAnswer, ProbeTrial, make_record, parse_reply
 
 MAX_QUESTION = 1024
@@ -64,7 +65,9 @@ class ProbeEnv(gym.Env):
         self._image: np.ndarray | None = None
         self._episode = -1
         self._seed: int | None = None
-        self.last_record = None  # the LogRecord of the last step (kept out of info: it carries a timestamp)
+        self.last_record: LogRecord | None = (
+            None  # the LogRecord of the last step (kept out of info: it carries a timestamp)
+        )
 
     # ------------------------------------------------------------------ batch access
     def trials(self) -> Iterator[ProbeTrial]:
@@ -80,7 +83,9 @@ class ProbeEnv(gym.Env):
         opts = OPTION_SEP.join(self._current.options) if self._current.options else ""
         return {"image": self._image.copy(), "question": self._current.question, "options": opts}
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
             self._seed = int(seed)
@@ -108,7 +113,7 @@ class ProbeEnv(gym.Env):
             "text_only": self._current.text_only,  # the image is a white stand-in: ask in text only
         }
 
-    def step(self, action: Any):
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self._current is None:
             raise RuntimeError(f"{type(self).__name__}.step called before reset")
         trial = self._current
@@ -122,7 +127,7 @@ class ProbeEnv(gym.Env):
     def reward(self, trial: ProbeTrial, parsed: ParsedAnswer) -> float:  # pragma: no cover - overridden
         return 0.0
 
-    def render(self):
+    def render(self) -> np.ndarray | None:
         if self.render_mode == "rgb_array":
             return None if self._image is None else self._image.copy()
         return None

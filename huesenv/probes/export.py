@@ -12,44 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from huesenv.probes.gca.questions import colour_options
-from huesenv.probes.gca.stimuli import gca_stimuli
-from huesenv.probes.interference.stimuli import interference_stimuli
+import numpy as np
 
-GCA_COLUMNS = (
-    "file",
-    "stimulus_id",
-    "object",
-    "base",
-    "kind",
-    "condition",
-    "colour",
-    "tau",
-    "coverage",
-    "eligible_pixels",
-    "mask_pixels",
-    "options",
-    "distractor",
-    "seed",
-)
-INTERFERENCE_COLUMNS = (
-    "file",
-    "stimulus_id",
-    "subset",
-    "type",
-    "text_words",
-    "text_colours",
-    "char_colours",
-    "named_colours",
-    "question",
-    "question_colour",
-    "masked",
-    "truth",
-    "seed",
-)
+from huesenv.probes.gca.probe import GCA_COLUMNS
+from huesenv.probes.interference.probe import INTERFERENCE_COLUMNS
+from huesenv.probes.registry import get_probe
 
 
-def _save_png(image, path: Path) -> None:
+def _save_png(image: np.ndarray, path: Path) -> None:
     from PIL import Image
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -66,35 +36,21 @@ def export_stimuli(
     **kwargs: Any,
 ) -> Path:
     """Export ``task``'s seeded stimuli (or the given ones) to ``out_dir``; returns the manifest path."""
+    probe = get_probe(task)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    stims: list[Any]  # GCA or interference stimuli, by task
-    stim: Any
-    columns: tuple[str, ...]
-    if task == "gca":
-        stims = list(stimuli) if stimuli is not None else gca_stimuli(seed=seed, **kwargs)
-        columns = GCA_COLUMNS
-    elif task == "interference":
-        stims = list(stimuli) if stimuli is not None else interference_stimuli(seed=seed, **kwargs)
-        columns = INTERFERENCE_COLUMNS
-    else:
-        raise ValueError(f"task: {task!r} is not one of ('gca', 'interference')")
+    stims = list(stimuli) if stimuli is not None else probe.stimuli(seed=seed, **kwargs)
     if limit is not None:
         stims = stims[: int(limit)]
     manifest = out / "manifest.csv"
     with manifest.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(columns), extrasaction="ignore")
+        writer = csv.DictWriter(fh, fieldnames=list(probe.stimulus_columns), extrasaction="ignore")
         writer.writeheader()
         for stim in stims:
             row = dict(stim.ground_truth())
             rel = Path(stim.stimulus_id + ".png")
             row["file"] = rel.as_posix()
-            if task == "gca":
-                opts, distractor = colour_options(stim, seed)
-                row["options"] = "|".join(opts)
-                row["distractor"] = distractor
-            else:
-                row["question"] = stim.question
+            row.update(probe.manifest_row(stim, seed))
             _save_png(stim.image(), out / rel)
             writer.writerow(row)
     return manifest

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from typing import Any
 
 FONT_FILES = {"regular": "DejaVuSans.ttf", "bold": "DejaVuSans-Bold.ttf", "mono": "DejaVuSansMono-Bold.ttf"}
 
@@ -25,7 +26,7 @@ def font_path(style: str = "bold") -> str:
 
 
 @lru_cache(maxsize=64)
-def load_font(size: int, style: str = "bold"):
+def load_font(size: int, style: str = "bold") -> Any:  # a PIL ImageFont.FreeTypeFont
     """A PIL ``FreeTypeFont`` of the given pixel size (cached)."""
     from PIL import ImageFont
 

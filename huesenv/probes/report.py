@@ -1,30 +1,21 @@
-"""Probe reports: one CSV per metric table, a plain-text summary, and (GCA) a colour-share plot."""
+"""Probe reports: one CSV per metric table, a plain-text summary, and the probe's figures (GCA: colour shares)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from huesenv.plots import plot_colour_shares
-from huesenv.probes.gca.metrics import gca_report
-from huesenv.probes.interference.metrics import interference_table, paper_layout
+from huesenv.probes.registry import get_probe
 from huesenv.reports import write_tables
 
 
 def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
     """Write ``task``'s metric tables for ``records`` into ``out_dir``; returns the files written."""
+    probe = get_probe(task)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    if task == "gca":
-        tables = gca_report(records)
-    elif task == "interference":
-        table = interference_table(records)
-        tables = {"interference": table}
-        for subset in sorted(table["subset"].unique()) if not table.empty else []:
-            tables[f"table_{subset}"] = paper_layout(table, subset).reset_index()
-    else:
-        raise ValueError(f"task: {task!r} is not one of ('gca', 'interference')")
+    tables = probe.report_tables(records)
     written += write_tables(tables, out, formats=("csv",)).values()
     lines = [f"# {task} probe report", ""]
     for name, df in tables.items():
@@ -37,8 +28,7 @@ def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
     summary = out / "report.txt"
     summary.write_text("\n".join(lines), encoding="utf-8")
     written.append(summary)
-    if task == "gca" and len(tables["colour_shares"]):
-        written.append(plot_colour_shares(tables["colour_shares"], out / "colour_shares.png"))
+    written += probe.figures(tables, out)
     return written
 
 

@@ -16,29 +16,16 @@ from typing import Any
 import numpy as np
 
 from huesenv.game.protocol import Answer
-from huesenv.probes.gca.questions import gca_trials
-from huesenv.probes.gca.stimuli import load_gca_folder
-from huesenv.probes.interference.questions import interference_trials
+from huesenv.probes.registry import get_probe, probe_names
 from huesenv.probes.trials import ProbeTrial, make_record, parse_reply
 
-TASKS = ("gca", "interference")
+TASKS = probe_names()  # the built-in probes at import; probe_names() also lists those registered later
 
 
 def build_trials(task: str, *, seed: int = 0, **kwargs: Any) -> list[ProbeTrial]:
-    """The seeded trial list of a task (``gca`` kwargs: :func:`~huesenv.probes.gca.questions.gca_trials`,
-    plus ``data_dir``; ``interference`` kwargs: :func:`~huesenv.probes.interference.questions.interference_trials`)."""
-    if task == "gca":
-        data_dir = kwargs.pop("data_dir", None)
-        if data_dir is not None:
-            conds = set(kwargs.pop("conditions", ("prior", "counterfactual", "shape")))
-            kwargs.pop("objects", None)
-            kwargs.pop("taus", None)
-            stimuli = [s for s in load_gca_folder(data_dir) if s.condition in conds]
-            return gca_trials(stimuli, seed=seed, **kwargs)
-        return gca_trials(seed=seed, **kwargs)
-    if task == "interference":
-        return interference_trials(seed=seed, **kwargs)
-    raise ValueError(f"task: {task!r} is not one of {TASKS}")
+    """The seeded trial list of a registered probe (kwargs: its :meth:`~huesenv.probes.registry.Probe.trials`,
+    e.g. :func:`~huesenv.probes.gca.questions.gca_trials` plus ``data_dir`` for ``gca``)."""
+    return get_probe(task).trials(seed=seed, **kwargs)
 
 
 def subsample(trials: Sequence[ProbeTrial], limit: int | None, seed: int = 0) -> list[ProbeTrial]:
@@ -154,7 +141,7 @@ def run_probe(
     return records
 
 
-def _invalid(text: str):
+def _invalid(text: str) -> Answer:
     return Answer(valid=False, raw_text=text)
 
 

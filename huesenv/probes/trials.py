@@ -41,8 +41,9 @@ import numpy as np
 from huesenv.game.protocol import ProbeQuery
 from huesenv.logs.schema import LogRecord
 from huesenv.probes.answers import parse_answer
+from huesenv.probes.registry import REPLY_KINDS
 
-ANSWER_KINDS = ("option", "colour", "colours", "coverage", "threshold", "threshold+colour", "percent")
+ANSWER_KINDS = REPLY_KINDS  # declared with the probe protocol
 IMAGE_SIZE = 512
 # Characters the gymnasium Text spaces accept: printable ASCII without tabs/newlines.
 CHARSET = "".join(c for c in string.printable if c not in "\t\n\r\x0b\x0c")
@@ -71,7 +72,7 @@ class ProbeTrial:
             raise ValueError(f"trial {self.trial_id}, field image: expected (512, 512, 3), got {img.shape}")
         return img
 
-    def query(self, image: np.ndarray | None = None):
+    def query(self, image: np.ndarray | None = None) -> ProbeQuery:
         """The agent-facing :class:`huesenv.agents.protocol.ProbeQuery` (``image=None`` when text-only)."""
         if self.text_only:
             image = None
@@ -151,7 +152,7 @@ def make_record(
     seed: int | None,
     episode: int | None,
     timings: Mapping[str, float] | None = None,
-):
+) -> LogRecord:
     """The ``probe_trial`` :class:`~huesenv.logs.schema.LogRecord` of one answered trial."""
     extra: dict[str, Any] = {
         "task": trial.task,

@@ -53,7 +53,7 @@ INTROSPECTION_MODES = ("first", "last", "alternate")
 
 
 @dataclass(frozen=True)
-class GCAStimulus:
+class GCAServedStimulus:
     """One recoloured image and its ground truth, as the survey needs it."""
 
     stimulus_id: str
@@ -68,7 +68,7 @@ class GCAStimulus:
         return self.png() if callable(self.png) else bytes(self.png)
 
 
-StimulusSource = Callable[[np.random.Generator, int, int], Sequence[GCAStimulus]]
+StimulusSource = Callable[[np.random.Generator, int, int], Sequence[GCAServedStimulus]]
 """``source(rng, n_trials, n_attention)`` → ``n_trials`` trial stimuli then ``n_attention`` attention-check
 stimuli, drawn with ``rng``, none repeated within one survey."""
 
@@ -116,8 +116,8 @@ def attention_slots(n_trials: int, positions: Sequence[int], condition: str) -> 
 
 
 def plan_items(
-    stimuli: Sequence[GCAStimulus],
-    attention: Sequence[GCAStimulus],
+    stimuli: Sequence[GCAServedStimulus],
+    attention: Sequence[GCAServedStimulus],
     condition: str,
     attention_positions: Sequence[int],
     rng: np.random.Generator,
@@ -156,7 +156,7 @@ def create_plan(
     attention_positions: Sequence[int],
     condition: str,
     seed: int,
-    on_drawn: Callable[[Sequence[GCAStimulus]], object] | None = None,
+    on_drawn: Callable[[Sequence[GCAServedStimulus]], object] | None = None,
 ) -> list[GCAItem]:
     """Draw and store a participant's survey (inside a write transaction); renders nothing.
 
@@ -319,7 +319,7 @@ class ImageStore:
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
-    def register(self, stimuli: Iterable[GCAStimulus]) -> None:
+    def register(self, stimuli: Iterable[GCAServedStimulus]) -> None:
         with self._guard:
             for stim in stimuli:
                 if callable(stim.png):

@@ -167,7 +167,8 @@ def record_answer(
         )
     except sqlite3.IntegrityError:
         raise AnswerRefused("this word was already answered; answers cannot be changed") from None
-    return item, cell, int(cur.lastrowid)
+    assert cur.lastrowid is not None  # an INSERT sets it
+    return item, cell, cur.lastrowid
 
 
 def earlier_distribution(conn: sqlite3.Connection, word: str, before_id: int | None = None) -> np.ndarray:

@@ -136,15 +136,15 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from pettingzoo.utils.env_logger import EnvLogger
 
 from huesenv.board import N_CELLS, format_coord
+from huesenv.envs.hues_cues.defaults import default_text_encoder
 from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
 from huesenv.envs.rendering.renderer import BoardRenderer
-from huesenv.game.agent_specs import load_target
 from huesenv.game.cues import CUE_CHARSET
 from huesenv.game.observer import player_view, render_view
 from huesenv.game.phase import Phase
@@ -163,8 +163,6 @@ CUE_MODES = ("vocabulary", "text")
 _INT_TYPES = frozenset(
     {int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64}
 )
-# the default cue text encoder, loaded by name: it needs torch (the embed extra) and lives with the agents
-DEFAULT_TEXT_ENCODER = "huesenv.agents.text_encoders:MiniLMTextEncoder"
 ILLEGAL_MODES = ("end", "penalise", "raise")
 
 
@@ -252,7 +250,7 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     step after the end) with direct calls keep the env as fast as the game itself.
     """
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
@@ -276,7 +274,7 @@ def env(**kwargs: Any) -> AECEnv:
     return OrderEnforcing(raw_env(**kwargs))
 
 
-def parallel_env(**kwargs: Any):
+def parallel_env(**kwargs: Any) -> ParallelEnv:
     """Parallel API: every live agent submits an action each step; only the acting agent's is applied."""
     return turn_based_aec_to_parallel(raw_env(**kwargs))
 
@@ -329,7 +327,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.layout = ActionLayout(cue_mode, words)
         self.cue_mode = cue_mode
         if cue_encoding == "embedding" and text_encoder is None:
-            text_encoder = load_target(DEFAULT_TEXT_ENCODER)()
+            text_encoder = default_text_encoder()  # installed from above (huesenv.envs.hues_cues.defaults)
         self.encoder = ObservationEncoder(
             self.rules, words, cue_encoding, text_encoder, include_board, flat_cue_weight=flat_cue_weight
         )

@@ -36,7 +36,7 @@ from huesenv.board import format_coord, parse_coord
 from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, query_for
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.game.phase import Phase
-from huesenv.game.protocol import Agent, Answer
+from huesenv.game.protocol import Agent, Answer, CueQuery, GuessQuery
 from huesenv.game.rules import HuesCuesRules, RoundResult, score_round
 from huesenv.logs.schema import LogRecord
 from huesenv.vocabulary import category_of, is_known
@@ -75,7 +75,9 @@ class Driver:
             return {"action": layout.text_action, "cue": words[int(self.rng.integers(len(words)))]}
         return int(legal[int(self.rng.integers(legal.size))])
 
-    def decide(self, agent_name: str, agent: Agent):
+    def decide(
+        self, agent_name: str, agent: Agent
+    ) -> tuple[Any, Decision, Answer, CueQuery | GuessQuery, float]:
         """``(action, decision, answer, query, seconds)`` for the acting agent."""
         env = self.env
         phase = env.state_obj.phase

@@ -24,7 +24,14 @@ What is drawn and why it looks that way:
   of the cue giver and the score always stay visible;
 * ``view.final``: the final standings (rank, cone, name, score; ties share a rank)
   drawn in a box over the board — the last frame of a replayed game;
-* the cue giver's card (human play): a thin dashed-looking white/black outline.
+* the cue giver's card (human play): a 2 px white line inside a 2 px black one;
+* a cone's number, 1 or 2: which cue it answered, so a player's first and second
+  cones can be told apart; at a reveal each seat's "+N" beside its score;
+* ``view.hover`` (human play): the cell under the mouse outlined in white before
+  the click that places the cone, which cannot be taken back.
+
+Nothing is ever drawn translucently over a cell: the colours people judge stay
+exactly the board's sRGB (tested at every cell of the scoring area at a reveal).
 
 Text uses pygame's bundled default font (``pygame.font.Font(None, size)``), never
 a system font, so frames are identical on every machine.
@@ -39,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.board import N_CELLS, format_coord, load_board
+from huesenv.board import N_CELLS, Board, format_coord, load_board
 from huesenv.envs.rendering.layout import (
     BOARD_H,
     BOARD_W,
@@ -92,6 +99,7 @@ BACKGROUND = (30, 30, 34)
 TEXT = (232, 232, 232)
 DIM_TEXT = (160, 160, 168)
 MESSAGE = (255, 140, 120)
+GAIN = (120, 220, 120)
 HIGHLIGHT = (70, 70, 84)
 FRAME_INNER = (255, 255, 255)
 FRAME_OUTER = (0, 0, 0)
@@ -196,7 +204,7 @@ class BoardRenderer:
     cell_at = staticmethod(cell_at)
     frame_rect = staticmethod(frame_rect)
 
-    def __init__(self, board=None, *, title: str = "Hues and Cues") -> None:
+    def __init__(self, board: Board | None = None, *, title: str = "Hues and Cues") -> None:
         self.board = board if board is not None else load_board()
         self.title = title
         self._pg = _ensure_pygame()
@@ -214,6 +222,8 @@ class BoardRenderer:
         if view.card:
             for cell in view.card:
                 self._outline_cell(surf, cell, thick=False)
+        if view.hover is not None and view.hover not in view.cones:
+            self._outline_hover(surf, view.hover)
         if view.target is not None:
             if view.phase in ("reveal", "done"):
                 self._draw_ring(surf, view.target)
@@ -221,6 +231,9 @@ class BoardRenderer:
             self._outline_cell(surf, view.target, thick=True)
         for cell, seat in sorted(view.cones.items()):
             self._draw_cone(surf, cell_center(cell), seat, radius=CELL * 0.4)
+            cue = view.cone_cues.get(cell)
+            if cue is not None:
+                self._cone_number(surf, cell, cue)
         if view.final:
             self._draw_standings(surf, view)
         self._draw_panel(surf, view)
@@ -263,7 +276,7 @@ class BoardRenderer:
         pos: tuple[int, int],
         *,
         size: int = 20,
-        colour=TEXT,
+        colour: tuple[int, int, int] = TEXT,
         anchor: str = "topleft",
         max_width: int | None = None,
     ) -> Any:
@@ -324,9 +337,24 @@ class BoardRenderer:
         if thick:
             pg.draw.rect(surf, FRAME_OUTER, rect, 3)
             pg.draw.rect(surf, FRAME_INNER, rect.inflate(-6, -6), 2)
-        else:
-            pg.draw.rect(surf, FRAME_INNER, rect, 1)
-            pg.draw.rect(surf, FRAME_OUTER, rect.inflate(-2, -2), 1)
+        else:  # a card cell: visible on any colour, yet leaving the middle of the cell to be seen
+            pg.draw.rect(surf, FRAME_OUTER, rect, 2)
+            pg.draw.rect(surf, FRAME_INNER, rect.inflate(-4, -4), 2)
+
+    def _outline_hover(self, surf: Any, cell: int) -> None:
+        """The cell a click would choose: a white outline just outside it, black around that."""
+        pg = self._pg
+        rect = pg.Rect(cell_rect(cell))
+        pg.draw.rect(surf, FRAME_OUTER, rect.inflate(6, 6), 2)
+        pg.draw.rect(surf, FRAME_INNER, rect.inflate(2, 2), 2)
+
+    def _cone_number(self, surf: Any, cell: int, cue: int) -> None:
+        """The cue a cone answered (1 or 2), small in the cell's corner, white on a black chip."""
+        pg = self._pg
+        x, y, w, h = cell_rect(cell)
+        chip = pg.Rect(x + w - 10, y + h - 11, 10, 11)
+        pg.draw.rect(surf, OUTLINE, chip)
+        self._text(surf, str(cue), chip.center, size=14, colour=(255, 255, 255), anchor="center")
 
     def _draw_frame(self, surf: Any, target: int) -> None:
         pg = self._pg
@@ -417,22 +445,47 @@ class BoardRenderer:
                 pg.draw.rect(surf, HIGHLIGHT, pg.Rect(x - 4, y - 1, w + 6, row_h))
             self._draw_cone(surf, (x + 9, y + row_h // 2), seat, radius=8)
             score = str(view.scores[seat]) if seat < len(view.scores) else ""
-            room = w - 64  # name and marker; the score column is right-aligned after it
+            gain = view.gains[seat] if seat < len(view.gains) else None
+            room = w - 64 - (28 if view.gains else 0)  # name and marker; score (and +N) right-aligned
             if seat == view.cue_giver:  # the marker always shows; the name gives way
                 marker = " (cue)"
                 room -= self._font(18).size(marker)[0]
-                rect = self._text(surf, label, (x + 24, y + 3), size=18, max_width=room)
+                rect = self._name(surf, label, (x + 24, y + 3), room)
                 self._text(surf, marker, (rect.right, y + 3), size=18, colour=DIM_TEXT)
             else:
-                self._text(surf, label, (x + 24, y + 3), size=18, max_width=room)
-            self._text(surf, score, (x + w, y + 3), size=20, anchor="topright")
+                self._name(surf, label, (x + 24, y + 3), room)
+            right = x + w
+            if gain is not None:
+                self._text(surf, f"+{gain}", (right, y + 3), size=20, colour=GAIN, anchor="topright")
+                right -= 30
+            self._text(surf, score, (right, y + 3), size=20, anchor="topright")
             y += row_h
+
+    def _name(self, surf: Any, label: str, pos: tuple[int, int], room: int) -> Any:
+        """A player's name in ``room`` pixels: smaller type before any cut, and a cut in the middle
+        (``text-embedding:all-M…L6-v2``) so both the agent kind and the model's tail stay readable."""
+        for size in (18, 15):
+            if self._font(size).size(label)[0] <= room:
+                return self._text(surf, label, pos, size=size)
+        font = self._font(15)
+        keep = len(label)
+        while keep > 4 and font.size(_middle_cut(label, keep))[0] > room:
+            keep -= 1
+        return self._text(surf, _middle_cut(label, keep), pos, size=15, max_width=room)
 
     def _draw_status(self, surf: Any, view: RenderView) -> None:
         if view.message:
             self._text(surf, view.message, (BOARD_X, STATUS_Y), size=22, colour=MESSAGE, max_width=BOARD_W)
         if view.prompt:
             self._text(surf, view.prompt, (BOARD_X, STATUS_Y + 26), size=22, colour=TEXT, max_width=BOARD_W)
+
+
+def _middle_cut(text: str, keep: int) -> str:
+    """``text`` shortened to ``keep`` characters with "…" in the middle (unchanged when it fits)."""
+    if len(text) <= keep:
+        return text
+    head = (keep + 1) // 2
+    return text[:head] + "…" + text[len(text) - (keep - head) :]
 
 
 _SEAT_LABEL = re.compile(r"^player_(\d+) \((.+)\)$")

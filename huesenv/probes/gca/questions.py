@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def _blank() -> np.ndarray:
     return np.full((IMAGE_SIZE, IMAGE_SIZE, 3), 255, dtype=np.uint8)
 
 
-def _fields(stim, **more) -> dict:
+def _fields(stim: GCAStimulus, **more: Any) -> dict:
     d = {
         "object": stim.subject,
         "base": stim.base,
@@ -102,7 +103,7 @@ def _fields(stim, **more) -> dict:
 
 
 def stimulus_trials(
-    stim,
+    stim: GCAStimulus,
     *,
     seed: int = DEFAULT_SEED,
     question_types: Iterable[str] = QUESTION_TYPES,
@@ -173,7 +174,7 @@ def stimulus_trials(
     return out
 
 
-def text_prior_trial(stim, seed: int = DEFAULT_SEED, prior_image: str = "none") -> ProbeTrial:
+def text_prior_trial(stim: GCAStimulus, seed: int = DEFAULT_SEED, prior_image: str = "none") -> ProbeTrial:
     """The no-stimulus introspection trial of a stimulus's (object, colour) pair (see ``prior_image`` above)."""
     if prior_image not in PRIOR_IMAGES:
         raise ValueError(f"prior_image: {prior_image!r} is not one of {PRIOR_IMAGES}")
@@ -214,7 +215,7 @@ def gca_trials(
     question_types: Iterable[str] = QUESTION_TYPES,
     orderings: Iterable[str] = ORDERINGS,
     prior_image: str = "none",
-    **stimulus_kwargs,
+    **stimulus_kwargs: Any,
 ) -> list[ProbeTrial]:
     """Every trial of the seeded GCA set (or of the given stimuli), in a fixed order.
 

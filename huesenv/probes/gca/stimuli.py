@@ -340,7 +340,9 @@ def load_gca_folder(root: str | os.PathLike) -> list[FileStimulus]:
     out: list[FileStimulus] = []
     manifest = root / "manifest.csv"
 
-    def _make(src: str, line: int, file: str, obj: str, cond: str, colour: str, tau: str, cov: str | None):
+    def _make(
+        src: str, line: int, file: str, obj: str, cond: str, colour: str, tau: str, cov: str | None
+    ) -> None:
         c = _CONDITION_ALIASES.get(cond.strip().lower())
         if c is None:
             raise ValueError(

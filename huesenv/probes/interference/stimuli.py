@@ -32,6 +32,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,7 @@ def delta_e(a: str | Sequence[int], b: str | Sequence[int]) -> float:
     """ΔE2000 between two library colours (by name) or sRGB triples (0–255)."""
     import colour
 
-    def lab(x):
+    def lab(x: str | Sequence[int]) -> np.ndarray:
         if isinstance(x, str):
             return _lab()[x]
         return colour.XYZ_to_Lab(colour.sRGB_to_XYZ(np.asarray(x, dtype=float) / 255.0))
@@ -206,7 +207,7 @@ class InterferenceStimulus:
         }
 
 
-def _fit_font(words: Sequence[str], max_size: int, width: int = 440):
+def _fit_font(words: Sequence[str], max_size: int, width: int = 440) -> Any:  # a PIL font
     size = max_size
     while size > 20:
         font = load_font(size)
