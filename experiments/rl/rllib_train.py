@@ -88,12 +88,34 @@ def train_rllib(out: str | Path, *, iterations: int = 2, local: bool = True, **c
         checkpoint = out / "checkpoint"
         algo.save_to_path(str(checkpoint))
         algo.stop()
+        write_settings(checkpoint, config.get("env_config"))
     finally:
         if started:
             ray.shutdown()
     summary = {"trainer": "rllib-ppo", "iterations": results, "checkpoint": str(checkpoint)}
     (out / "train.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
     return summary
+
+
+def write_settings(checkpoint: Path, env_config: dict[str, Any] | None) -> Path:
+    """``huesenv_settings.json`` beside the checkpoint: what ``policy:PATH`` needs to build observations."""
+    from huesenv.agents.policy_net import PolicySettings, env_settings
+    from huesenv.envs.rllib import rllib_aec_env
+
+    kwargs = dict(env_config or {})
+    env = rllib_aec_env(**kwargs)
+    found = env_settings(env)
+    settings = PolicySettings(
+        env_id="hues_cues_v1",
+        role="selfplay",
+        cue_encoding=found.get("cue_encoding", "index"),
+        observation_mode="flat",
+        vocabulary=tuple(found.get("vocabulary", ())),
+        extra={"trainer": "rllib-ppo", "num_players": int(env.unwrapped.num_players)},
+    )
+    path = checkpoint / "huesenv_settings.json"
+    path.write_text(json.dumps({**settings.to_dict(), "policy_id": POLICY_ID}, indent=1) + "\n")
+    return path
 
 
 def _get(d: dict[str, Any], *keys: str) -> Any:

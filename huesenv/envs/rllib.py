@@ -2,9 +2,10 @@
 
 RLlib's action-masking module (``ray.rllib.examples.rl_modules.classes.action_masking_rlm
 .ActionMaskingTorchRLModule``) takes observations ``{"observations": Box, "action_mask":
-Box(0, 1, (A,))}`` with a float mask (it takes ``log`` of it).  :class:`RLlibObservation`
-gives the env exactly that shape: the flat float32 observation (``observation_mode="flat"``)
-under ``"observations"`` and the legal-action mask as float32 under ``"action_mask"``.
+Box(0, 1, (A,))}`` (it adds ``log(mask)`` to the logits; torch promotes the int8 mask).
+:class:`RLlibObservation` gives the env exactly that shape: the flat float32 observation
+(``observation_mode="flat"``) under ``"observations"`` and the legal-action mask, int8 as
+PettingZoo's sampling and ``api_test`` expect, under ``"action_mask"``.
 :func:`rllib_env` builds it inside RLlib's own PettingZoo wrapper
 (``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``: turn-based AEC, one acting agent
 per step), and :data:`ENV_NAME` is registered with ``ray.tune.register_env`` by
@@ -32,7 +33,7 @@ MASK_KEY = "action_mask"
 
 
 class RLlibObservation(BaseWrapper):
-    """Observations ``{"observations": float32 flat vector, "action_mask": float32 (A,)}`` (module docstring)."""
+    """Observations ``{"observations": float32 flat vector, "action_mask": int8 (A,)}`` (module docstring)."""
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
@@ -45,7 +46,7 @@ class RLlibObservation(BaseWrapper):
             a: spaces.Dict(
                 {
                     OBS_KEY: inner.observation_space(a)["observation"],
-                    MASK_KEY: spaces.Box(0.0, 1.0, (inner.layout.n,), np.float32),
+                    MASK_KEY: spaces.Box(0, 1, (inner.layout.n,), np.int8),
                 }
             )
             for a in inner.possible_agents
@@ -60,7 +61,7 @@ class RLlibObservation(BaseWrapper):
             return None
         return {
             OBS_KEY: np.asarray(obs["observation"], dtype=np.float32),
-            MASK_KEY: np.asarray(obs["action_mask"], dtype=np.float32),
+            MASK_KEY: np.asarray(obs["action_mask"], dtype=np.int8),
         }
 
 
