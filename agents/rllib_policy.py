@@ -34,8 +34,8 @@ def load_rllib_policy(path: Path, *, allow_code: bool = False) -> tuple[Any, Pol
     settings_path = path / SETTINGS_FILE
     if not settings_path.is_file():
         raise ValueError(
-            f"{source}: no {SETTINGS_FILE} beside the RLlib checkpoint (write it with "
-            "huesenv.experiments.rl.rllib_train, or by hand from PolicySettings.to_dict())"
+            f"{source}: no {SETTINGS_FILE} beside the RLlib checkpoint (the project's RLlib trainer writes it, "
+            "or write it by hand from PolicySettings.to_dict())"
         )
     try:
         raw = json.loads(settings_path.read_text(encoding="utf-8"))

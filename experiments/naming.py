@@ -38,7 +38,10 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents import make_agent
+from huesenv.agents.clip_agent import BASIC_COLOUR_TERMS
 from huesenv.board import N_CELLS, load_board, parse_coord
+from huesenv.humans import load_humans
 from huesenv.metrics import naming as ib
 
 COHORT_ALPHA = 1.0 / N_CELLS
@@ -159,9 +162,6 @@ def consensus_system(path: str | Path) -> NamingSystem:
 
 def model_system(spec: str, **agent_kwargs: Any) -> NamingSystem:
     """A text-embedding or CLIP agent naming each cell by its highest-scoring basic colour term."""
-    from huesenv.agents import make_agent
-    from huesenv.agents.clip_agent import BASIC_COLOUR_TERMS
-
     agent: Any = make_agent(spec, **agent_kwargs)
     scores = np.asarray(agent.cell_scores(list(BASIC_COLOUR_TERMS)), dtype=np.float64)  # (terms, 480)
     if scores.shape != (len(BASIC_COLOUR_TERMS), N_CELLS):
@@ -179,8 +179,6 @@ def build_system(spec: str, *, humans: Any = None, seed: int = 0, **agent_kwargs
         return macro_system()
     if kind in ("cohort", "cohort-colour-terms") and not arg:
         if humans is None:
-            from huesenv.humans import load_humans
-
             humans = load_humans()
         return cohort_system(humans, colour_terms=kind == "cohort-colour-terms")
     if kind == "kmeans":
@@ -244,8 +242,6 @@ def naming_model(sigma2: float, need: str, humans: Any = None) -> ib.IBModel:
         return ib.ib_model(sigma2=sigma2)
     if need == "cohort":
         if humans is None:
-            from huesenv.humans import load_humans
-
             humans = load_humans()
         counts = cohort_counts(humans, list(humans.words)).sum(0)
         return ib.ib_model(sigma2=sigma2, need=ib.need_from_counts(counts), need_name="cohort")

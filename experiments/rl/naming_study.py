@@ -46,6 +46,7 @@ from huesenv.experiments.rl.lexicon import normalised_mutual_information
 from huesenv.experiments.rl.ppo_fast import segment_seed
 from huesenv.experiments.rl.selfplay import REWARDS, SelfPlay, SelfPlayConfig, _write_map
 from huesenv.metrics import naming as ib
+from huesenv.plots import pyplot, save_figure
 
 
 @dataclass
@@ -207,7 +208,6 @@ def run_study(
 
 def plot_curves(curves: Any, path: Path) -> Path:
     """ε and NMI over training: mean across seeds with the min–max band, one line per reward × size."""
-    from huesenv.plots import pyplot, save_figure
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))

@@ -49,6 +49,7 @@ from huesenv.agents.policy_net import (
     save_checkpoint,
     speaker_forward,
 )
+from huesenv.board import format_coord, load_board
 from huesenv.experiments.rl.lexicon import lexicon_metrics
 from huesenv.experiments.rl.lexicon_plots import plot_lexicon
 from huesenv.experiments.rl.logger import TrainLogger
@@ -128,8 +129,6 @@ def reward_matrices(cfg: SelfPlayConfig) -> tuple[np.ndarray, np.ndarray]:
         return np.array(DEFAULT_RULES.points_matrix, dtype=np.float64), np.array(
             DEFAULT_RULES.in_frame_matrix, dtype=np.float64
         )
-    from huesenv.board import load_board
-
     lab = np.asarray(load_board().lab, dtype=np.float64)
     d2 = ((lab[:, None, :] - lab[None, :, :]) ** 2).sum(-1)
     k = np.exp(-d2 / (2.0 * float(cfg.perceptual_sigma2)))
@@ -369,16 +368,12 @@ def train_selfplay(
 
 def _write_map(path: Path, speaker: np.ndarray, vocabulary: tuple[str, ...]) -> None:
     """``coord,word``: the speaker's greedy word for each cell (what ``lexicon:RUN_DIR`` reads)."""
-    from huesenv.board import format_coord
-
     lines = ["coord,word"] + [f"{format_coord(c)},{_csv_text(vocabulary[w])}" for c, w in enumerate(speaker)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _append_map(path: Path, step: int, speaker: np.ndarray, vocabulary: tuple[str, ...]) -> None:
     """One snapshot of the speaker map per step in ``lexicon_maps.csv`` (``step,coord,word``)."""
-    from huesenv.board import format_coord
-
     new = not path.exists()
     with open(path, "a", encoding="utf-8") as fh:
         if new:

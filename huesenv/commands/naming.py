@@ -11,7 +11,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pandas as pd
+
 from huesenv.commands.common import add_device, add_humans, add_out, add_seed, bounded_int, positive_float
+from huesenv.experiments import naming as systems_mod
+from huesenv.humans import load_humans
+from huesenv.metrics import naming as ib
+from huesenv.plots import plot_naming_plane
 
 DEFAULT_SYSTEMS = ("macro", "cohort", "cohort-colour-terms", "kmeans:8")
 
@@ -50,10 +56,6 @@ def register(subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from huesenv.experiments import naming as systems_mod
-    from huesenv.humans import load_humans
-    from huesenv.metrics import naming as ib
-    from huesenv.plots import plot_naming_plane
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -80,8 +82,6 @@ def _run(args: argparse.Namespace) -> int:
     )
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "naming.csv", index=False)
-    import pandas as pd
-
     pd.DataFrame(
         {"beta": front.betas, "complexity_bits": front.complexity, "accuracy_bits": front.accuracy}
     ).to_csv(out / "naming_frontier.csv", index=False)

@@ -62,6 +62,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import logsumexp
 
+from huesenv.board import load_board
+
 DEFAULT_SIGMA2 = 64.0
 MERGE_TOL = 1e-3  # Hellinger² between two words' reconstructions below which they are one word
 PROB_FLOOR = 1e-300
@@ -138,8 +140,6 @@ def ib_model(
 ) -> IBModel:
     """The IB model of the board (``lab=None``: the packaged board's CIELAB values) or of any points."""
     if lab is None:
-        from huesenv.board import load_board
-
         lab = load_board().lab
     x = np.asarray(lab, dtype=np.float64)
     meanings = gaussian_meanings(x, sigma2)
