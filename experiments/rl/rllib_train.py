@@ -19,9 +19,24 @@ from pathlib import Path
 from typing import Any
 
 from huesenv.agents.policy_net import PolicySettings, env_settings
-from huesenv.envs.rllib import register, rllib_aec_env
+from huesenv.envs.rllib import ENV_NAME, rllib_aec_env
 
 POLICY_ID = "shared"
+
+
+def rllib_env(config: dict[str, Any] | None = None) -> Any:
+    """RLlib's ``PettingZooEnv`` around the env in RLlib's observation shape (``config``: env keyword arguments)."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    return PettingZooEnv(rllib_aec_env(**dict(config or {})))
+
+
+def register() -> str:
+    """Register ``huesenv_hues_cues_v1`` with Ray Tune (idempotent) and return the name."""
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, rllib_env)
+    return ENV_NAME
 
 
 def ppo_config(
@@ -78,7 +93,7 @@ def train_rllib(out: str | Path, *, iterations: int = 2, local: bool = True, **c
         started = True
     try:
         algo = ppo_config(**config).build_algo()
-        results = []
+        results: list[dict[str, Any]] = []
         for _ in range(int(iterations)):
             r = algo.train()
             results.append(

@@ -6,15 +6,12 @@ Box(0, 1, (A,))}`` (it adds ``log(mask)`` to the logits; torch promotes the int8
 :class:`RLlibObservation` gives the env exactly that shape: the flat float32 observation
 (``observation_mode="flat"``) under ``"observations"`` and the legal-action mask, int8 as
 PettingZoo's sampling and ``api_test`` expect, under ``"action_mask"``.
-:func:`rllib_env` builds it inside RLlib's own PettingZoo wrapper
+The applications layer's RLlib trainer puts it inside RLlib's own PettingZoo wrapper
 (``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``: turn-based AEC, one acting agent
-per step), and :data:`ENV_NAME` is registered with ``ray.tune.register_env`` by
-:func:`register` — so a config needs only ``.environment(ENV_NAME, env_config={...})``.
+per step) and registers :data:`ENV_NAME` with ``ray.tune.register_env`` — so a config needs
+only ``.environment(ENV_NAME, env_config={...})``.  This module never imports ray.
 ``env_config`` holds the env's keyword arguments (``num_players``, ``max_cycles``…).
 
-Multi-agent PPO (one shared policy for every seat, since observations are seat-relative)
-on a cluster: ``huesenv.experiments.rl.rllib_train.ppo_config(num_env_runners=N,
-num_gpus=G)`` (see there); nothing else changes.
 """
 
 from __future__ import annotations
@@ -55,7 +52,7 @@ class RLlibObservation(BaseWrapper):
     def observation_space(self, agent: str) -> spaces.Space:
         return self._spaces[agent]
 
-    def observe(self, agent: str) -> dict[str, np.ndarray] | None:  # type: ignore[override]
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
         obs = super().observe(agent)
         if obs is None:
             return None
@@ -69,18 +66,3 @@ def rllib_aec_env(**kwargs: Any) -> RLlibObservation:
     """The AEC env with RLlib's observation shape (flat observations; vocabulary cues)."""
     kwargs.setdefault("observation_mode", "flat")
     return RLlibObservation(hues_cues_env(**kwargs))
-
-
-def rllib_env(config: dict[str, Any] | None = None) -> Any:
-    """RLlib's ``PettingZooEnv`` around :func:`rllib_aec_env` (``config``: the env's keyword arguments)."""
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-
-    return PettingZooEnv(rllib_aec_env(**dict(config or {})))
-
-
-def register() -> str:
-    """Register :data:`ENV_NAME` with Ray Tune (idempotent) and return it."""
-    from ray.tune.registry import register_env
-
-    register_env(ENV_NAME, rllib_env)
-    return ENV_NAME

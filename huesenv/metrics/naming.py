@@ -321,7 +321,7 @@ class Frontier:
         """The frontier's accuracy at a complexity (linear interpolation of the curve sorted by complexity)."""
         order = np.argsort(self.complexity, kind="stable")
         c, a = self.complexity[order], np.maximum.accumulate(self.accuracy[order])
-        return np.interp(bits, c, a)
+        return np.asarray(np.interp(bits, c, a))
 
 
 def compute_frontier(
@@ -377,7 +377,7 @@ def _save(path: Path, key: str, frontier: Frontier) -> None:
     os.close(fd)
     try:
         with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
+            np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -439,11 +439,13 @@ def frontier(
     key = _grid_key(model, grid)
     if key in _MEMORY:
         return _MEMORY[key]
-    folder = (
-        None
-        if cache_dir is False
-        else (default_cache_dir() if cache_dir in (None, True) else Path(cache_dir))
-    )  # type: ignore[arg-type]
+    folder: Path | None
+    if cache_dir is False:
+        folder = None
+    elif cache_dir is None or cache_dir is True:
+        folder = default_cache_dir()
+    else:
+        folder = Path(cache_dir)
     path = None if folder is None else folder / f"frontier-{key}.npz"
     result = None
     if path is not None and path.exists():
