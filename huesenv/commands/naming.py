@@ -91,7 +91,7 @@ def _run(args: argparse.Namespace) -> int:
         table,
         out / "naming.png",
         title=f"colour naming on the board (σ² = {model.sigma2:g}, need {model.need_name}; "
-        f"humans: {getattr(humans, 'source', 'packaged cohort')})",
+        f"humans: {Path(str(getattr(humans, 'source', 'packaged cohort'))).name})",
     )
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(
