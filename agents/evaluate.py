@@ -39,7 +39,7 @@ def _record(
     extra.update(
         {k: v for k, v in answer.info.items() if k != "sampled" and isinstance(v, (str, int, float, bool))}
     )
-    return LogRecord(
+    return LogRecord.create(
         kind="word_query",
         run_id=run_id,
         agent_id=agent.agent_id,

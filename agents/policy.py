@@ -4,9 +4,13 @@ The agent answers the protocol's queries, so a learned policy plays tournaments,
 the word-level evaluation, ``huesenv play`` and the envs' opponent seats like
 any other agent.
 
-* **Guessing** (``GuessQuery``): the cue is encoded as the policy was trained
-  (the latest cue of the query found in its vocabulary; none → the reserved
-  "no known cue" input, marked ``info["fallback"] = "unknown_cue"``), occupied
+* **Guessing** (``GuessQuery``): the cue is encoded as the policy was trained:
+  an index policy reads the latest cue of the query found in its vocabulary
+  (none → the reserved "no known cue" input, marked ``info["fallback"] =
+  "unknown_cue"``, which game logs keep as ``agent_fallback``); an embedding
+  policy (``cue_encoding="embedding"``) reads the latest cue's text-encoder
+  vector, so any word or two-word cue is an input (``settings.extra["text_encoder"]``
+  names the encoder); occupied
   cells are the query's illegal ones, and the answer ranks the legal cells by
   the policy's logits (greedy; ``sample=True`` draws the first cell from the
   policy with the agent's seeded generator).  ``scores`` are log-probabilities.
@@ -48,7 +52,7 @@ from huesenv.agents.policy_net import (
 )
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.agents.rllib_policy import is_rllib_checkpoint, load_rllib_policy, rllib_logits
-from huesenv.agents.text_encoders import MiniLMTextEncoder
+from huesenv.agents.text_encoders import MiniLMTextEncoder, make_text_encoder
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.encoding import ObservationEncoder
 from huesenv.game.phase import Phase
@@ -81,6 +85,8 @@ class PolicyAgent(BaseAgent):
         self.checkpoint: PolicyCheckpoint | None = None
         self.sb3_model: Any = None
         self._obs_encoder: Any = None
+        self._text_encoder: Any = None
+        self._cue_cache: dict[str, np.ndarray] = {}
         self.rllib_module: Any = None
         if is_rllib_checkpoint(self.path):  # acts through the SB3 path: flat observations, env action layout
             self.rllib_module, self.settings = load_rllib_policy(self.path, allow_code=allow_code)
@@ -143,15 +149,53 @@ class PolicyAgent(BaseAgent):
             raise NotImplementedError(f"policy {self.path}: has no guesser network")
         import torch
 
+        cue: Any = torch.as_tensor(idx, device=self.device)
+        if self.reads_text:
+            vectors, known = self._cue_vectors([q.cues for q in queries])
+            cue = torch.as_tensor(vectors, device=self.device)
         with torch.no_grad():
             logits, _ = guesser_forward(
                 self.checkpoint.nets["guesser"],
-                torch.as_tensor(idx, device=self.device),
+                cue,
                 torch.as_tensor(~legal, device=self.device),
             )
             logits = logits.float().masked_fill(torch.as_tensor(~legal, device=self.device), float("-inf"))
             logp = torch.log_softmax(logits, dim=-1).cpu().numpy()
         return logp, known
+
+    @property
+    def reads_text(self) -> bool:
+        """True for a torch guesser trained on text-encoder cue vectors: it reads any word or phrase."""
+        return self.checkpoint is not None and self.settings.cue_encoding == "embedding"
+
+    def knows_cue(self, cue: str) -> bool:
+        """Whether the policy reads ``cue`` as itself (an index policy: only its vocabulary's words)."""
+        if self.reads_text:
+            return bool(str(cue).strip())
+        return bool(cue_indices([(cue,)], self.vocabulary)[1][0])
+
+    def _cue_vectors(self, cues: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """Per query, the text-encoder vector of its latest non-empty cue (zeros and ``known=False`` when none).
+
+        Why the latest cue: as for index policies (:func:`~huesenv.agents.policy_net.cue_indices`), the
+        second cue refines the first.  A two-word cue is encoded as one phrase.
+        """
+        if self._text_encoder is None:
+            self._text_encoder = make_text_encoder(str(self.settings.extra.get("text_encoder", "minilm")))
+        dim = int(self.settings.extra.get("cue_dim", self._text_encoder.dim))
+        texts = [
+            next((" ".join(str(c).split()).lower() for c in reversed(tuple(q)) if str(c).strip()), "")
+            for q in cues
+        ]
+        todo = sorted({t for t in texts if t and t not in self._cue_cache})
+        if todo:
+            for t, v in zip(todo, np.asarray(self._text_encoder.encode(todo), dtype=np.float32)):
+                self._cue_cache[t] = v
+        out = np.zeros((len(texts), dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            if t:
+                out[i] = self._cue_cache[t]
+        return out, np.array([bool(t) for t in texts])
 
     def _sb3_guess_logits(
         self, queries: Sequence[GuessQuery], idx: np.ndarray, legal: np.ndarray
@@ -244,7 +288,7 @@ class PolicyAgent(BaseAgent):
                 p = np.exp(row[legal] - row[legal].max())
                 first = int(self.rng.choice(np.flatnonzero(legal), p=p / p.sum()))
                 order = np.concatenate([[first], order[order != first]])[:k]
-            info: dict[str, Any] = {} if ok else {"fallback": "unknown_cue"}
+            info: dict[str, Any] = {} if ok else {"fallback": "no_cue" if self.reads_text else "unknown_cue"}
             answers.append(Answer(cells=order.astype(np.int64), scores=row[order].astype(float), info=info))
         return answers
 
@@ -253,7 +297,7 @@ class PolicyAgent(BaseAgent):
         pool = tuple(query.vocabulary) if query.vocabulary is not None else self.vocabulary
         forbidden = query.forbidden_words
         index = {w: i for i, w in enumerate(self.vocabulary)}
-        allowed = [w for w in pool if w in index and w not in forbidden]
+        allowed = [w for w in pool if (self.reads_text or w in index) and w not in forbidden]
         card = [int(c) for c in query.card]
         targets = query.targets
         if not allowed or not targets:

@@ -20,7 +20,9 @@ line naming the file, the field, what the policy expects and what the env has.
 **Networks** (built by functions so that torch loads only when a policy does):
 
 * guesser (:func:`build_guesser_net`): ``cue index → embedding`` (index ``V`` is
-  the reserved "no known cue" row, kept at zero) plus a linear read of the
+  the reserved "no known cue" row, kept at zero), or with ``cue_dim > 0`` a
+  linear read of the cue's text-encoder vector (``cue_encoding="embedding"``;
+  ``settings.extra["text_encoder"]`` names the encoder), plus a linear read of the
   occupied cells, two ReLU layers, a 480-way policy head and a value head.
 * speaker (:func:`build_speaker_net`): the target cell's learned embedding
   plus a linear read of its CIELAB colour (the colour the cue giver sees), two
@@ -163,15 +165,27 @@ def env_settings(env: Any) -> dict[str, Any]:
 
 
 # -- networks -----------------------------------------------------------------------------------------------------
-def build_guesser_net(vocab_size: int, hidden: int = 256):
-    """Guesser: (cue index, occupied cells) → 480 cell logits and a value (see the module docstring)."""
+def build_guesser_net(vocab_size: int, hidden: int = 256, cue_dim: int = 0):
+    """Guesser: (cue, occupied cells) → 480 cell logits and a value (see the module docstring).
+
+    ``cue_dim == 0``: the cue is a vocabulary index (an embedding row per word);
+    ``cue_dim > 0``: the cue is a text-encoder vector of that size, read by a
+    linear layer, so any word or phrase the encoder reads is an input.
+    """
     import torch.nn as nn
 
-    if vocab_size < 1 or hidden < 1:
-        raise ValueError(f"guesser net: expected vocab_size, hidden >= 1, got {vocab_size}, {hidden}")
+    if vocab_size < 1 or hidden < 1 or cue_dim < 0:
+        raise ValueError(
+            f"guesser net: expected vocab_size, hidden >= 1 and cue_dim >= 0, got {vocab_size}, {hidden}, {cue_dim}"
+        )
+    cue = (
+        nn.Linear(cue_dim, hidden)
+        if cue_dim
+        else nn.Embedding(vocab_size + 1, hidden, padding_idx=vocab_size)
+    )
     return nn.ModuleDict(
         {
-            "cue": nn.Embedding(vocab_size + 1, hidden, padding_idx=vocab_size),
+            "cue": cue,
             "occupied": nn.Linear(N_CELLS, hidden, bias=False),
             "body": nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()),
             "pi": nn.Linear(hidden, N_CELLS),
@@ -181,7 +195,8 @@ def build_guesser_net(vocab_size: int, hidden: int = 256):
 
 
 def guesser_forward(net, cue, occupied):
-    """``(B,)`` cue indices (``V`` = no known cue) and ``(B, 480)`` occupancy → logits ``(B, 480)``, value ``(B,)``."""
+    """Cue indices ``(B,)`` (``V`` = no known cue) or cue vectors ``(B, D)``, and ``(B, 480)`` occupancy →
+    logits ``(B, 480)``, value ``(B,)``."""
     h = net["body"](net["cue"](cue) + net["occupied"](occupied.float()))
     return net["pi"](h), net["v"](h).squeeze(-1)
 

@@ -120,6 +120,8 @@ def probe_prompt(
         return PROBE_OPTIONS.format(question=q, options=", ".join(options))
     if kind in ("threshold", "coverage", "threshold+colour") and any(h in q.lower() for h in _HAS_FORMAT):
         return q
+    if kind == "colour" and "answer with one word" in q.lower():
+        return q  # the question already asks for its format (the GCA authors' open prompt)
     suffix = PROBE_SUFFIX.get(kind, PROBE_SUFFIX["colour"] if kind != "threshold+colour" else "")
     return f"{q} {suffix}".strip()
 

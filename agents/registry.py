@@ -12,6 +12,7 @@ A spec is ``"<kind>"`` or ``"<kind>:<argument>"``; the kind says what is loaded:
 ``vlm:<model id or path>``    transformers image-text-to-text model
 ``api-vlm:<model>``           OpenAI-compatible chat-completions endpoint
 ``policy:<path>``             a trained policy: huesenv torch checkpoint (.pt) or SB3 zip
+``lookup:<export>``           per word, the most chosen cells of a human export
 ============================  =====================================================
 
 **Kinds** are declared once, in :data:`BUILTIN`, as :class:`AgentKind` records: what
@@ -96,7 +97,15 @@ class AgentKind:
         if self.argument is None:
             return (arg,), dict(kwargs)
         if isinstance(self.argument, str):
-            return (), {self.argument: self.convert(arg), **kwargs}
+            try:
+                value = self.convert(arg)
+            except (TypeError, ValueError):
+                kind = getattr(self.convert, "__name__", "value")
+                expected = "a whole number" if self.convert is int else f"a valid {kind}"
+                raise ValueError(
+                    f"agent spec {spec!r}: {arg!r} is not {expected} for {self.argument!r}"
+                ) from None
+            return (), {self.argument: value, **kwargs}
         return (), {**self.argument(arg), **kwargs}
 
 
@@ -171,6 +180,13 @@ BUILTIN: dict[str, AgentKind] = dict(
             argument="path",
             usage="agent spec 'policy' needs a file: 'policy:<checkpoint.pt or model.zip>'",
             takes_device=True,
+        ),
+        _kind(
+            "lookup",
+            "huesenv.agents.lookup:LookupAgent.from_export",
+            "per word the most chosen cells of a human export (other cues: nearest word): lookup:<file>",
+            argument="path",
+            usage="agent spec 'lookup' needs a human export: 'lookup:<answers.csv[.gz] | .parquet>'",
         ),
     ]
 )
@@ -252,6 +268,13 @@ def agent_kind(spec_or_kind: str) -> AgentKind:
 def kinds_with(capability: str) -> list[str]:
     """The kinds (built in and registered) that declare ``capability`` (an :class:`AgentKind` flag)."""
     return sorted(k for k, e in {**BUILTIN, **_EXTRA}.items() if getattr(e, capability))
+
+
+def refuses_probes(spec: str) -> bool:
+    """Whether the spec's kind is built in and declares that it does not answer probes (a plugin's or a
+    registered kind's ability is unknown: it is asked, and an agent that cannot answers invalid)."""
+    kind = spec.split(":", 1)[0].strip()
+    return kind in BUILTIN and not BUILTIN[kind].answers_probes
 
 
 def has_capability(spec: str, capability: str) -> bool:

@@ -43,29 +43,24 @@ from huesenv.agents.protocol import Answer, ProbeQuery
 from huesenv.agents.quiet import quiet_model_loading
 from huesenv.agents.scoring import ScoringAgent
 from huesenv.board import Board, load_board
+from huesenv.colourspace import delta_e2000, srgb_to_lab
 
 
 @lru_cache(maxsize=1)
 def xkcd_names_lab() -> tuple[tuple[str, ...], np.ndarray]:
     """All XKCD colour names (matplotlib) and their CIELAB (D65) values via colour-science."""
-    import colour
     import matplotlib.colors as mcolors
 
     names = tuple(k.removeprefix("xkcd:") for k in mcolors.XKCD_COLORS)
     rgb = np.asarray([mcolors.to_rgb(v) for v in mcolors.XKCD_COLORS.values()])
-    srgb = colour.RGB_COLOURSPACES["sRGB"]
-    lab = np.asarray(
-        colour.XYZ_to_Lab(colour.RGB_to_XYZ(rgb, srgb, apply_cctf_decoding=True), srgb.whitepoint)
-    )
+    lab = srgb_to_lab(rgb, scale=1.0)
     lab.setflags(write=False)
     return names, lab
 
 
 def naming_kernel(board: Board, names_lab: np.ndarray, sigma: float) -> np.ndarray:
     """``(names, 480)`` Gaussian kernel of ΔE2000 between each dictionary colour and each cell."""
-    import colour
-
-    de = np.asarray(colour.delta_E(names_lab[:, None, :], board.lab[None, :, :], method="CIE 2000"))
+    de = delta_e2000(names_lab[:, None, :], board.lab[None, :, :])
     return np.exp(-0.5 * (de / sigma) ** 2).astype(np.float32)
 
 

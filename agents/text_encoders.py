@@ -100,3 +100,30 @@ class HashTextEncoder:
             if norm:
                 out[i] /= norm
         return out
+
+
+TEXT_ENCODER_NAMES = ("minilm", "hash", "hash:<dim>", "sentence-transformers:<model folder>")
+
+
+def make_text_encoder(name: str = "minilm"):
+    """A text encoder by name, as recorded in a policy's settings (``extra["text_encoder"]``).
+
+    ``minilm``: the packaged all-MiniLM-L6-v2; ``hash`` / ``hash:<dim>``: :class:`HashTextEncoder`
+    (spelling only, no dependencies); ``sentence-transformers:<folder>``: any sentence-transformers
+    model saved in a local folder (loaded offline).
+    """
+    kind, _, arg = str(name).partition(":")
+    if kind == "minilm" and not arg:
+        return MiniLMTextEncoder()
+    if kind == "hash":
+        dim = int(arg) if arg.isdigit() else 0 if arg else 64
+        if dim < 1:
+            raise ValueError(f"text encoder {name!r}: expected hash:<positive dimension>")
+        return HashTextEncoder(dim)
+    if kind == "sentence-transformers" and arg:
+        if not Path(arg).is_dir():
+            raise ValueError(f"text encoder {name!r}: {arg} is not a model folder")
+        encoder = MiniLMTextEncoder(model_path=arg)
+        encoder.dim = int(encoder._load().get_sentence_embedding_dimension())
+        return encoder
+    raise ValueError(f"text encoder {name!r}: expected one of {TEXT_ENCODER_NAMES}")

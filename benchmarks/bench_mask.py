@@ -34,7 +34,9 @@ def main() -> None:
     args = parser.parse_args()
     cells = [format_coord(i % 480) for i in range(args.cells)]
     records = [
-        LogRecord(kind="word_query", run_id="r", agent_id="vlm:x", word="BANANA", cells=cells).to_dict()
+        LogRecord.create(
+            kind="word_query", run_id="r", agent_id="vlm:x", word="BANANA", cells=cells
+        ).to_dict()
         for _ in range(args.records)
     ]
     start = time.perf_counter()

@@ -224,7 +224,7 @@ def guess_queries(
     out = []
     for step, ((agent, word), cells) in enumerate(sorted(cones.items())):
         out.append(
-            LogRecord(
+            LogRecord.create(
                 kind="word_query",
                 run_id=run_id or "tournament",
                 agent_id=agent,

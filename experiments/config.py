@@ -25,7 +25,9 @@ Schema (all keys optional except where noted; see ``configs/default.yaml``)::
                                 # ``allow_code: true`` in the run's config.yaml and summary
     wordlevel: {enabled: true, agents: [random], top_k: 5}   # agents null = every non-human agent
     metrics: {alpha: 0.05, top_k: 5}
-    humans: {path: null, cvd: null}   # cvd: CVD participant list for an export without colorBlind
+    humans: {path: null, cvd: null}   # cvd: CVD participant list for an export without colorBlind;
+                                # allow_trained_on: true scores a policy:PATH on answers it trained on
+                                # (refused otherwise; labelled in the report; huesenv.experiments.evaluation)
     report: {formats: [markdown, html], board_images: 2}
     wandb: {mode: disabled, project: huesenv}
     backend: {name: inprocess, address: null, num_cpus: null, num_workers: null}
@@ -45,23 +47,30 @@ value that runs the default.  ``allow_code`` is never read from a file or a
 from __future__ import annotations
 
 import copy
-import difflib
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
+from pydantic import ValidationError
 
 from huesenv.agents.devices import with_device
-from huesenv.agents.registry import available_agents, has_capability, split_spec
-from huesenv.experiments.callables import check_callable_name
-from huesenv.game.rules import DEFAULT_RULES
+from huesenv.agents.registry import has_capability
+from huesenv.experiments.config_schema import AgentEntry, ExperimentSchema, section_keys
 from huesenv.secrets import mask
+from huesenv.validation import (
+    describe_error,
+    did_you_mean,
+    dump_yaml,
+    key_line,
+    load_yaml,
+    load_yaml_file,
+    parse_yaml_value,
+    validate,
+)
 
 DEFAULTS: dict[str, Any] = {
     "name": "default",
@@ -84,62 +93,24 @@ DEFAULTS: dict[str, Any] = {
     "device": None,
 }
 
-# Keys a config may set that have no default value.
-OPTIONAL_KEYS: dict[str, tuple[str, ...]] = {"tournament": ("agent_factory", "play_fn")}
-AGENT_KEYS: tuple[str, ...] = ("spec", "kwargs", "gpu")
+AGENT_KEYS: tuple[str, ...] = tuple(AgentEntry.model_fields)
 FREE_MAPPINGS: tuple[str, ...] = ("agents",)  # keys are names chosen by the user
-CUE_MODES: tuple[str, ...] = ("vocabulary", "text")
-REPORT_FORMATS: tuple[str, ...] = ("markdown", "html")
-CODE_KEYS: tuple[str, ...] = ("tournament.agent_factory", "tournament.play_fn")
-_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+@=-]{0,127}$")
 
 
 def allowed_keys(path: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The keys a mapping at ``path`` may hold (``None``: any key, e.g. agent names or agent kwargs)."""
+    """The keys a mapping at ``path`` may hold (``None``: any key, e.g. agent names or agent kwargs);
+    read from :class:`~huesenv.experiments.config_schema.ExperimentSchema`."""
     if not path:
-        return tuple(DEFAULTS)
+        return tuple(k for k in ExperimentSchema.model_fields if k != "allow_code")
     if path[0] in FREE_MAPPINGS:
         if len(path) == 1:
             return None
         if len(path) == 2:
             return AGENT_KEYS
         return None  # agents.NAME.kwargs: the agent's own keyword arguments
-    if len(path) == 1 and isinstance(DEFAULTS.get(path[0]), dict):
-        return tuple(DEFAULTS[path[0]]) + OPTIONAL_KEYS.get(path[0], ())
+    if len(path) == 1 and path[0] in ExperimentSchema.model_fields:
+        return section_keys(path[0])
     return ()
-
-
-def did_you_mean(key: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def check_keys(data: Any, source: str, path: tuple[str, ...] = ()) -> None:
-    """Unknown keys anywhere in ``data`` → ``ValueError`` naming ``source``, the dotted key and a suggestion."""
-    if not isinstance(data, Mapping):
-        return
-    allowed = allowed_keys(path)
-    for key, value in data.items():
-        dotted = ".".join((*path, str(key)))
-        if allowed is not None and key not in allowed:
-            expected = f"one of {', '.join(allowed)}" if allowed else "no keys (a value, not a mapping)"
-            raise ValueError(
-                f"{source}: unknown config key {dotted!r}{did_you_mean(str(key), allowed)}; expected {expected}"
-            )
-        if path and path[0] in FREE_MAPPINGS and len(path) >= 2:
-            continue  # inside agents.NAME.kwargs
-        if isinstance(value, Mapping) and not (
-            path and path[0] in FREE_MAPPINGS and len(path) == 1 and key == "kwargs"
-        ):
-            check_keys(value, source, (*path, str(key)))
-
-
-def _key_line(text: str, key: str) -> str:
-    """``, line N`` of a top-level ``key:`` in a YAML text (empty when not found)."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if re.match(rf"^{re.escape(key)}\s*:", line):
-            return f", line {number}"
-    return ""
 
 
 # Keys whose change would alter what a game or query produces; a resumed run must match them.
@@ -189,7 +160,7 @@ def bundled_configs(kind: str | None = None) -> list[str]:
 def bundled_config_kind(name: str) -> str:
     """``"training"`` for a bundled config with a ``train`` section (``huesenv train experiment``), else
     ``"tournament"`` (``huesenv tournament`` / ``config show``)."""
-    data = yaml.safe_load(bundled_config_path(name).read_text(encoding="utf-8"))
+    data = load_yaml_file(bundled_config_path(name))
     return "training" if isinstance(data, dict) and "train" in data else "tournament"
 
 
@@ -203,26 +174,6 @@ def _merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, but a key given twice in one mapping is an error (YAML says keys are unique;
-    PyYAML silently keeps the last one, so ``games: 1`` then ``games: 500`` would run 500)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        seen: set = set()
-        for key_node, _value in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                duplicate = key in seen
-                seen.add(key)
-            except TypeError:
-                continue
-            if duplicate:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice (expected each key once)", key_node.start_mark
-                )
-        return super().construct_mapping(node, deep=deep)
-
-
 def parse_override(text: str) -> tuple[list[str], Any]:
     """``"a.b=3"`` → (["a", "b"], 3).  The value is parsed as YAML, so lists and nulls work."""
     if "=" not in text:
@@ -231,13 +182,7 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     path = [p for p in key.strip().split(".")]
     if not key.strip() or any(not p for p in path):
         raise ValueError(f"--set {text!r}: empty key part in {key!r}")
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else None
-    except RecursionError:
-        raise ValueError(f"--set {text!r}: value nested too deeply") from None
-    except yaml.YAMLError as err:
-        raise ValueError(f"override {text!r}: value is not valid YAML ({err})") from None
-    return path, value
+    return path, parse_yaml_value(raw, f"override {text!r}")
 
 
 def apply_overrides(config: dict[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
@@ -290,54 +235,55 @@ def load_config(
             label = f"bundled config {str(source)!r}"
         else:
             raise FileNotFoundError(
-                f"config {source!r}: no such file and not a bundled config (bundled: {', '.join(bundled_configs())})"
+                f"config {source!r}: no such file and not a bundled config (bundled tournament configs: "
+                f"{', '.join(bundled_configs('tournament'))}; training configs run with `huesenv train "
+                f"experiment`: {', '.join(bundled_configs('training'))})"
             )
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text, expected a YAML config") from None
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader) or {}  # noqa: S506 - a SafeLoader subclass
-    except RecursionError:
-        raise ValueError(
-            f"{path}: YAML nested too deeply; expected a config of plain keys and values"
-        ) from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f", line {mark.line + 1}" if mark is not None else ""
-        raise ValueError(f"{path}{where}: not valid YAML ({getattr(err, 'problem', err)})") from None
+        raise ValueError(f"{label}: not UTF-8 text, expected a YAML config") from None
+    data = load_yaml(text, label) or {}
     if not isinstance(data, dict):
-        raise ValueError(f"{path}, line 1: expected a mapping of config keys, got {type(data).__name__}")
+        raise ValueError(f"{label}, line 1: expected a mapping of config keys, got {type(data).__name__}")
     if "train" in data and "train" not in DEFAULTS:
         raise ValueError(
-            f"{path}{_key_line(text, 'train')}: a training config (key 'train'); expected a tournament config, "
+            f"{label}{key_line(text, 'train')}: a training config (key 'train'); expected a tournament config, "
             f"or run this one with `huesenv train experiment {source}`"
         )
     if data.get("allow_code", False) is not False:
         raise ValueError(
-            f"{path}{_key_line(text, 'allow_code')}: allow_code cannot be set in a config file "
+            f"{label}{key_line(text, 'allow_code')}: allow_code cannot be set in a config file "
             "(a shared config must not grant itself code execution); pass --allow-code on the command line"
         )
-    for key in data:
-        if key in DEFAULTS or not isinstance(key, str):
-            continue
-        check_keys({key: None}, f"{path}{_key_line(text, key)}")
-    check_keys(data, str(path))
+    data.pop("allow_code", None)
+    lines = {str(key): key_line(text, str(key)) for key in data}
+    _refuse_unknown_keys(_merge(DEFAULTS, data), label, lines)
     overrides = list(overrides)
     for text_ in overrides:
         keys, _ = parse_override(text_)
         if keys[0] == "allow_code":
             raise ValueError(f"override {text_!r}: allow_code is only granted by --allow-code")
         _check_override_path(keys, text_)
-    data.pop("allow_code", None)
+        lines.pop(keys[0], None)  # that key's value now comes from the command line
     merged = apply_overrides(_merge(DEFAULTS, data), overrides)
     merged["allow_code"] = bool(allow_code)
     try:
-        return ExperimentConfig.from_dict(merged, source=label)
+        return ExperimentConfig(_merge(DEFAULTS, merged), source=label, lines=lines)
     except ValueError as err:
         if not overrides:
             raise
         raise ValueError(f"{err} (after the overrides {' '.join(overrides)})") from None
+
+
+def _refuse_unknown_keys(data: dict[str, Any], source: str, lines: Mapping[str, str]) -> None:
+    """A misspelt key in the file is reported as such (with its line), before any override is applied."""
+    try:
+        ExperimentSchema.model_validate(data)
+    except ValidationError as err:
+        if any(e["type"] == "extra_forbidden" for e in err.errors(include_url=False)):
+            where = lambda loc: lines.get(str(loc[0]), "") if loc else ""  # noqa: E731
+            raise ValueError(describe_error(err, ExperimentSchema, source, where=where)) from None
 
 
 def _check_override_path(keys: list[str], text: str) -> None:
@@ -365,9 +311,13 @@ def _check_override_path(keys: list[str], text: str) -> None:
 class ExperimentConfig:
     """A validated experiment config (a plain dict underneath, see the module docstring)."""
 
-    def __init__(self, data: dict[str, Any], source: str = "<dict>") -> None:
+    def __init__(
+        self, data: dict[str, Any], source: str = "<dict>", *, lines: Mapping[str, str] | None = None
+    ) -> None:
         self.data = data
         self.source = source
+        self._lines: Mapping[str, str] = lines or {}  # top-level key -> ", line N" in the source file
+        self.model: ExperimentSchema
         self._validate()
 
     @classmethod
@@ -378,136 +328,19 @@ class ExperimentConfig:
         return self.data[key]
 
     # -- validation -----------------------------------------------------------
-    def _fail(self, key: str, expected: str) -> None:
-        raise ValueError(f"{self.source}, field {key}: expected {expected}, got {_get(self.data, key)!r}")
-
     def _validate(self) -> None:
+        """Check ``self.data`` against :class:`ExperimentSchema` (one line naming the field on failure)."""
         d = self.data
         d.setdefault("allow_code", False)
-        check_keys({k: v for k, v in d.items() if k != "allow_code"}, self.source)
-        if not isinstance(d["allow_code"], bool):
-            self._fail("allow_code", "true or false")
-        if not isinstance(d["name"], str) or not _RUN_NAME.match(d["name"]) or ".." in d["name"]:
-            self._fail(
-                "name", "a run name of letters, digits and . _ + @ = - (one folder: no '/', not '.' or '..')"
-            )
-        if not isinstance(d["output"], str) or not d["output"].strip():
-            self._fail("output", "a folder path")
-        if not isinstance(d["rotate_seats"], bool):
-            self._fail("rotate_seats", "true or false")
-        if d["cue_mode"] not in CUE_MODES:
-            self._fail("cue_mode", f"one of {', '.join(CUE_MODES)}")
-        for section in (
-            "tournament",
-            "wordlevel",
-            "metrics",
-            "humans",
-            "report",
-            "wandb",
-            "backend",
-            "weights",
-        ):
-            if not isinstance(d[section], dict):
-                self._fail(section, "a mapping (see configs/default.yaml)")
-        for key in ("tournament.enabled", "wordlevel.enabled", "weights.required", "weights.offline"):
-            if not isinstance(_get(d, key), bool):
-                self._fail(key, "true or false")
-        alpha = d["metrics"].get("alpha")
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-            self._fail("metrics.alpha", "a number strictly between 0 and 1")
-        for key in ("metrics.top_k",):
-            value = _get(d, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                self._fail(key, "a positive integer")
-        for key in ("report.board_images",):
-            value = _get(d, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                self._fail(key, "a non-negative integer")
-        for key in ("backend.num_cpus", "backend.num_workers"):
-            value = _get(d, key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                self._fail(key, "a positive integer or null")
-        for key in ("humans.path", "weights.dir", "backend.address", "wandb.project", "wandb.entity"):
-            value = _get(d, key)
-            if value is not None and not isinstance(value, str):
-                self._fail(key, "a string or null")
-        formats = d["report"].get("formats")
-        if not isinstance(formats, list) or any(f not in REPORT_FORMATS for f in formats):
-            self._fail("report.formats", f"a list of {', '.join(REPORT_FORMATS)}")
-        for key in CODE_KEYS:
-            self._check_code_key(key)
-        for key in ("seed", "num_players", "games"):
-            if isinstance(d[key], bool) or not isinstance(d[key], int) or d[key] < 0:
-                self._fail(key, "a non-negative integer")
-        if d["games"] == 0 and d["tournament"].get("enabled") is True:
-            self._fail("games", "at least 1 while tournament.enabled (for no games: `huesenv wordlevel`)")
-        low, high = DEFAULT_RULES.min_players, DEFAULT_RULES.max_players
-        if not low <= d["num_players"] <= high:
-            self._fail("num_players", f"{low}-{high} players (the game's range)")
-        if not isinstance(d["agents"], dict) or not d["agents"]:
-            self._fail("agents", "a mapping of agent name -> {spec: ...}")
-        for name, entry in d["agents"].items():
-            if isinstance(entry, str):
-                d["agents"][name] = entry = {"spec": entry}
-            if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str) or not entry["spec"]:
-                self._fail(
-                    f"agents.{name}.spec", "an agent spec string such as 'random' or 'clip:ViT-B-32/openai'"
-                )
-            self._check_agent_kind(name, entry["spec"])
-            if not isinstance(entry.get("kwargs") or {}, dict):
-                self._fail(f"agents.{name}.kwargs", "a mapping of keyword arguments")
-            if not isinstance(entry.get("gpu", False), bool):
-                self._fail(f"agents.{name}.gpu", "true or false")
-        if not isinstance(d["lineups"], list):
-            self._fail("lineups", "a list of lineups (lists of agent names)")
-        for i, lineup in enumerate(d["lineups"]):
-            if not isinstance(lineup, list) or len(lineup) != d["num_players"]:
-                self._fail(f"lineups.{i}", f"a list of {d['num_players']} agent names (num_players)")
-            for j, name in enumerate(lineup):
-                if name not in d["agents"]:
-                    self._fail(f"lineups.{i}.{j}", f"one of the agents {sorted(d['agents'])}")
-        wl = d["wordlevel"]
-        if wl.get("agents") is not None and not isinstance(wl["agents"], list):
-            self._fail("wordlevel.agents", "a list of agent names, or null for every non-human agent")
-        if wl.get("agents") is not None:
-            for j, name in enumerate(wl["agents"]):
-                if name not in d["agents"]:
-                    self._fail(f"wordlevel.agents.{j}", f"one of the agents {sorted(d['agents'])}")
-        if isinstance(wl.get("top_k"), bool) or not isinstance(wl.get("top_k"), int) or wl["top_k"] < 1:
-            self._fail("wordlevel.top_k", "a positive integer")
-        if d["wandb"].get("mode") not in ("auto", "online", "offline", "disabled"):
-            self._fail("wandb.mode", "one of auto, online, offline, disabled")
-        if d["backend"].get("name") not in ("inprocess", "ray"):
-            self._fail("backend.name", "inprocess or ray")
-        device = d.get("device")
-        if device is not None and (
-            not isinstance(device, str)
-            or not re.fullmatch(r"(auto|cpu|mps|cuda(:\d{1,3})?)", device.strip().lower())
-        ):
-            self._fail("device", "auto, cpu, cuda, cuda:<n> or null")
-        batch = d["tournament"].get("batch_size")
-        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-            self._fail("tournament.batch_size", "a positive integer")
+        if isinstance(d.get("agents"), dict):
+            for name, entry in d["agents"].items():
+                if isinstance(entry, str):
+                    d["agents"][name] = {"spec": entry}  # ``random: random`` is ``random: {spec: random}``
+        self.model = validate(ExperimentSchema, d, self.source, where=self._where)
 
-    def _check_agent_kind(self, name: str, spec: str) -> None:
-        """An unknown agent kind is an error now, not after the other agents' games have run."""
-        try:
-            kind, _arg = split_spec(spec)
-        except ValueError as err:
-            self._fail(f"agents.{name}.spec", f"'<kind>' or '<kind>:<argument>' ({err})")
-        kinds = available_agents()
-        if kind not in kinds:
-            close = difflib.get_close_matches(kind, kinds, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            self._fail(f"agents.{name}.spec", f"one of the agent kinds {kinds}{hint}")
-
-    def _check_code_key(self, key: str) -> None:
-        value = _get(self.data, key)
-        if value is None:
-            return
-        problem = check_callable_name(key.split(".")[-1], value, allow_code=self.data["allow_code"])
-        if problem:
-            raise ValueError(f"{self.source}, field {key}: {problem}")
+    def _where(self, loc: tuple[int | str, ...]) -> str:
+        """``, line N`` of the file's top-level key that an error at ``loc`` concerns (when known)."""
+        return self._lines.get(str(loc[0]), "") if loc else ""
 
     # -- views ----------------------------------------------------------------
     @property
@@ -565,18 +398,8 @@ class ExperimentConfig:
         return Path(self.data["output"]) / self.name
 
     def to_yaml(self) -> str:
-        return yaml.safe_dump(self.data, sort_keys=False)
+        return dump_yaml(self.data)
 
     def masked_yaml(self) -> str:
         """The config as YAML with its secrets masked by key name and by value (what a run folder keeps)."""
-        return yaml.safe_dump(mask(self.data), sort_keys=False)
-
-
-def _get(data: Mapping[str, Any], dotted: str) -> Any:
-    node: Any = data
-    for part in dotted.split("."):
-        try:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        except (KeyError, IndexError, ValueError, TypeError):
-            return None
-    return node
+        return dump_yaml(mask(self.data))

@@ -23,6 +23,14 @@ import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
+from huesenv.experiments.evaluation import (
+    check_references,
+    evaluation_default,
+    fallback_lines,
+    mark_trained_on,
+    overlaps,
+    training_labels,
+)
 from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report
@@ -98,6 +106,8 @@ def preflight(config: ExperimentConfig) -> None:
         raise ValueError(
             f"{config.source}, field humans.path: {humans}: {what} (expected a human-response export)"
         )
+    if any(str(a.spec).startswith("policy:") for a in config.agents()):
+        check_references(config, _load_humans(config))  # a policy never scored on its training answers
     names = clip_checkpoints(config, sorted(used))
     if names and config["weights"].get("required", True):
         weights.require_weights(names, config["weights"].get("dir"))
@@ -138,6 +148,9 @@ def run_experiment(
     """
 
     start = time.perf_counter()
+    config = evaluation_default(
+        config
+    )  # a learned agent's tournament: its split's evaluation part by default
     preflight(config)
     with offline_env(bool(config["weights"].get("offline", True))):
         return _run(config, start, backend, fresh, progress, wandb_mode, make_backend)
@@ -243,6 +256,10 @@ def track(tracker: Any, run_dir: Path, data: Any, name: str) -> None:
         return
     tracker.log_tables(data.tables)
     tracker.log_summary(data.tables)
+    ids = {
+        str(a) for t in data.tables.values() for a in t.get("agent_id", t.get("agent", pd.Series())).dropna()
+    }
+    tracker.log_reference(data.humans, sorted(ids))
     tracker.log_plots(data.plots)
     tracker.log_images(data.boards)
     tracker.log_artifact(run_dir, name)
@@ -320,17 +337,18 @@ def build_report_data(
         captions["leaderboard"] = (
             "Points per game (higher is better): mean over seat-games with a 95 % bootstrap interval over "
             "games (standard errors are in tables/leaderboard.csv), split by role. Win rate (higher is "
-            "better) = share of games whose highest total was the agent's, ties shared, with a Wilson "
-            "interval; an agent holding several seats of a game (the replayed humans) wins as a team, so "
-            "its win rate is comparable with a one-seat agent's; the per-seat win rate is 1/seats of that. "
+            "better) = share of the agent's seat-games with the game's highest total, ties shared, with a "
+            "Wilson interval over games; with agents of equal strength it is 1/players for everyone. The "
+            "team win rate of an agent holding several seats (the replayed humans) is the share of games "
+            "any of its seats won: not comparable with a one-seat agent's win rate. "
             f"Humans: {human_ref.label}."
         )
         plots["leaderboard"] = figures.plot_leaderboard(lb, plots_dir / "leaderboard.png")
         tables["lineups"] = uncertainty.lineup_breakdown(frame, config["lineups"], seed=seed)
         captions["lineups"] = (
             "The leaderboard per lineup (seat order of the lineup's first game): points per game "
-            "(higher is better) with a 95 % bootstrap interval over that lineup's games, and win rate as "
-            "in the leaderboard (Wilson intervals over games; several seats win as a team)."
+            "(higher is better) with a 95 % bootstrap interval over that lineup's games, and win rates as "
+            "in the leaderboard (per seat, and per team for agents holding several seats; Wilson intervals)."
         )
         tables["points_by_role"] = uncertainty.add_role_intervals(analysis.points_by_role(frame), frame, seed)
         tables["seat_games"] = frame  # written to tables/ for `huesenv leaderboard`; not shown
@@ -373,6 +391,7 @@ def build_report_data(
             f"Games: {n_games} games of {len(config['lineups'])} lineup(s), {len(frame)} seat-games, "
             f"{len(game_records)} logged steps (log: {run_dir.name}/games.jsonl)"
         )
+        summary.extend(fallback_lines(game_records))
         for k in range(int(config["report"].get("board_images", 0) or 0)):
             if k >= len(plan):
                 break
@@ -430,7 +449,11 @@ def build_report_data(
             f"Word level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
-    summary.insert(0, f"Human reference: {human_ref.label}")
+    summary.insert(0, f"Human reference: {human_ref.description} — {human_ref.label}")
+    learned = {a.name: a.spec for a in config.agents() if str(a.spec).startswith("policy:")}
+    if learned:
+        summary[1:1] = check_references(config, humans, learned) + training_labels(learned)
+        mark_trained_on(tables, overlaps(learned, humans))  # allowed overlaps: labelled in every table too
     summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
     summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
     if config.data.get("allow_code"):

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from huesenv.experiments import analysis, report, uncertainty
+from huesenv.validation import load_yaml_file
 
 
 @dataclass
@@ -72,7 +72,7 @@ def load_run(path: str | Path) -> RunTables:
     agents: dict[str, str] = {}
     config_path = folder / "config.yaml"
     if config_path.is_file():
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+        config = load_yaml_file(config_path) or {}
         for name, entry in (config.get("agents") or {}).items():
             entry = {"spec": entry} if isinstance(entry, str) else dict(entry or {})
             agents[str(name)] = json.dumps(
@@ -149,7 +149,7 @@ def merge_runs(
             for r in runs
         ]
     )
-    humans = runs[0].humans if len({r.humans["key"] for r in runs}) == 1 else {}
+    humans = runs[0].humans if len({r.humans["key"] for r in runs}) == 1 else {"mixed": True}
     return {
         "leaderboard": board,
         "head_to_head": h2h,
@@ -166,7 +166,11 @@ def report_data(merged: dict[str, Any], paths: list[str]) -> report.ReportData:
     summary = [
         f"{len(paths)} run(s), {n_games} games, {len(merged['seat_games'])} seat-games",
         "Human reference: "
-        + (humans.get("label", "?") if humans else "MIXED — see the runs table; points are not comparable"),
+        + (
+            humans.get("description") or humans.get("label", "?")
+            if not humans.get("mixed")
+            else "MIXED — see the runs table; points are not comparable"
+        ),
     ]
     return report.ReportData(
         title=f"huesenv leaderboard over {len(paths)} run(s)",

@@ -12,12 +12,14 @@ import hashlib
 import platform
 import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from huesenv import __version__
+from huesenv.humans.reference import (
+    HumanReference as HumanReference,  # re-exported: one description everywhere
+)
 
 # the libraries whose versions change numbers or files (reported in summary.json and by `huesenv doctor`)
 LIBRARIES: tuple[str, ...] = (
@@ -38,56 +40,6 @@ LIBRARIES: tuple[str, ...] = (
     "ray",
     "flask",
 )
-
-
-@dataclass(frozen=True)
-class HumanReference:
-    """The human answers a run is scored against (and replays), as named in reports."""
-
-    kind: str  # "reconstructed cohort" | "export"
-    source: str  # file the answers were read from
-    participants: int
-    answers: int
-    sha256: str  # of the answers (user, word, cell), so two copies of one export compare equal
-    filtered: dict[str, int] = field(default_factory=dict)  # valid rows removed by each loader filter
-
-    @classmethod
-    def of(cls, humans: Any) -> HumanReference:
-        frame = humans.frame
-        blob = frame[["user_id", "word", "cell"]].astype(str).to_csv(index=False).encode()
-        return cls(
-            kind="reconstructed cohort" if humans.is_reconstruction else "export",
-            source=str(humans.source),
-            participants=int(humans.n_participants),
-            answers=int(len(humans)),
-            sha256=hashlib.sha256(blob).hexdigest(),
-            filtered={str(k): int(v) for k, v in dict(getattr(humans, "filtered", {}) or {}).items() if v},
-        )
-
-    @property
-    def key(self) -> str:
-        return self.sha256[:16]
-
-    @property
-    def label(self) -> str:
-        note = ""
-        if self.filtered:
-            note = " after filtering out " + ", ".join(f"{n} rows by {k}" for k, n in self.filtered.items())
-        return self._label() + note
-
-    def _label(self) -> str:
-        if self.kind == "reconstructed cohort":
-            return (
-                f"the packaged reconstructed cohort ({self.participants} simulated participants, "
-                f"{self.answers} answers rebuilt from the paper's summary statistics; not people)"
-                if Path(self.source).name.startswith("reconstructed")
-                else f"a reconstructed cohort from {self.source} ({self.participants} simulated participants; "
-                "not people)"
-            )
-        return f"human export {self.source} ({self.participants} participants, {self.answers} answers)"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "key": self.key, "label": self.label}
 
 
 def library_versions(names: tuple[str, ...] = LIBRARIES) -> dict[str, str | None]:

@@ -3,6 +3,10 @@
 Why both: Markdown reads well in a terminal, a pull request or W&B; the HTML
 file is the one to mail around, as it embeds its images and needs no folder.
 Tables are written as CSV too (``tables/``) for anyone who wants the numbers.
+Every table file carries the human reference in its ``human_reference`` column
+(and ``self_scored`` on the rows of a replayed human scored against its own
+cohort), and every section names it under its heading
+(:mod:`huesenv.humans.reference`).
 """
 
 from __future__ import annotations
@@ -16,10 +20,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 import huesenv.reports as reports
 from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.humans.reference import REFERENCE_COLUMN, HumanReference
 from huesenv.render.playback import views_from_records
 from huesenv.reports import (
     TALL_ROWS,
@@ -33,6 +37,7 @@ from huesenv.reports import (
     write_parquet,
 )
 from huesenv.secrets import mask_text
+from huesenv.validation import load_yaml
 
 __all__ = ["ReportData", "markdown_table", "write_html", "write_markdown", "write_parquet", "write_report"]
 
@@ -113,8 +118,8 @@ COLUMN_LABELS: dict[str, str] = {
     "se_cue_giver": "SE cue giver (points)",
     "mean_guesser": "As guesser (points per game)",
     "se_guesser": "SE guesser (points)",
-    "win_rate": "Win rate per seat (share of seat-games)",
-    "team_win_rate": "Win rate (share of games its seats won)",
+    "win_rate": "Win rate (share of its seat-games won)",
+    "team_win_rate": "Team win rate (share of games any of its seats won)",
     "mean_diff": "Point difference per game (agent − opponent)",
     "se_diff": "SE difference (points)",
     "win_share": "Pairings won (share)",
@@ -124,6 +129,7 @@ COLUMN_LABELS: dict[str, str] = {
     "data_family": "Training data",
     "n_words": "Words (n)",
     "n_agents": "Agents (n)",
+    "n_scored": "Words scored (n)",
     "mahalanobis_fail_rate": "Mahalanobis top-1 fail rate (share of words)",
     "mahalanobis_fail_err": "SE Mahalanobis",
     "hotelling_fail_rate": "Hotelling top-k fail rate (share of words)",
@@ -173,8 +179,10 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ),
     (
         "Win rate",
-        "the share of games in which the agent's seats had the highest total (ties shared); an agent "
-        "holding several seats of a game, such as the replayed humans, wins as a team. Higher is better.",
+        "the share of the agent's seats that had the highest total of their game (ties shared): with "
+        "agents of equal strength it is 1/players for everyone. Higher is better. An agent holding several "
+        "seats of a game, such as the replayed humans, also has a team win rate: the share of games any of "
+        "its seats won, which is not comparable with a one-seat agent's.",
     ),
     (
         "Mahalanobis top-1 fail",
@@ -278,9 +286,52 @@ def label_of(column: str) -> str:
     return COLUMN_LABELS.get(column, column.replace("_", " ").capitalize())
 
 
+MIXED_REFERENCES = "mixed human references (see the runs table): points are not comparable"
+
+
+NO_REFERENCE = "none recorded: no table of this report is scored against human answers"
+
+
+@dataclass(frozen=True)
+class _Stated:
+    """Stands in for a reference where there is none to describe (merged runs of several, or none)."""
+
+    description: str
+
+    def annotate(self, frame: pd.DataFrame) -> pd.DataFrame:
+        return frame.assign(**{REFERENCE_COLUMN: self.description})
+
+
+def reference_of(humans: Mapping[str, Any] | None) -> Any:
+    """The :class:`HumanReference` of a report's ``humans`` block; a stand-in that says "mixed"
+    (``{"mixed": True}``: merged runs scored against different references) or "none recorded"."""
+    if humans and humans.get("sha256"):
+        return HumanReference.from_dict(dict(humans))
+    return _Stated(MIXED_REFERENCES if humans and humans.get("mixed") else NO_REFERENCE)
+
+
+def annotate(frame: pd.DataFrame, humans: Mapping[str, Any] | None) -> pd.DataFrame:
+    """``frame`` with the reference's metadata columns (for tables written outside :func:`write_tables`)."""
+    return reference_of(humans).annotate(frame)
+
+
+def reference_note(data: ReportData, table: pd.DataFrame | None = None) -> str:
+    """The line under every section heading: the reference, and the self-scored caveat where it applies."""
+    ref = reference_of(data.humans)
+    if not isinstance(ref, HumanReference):
+        return f"Human reference: {ref.description}."
+    line = f"Human reference: {ref.description}."
+    if table is not None:
+        ids = table["agent_id"] if "agent_id" in table else table.get("agent")
+        note = ref.self_scored_note(ids.dropna()) if ids is not None else None
+        if note:
+            line += f" Flagged {note}."
+    return line
+
+
 def write_tables(data: ReportData, out_dir: Path) -> dict[str, Path]:
-    """Every table as CSV and as Parquet (``tables/NAME.csv``, ``tables/NAME.parquet``)."""
-    return reports.write_tables(data.tables, out_dir / "tables")
+    """Every table as CSV and as Parquet (``tables/NAME.csv``, ``tables/NAME.parquet``), reference named."""
+    return reports.write_tables(data.tables, out_dir / "tables", reference=reference_of(data.humans))
 
 
 def _sections(data: ReportData) -> list[tuple[str, str]]:
@@ -298,8 +349,13 @@ def _sections(data: ReportData) -> list[tuple[str, str]]:
 def _provenance_lines(data: ReportData) -> list[str]:
     m = data.metadata
     lines = []
-    if data.humans:
-        lines.append(f"Human reference: {data.humans.get('label')} (answers sha256 {data.humans.get('key')})")
+    if data.humans and not data.humans.get("sha256"):
+        lines.append(f"Human reference: {reference_of(data.humans).description}")
+    elif data.humans:
+        lines.append(
+            f"Human reference: {data.humans.get('description') or data.humans.get('label')} — "
+            f"{data.humans.get('label')} (answers sha256 {data.humans.get('key')})"
+        )
     if m:
         commit = m.get("git_commit") or "not a git checkout"
         lines.append(
@@ -327,6 +383,7 @@ def write_markdown(data: ReportData, out_dir: Path, filename: str = "report.md")
             continue
         shown, notes = shown_table(name, table)
         lines += [f'<a id="{anchor(name)}"></a>', f"## {title_of(name)}", ""]
+        lines += [f"_{reference_note(data, table)}_", ""]
         if name in data.captions:
             lines += [data.captions[name], ""]
         lines += [markdown_table(display_table(shown, label_of)), ""]
@@ -380,6 +437,7 @@ def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -
         if name in data.hidden:
             continue
         parts.append(f"<section id='{anchor(name)}'><h2>{html.escape(title_of(name))}</h2>")
+        parts.append(f"<p class='meta'>{html.escape(reference_note(data, table))}</p>")
         if name in data.captions:
             parts.append(f"<p>{html.escape(data.captions[name])}</p>")
         full, notes = shown_table(name, table)
@@ -462,7 +520,7 @@ def write_report(
 
 
 def _allow_code(config_yaml: str) -> bool:
-    config = yaml.safe_load(config_yaml)
+    config = load_yaml(config_yaml, "config.yaml")
     return bool(config.get("allow_code", False)) if isinstance(config, dict) else False
 
 

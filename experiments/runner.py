@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from huesenv.experiments.backends import Task
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import batches, plan_games
 from huesenv.logs import LogState, LogWriter, read_log_state, tag_unit
+from huesenv.validation import load_yaml, load_yaml_file
 
 GAMES_LOG = "games.jsonl"
 WORDLEVEL_LOG = "wordlevel.jsonl"
@@ -74,14 +73,14 @@ def conflicting_fields(config: ExperimentConfig) -> list[str]:
     if not stored.exists():
         return []
     try:
-        previous = yaml.safe_load(stored.read_text(encoding="utf-8")) or {}
+        previous = load_yaml_file(stored) or {}
         old = ExperimentConfig.from_dict(previous, source=str(stored))
-    except (ValueError, yaml.YAMLError) as err:
+    except ValueError as err:
         if _holds_records(run_dir):
             raise ValueError(f"{stored}: the run folder's stored config is unreadable ({err})") from None
         return []
     # the stored copy has its secrets masked: compare it with this config masked the same way
-    current = ExperimentConfig.from_dict(yaml.safe_load(config.masked_yaml()), source=config.source)
+    current = ExperimentConfig.from_dict(load_yaml(config.masked_yaml(), config.source), source=config.source)
     if old.fingerprint() == current.fingerprint() or not _holds_records(run_dir):
         return []
     return [k for k in old.identity() if old.identity()[k] != current.identity()[k]]

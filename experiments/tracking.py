@@ -33,6 +33,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from huesenv.humans.reference import HumanReference
 from huesenv.secrets import mask
 
 MODES = ("auto", "online", "offline", "disabled")
@@ -207,6 +208,22 @@ class Tracker:
             for key, value in out.items():
                 self.run.summary[key] = value
             self.run.summary["games_done"] = self._games
+        return out
+
+    def log_reference(self, humans: Mapping[str, Any], agent_ids: Any = ()) -> dict[str, Any]:
+        """The human reference in the run's config (``human_reference``: the report's humans block)
+        and summary (``human_reference`` = its description, ``self_scored`` = the replayed humans
+        scored against their own cohort); returns the summary entries."""
+        out: dict[str, Any] = {}
+        if humans and humans.get("sha256"):
+            ref = HumanReference.from_dict(dict(humans))
+            out = {"human_reference": ref.description, "self_scored": ref.self_scored(agent_ids)}
+        else:
+            out = {"human_reference": "mixed human references (see the runs table)", "self_scored": []}
+        if self.run is not None:
+            self.run.config.update({"human_reference": dict(humans or {})}, allow_val_change=True)
+            for key, value in out.items():
+                self.run.summary[key] = value
         return out
 
     def log_images(self, images: Mapping[str, Path]) -> None:

@@ -21,11 +21,11 @@ Why these methods (stated in every report, see :data:`METHODS`):
   (``scipy.stats.false_discovery_control``).
 * **Win rates are proportions of games**, so their intervals are Wilson score
   intervals over games (a bootstrap of a share that is 0 or 1 in every game
-  collapses to ``[0, 0]``).  An agent that holds several seats of a game (the
-  replayed humans) is a team: its **team win rate** is the share of games its
-  seats won (ties shared), comparable with a one-seat agent's win rate; its
-  per-seat win rate is kept in the tables without an interval, since the seats
-  of one game are not independent trials.
+  collapses to ``[0, 0]``).  The win rate compares agents per seat (equal
+  strength: 1/players for everyone); an agent that holds several seats of a
+  game (the replayed humans) also gets a **team win rate**, the share of games
+  any of its seats won, which is not comparable with a one-seat agent's rate
+  (see :func:`win_rates`).
 * **Alignment numbers** (fail and match rates of the word-level and first-cone
   tables) are means over *words*, so their intervals resample words: a word's
   answers pool cones from several games, hence the word, not the game, is the
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -48,8 +49,9 @@ N_RESAMPLES = 4999
 METHODS = (
     "95 % confidence intervals: percentile bootstrap (scipy.stats.bootstrap, 4 999 resamples, seeded) "
     "over whole games for points (cluster bootstrap: a game's seats are resampled together), "
-    "over words for alignment rates. Win rates: Wilson score intervals over games; an agent holding several "
-    "seats of a game is scored as a team (team win rate = share of games its seats won). Head-to-head: Wilcoxon signed-rank test (scipy.stats.wilcoxon) "
+    "over words for alignment rates. Win rates: Wilson score intervals over games; the win rate is per seat "
+    "(comparable between agents); an agent holding several seats of a game also gets a team win rate (share "
+    "of games any of its seats won). Head-to-head: Wilcoxon signed-rank test (scipy.stats.wilcoxon) "
     "on the per-game point differences over the games both agents played, p-values also adjusted by "
     "Benjamini–Hochberg across the table's pairs."
 )
@@ -108,14 +110,38 @@ def team_wins(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"team_win": grouped.sum().clip(upper=1.0), "seats": grouped.size()}).reset_index()
 
 
-def _win_columns(frame: pd.DataFrame) -> tuple[float, float, float, float, float, bool]:
-    """(win rate per seat, its low, high, team win rate, ..., several seats) for one agent's seat-games."""
+class WinRates(NamedTuple):
+    """One agent's win rates: per seat (comparable between agents) and, for a team, the team's."""
+
+    per_seat: float
+    per_seat_low: float
+    per_seat_high: float
+    team: float  # NaN for an agent with one seat per game (its team rate is its per-seat rate)
+    team_low: float
+    team_high: float
+
+
+def win_rates(frame: pd.DataFrame) -> WinRates:
+    """Win rates of one agent's seat-games, with Wilson 95 % intervals over games.
+
+    * per seat: the share of its seat-games won (ties shared), the number to compare agents by: with
+      agents of equal strength it is 1/players for every agent, however many seats each holds.  Its
+      interval treats the games as the independent trials (``n`` = games, centred on the rate), since a
+      team's seats in one game are not independent.
+    * team (agents with several seats of a game, such as the replayed humans): the share of games that
+      any of its seats won.  It answers "did the replayed humans win that game", and is not
+      comparable with a one-seat agent's rate (three equal seats out of four win 3/4 of the games).
+    """
     teams = team_wins(frame)
     games = len(teams)
-    team_rate = float(teams["team_win"].mean()) if games else float("nan")
-    tlo, thi = wilson_interval(float(teams["team_win"].sum()), games)
-    several = bool(games and teams["seats"].max() > 1)
-    return team_rate, tlo, thi, float("nan") if several else tlo, float("nan") if several else thi, several
+    per_seat = float(frame["win"].mean()) if len(frame) else float("nan")
+    low, high = wilson_interval(per_seat * games, games) if games else (float("nan"), float("nan"))
+    if games and teams["seats"].max() > 1:
+        team = float(teams["team_win"].mean())
+        tlo, thi = wilson_interval(float(teams["team_win"].sum()), games)
+    else:
+        team, tlo, thi = float("nan"), float("nan"), float("nan")
+    return WinRates(per_seat, low, high, team, tlo, thi)
 
 
 def _stable_seed(seed: int, *names: object) -> int:
@@ -150,13 +176,17 @@ def add_leaderboard_intervals(board: pd.DataFrame, frame: pd.DataFrame, seed: in
             lo, hi = cluster_mean_ci(g[col], g["game"], seed=_stable_seed(seed, "leaderboard", agent, stat))
             out.loc[i, f"{stat}_ci_low"] = lo
             out.loc[i, f"{stat}_ci_high"] = hi
-        team, tlo, thi, wlo, whi, _ = _win_columns(g)
-        out.loc[i, ["team_win_rate", "team_win_rate_ci_low", "team_win_rate_ci_high"]] = [team, tlo, thi]
-        out.loc[i, ["win_rate_ci_low", "win_rate_ci_high"]] = [wlo, whi]
+        w = win_rates(g)
+        out.loc[i, ["team_win_rate", "team_win_rate_ci_low", "team_win_rate_ci_high"]] = [
+            w.team,
+            w.team_low,
+            w.team_high,
+        ]
+        out.loc[i, ["win_rate_ci_low", "win_rate_ci_high"]] = [w.per_seat_low, w.per_seat_high]
     out["games"] = out["games"].astype(int)
     cols = [c for c in out.columns if not c.startswith("team_win_rate")]
     cols.insert(cols.index("seat_games") + 1, cols.pop(cols.index("games")))
-    at = cols.index("win_rate")
+    at = cols.index("win_rate") + 1
     cols[at:at] = ["team_win_rate", "team_win_rate_ci_low", "team_win_rate_ci_high"]
     return out[cols]
 
@@ -245,12 +275,12 @@ def lineup_breakdown(frame: pd.DataFrame, lineups: Sequence[Sequence[str]], seed
         "mean_points",
         "mean_points_ci_low",
         "mean_points_ci_high",
-        "team_win_rate",
-        "team_win_rate_ci_low",
-        "team_win_rate_ci_high",
         "win_rate",
         "win_rate_ci_low",
         "win_rate_ci_high",
+        "team_win_rate",
+        "team_win_rate_ci_low",
+        "team_win_rate_ci_high",
     ]
     rows = []
     if frame.empty or "lineup" not in frame:
@@ -258,7 +288,7 @@ def lineup_breakdown(frame: pd.DataFrame, lineups: Sequence[Sequence[str]], seed
     for (lineup, agent), g in frame.groupby(["lineup", "agent"], sort=True):
         li = int(lineup)
         lo, hi = cluster_mean_ci(g["points"], g["game"], seed=_stable_seed(seed, "lineup", li, agent, "p"))
-        team, tlo, thi, wlo, whi, _ = _win_columns(g)
+        w = win_rates(g)
         rows.append(
             {
                 "lineup": li,
@@ -269,12 +299,12 @@ def lineup_breakdown(frame: pd.DataFrame, lineups: Sequence[Sequence[str]], seed
                 "mean_points": float(g["points"].mean()),
                 "mean_points_ci_low": lo,
                 "mean_points_ci_high": hi,
-                "team_win_rate": team,
-                "team_win_rate_ci_low": tlo,
-                "team_win_rate_ci_high": thi,
-                "win_rate": float(g["win"].mean()),
-                "win_rate_ci_low": wlo,
-                "win_rate_ci_high": whi,
+                "win_rate": w.per_seat,
+                "win_rate_ci_low": w.per_seat_low,
+                "win_rate_ci_high": w.per_seat_high,
+                "team_win_rate": w.team,
+                "team_win_rate_ci_low": w.team_low,
+                "team_win_rate_ci_high": w.team_high,
             }
         )
     return pd.DataFrame(rows, columns=cols)

@@ -87,6 +87,15 @@ def category_by_agent(word_df: pd.DataFrame) -> pd.DataFrame:
     if table.empty:
         return table
     out = table[["agent", "category", "n_words", "human_fail_rate"]].copy()
+    scored = [  # words a fail rate rests on: those with enough human answers to be scored
+        int(
+            word_df.loc[(word_df["agent"] == a) & (word_df["category"] == c), "mahalanobis_outlier"]
+            .notna()
+            .sum()
+        )
+        for a, c in zip(table["agent"], table["category"])
+    ]
+    out.insert(out.columns.get_loc("n_words") + 1, "n_scored", scored)
     for flag, stat in (
         ("mahalanobis_outlier", "mahalanobis_fail_rate"),
         ("hotelling_fail", "hotelling_fail_rate"),

@@ -27,6 +27,7 @@ from typing import IO, TYPE_CHECKING
 import numpy as np
 
 from huesenv.categories import NEUTRAL_CELLS, classify_board
+from huesenv.colourspace import srgb_to_xyz, xyz_to_lab, xyz_to_xy
 
 if TYPE_CHECKING:  # pandas costs ~0.2 s to import; only the table helpers need it
     import pandas as pd
@@ -149,27 +150,18 @@ class Board:
     # -- colour ---------------------------------------------------------------
     @cached_property
     def xyz(self) -> np.ndarray:
-        """CIE XYZ (D65, Y in [0, 1]) from sRGB via colour-science."""
-        import colour
-
-        srgb = colour.RGB_COLOURSPACES["sRGB"]
-        xyz = colour.RGB_to_XYZ(self.rgb / 255.0, srgb, apply_cctf_decoding=True)
-        return _readonly(np.asarray(xyz, dtype=np.float64))
+        """CIE XYZ (D65, Y in [0, 1]) from sRGB via colour-science (:mod:`huesenv.colourspace`)."""
+        return _readonly(srgb_to_xyz(self.rgb))
 
     @cached_property
     def xy(self) -> np.ndarray:
         """CIE 1931 chromaticity coordinates — the space the paper's metrics work in."""
-        import colour
-
-        return _readonly(np.asarray(colour.XYZ_to_xy(self.xyz), dtype=np.float64))
+        return _readonly(xyz_to_xy(self.xyz))
 
     @cached_property
     def lab(self) -> np.ndarray:
         """CIELAB under the sRGB white (D65), L in [0, 100]."""
-        import colour
-
-        white = colour.RGB_COLOURSPACES["sRGB"].whitepoint
-        return _readonly(np.asarray(colour.XYZ_to_Lab(self.xyz, white), dtype=np.float64))
+        return _readonly(xyz_to_lab(self.xyz))
 
     @cached_property
     def categories(self) -> tuple[str, ...]:

@@ -77,6 +77,8 @@ from typing import Protocol
 
 import numpy as np
 
+from huesenv.colourspace import delta_e2000, srgb_to_lab
+
 
 class HasLab(Protocol):
     """Anything with CIELAB colours per cell, like :class:`huesenv.board.Board` (which imports this module)."""
@@ -175,7 +177,6 @@ def name_to_category(name: str) -> str | None:
 @lru_cache(maxsize=1)
 def colour_dictionary() -> tuple[tuple[str, ...], np.ndarray, tuple[str, ...]]:
     """The chromatic XKCD names, their CIELAB values and categories: ``(names, lab, categories)``."""
-    import colour
     import matplotlib.colors as mcolors
 
     names, rgbs, cats = [], [], []
@@ -187,21 +188,17 @@ def colour_dictionary() -> tuple[tuple[str, ...], np.ndarray, tuple[str, ...]]:
         names.append(name)
         rgbs.append(mcolors.to_rgb(hexcode))
         cats.append(category)
-    srgb = colour.RGB_COLOURSPACES["sRGB"]
-    xyz = colour.RGB_to_XYZ(np.asarray(rgbs), srgb, apply_cctf_decoding=True)
-    lab = np.asarray(colour.XYZ_to_Lab(xyz, srgb.whitepoint))
+    lab = srgb_to_lab(np.asarray(rgbs), scale=1.0)
     lab.setflags(write=False)
     return tuple(names), lab, tuple(cats)
 
 
 def classify_lab(lab: np.ndarray, k: int = K_NEIGHBOURS) -> tuple[str, ...]:
     """Macro-colour category of CIELAB colours (n, 3) by k-NN over the colour dictionary (ΔE2000)."""
-    import colour
-
     lab = np.atleast_2d(np.asarray(lab, dtype=np.float64))
     _, dict_lab, dict_cats = colour_dictionary()
     cats = np.asarray(dict_cats)
-    de = colour.delta_E(lab[:, None, :], dict_lab[None, :, :], method="CIE 2000")
+    de = delta_e2000(lab[:, None, :], dict_lab[None, :, :])
     nearest = np.argsort(de, axis=1, kind="stable")[:, :k]
     out = []
     for row in nearest:

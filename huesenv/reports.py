@@ -131,9 +131,17 @@ def html_table(frame: pd.DataFrame, label: Callable[[str], str] = default_label)
 
 
 def write_tables(
-    tables: Mapping[str, pd.DataFrame], folder: Path, formats: Iterable[str] = TABLE_FORMATS
+    tables: Mapping[str, pd.DataFrame],
+    folder: Path,
+    formats: Iterable[str] = TABLE_FORMATS,
+    reference: Any = None,
 ) -> dict[str, Path]:
-    """Each table as ``folder/NAME.csv`` (and ``NAME.parquet`` when asked); returns name -> CSV path."""
+    """Each table as ``folder/NAME.csv`` (and ``NAME.parquet`` when asked); returns name -> CSV path.
+
+    ``reference`` (a :class:`huesenv.humans.reference.HumanReference`, or anything
+    with its ``annotate(frame)``) names the human reference in every file: its
+    ``human_reference`` metadata column (and ``self_scored`` where rows are agents).
+    """
     formats = tuple(formats)
     unknown = set(formats) - set(TABLE_FORMATS)
     if unknown:
@@ -141,6 +149,8 @@ def write_tables(
     folder.mkdir(parents=True, exist_ok=True)
     paths = {}
     for name, table in tables.items():
+        if reference is not None:
+            table = reference.annotate(table)
         paths[name] = folder / f"{name}.csv"
         if "csv" in formats:
             table.to_csv(paths[name], index=False)

@@ -154,3 +154,15 @@ def test_text_prior_is_asked_in_text_only_by_default_and_white_image_on_request(
     assert kinds == [["text"], ["text", "image_url"]]
     with pytest.raises(ValueError, match="prior_image"):
         gca_trials(prior_image="black", **kw)
+
+
+def test_gca_colour_question_is_the_papers_open_prompt():
+    """§3: "What color is the [OBJECT] in the image?" + the authors' "Answer with one word."; open answers read."""
+    trials = gca_trials(objects=["apple"], conditions=["prior"], question_types=["colour"], taus=[0, 100])
+    agent = ScriptedChat(["Crimson.", "It is white."])
+    records = run_probe(agent, trials, run_id="open")
+    assert [r.text for r in agent.requests] == [
+        "What color is the apple in the image? Answer with one word."
+    ] * 2
+    assert "Options" not in agent.requests[0].text
+    assert [r.answer for r in records] == ["red", "white"]  # an open colour name is read, not an option

@@ -25,6 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 LAZY_ALLOWED = {
     ("huesenv.commands.collect", "huesenv.collect.app"): "the app module imports Flask, an optional extra",
     ("huesenv.commands.collect", "huesenv.collect.accesslog"): "imports werkzeug, which comes with Flask",
+    (
+        "huesenv.commands.collect",
+        "huesenv.collect.gca_probes",
+    ): "builds the probes' GCA stimulus set (prerender only)",
 }
 
 
@@ -203,19 +207,40 @@ def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
     ]
 
 
-def upward_strings(name: str, source: str, ranks: dict[str, int]) -> list[str]:
-    """``"huesenv.<package>…"`` strings in module ``name`` that name a package of a higher layer."""
+def independent_siblings() -> set[frozenset[str]]:
+    """Pairs of packages in one layer that the contract separates with ``|`` (they must not import each
+    other: ``envs | probes``, ``agents | metrics``)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in config if c["type"] == "layers"]
+    pairs: set[frozenset[str]] = set()
+    for layer in layers:
+        groups = [[n.strip().strip("()") for n in g.split(":")] for g in layer.split("|")]
+        for i, a in enumerate(groups):
+            for b in groups[i + 1 :]:
+                pairs.update(frozenset((x, y)) for x in a for y in b)
+    return pairs
+
+
+def upward_strings(
+    name: str, source: str, ranks: dict[str, int], independent: set[frozenset[str]] | None = None
+) -> list[str]:
+    """``"huesenv.<package>…"`` strings in module ``name`` that name a package of a higher layer, or an
+    independent sibling of its own layer."""
     if name in STRING_EXEMPT or name.count(".") < 1:
         return []
-    own = ranks.get(name.split(".")[1])
+    package = name.split(".")[1]
+    own = ranks.get(package)
     if own is None:
         return []
+    independent = independent_siblings() if independent is None else independent
     found = []
     for text, line in code_strings(ast.parse(source)):
         for match in _NAMED_MODULE.finditer(text):
             target = ranks.get(match.group(1))
             if target is not None and target < own:
                 found.append(f"{name}:{line} names {match.group(0)} (a higher layer) in {text!r}")
+            elif frozenset((package, match.group(1))) in independent:
+                found.append(f"{name}:{line} names {match.group(0)} (an independent sibling) in {text!r}")
     return found
 
 
@@ -239,6 +264,10 @@ def test_the_string_check_finds_upward_names():
     assert upward_strings("huesenv.experiments.runner", src, ranks) == []  # downward: allowed
     assert upward_strings("huesenv", src, ranks) == []  # the composition root
     assert upward_strings("huesenv.game.x", 'f"{a}huesenv.probes.x"', ranks)
+    # siblings the contract keeps apart (`envs | probes`, `agents | metrics`) count too
+    assert upward_strings("huesenv.envs.registration", 'X = "huesenv.probes.gca.env:GCAEnv"', ranks)
+    assert upward_strings("huesenv.metrics.x", 'X = "huesenv.agents.registry"', ranks)
+    assert upward_strings("huesenv.logs.x", 'X = "huesenv.game.rules"', ranks) == []  # `game : logs` may
 
 
 # Optional extras (pyproject's [project.optional-dependencies] and what they bring): imported inside
@@ -257,9 +286,8 @@ EXTRA_AT_TOP = {
 }
 # Required third-party packages imported inside a function, and why (module prefix, package): reason.
 EXTERNAL_LAZY_ALLOWED = {
-    ("huesenv.board", "colour"): "colour-science takes ~0.5 s to import; import huesenv must stay light",
+    ("huesenv.colourspace", "colour"): "colour-science takes ~0.5 s to import; import huesenv stays light",
     ("huesenv.board", "pandas"): "Board.frame() only; import huesenv must not load pandas",
-    ("huesenv.categories", "colour"): "colour-science: only the rarely used conversion helpers",
     ("huesenv.categories", "matplotlib"): "the colour-chip figure only",
     ("huesenv.plots", "colour"): "figures import light; colour-science only for the chart that needs it",
     ("huesenv.plots", "matplotlib"): "figures import light: matplotlib loads when a figure is drawn",
@@ -273,21 +301,24 @@ EXTERNAL_LAZY_ALLOWED = {
     ("huesenv.probes.gca", "scipy"): "statistics and image filters only where a table or outline needs them",
     ("huesenv.probes.gca.outlines", "svg"): "svg.path parses the outline drawings only when one is rendered",
     ("huesenv.probes.interference", "PIL"): "drawing the text stimuli only",
-    ("huesenv.probes.interference", "colour"): "colour-science only for the stimulus colours",
+    (
+        "huesenv.probes.interference.words",
+        "matplotlib",
+    ): "XKCD colour names only when the simple-word rule runs",
     ("huesenv.humans.reconstruct", "colour"): "colour-science only when a cohort is reconstructed",
     ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
     ("huesenv.metrics.report", "rich"): "the terminal table only",
     ("huesenv.collect.gca_probes", "PIL"): "the collect app draws GCA stimuli on request",
+    ("huesenv.commands.collect", "rich"): "the progress bar of collect prerender only",
     ("huesenv.agents.", "PIL"): "images for the vision agents only",
-    ("huesenv.agents.", "colour"): "colour names to Lab for the text agents, on first use",
     ("huesenv.agents.", "matplotlib"): "colour tables / fonts for the image agents, on first use",
     ("huesenv.experiments.", "PIL"): "report images only",
     ("huesenv.experiments.", "matplotlib"): "figures only when a report is drawn",
     ("huesenv.experiments.", "pandas"): "tables only in the steps that write them",
     ("huesenv.experiments.", "scipy"): "statistics only in the steps that compute them",
+    ("huesenv.experiments.rl.lexicon", "sklearn"): "scikit-learn (rl extra) only when a lexicon is scored",
     ("huesenv.experiments.", "rich"): "terminal output only",
     ("huesenv.experiments.", "gymnasium"): "the SB3 trainer makes its env by id only when it runs",
-    ("huesenv.commands.", "yaml"): "config files are read only by the commands that take one",
 }
 
 

@@ -151,3 +151,38 @@ def test_packaged_files_are_named_by_their_place_in_the_package(capsys):
     from huesenv.commands.common import display_path
 
     assert display_path("my/own/export.csv") == "my/own/export.csv"
+
+
+def test_an_agent_kind_that_answers_no_probes_is_refused(tmp_path, capsys):
+    code = main(["probe", "gca", "--agent", "human-replay", "--limit", "2", "-o", str(tmp_path)])
+    assert code == 2
+    assert "does not answer probes" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # nothing written: no report of invalid rows
+
+
+def test_device_for_an_agent_without_one_is_said_not_dropped():
+    with pytest.warns(UserWarning, match="--device cpu: agent kind 'random' takes no device"):
+        assert main(["agents", "guess", "random", "OCEAN", "--device", "cpu"]) == 0
+
+
+def test_a_bad_spec_argument_names_the_spec(capsys):
+    assert main(["agents", "guess", "random:abc", "OCEAN"]) == 2
+    assert "agent spec 'random:abc': 'abc' is not a whole number" in capsys.readouterr().err
+
+
+def test_a_training_config_is_named_not_its_installed_path(capsys):
+    assert main(["config", "show", "learned_guesser"]) == 2
+    err = capsys.readouterr().err
+    assert "bundled config 'learned_guesser'" in err and "/configs/" not in err
+
+
+def test_every_option_says_what_it_is_for():
+    """Every argument of every subcommand has a help text (a flag without one is a guess for the user)."""
+    skip = (argparse._HelpAction, argparse._SubParsersAction, argparse._VersionAction)
+    missing = [
+        f"{prog} {action.option_strings or action.dest}"
+        for prog, parser in _parsers(build_parser())
+        for action in parser._actions
+        if not isinstance(action, skip) and not str(action.help or "").strip()
+    ]
+    assert missing == []

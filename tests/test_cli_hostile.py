@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from huesenv.cli import main
+from huesenv.logs import SCHEMA_VERSION
 
 DATA = Path(__file__).parent / "data"
 GOOD_LOG = DATA / "v1_games.jsonl"
@@ -262,6 +263,10 @@ CASES: list[tuple[str, list[str]]] = [
     ),
     ("collect export no out", ["collect", "export", "--db", "{tmp}/x.sqlite3"]),
     ("collect serve port text", ["collect", "serve", "--port", "x"]),
+    # -- train heldout (the evaluation protocol, issue 22)
+    ("train heldout one fold", ["train", "heldout", "--folds", "1", "-o", "{tmp}/h"]),
+    ("train heldout missing humans", ["train", "heldout", "--humans", "{tmp}/none.csv", "-o", "{tmp}/h"]),
+    ("train heldout bad encoder", ["train", "heldout", "--text-encoder", "hash:x", "-o", "{tmp}/h"]),
 ]
 
 
@@ -287,7 +292,9 @@ def inputs(tmp_path_factory) -> dict[str, str]:
     (t / "fake.parquet").write_text("this is not parquet")
     good = json.loads(GOOD_LOG.read_text().splitlines()[0])
     (t / "stringvalid.jsonl").write_text(json.dumps({**good, "valid": "false"}) + "\n")
-    (t / "v3.jsonl").write_text(json.dumps({**good, "schema_version": 3}) + "\n")
+    (t / "v3.jsonl").write_text(
+        json.dumps({**good, "schema_version": SCHEMA_VERSION + 1}) + "\n"
+    )  # a future one
     shutil.copy(GOOD_LOG, t / "games.jsonl")
     shutil.copy(DATA / "v1_wordlevel.jsonl", t / "v1.jsonl")
     shutil.copy(DATA / "v1_wordlevel.jsonl", t / "words.jsonl")

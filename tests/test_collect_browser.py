@@ -239,7 +239,8 @@ def test_browser_gca_and_tessellation_pages(tmp_path):
                 if question.startswith("Attention check"):
                     target = question.split("\u201c")[1].rstrip("\u201d.")
                 driver.find_element(By.CSS_SELECTOR, f'input[name="choice"][value="{target}"]').click()
-                driver.find_element(By.CSS_SELECTOR, 'input[name="confidence"][value="8"]').click()
+                # the 1-10 scale's radios are hidden inside their buttons (one row at any width): click the button
+                driver.find_element(By.XPATH, '//input[@name="confidence"][@value="8"]/..').click()
                 driver.save_screenshot(str(shots / f"gca_02_item_{k + 1}.png"))
                 click_and_wait(driver, wait, driver.find_element(By.ID, "submit"))
             wait.until(ec.presence_of_element_located((By.ID, "thanks")))
@@ -331,7 +332,7 @@ def test_browser_phone_spanish_painter_and_introspection(tmp_path):
         with serving(CollectConfig(db_path=tmp_path / "w.sqlite3", words_per_participant=2)) as base:
             _viewport(driver, 844, 390)
             driver.get(base + "/start?lang=es")
-            assert "Bienvenida" in driver.page_source
+            assert "Le damos la bienvenida" in driver.page_source
             driver.save_screenshot(str(shots / "phone_01_onboarding_es.png"))
             onboard(driver, wait)
             wait.until(ec.presence_of_element_located((By.ID, "cue")))
@@ -436,7 +437,7 @@ def test_browser_phone_spanish_painter_and_introspection(tmp_path):
             click_and_wait(driver, wait, driver.find_element(By.ID, "submit"))
             wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "img.stimulus")))
             driver.save_screenshot(str(shots / "gca_04_trial_es.png"))
-        assert gca_frame(tmp_path / "g.sqlite3")["threshold"].iloc[0] == 65
+        assert gca_frame(tmp_path / "g.sqlite3", include_unfinished=True)["threshold"].iloc[0] == 65
 
 
 def test_missing_browser_is_a_skip_locally_and_a_failure_in_ci(monkeypatch):

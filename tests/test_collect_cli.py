@@ -194,7 +194,7 @@ def test_killed_server_loses_no_acknowledged_answer(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(15)
-    frame = word_answers_frame(db)
+    frame = word_answers_frame(db, include_unfinished=True)  # 4 of 15 words answered
     assert list(zip(frame["word"], frame["coordinate"])) == answers and len(answers) == 4
 
 
@@ -292,3 +292,34 @@ def test_collect_cli_hostile_inputs_end_in_one_line(tmp_path, capsys, monkeypatc
     assert len(err.splitlines()) == 1 and "Traceback" not in err and "error" in err, err
     # (SQLite's -wal/-shm sidecars may appear next to a database opened read-only: they are not the database)
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))) == before
+
+
+def test_prerender_fills_the_image_cache_with_a_progress_bar(tmp_path, monkeypatch, capsys):
+    import io
+
+    from PIL import Image
+
+    import huesenv.collect.gca_probes as gca_probes
+
+    def png(k):
+        buf = io.BytesIO()
+        Image.new("RGB", (4, 4), (k, 0, 0)).save(buf, format="PNG")
+        return buf.getvalue()
+
+    def small_source():
+        def source(rng, n_trials, n_attention):  # pragma: no cover - not drawn here
+            raise AssertionError
+
+        source.stimulus_ids = ("a/1", "b/2", "c/3")
+        source.render_png = lambda sid: lambda: png(len(sid))
+        return source
+
+    monkeypatch.setattr(gca_probes, "make_probes_source", small_source)
+    db = tmp_path / "g.sqlite3"
+    create_app(CollectConfig(db_path=db, words_per_participant=2))  # a collection database
+    assert main(["collect", "prerender", "--db", str(db)]) == 0
+    assert "rendered 3 of 3 GCA images" in capsys.readouterr().out
+    assert len(list((tmp_path / "g.sqlite3.gca-images").glob("*.png"))) == 3
+    assert main(["collect", "prerender", "--db", str(db)]) == 0
+    assert "rendered 0 of 3" in capsys.readouterr().out  # already there
+    assert main(["collect", "prerender", "--db", str(tmp_path / "none.sqlite3")]) == 2

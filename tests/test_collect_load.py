@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -199,7 +200,8 @@ def test_load_gca_with_real_stimuli(tmp_path):
             "SELECT participant_id, position, choice, threshold FROM gca_responses"
         ).fetchall()
         n_items = conn.execute("SELECT COUNT(*) FROM gca_items").fetchone()[0]
-        n_images = conn.execute("SELECT COUNT(*) FROM gca_images").fetchone()[0]
+        assert conn.execute("SELECT COUNT(*) FROM gca_images").fetchone()[0] == 0  # not in the database
+    n_images = len(list(Path(f"{db}.gca-images").glob("*.png")))  # the file cache beside it
     assert n_items == N_PARTICIPANTS * 96  # the paper's survey: 90 trials, 5 checks, 1 introspection
     acknowledged = sorted(
         repr((pid_pos, c, t)) for answered in results.values() for pid_pos, c, t in answered

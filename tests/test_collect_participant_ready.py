@@ -19,7 +19,6 @@ from huesenv.collect.testing import ClientParticipant, onboarding_form  # noqa: 
 from huesenv.vocabulary import Word  # noqa: E402
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "huesenv" / "collect" / "templates"
-APP = Path(__file__).resolve().parents[1] / "huesenv" / "collect" / "app.py"
 
 
 @pytest.fixture(autouse=True)
@@ -136,8 +135,8 @@ def test_prolific_ids_are_captured_and_the_completion_code_shown(tmp_path):
     # the same platform id cannot take part twice
     again = app.test_client()
     again.get("/?PROLIFIC_PID=5f1a2b3c4d5e6f7a8b9c0d1e")
-    page = post_start(ClientParticipant(again))
-    assert page.status == 409 and "already taken part" in page.text
+    page = ClientParticipant(again).get("/start")  # checked on the landing page, before any form
+    assert page.status == 409 and "already completed" in page.text and "C1AB2CD3" in page.text
     assert n_participants(tmp_path) == 1
     assert app.test_client().get("/?PROLIFIC_PID=<script>").status_code == 400
 
@@ -150,47 +149,92 @@ def test_no_completion_details_without_configuration(tmp_path):
 
 
 # -- English and Spanish ------------------------------------------------------------------------------
+PO = i18n.TRANSLATIONS / "es" / "LC_MESSAGES" / "messages.po"
+MO = PO.with_suffix(".mo")
+
+
+def _catalogue():
+    from babel.messages.pofile import read_po
+
+    with PO.open("rb") as fh:
+        return read_po(fh, locale="es")
+
+
 def _messages() -> set[str]:
-    """Every message id the templates and the app pass to _() or ngettext()."""
+    """Every message id the templates and the views pass to gettext, found by Babel's extractors."""
+    from babel.messages.extract import extract_from_dir
+
+    package = Path(i18n.__file__).resolve().parent
+    method_map = [("**/templates/**.html", "jinja2"), ("**.py", "python")]
     found: set[str] = set()
-    sources = [p.read_text(encoding="utf-8") for p in TEMPLATES.glob("*.html")] + [
-        APP.read_text(encoding="utf-8")
-    ]
-    literal = r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\''
-    for text in sources:
-        text = re.sub(r'"\s*\n\s*"', "", text)  # implicit concatenation in app.py
-        for m in re.finditer(r"(?<![A-Za-z])_\(\s*(?:" + literal + ")", text):
-            found.add(m.group(1) or m.group(2))
-        for m in re.finditer(r"ngettext\(\s*(?:" + literal + r")\s*,\s*(?:" + literal + ")", text):
-            found.update(x for x in m.groups() if x)
-    found |= {"Brown", "Red", "Orange", "Yellow", "Green", "Blue", "Purple", "Pink", "white"}
-    return {m for m in found if "{{" not in m}
+    for _file, _line, message, _comments, _context in extract_from_dir(package, method_map):
+        found.update([message] if isinstance(message, str) else [m for m in message if m])
+    found |= {
+        "Brown",
+        "Red",
+        "Orange",
+        "Yellow",
+        "Green",
+        "Blue",
+        "Purple",
+        "Pink",
+        "white",
+    }  # dynamic labels
+    return found
 
 
 def test_every_message_has_a_spanish_translation():
     messages = _messages()
     assert len(messages) > 60
-    missing = sorted(m for m in messages if m not in i18n.SPANISH)
+    catalogue = _catalogue()
+    translated = {m.id if isinstance(m.id, str) else m.id[0]: m for m in catalogue if m.id and m.string}
+    plural_ids = {m.id[1] for m in catalogue if isinstance(m.id, tuple)}
+    missing = sorted(m for m in messages if m not in translated and m not in plural_ids)
     assert not missing, missing
-    for english, spanish in i18n.SPANISH.items():  # same placeholders in both
-        assert sorted(re.findall(r"%\((\w+)\)s", english)) == sorted(re.findall(r"%\((\w+)\)s", spanish)), (
-            english
-        )
+    for entry in translated.values():  # same placeholders in both
+        ids = [entry.id] if isinstance(entry.id, str) else list(entry.id)
+        strings = [entry.string] if isinstance(entry.string, str) else list(entry.string)
+        for english, spanish in zip(ids + ids[-1:] * 3, strings):
+            assert sorted(re.findall(r"%\((\w+)\)s", english)) == sorted(
+                re.findall(r"%\((\w+)\)s", spanish)
+            ), english
+
+
+def test_compiled_catalogue_matches_its_source():
+    """``messages.mo`` (what Flask-Babel loads) holds exactly the ``.po``'s translations (pybabel compile)."""
+    from babel.support import Translations
+
+    with MO.open("rb") as fh:
+        compiled = Translations(fh)
+    for entry in _catalogue():
+        if not entry.id:
+            continue
+        if isinstance(entry.id, str):
+            assert compiled.gettext(entry.id) == (entry.string or entry.id), entry.id
+        else:
+            assert compiled.ngettext(entry.id[0], entry.id[1], 1) == entry.string[0], entry.id
+            assert compiled.ngettext(entry.id[0], entry.id[1], 2) == entry.string[1], entry.id
 
 
 def test_gca_objects_and_colours_have_spanish_names():
     from huesenv.probes.gca.stimuli import gca_stimuli
 
     pool = gca_stimuli(seed=0)
-    missing = sorted({s.subject for s in pool} | {s.colour for s in pool} - set(i18n.SPANISH))
-    assert not [m for m in missing if m not in i18n.SPANISH], missing
+    translated = {m.id for m in _catalogue() if m.string}
+    missing = sorted(({s.subject for s in pool} | {s.colour for s in pool}) - translated)
+    assert not missing, missing
 
 
 def test_spanish_interface_from_the_browser_or_a_link(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
     text = client.get("/start", headers={"Accept-Language": "es"}).get_data(as_text=True)
-    assert "Bienvenida" in text and 'lang="es"' in text and "Welcome" not in text
+    assert (
+        "Le damos la bienvenida" in text
+        and "Bienvenida" not in text
+        and 'lang="es"' in text
+        and "Welcome" not in text
+    )
     client = app.test_client()
     assert "Welcome" in client.get("/start").get_data(as_text=True)
     client.get("/start?lang=es")

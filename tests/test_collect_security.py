@@ -180,7 +180,7 @@ def test_schema_1_database_is_upgraded_and_its_key_moved_out(tmp_path):
     app = create_app(CollectConfig(db_path=db, words_per_participant=3))
     assert app.config["SECRET_KEY"] == old_key  # running sessions stay valid
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "2"
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "3"
         assert conn.execute("SELECT value FROM meta WHERE key = 'secret_key'").fetchone() is None
         assert conn.execute("SELECT png FROM gca_images WHERE stimulus_id = 's1'").fetchone()[0] == _png()
         assert "png" not in [r[1] for r in conn.execute("PRAGMA table_info(gca_stimuli)")]
@@ -193,7 +193,7 @@ def test_database_files_are_private(tmp_path):
     try:
         app = make_app(tmp_path)
         ClientParticipant(app.test_client()).onboard()
-        conn = app.extensions["huesenv_collect"]["db"].connect()  # an open connection keeps -wal and -shm
+        conn = app.extensions["huesenv_collect"].db.connect()  # an open connection keeps -wal and -shm
         conn.execute("SELECT COUNT(*) FROM participants").fetchone()
         files = [p for p in tmp_path.iterdir() if p.name.startswith("collect.sqlite3")]
         modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in files}
@@ -509,10 +509,11 @@ def test_gca_images_are_rendered_outside_write_transactions(tmp_path):
     assert [r.status_code for r in results] == [200] * 6, [r.get_data()[:300] for r in results]
     assert all(r.data.startswith(b"\x89PNG") for r in results)
     assert calls == [True]  # rendered once for six simultaneous requests, with the write lock free
-    assert count(db, "gca_images") == 1
+    assert count(db, "gca_images") == 0  # images are not kept in the participant database
+    assert len(list((tmp_path / "collect.sqlite3.gca-images").glob("*.png"))) == 1
 
 
-def test_gca_prerender_fills_the_image_table(tmp_path):
+def test_gca_prerender_fills_the_image_cache_outside_the_database(tmp_path):
     def source(rng, n_trials, n_attention):
         return [
             GCAServedStimulus(f"p{k}", "apple", "prior", "red", 50.0, "blue", (lambda k=k: _png(k)))
@@ -527,8 +528,17 @@ def test_gca_prerender_fills_the_image_table(tmp_path):
     for t in threading.enumerate():
         if t.name == "gca-prerender":
             t.join(30)
-    assert count(tmp_path / "collect.sqlite3", "gca_images") == 5
-    assert app.extensions["huesenv_collect"]["images"] is not None
+    cache = tmp_path / "collect.sqlite3.gca-images"
+    assert len(list(cache.glob("*.png"))) == 5 and count(tmp_path / "collect.sqlite3", "gca_images") == 0
+    images = app.extensions["huesenv_collect"].task_data["images"]
+    assert images.cache_dir == cache
+    # a damaged cache file is not served: the image is rendered again
+    victim = sorted(cache.glob("*.png"))[0]
+    victim.write_bytes(b"not a png")
+    sid = next(s for s in source.stimulus_ids if images.path(s) == victim)
+    with sqlite3.connect(tmp_path / "collect.sqlite3") as conn:
+        assert images.png(conn, sid) == _png(int(sid[1:]))
+    assert victim.read_bytes().startswith(b"\x89PNG")
 
 
 # -- the access log -----------------------------------------------------------------------------------
@@ -555,11 +565,25 @@ def test_access_log_has_no_addresses_or_query_strings(tmp_path):
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     try:
-        for path in ("/start?PROLIFIC_PID=secretpid123&STUDY_ID=s1", "/healthz", "/nowhere"):
+        for path in (
+            "/start?PROLIFIC_PID=secretpid123&STUDY_ID=s1",
+            "/healthz",
+            "/nowhere",
+            "/x%0d%0aForged:%20line",
+        ):
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{srv.server_port}{path}", timeout=10).close()
             except OSError:
                 pass
+        import socket
+
+        for raw in (  # malformed request lines carrying a platform id in their query
+            b"GET /start?PROLIFIC_PID=rawsecret456 HTTP/1.1?PROLIFIC_PID=rawsecret456\r\n\r\n",
+            b"GET /start?PROLIFIC_PID=rawsecret456 HTTP/9.9 extra words\r\n\r\n",
+        ):
+            with socket.create_connection(("127.0.0.1", srv.server_port), timeout=10) as sock:
+                sock.sendall(raw)
+                sock.recv(4096)
     finally:
         srv.shutdown()
         thread.join(10)
@@ -568,6 +592,9 @@ def test_access_log_has_no_addresses_or_query_strings(tmp_path):
     text = "\n".join(records)
     assert "GET /start" in text and "GET /healthz" in text
     assert "127.0.0.1" not in text and "secretpid123" not in text and "PROLIFIC_PID" not in text
+    assert "rawsecret456" not in text and "(bad request line)" in text
+    assert not any(line.startswith("Forged") for line in text.splitlines())  # no injected log line
+    assert '"GET /x%0d%0aForged:%20line HTTP/1.1" 400' in text  # control characters refused with 400
 
 
 # -- the consensus page cache -------------------------------------------------------------------------

@@ -13,7 +13,7 @@ pytest.importorskip("flask_wtf")
 
 from huesenv.board import parse_coord  # noqa: E402
 from huesenv.collect.app import CollectConfig, create_app  # noqa: E402
-from huesenv.collect.export import EXPORT_COLUMNS, export, word_answers_frame  # noqa: E402
+from huesenv.collect.export import EXPORT_COLUMNS, WORD_EXTRA_COLUMNS, export, word_answers_frame  # noqa: E402
 from huesenv.collect.testing import ClientParticipant  # noqa: E402
 from huesenv.vocabulary import Word, word_texts  # noqa: E402
 
@@ -52,7 +52,13 @@ def test_full_flow_shows_progress_and_exports_loader_format(tmp_path):
 
     out = tmp_path / "answers.csv"
     assert export(tmp_path / "collect.sqlite3", out) == 3
-    assert out.read_text().splitlines()[0] == ",".join(EXPORT_COLUMNS)
+    header = out.read_text().splitlines()[0].split(",")
+    assert header[: len(EXPORT_COLUMNS)] == list(
+        EXPORT_COLUMNS
+    )  # the loader's columns, then extras it ignores
+    assert header[len(EXPORT_COLUMNS) :] == list(WORD_EXTRA_COLUMNS)
+    timing = word_answers_frame(tmp_path / "collect.sqlite3")["responseMs"]
+    assert timing.notna().all() and (timing >= 0).all()  # every word answer has its response time
     humans = load_humans(out)
     assert len(humans.frame) == 3 and humans.skipped.empty
     assert list(humans.frame["word"]) == seen
@@ -218,7 +224,8 @@ def test_restart_keeps_sessions_and_answers(tmp_path):
     if page.path == "/words/feedback":
         page = p2.post("/words/feedback", {"csrf_token": page.token})
     assert page.word != first and "Word 2 of 3" in page.text
-    frame = word_answers_frame(tmp_path / "collect.sqlite3")
+    assert word_answers_frame(tmp_path / "collect.sqlite3").empty  # unfinished: not exported by default
+    frame = word_answers_frame(tmp_path / "collect.sqlite3", include_unfinished=True)
     assert list(frame["word"]) == [first] and list(frame["coordinate"]) == ["E12"]
 
 

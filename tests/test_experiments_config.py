@@ -153,6 +153,29 @@ def test_device_reaches_model_agents_only():
         load_config("default", ["device=gpu"])
 
 
+def test_yaml_alias_bomb_in_a_config_or_an_override_fails_fast(tmp_path, capsys):
+    """A 628-byte 'billion laughs' in agent kwargs once took 3.5 GB and 100 s; aliases are refused now."""
+    import time
+
+    from huesenv.cli import main
+
+    levels = ["a: &a [" + ", ".join(['"lollollollol"'] * 9) + "]"]
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        levels.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    kwargs = "\n".join("      " + line for line in levels)
+    text = f"name: bomb\nagents:\n  random:\n    spec: random\n    kwargs:\n{kwargs}\n"
+    assert 550 < len(text.encode()) < 700  # the red team's was 628 bytes
+    path = tmp_path / "bomb.yaml"
+    path.write_text(text)
+    start = time.perf_counter()
+    assert main(["config", "show", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "bomb.yaml, line 6: YAML anchor 'a' refused" in err and "\n" not in err
+    with pytest.raises(ValueError, match="alias 'x' refused"):
+        load_config("default", ["agents.random.kwargs.seed=[*x, *x]"])
+    assert time.perf_counter() - start < 5
+
+
 @pytest.mark.integration  # loads every bundled config (~20 s here)
 def test_config_list_names_the_command_that_runs_each_bundled_config(capsys):
     """`config list` used to list training configs that `config show` refuses: each line now says its kind."""

@@ -29,7 +29,7 @@ def step(game, rnd, player, role, phase, points=0, cell=None, word=None, agent="
     }
     if not valid:  # as play_game logs a random fallback: the played move, valid=False and the reason
         extra["fallback"] = "invalid answer"
-    return LogRecord(kind="game_step", run_id="t", agent_id=agent, word=word, valid=valid, extra=extra)
+    return LogRecord.create(kind="game_step", run_id="t", agent_id=agent, word=word, valid=valid, extra=extra)
 
 
 def two_games():
@@ -107,6 +107,43 @@ def test_markdown_and_html_report(tmp_path):
     assert "## Leaderboard" in paths["markdown"].read_text() and "<table" in paths["html"].read_text()
 
 
+def test_every_section_and_table_file_names_the_human_reference(tmp_path):
+    from huesenv.humans import HumanReference, load_humans
+
+    ref = HumanReference.of(load_humans())
+    align = pd.DataFrame(
+        {
+            "agent": ["people", "clip"],
+            "agent_id": ["human-replay", "clip:x"],
+            "mahalanobis_fail_rate": [0.1, 0.5],
+        }
+    )
+    board = pd.DataFrame({"agent": ["people", "clip"], "mean_points": [3.0, 2.0]})
+    data = ReportData(
+        title="t",
+        config_yaml="a: 1\n",
+        summary=[],
+        tables={"leaderboard": board, "guess_alignment": align},
+        humans=ref.as_dict(),
+    )
+    paths = write_report(data, tmp_path)
+    md = paths["markdown"].read_text()
+    described = f"Human reference: {ref.description}."
+    assert md.count(described) == 2  # one line under each table section
+    assert "Flagged self-scored: human-replay" in md
+    assert paths["html"].read_text().count(described) == 2
+    for name in ("leaderboard", "guess_alignment"):
+        for table in (
+            pd.read_csv(tmp_path / "tables" / f"{name}.csv"),
+            pd.read_parquet(tmp_path / "tables" / f"{name}.parquet"),
+        ):
+            assert set(table["human_reference"]) == {
+                "Reconstructed cohort (316 simulated participants, not people)"
+            }
+    flagged = pd.read_csv(tmp_path / "tables" / "guess_alignment.csv").set_index("agent_id")["self_scored"]
+    assert flagged["human-replay"] and not flagged["clip:x"]
+
+
 def _cli(args, tmp_path, **env):
     full_env = {**os.environ, "OMP_NUM_THREADS": "1", **env}
     return subprocess.run(
@@ -140,6 +177,11 @@ def test_cli_tournament_with_overrides(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "games: ran 1 games" in out.stdout and "Leaderboard" in out.stdout
+    stdout = " ".join(out.stdout.split())  # rich may wrap the long lines
+    assert "Human reference: Reconstructed cohort (316 simulated participants, not people)" in stdout
+    assert (
+        "self-scored: human-replay" in stdout
+    )  # the replayed humans' first cones are scored on their cohort
     assert (tmp_path / "runs" / "cli" / "report.md").exists()
     bad = _cli(["tournament", "--set", "lineups.0.0=nobody", "--output", str(tmp_path / "runs")], tmp_path)
     assert bad.returncode == 2 and "field lineups.0.0: expected one of the agents" in bad.stderr

@@ -74,6 +74,11 @@ def test_offline_run_is_live_and_complete(tmp_path, monkeypatch):
     assert {"games.jsonl", "wordlevel.jsonl", "summary.json", "tables/leaderboard.parquet"} <= set(
         results[0]["files"]
     )
+    # the human reference named in W&B config and summary, the self-scored replay flagged
+    packaged = "Reconstructed cohort (316 simulated participants, not people)"
+    assert summary["human_reference"] == packaged
+    assert summary["self_scored"] == ["human-replay"]
+    assert data["config"]["human_reference"]["description"] == packaged
     assert data["config"]["wandb"]["mode"] == "offline"  # the resolved config, not "disabled"
     assert data["config"]["wandb"]["project"] == "from-env"
     images = list((run / "files" / "media" / "images").rglob("*.png"))

@@ -110,6 +110,8 @@ def test_table_and_pooled_aggregation(tmp_path):
         "consistency",
         "fail_rate",
         "n_outliers",
+        "implied_false_alarm",
+        "fail_rate_calibrated",
     ]
     apple = table.loc["APPLE"]
     assert (apple["n"], apple["mode_coord"], apple["mode_category"]) == (10, "A13", "Red")
@@ -128,3 +130,36 @@ def test_packaged_cohort_table_has_every_word():
     table = consistency_table(load_humans())
     assert len(table) == 100 and table["consistency"].notna().all()
     assert isinstance(table, pd.DataFrame) and (table["n"] >= 20).all()
+
+
+@pytest.mark.parametrize("n, paper", [(20, 0.096), (40, 0.071), (90, 0.058)])
+def test_loo_chi2_false_alarm_exact_matches_simulation(n, paper):
+    """The χ²₂ 5 % LOO test on exactly normal answers flags more than 5 % at small n (issue 22's figures)."""
+    from huesenv.stats import loo_false_alarm, loo_mahalanobis_d2, loo_threshold
+
+    rng = np.random.default_rng(7)
+    reps = 4000
+    pts = rng.normal(size=(reps, n, 2)) * 0.05  # far above the covariance floor
+    d2 = np.stack([loo_mahalanobis_d2(p) for p in pts])
+    simulated = float((d2 > loo_threshold(n)).mean())
+    exact = loo_false_alarm(n)
+    se = np.sqrt(exact * (1 - exact) / (reps * n)) * 3  # answers of one word are correlated: generous
+    assert abs(simulated - exact) < max(se * 3, 0.004)
+    assert abs(exact - paper) < 0.003
+    calibrated = float((d2 > loo_threshold(n, calibrated=True)).mean())
+    assert abs(calibrated - 0.05) < max(se * 3, 0.004)
+    assert loo_false_alarm(n, calibrated=True) == 0.05
+
+
+def test_consistency_table_reports_implied_false_alarm_and_calibrated_option():
+    from huesenv.stats import loo_false_alarm
+
+    humans = load_humans()
+    table = consistency_table(humans).set_index("word")
+    for word in ("SUMMER", "GOLD"):
+        assert table.loc[word, "implied_false_alarm"] == pytest.approx(loo_false_alarm(table.loc[word, "n"]))
+    assert (table["fail_rate_calibrated"] <= table["fail_rate"] + 1e-12).all()
+    cal = consistency_table(humans, calibrated=True).set_index("word")
+    assert np.allclose(cal["fail_rate"], table["fail_rate_calibrated"])
+    pooled = consistency_by_category(table.reset_index()).set_index("category")
+    assert 0.05 < pooled.loc["All", "implied_false_alarm"] < pooled.loc["All", "fail_rate"]

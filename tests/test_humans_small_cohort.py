@@ -42,7 +42,7 @@ def _pilot(tmp_path, answers_per_word: dict[str, int] | int = 1, app_format: boo
 
 
 def _sampled(word: str, cells: list[str]) -> LogRecord:
-    return LogRecord(
+    return LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id="vlm:demo",

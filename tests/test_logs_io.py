@@ -21,7 +21,7 @@ from huesenv.logs.io import frame_to_records
 
 
 def _rec(word: str = "BANANA", cells=("I4", "J7"), episode: int = 0, **kw) -> LogRecord:
-    return LogRecord(
+    return LogRecord.create(
         kind="word_query",
         run_id="r1",
         agent_id="clip:ViT-B-32/openai",
@@ -140,7 +140,7 @@ def test_malformed_middle_line_is_an_error_not_a_torn_line(tmp_path):
 
 
 def test_game_step_coordinates_are_checked(tmp_path):
-    rec = LogRecord(
+    rec = LogRecord.create(
         kind="game_step", run_id="r", agent_id="random", extra={"cell": "Q40", "role": "guesser"}
     ).to_dict()
     path = tmp_path / "g.jsonl"
@@ -167,7 +167,7 @@ def test_invalid_answers_are_kept(tmp_path):
 
 def test_parquet_round_trip_and_frame(tmp_path):
     records = _episode(0) + [
-        LogRecord(
+        LogRecord.create(
             kind="game_step",
             run_id="r",
             agent_id="random",
@@ -199,3 +199,27 @@ def test_cli_check_and_to_parquet(tmp_path, capsys):
     path.write_text(path.read_text().replace('"I4"', '"Z99"', 1))
     assert main(["logs", "check", str(path)]) == 2
     assert "log.jsonl, line 1, field cells[0]" in capsys.readouterr().err
+
+
+def test_exports_and_check_drop_and_report_an_interrupted_block(tmp_path, capsys):
+    """A full disk or a kill mid-append leaves a block cut short: exports and counts leave it out."""
+    from huesenv.cli import main
+    from huesenv.logs import tag_unit
+
+    path = tmp_path / "games.jsonl"
+    with LogWriter(path) as w:
+        w.append(tag_unit([_rec(episode=0), _rec(word="LEMON", episode=0), _rec(episode=0)], "game:0"))
+        w.append(tag_unit([_rec(episode=1), _rec(word="LEMON", episode=1), _rec(episode=1)], "game:1"))
+        w.append(tag_unit([_rec(episode=2), _rec(word="LEMON", episode=2)], "game:2"))
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:5] + lines[6:]))  # game:1 lost its last record (the disk filled up)
+    with pytest.warns(UserWarning, match=r"interrupted block game:1 \(2 of 3 records"):
+        records = load_logs(path, complete_blocks=True)
+    assert [r.unit for r in records] == ["game:0"] * 3 + ["game:2"] * 2
+    assert main(["logs", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "5 records, 1 interrupted block(s) of 2 records dropped" in out and "game:1 (2 of 3" in out
+    assert main(["logs", "to-parquet", str(path), "-o", str(tmp_path / "g.parquet")]) == 0
+    out = capsys.readouterr().out
+    assert "interrupted block game:1 (2 of 3 records from record 4) dropped" in out and "5 records" in out
+    assert [r.unit for r in read_parquet(tmp_path / "g.parquet")] == [r.unit for r in records]

@@ -62,7 +62,7 @@ def test_version_1_undeclared_keys_are_kept_apart_not_dropped(tmp_path):
 
 
 def test_constructor_builds_the_typed_class_and_pickles():
-    rec = LogRecord(kind="probe_trial", run_id="r", agent_id="a", extra={"task": "gca"})
+    rec = LogRecord.create(kind="probe_trial", run_id="r", agent_id="a", extra={"task": "gca"})
     assert type(rec) is ProbeTrialRecord and rec.task == "gca"
     assert pickle.loads(pickle.dumps(rec)) == rec
     with pytest.raises(LogError, match="field kind"):
@@ -84,7 +84,7 @@ def test_constructor_builds_the_typed_class_and_pickles():
     ],
 )
 def test_strict_types_name_the_field(tmp_path, change, field):
-    data = LogRecord(kind="game_step", run_id="r", agent_id="a", extra={"phase": "guess_1"}).to_dict()
+    data = LogRecord.create(kind="game_step", run_id="r", agent_id="a", extra={"phase": "guess_1"}).to_dict()
     for key, value in change.items():
         data[key] = value if key != "extra" else {**data["extra"], **value}
     path = tmp_path / "log.jsonl"
@@ -114,7 +114,7 @@ def test_logs_schema_command_lists_the_fields(capsys):
 
 
 def test_cue_text_from_the_logs_package():
-    rec = LogRecord(kind="game_step", run_id="r", agent_id="a", word=" SEA ", extra={"phase": "cue_1"})
+    rec = LogRecord.create(kind="game_step", run_id="r", agent_id="a", word=" SEA ", extra={"phase": "cue_1"})
     assert cue_text(rec) == "SEA"
 
 
@@ -175,7 +175,7 @@ def test_import_refuses_corrupt_or_other_version_logs(tmp_path):
     with pytest.raises(LogError, match="version 1 records; expected version 2"):
         write_answers(table, old, "vlm:x")
     bad_valid = tmp_path / "valid.jsonl"
-    rec = LogRecord(kind="word_query", run_id="r", agent_id="a", word="BANANA").to_dict()
+    rec = LogRecord.create(kind="word_query", run_id="r", agent_id="a", word="BANANA").to_dict()
     rec["valid"] = "false"
     bad_valid.write_text(json.dumps(rec) + "\n")
     with pytest.raises(LogError, match="field valid: expected true/false"):
@@ -194,7 +194,7 @@ def test_import_to_parquet_streams_and_reads_back(tmp_path):
 
 def test_writer_masks_secret_values(tmp_path, monkeypatch):
     monkeypatch.setenv("MY_SERVICE_API_KEY", "sk-verysecret123")
-    rec = LogRecord(
+    rec = LogRecord.create(
         kind="word_query", run_id="r", agent_id="a", word="BANANA", raw_text="key sk-verysecret123"
     )
     with LogWriter(tmp_path / "l.jsonl") as writer:
@@ -207,3 +207,71 @@ def test_check_appendable_counts_records(tmp_path):
     assert check_appendable(tmp_path / "none.jsonl") == 0
     with pytest.raises(LogError, match="directory"):
         check_appendable(tmp_path)
+
+
+def test_version_2_logs_written_by_main_load_as_typed_version_3_records(tmp_path):
+    """Main's default run wrote these (schema 2); they read as v3 models and re-serialise to the same data."""
+    games = read_records(DATA / "v2_games.jsonl")
+    assert games.versions == {2} and len(games.records) == 104
+    steps = games.records
+    assert all(isinstance(r, GameStep) and r.schema_version == SCHEMA_VERSION for r in steps)
+    assert (
+        steps[0].phase == "pick_target"
+        and steps[0].seat_agent == "text-embedding"
+        and steps[0].unit == "game:0"
+    )
+    assert list(read_log_state(DATA / "v2_games.jsonl").units) == ["game:0"]
+    lines = (DATA / "v2_games.jsonl").read_text().splitlines()
+    for line, rec in zip(lines, steps):
+        original = json.loads(line)
+        assert {**rec.to_dict(), "schema_version": 2} == original  # nothing lost or changed on the way
+    queries = read_records(DATA / "v2_wordlevel.jsonl").records
+    assert len(queries) == 116 and all(isinstance(r, WordQuery) for r in queries)
+    assert queries[0].extra["word"] == queries[0].answered_word and queries[0].config_agent == "human"
+    assert list(read_log_state(DATA / "v2_wordlevel.jsonl").units) == ["agent:human"]
+    # a version-3 writer appends to a version-2 log: every line stays readable
+    log = tmp_path / "games.jsonl"
+    shutil.copy(DATA / "v2_games.jsonl", log)
+    assert check_appendable(log) == 104
+    with LogWriter(log) as writer:
+        writer.append(tag_unit([steps[0].model_copy(deep=True)], "game:1"))
+    assert read_records(log).versions == {2, 3}
+
+
+def test_version_3_keeps_open_keys_apart_from_the_declared_fields(tmp_path):
+    """An agent's own info entries and a parser's values sit in extra.info / extra.parsed on disk;
+    rec.extra reads them by their version-2 names."""
+    query = LogRecord.create(
+        kind="word_query", run_id="r", agent_id="a", word="BANANA", extra={"top_k": 5, "temperature": 0.7}
+    )
+    trial = LogRecord.create(
+        kind="probe_trial", run_id="r", agent_id="a", extra={"task": "gca", "parsed_value": 35.0}
+    )
+    assert query.info == {"temperature": 0.7} and query.extra["temperature"] == 0.7 and query.top_k == 5
+    assert trial.parsed == {"value": 35.0} and trial.extra["parsed_value"] == 35.0
+    path = tmp_path / "l.jsonl"
+    with LogWriter(path) as writer:
+        writer.append([query, trial])
+    on_disk = [json.loads(line)["extra"] for line in path.read_text().splitlines()]
+    assert on_disk == [{"top_k": 5, "info": {"temperature": 0.7}}, {"task": "gca", "parsed": {"value": 35.0}}]
+    back = read_records(path).records
+    assert [r.to_dict() for r in back] == [query.to_dict(), trial.to_dict()]
+    flat = json.loads(path.read_text().splitlines()[0])
+    flat["extra"] = {"top_k": 5, "temperature": 0.7}  # version 2's spelling is not version 3's
+    path.write_text(json.dumps(flat) + "\n")
+    with pytest.raises(LogError, match="field extra.temperature: not a declared word_query field"):
+        read_records(path)
+
+
+def test_records_are_a_union_discriminated_on_kind():
+    from pydantic import TypeAdapter
+
+    from huesenv.logs.schema import AnyRecord
+
+    adapter = TypeAdapter(AnyRecord)
+    rec = adapter.validate_python({"kind": "probe_trial", "run_id": "r", "agent_id": "a", "task": "gca"})
+    assert type(rec) is ProbeTrialRecord and rec.task == "gca"
+    with pytest.raises(TypeError, match="LogRecord.create"):
+        LogRecord(kind="game_step", run_id="r", agent_id="a")
+    with pytest.raises(LogError, match="field extra.nonsense: not a declared game_step field"):
+        GameStep(run_id="r", agent_id="a", extra={"nonsense": 1})

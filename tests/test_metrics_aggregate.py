@@ -44,7 +44,7 @@ HUMAN_TABLE = pd.DataFrame({"word": ["BANANA", "WINTER", "APPLE"], "fail_rate": 
 
 
 def _ranked(agent, word, cells):
-    return LogRecord(
+    return LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id=agent,
@@ -56,7 +56,7 @@ def _ranked(agent, word, cells):
 
 
 def _sampled(agent, word, cells, **kw):
-    return LogRecord(
+    return LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id=agent,
@@ -73,7 +73,7 @@ RECORDS = [
     _ranked("clip:ViT-B-32/openai", "APPLE", ["N9", "N10", "M9", "O9", "N8"]),
     _sampled("vlm:demo", "BANANA", ["J7", "I4", "I4", "K10"]),
     _sampled("vlm:demo", "BANANA", ["I4"], invalid_answers=[{"column": "Answer6", "text": "yellowish"}]),
-    LogRecord(
+    LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id="vlm:demo",
@@ -108,6 +108,7 @@ def test_word_level_columns_and_values(words):
         "human_fail_rate",
     ]
     assert list(words.columns) == WORD_COLUMNS
+    assert WORD_COLUMNS[-2:] == ["cloud_tie", "human_implied_false_alarm"]
     assert len(words) == 5 and "ZIZAX" not in set(words["word"])
     row = words.set_index(["agent", "word"]).loc[("clip:ViT-B-32/openai", "BANANA")]
     human = HUMANS.xy("BANANA")
@@ -185,6 +186,34 @@ def test_top_k_is_honoured_for_sampled_agents_with_deterministic_ties():
     # the order of the samples, not cell indices, breaks ties: reversed samples → reversed tie order
     rev = answer_sets([_sampled("vlm:ties", "BANANA", samples[::-1])])[("vlm:ties", "BANANA")]
     assert rev.cloud(4) == [parse_coord(c) for c in ("C3", "E5", "A1", "B2")]
+    # the word table states where the cut falls inside a tie (A1..E5 tie at 2; D4, F6 tie at 1)
+    ties = {
+        k: bool(word_level(records, HUMANS, top_k=k, human_table=HUMAN_TABLE).iloc[0]["cloud_tie"])
+        for k in (1, 3, 4, 5, 6)
+    }
+    assert ties == {1: True, 3: True, 4: False, 5: True, 6: False}
+    assert not entry.cut_in_tie(6) and entry.cut_in_tie(5)
+
+
+def test_tie_sensitivity_is_seeded_and_measures_flips():
+    from huesenv.metrics.ties import TIE_COLUMNS, tie_sensitivity
+
+    # 4 cells twice (beside the humans' I4), then I4, K9, K8 once: the 5th cell comes from a 3-way tie;
+    # the stated rule takes I4 (sampled first) and passes, K9 or K8 make the cloud fail
+    samples = ["I5", "I5", "J5", "J5", "I6", "I6", "J6", "J6", "I4", "K9", "K8"]
+    records = [_sampled("vlm:ties", "BANANA", samples), _sampled("vlm:ties", "WINTER", ["L24"] * 5)]
+    a = tie_sensitivity(records, HUMANS, draws=30, seed=3)
+    assert list(a.columns) == TIE_COLUMNS
+    assert a.equals(tie_sensitivity(records, HUMANS, draws=30, seed=3))  # same seed, same table
+    row = a.iloc[0]
+    assert (row["n_words"], row["n_cut_in_tie"]) == (2, 1)
+    stated = word_level(records, HUMANS, human_table=HUMAN_TABLE)
+    assert row["hotelling_fail_rate"] == pytest.approx(stated["hotelling_fail"].astype(float).mean())
+    assert row["hotelling_fail_rate"] == 0.0
+    assert 0.3 < row["flip_share"] < 0.9  # about 2 of 3 random orders put K9 or K8 in the cloud
+    assert row["max_rate_move"] == 0.5  # one of the agent's two words flips
+    with pytest.raises(ValueError, match="draws"):
+        tie_sensitivity(records, HUMANS, draws=0)
 
 
 def test_severity_classes(words):
@@ -323,7 +352,7 @@ def test_config_agents_sharing_an_agent_id_stay_apart():
 
 
 def test_word_without_valid_answer_fails_both_tests():
-    bad = LogRecord(
+    bad = LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id="vlm:mute",
@@ -335,7 +364,9 @@ def test_word_without_valid_answer_fails_both_tests():
     records = [
         bad,
         _sampled("vlm:mute", "BANANA", ["I4"] * 4),
-        LogRecord(kind="word_query", run_id="r", agent_id="vlm:mute", word="WINTER", cells=[], created=0.0),
+        LogRecord.create(
+            kind="word_query", run_id="r", agent_id="vlm:mute", word="WINTER", cells=[], created=0.0
+        ),
     ]
     df = word_level(records, HUMANS, human_table=HUMAN_TABLE).set_index("word")
     apple = df.loc["APPLE"]

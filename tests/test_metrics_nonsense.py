@@ -72,7 +72,7 @@ def test_neutral_cell_is_achromatic():
 
 def _nonsense_records(agent: str, cells: list[str]) -> list[LogRecord]:
     return [
-        LogRecord(
+        LogRecord.create(
             kind="word_query",
             run_id="r",
             agent_id=agent,
@@ -91,7 +91,7 @@ def test_nonsense_table_from_records():
     blue = _nonsense_records("clip:RN50/openai", ["M26"] * 8 + ["I4", "C16", "N9", "A1"] * 2)
     # an agent that answered one input unparseably: the cell is missing, not invented
     spotty = _nonsense_records("vlm:x", ["I18"] * 16)
-    spotty[0] = LogRecord(
+    spotty[0] = LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id="vlm:x",
@@ -127,8 +127,10 @@ def test_nonsense_table_from_records():
         (["—", "—", "—", "—"], "high_entropy"),
         (["—", "achromatic", "—", "—"], "high_entropy"),  # a neutral fallback in one row is no bias
         (["—", "purple", "—", "—"], "selective_collapse"),  # the paper's example: stop words only
-        (["pink", "yellow", "—", "—"], "selective_collapse"),  # two rows, two unrelated colours
-        (["blue", "achromatic", "—", "—"], "selective_collapse"),
+        # rows on different colours: §3.3(b) "samples randomly across the chromatic space"
+        (["pink", "yellow", "—", "—"], "high_entropy"),
+        (["blue", "achromatic", "—", "—"], "high_entropy"),
+        (["—", "green", "—", "orange"], "high_entropy"),
         (["blue", "blue", "—", "—"], "specific_color_collapse"),  # global by Table 5's rule: unchanged
         (["achromatic", "blue", "achromatic", "—"], "neutral_collapse"),  # unchanged
         (["purple", "purple", "purple", "purple"], "specific_color_collapse"),
@@ -143,7 +145,7 @@ def test_classify_mode(rows, mode):
 
 
 def test_selective_collapse_on_table5_keeps_the_three_way_class():
-    from huesenv.metrics.nonsense import MODES, classify_published_modes
+    from huesenv.metrics.nonsense import MODES, classify_published_modes, valid_biased_split
 
     table = _table5()
     modes = classify_published_modes(table["row_collapse"])
@@ -152,15 +154,21 @@ def test_selective_collapse_on_table5_keeps_the_three_way_class():
     print("Figure 12 modes on Table 5:", counts, "(paper prose: 37 / 57 / 28 / 40)")
     assert counts == {
         "neutral_collapse": 46,
-        "high_entropy": 27,
+        "high_entropy": 49,
         "specific_color_collapse": 43,
-        "selective_collapse": 46,
+        "selective_collapse": 24,
     }
-    for mode, behaviour, published in zip(modes, three, table["behaviour"]):
+    for mode, behaviour, published, rows in zip(modes, three, table["behaviour"], table["row_collapse"]):
         if mode == "selective_collapse":
             assert behaviour == published == "high_entropy"
+            # Must show: no selective model has rows collapsed onto two different colours
+            assert len({c for c in rows.split(";") if c != "—"}) == 1
         else:
             assert mode == behaviour
+    # the prose after Table 4: 58.0 % valid (94 models), 42.0 % biased (68 models)
+    valid, biased = valid_biased_split(modes)
+    assert (valid, biased) == (95, 67)
+    assert abs(valid / 162 - 0.580) < 0.01 and abs(biased / 162 - 0.420) < 0.01
     agree = sum(b == p for b, p in zip(three, table["behaviour"]))
     assert agree == 161
 
@@ -186,3 +194,20 @@ def test_nonsense_table_reports_selective_rows():
         "specific_color_collapse": 0,
         "selective_collapse": 1,
     }
+
+
+def test_prose_counts_need_selective_models_from_the_published_classes():
+    """The docstring's claim made precise: a rule that keeps Table 5's neutral and specific classes
+    (and only splits High Entropy) keeps 45 neutral and 44 specific models; the prose's 37 / 57 / 28 / 40
+    needs 8 neutral and 16 specific models moved into selective."""
+    published = list(_table5()["behaviour"])
+    neutral, specific = published.count("neutral_collapse"), published.count("specific_color_collapse")
+    assert (neutral, specific) == (45, 44)
+    prose = {
+        "neutral_collapse": 37,
+        "high_entropy": 57,
+        "specific_color_collapse": 28,
+        "selective_collapse": 40,
+    }
+    assert (neutral - prose["neutral_collapse"], specific - prose["specific_color_collapse"]) == (8, 16)
+    assert sum(prose.values()) == 162

@@ -149,7 +149,7 @@ def test_play_screen_reads_injected_events_and_shows_messages():
     def rec(player, phase, **extra):  # a legal opening of a game, as play_game logs it
         role = "guesser" if phase.startswith("guess") else "cue_giver"
         fields = {"game": 0, "round": 0, "player": player, "role": role, "phase": phase, "points": 0}
-        return LogRecord(kind="game_step", run_id="t", agent_id="random", extra={**fields, **extra})
+        return LogRecord.create(kind="game_step", run_id="t", agent_id="random", extra={**fields, **extra})
 
     for r in (
         rec("player_0", "pick_target", cell="A1", target="A1"),
@@ -193,7 +193,7 @@ def test_play_screen_reads_injected_events_and_shows_messages():
     # once the round's records say the person is the cue giver, they keep seeing their own target
     screen.human_seat = 0
     screen.on_record(
-        LogRecord(
+        LogRecord.create(
             kind="game_step",
             run_id="t",
             agent_id="human",

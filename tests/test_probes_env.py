@@ -35,7 +35,13 @@ def test_interference_env_passes_checker():
 def test_registered_ids_make_the_envs():
     env = gym.make("huesenv/GCA-v0", objects=["lemon"], conditions=["prior"], question_types=["colour"])
     obs, info = env.reset(seed=0)
-    assert obs["image"].shape == (512, 512, 3) and obs["question"] == "What color is the lemon in the image?"
+    # models get the paper's open prompt plus the authors' "Answer with one word."
+    assert obs["image"].shape == (512, 512, 3)
+    assert obs["question"] == "What color is the lemon in the image? Answer with one word."
+    assert obs["options"] == ""
+    humans = gym.make("huesenv/GCA-v0", objects=["lemon"], conditions=["prior"], colour_question="options")
+    obs, info = humans.reset(seed=0)
+    assert obs["question"] == "What color is the lemon in the image?"
     assert set(obs["options"].split(" | ")) >= {"white", "yellow"}
     env2 = gym.make("huesenv/TextInterference-v0", per_type=2)
     obs2, _ = env2.reset(seed=0)
@@ -43,7 +49,12 @@ def test_registered_ids_make_the_envs():
 
 
 def test_gca_step_option_index_and_reward():
-    env = GCAEnv(objects=["apple"], conditions=["prior"], question_types=["colour", "coverage"])
+    env = GCAEnv(
+        objects=["apple"],
+        conditions=["prior"],
+        question_types=["colour", "coverage"],
+        colour_question="options",
+    )
     obs, info = env.reset(options={"trial": "gca/prior/apple/red/050/colour"})
     opts = obs["options"].split(" | ")
     _, reward, terminated, truncated, info = env.step(opts.index("red"))
@@ -53,6 +64,11 @@ def test_gca_step_option_index_and_reward():
     env.reset(options={"trial": "gca/prior/apple/red/050/colour"})
     distractor = [o for o in opts if o not in ("red", "white")][0]
     assert env.step(f"I'd say {distractor}")[1] == -1.0
+    open_env = GCAEnv(objects=["apple"], conditions=["prior"], question_types=["colour"])
+    open_env.reset(options={"trial": "gca/prior/apple/red/050/colour"})
+    assert open_env.step("Red.")[1] == 0.0
+    open_env.reset(options={"trial": "gca/prior/apple/red/050/colour"})
+    assert open_env.step("It looks purple")[1] == -1.0  # any colour but red/white: a distractor
     env.reset(options={"trial": "gca/prior/apple/red/050/coverage"})
     _, r, *_ = env.step("estimated_percentage=40%")
     assert r == pytest.approx(-abs(40 - env.last_record.extra["coverage"]) / 100)
@@ -96,7 +112,7 @@ def test_run_probe_logs_and_reads_back(tmp_path):
     assert len(back) == len(recs) == 26
     assert all(r.kind == "probe_trial" and r.extra["task"] == "gca" for r in back)
     colour = [r for r in back if r.extra["question_type"] == "colour"]
-    assert all(r.valid and r.answer in r.extra["options"] for r in colour)
+    assert all(r.valid and r.extra["options"] is None and r.answer for r in colour)
     # the random agent answers free-text questions by chance: a parsable percentage, raw text kept
     coverage = [r for r in back if r.extra["question_type"] == "coverage"]
     assert all(r.valid and r.raw_text and 0 <= float(r.answer) <= 100 for r in coverage)
@@ -200,6 +216,13 @@ def test_cli_runs_and_exports(tmp_path, capsys):
     assert (out / "gca.jsonl").is_file()
     report = out / "gca_report_cli1"
     assert (report / "colour_shares.csv").is_file() and (report / "report.txt").is_file()
+    import pandas as pd
+
+    from huesenv.probes.report import NO_HUMAN_REFERENCE
+
+    for csv in report.glob("*.csv"):  # the (absent) human reference is named in every table
+        assert "human_reference" in pd.read_csv(csv).columns, csv.name
+    assert NO_HUMAN_REFERENCE in (report / "report.txt").read_text()
     code = main(
         ["probe", "interference", "--export", str(tmp_path / "int"), "--per-type", "1", "--types", "2"]
     )

@@ -120,7 +120,11 @@ def test_every_outline_has_a_non_degenerate_mask():
 def test_stimulus_set_layout():
     stims = gca_stimuli()
     n_obj = len(OBJECTS)
-    assert len(stims) == (2 * n_obj + 25 * 9) * len(TAUS)
+    # counterfactual objects have no tau 0 (the paper: "for counterfactual, there is no '0%' colored split")
+    assert len(stims) == (2 * n_obj + 25 * 9) * len(TAUS) - n_obj
+    assert not [s for s in stims if s.condition == "counterfactual" and s.tau == 0]
+    with_zero = gca_stimuli(objects=["apple"], conditions=["counterfactual"], counterfactual_zero=True)
+    assert [s.tau for s in with_zero] == list(TAUS)
     shapes = [s for s in stims if s.condition == "shape"]
     assert {s.colour for s in shapes} == set(MANIPULATION_COLOURS)
 
@@ -140,9 +144,13 @@ def test_a_choice_given_twice_is_refused_not_run_twice(kwargs, message):
 
 
 def test_trials_options_and_orderings():
-    trials = gca_trials(objects=["apple"], conditions=["prior", "counterfactual"])
+    open_q = gca_trials(objects=["apple"], conditions=["prior"], question_types=["colour"])
+    # models: the paper's open prompt (§3) plus the GCA authors' "Answer with one word."
+    assert {t.question for t in open_q} == {"What color is the apple in the image? Answer with one word."}
+    assert all(t.options is None and t.answer_kind == "colour" for t in open_q)
+    trials = gca_trials(objects=["apple"], conditions=["prior", "counterfactual"], colour_question="options")
     colour_q = [t for t in trials if t.fields["question_type"] == "colour"]
-    assert len(colour_q) == 2 * len(TAUS)
+    assert len(colour_q) == 2 * len(TAUS) - 1  # no counterfactual tau 0
     for t in colour_q:
         assert t.question == "What color is the apple in the image?"
         assert set(t.options) == {"white", t.fields["colour"], t.fields["distractor"]}

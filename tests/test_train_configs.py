@@ -43,3 +43,15 @@ def test_cli_reports_bad_config_in_one_line(tmp_path, capsys):
     assert main(["train", "selfplay", "--guessers", "12", "-o", str(tmp_path / "o")]) == 2
     assert "guessers: expected 1-9" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()  # nothing written on a bad command line
+
+
+def test_yaml_aliases_are_refused_in_training_configs_and_sets(tmp_path, capsys):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(
+        'name: x\nlol: &a ["lol", "lol"]\ntrain: {trainer: guesser-fast, params: {x: [*a, *a]}}\n'
+    )
+    with pytest.raises(ValueError, match=r"bomb.yaml, line 2: YAML anchor 'a' refused"):
+        load_training_config(str(bomb))
+    assert main(["train", "guesser", "--set", "total_steps=[*a, *a]", "-o", str(tmp_path / "o")]) == 2
+    assert "alias 'a' refused" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

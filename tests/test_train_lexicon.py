@@ -87,3 +87,19 @@ def test_fail_matrix_matches_the_metrics_package(humans):
     xy = load_board().xy
     for cell in (0, 100, humans.mode_cell(word)):
         assert fails[0, cell] == mahalanobis_top1(xy[cell], humans.xy(word)).outlier
+
+
+def test_ari_and_nmi_match_their_definitions_on_a_worked_example():
+    """scikit-learn computes them; pin the definitions on a hand-checkable contingency table."""
+    a = [0, 0, 0, 1, 1, 1]
+    b = [0, 0, 1, 1, 2, 2]
+    # contingency [[2,1,0],[0,1,2]]: sum C = 1+0+0+0+0+1 = 2; rows C(3,2)*2 = 6; cols C(2,2)*3 = 3; total C(6,2) = 15
+    expected = 6 * 3 / 15
+    assert adjusted_rand_index(a, b) == pytest.approx((2 - expected) / ((6 + 3) / 2 - expected))
+    p = np.array([[2, 1, 0], [0, 1, 2]]) / 6
+    pa, pb = p.sum(1), p.sum(0)
+    nz = p > 0
+    mi = (p[nz] * np.log(p[nz] / np.outer(pa, pb)[nz])).sum()
+    h = lambda q: -(q[q > 0] * np.log(q[q > 0])).sum()  # noqa: E731
+    assert normalised_mutual_information(a, b) == pytest.approx(mi / ((h(pa) + h(pb)) / 2))
+    assert normalised_mutual_information([1, 1, 1], [1, 1, 1]) == 0.0  # constant: no information (documented)

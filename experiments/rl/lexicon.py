@@ -56,38 +56,27 @@ from huesenv.vocabulary import category_of, is_known
 
 
 # -- partitions ---------------------------------------------------------------------------------------------------
-def _contingency(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    _, ai = np.unique(a, return_inverse=True)
-    _, bi = np.unique(b, return_inverse=True)
-    table = np.zeros((ai.max() + 1, bi.max() + 1), dtype=np.int64)
-    np.add.at(table, (ai, bi), 1)
-    return table
-
-
 def adjusted_rand_index(a: Sequence[Any] | np.ndarray, b: Sequence[Any] | np.ndarray) -> float:
-    """Hubert & Arabie's ARI of two labelings of the same items (1 = same partition, ~0 = chance)."""
-    table = _contingency(np.asarray(a), np.asarray(b))
-    n = table.sum()
+    """Hubert & Arabie's ARI of two labelings of the same items (1 = same partition, ~0 = chance), by
+    scikit-learn's ``adjusted_rand_score``."""
+    from sklearn.metrics import adjusted_rand_score
 
-    def pairs(x: np.ndarray) -> float:
-        return float((x * (x - 1) / 2).sum())
-
-    index, rows, cols, total = pairs(table), pairs(table.sum(1)), pairs(table.sum(0)), n * (n - 1) / 2
-    expected = rows * cols / total
-    top = (rows + cols) / 2 - expected
-    return 1.0 if top == 0 else float((index - expected) / top)
+    return float(adjusted_rand_score(np.asarray(a), np.asarray(b)))
 
 
 def normalised_mutual_information(a: Sequence[Any] | np.ndarray, b: Sequence[Any] | np.ndarray) -> float:
-    """NMI with the arithmetic-mean normalisation, ``I(A;B) / ((H(A)+H(B))/2)`` (0 when either is constant)."""
-    table = _contingency(np.asarray(a), np.asarray(b)).astype(np.float64)
-    p = table / table.sum()
-    pa, pb = p.sum(1), p.sum(0)
-    nz = p > 0
-    mi = float((p[nz] * np.log(p[nz] / np.outer(pa, pb)[nz])).sum())
-    ha = -float((pa[pa > 0] * np.log(pa[pa > 0])).sum())
-    hb = -float((pb[pb > 0] * np.log(pb[pb > 0])).sum())
-    return 0.0 if ha == 0 or hb == 0 else mi / ((ha + hb) / 2)
+    """NMI with the arithmetic-mean normalisation, ``I(A;B) / ((H(A)+H(B))/2)``, by scikit-learn's
+    ``normalized_mutual_info_score``.
+
+    Choice documented: 0 when either labeling is constant (it carries no information about the other),
+    where scikit-learn gives 1 for two constant labelings.
+    """
+    from sklearn.metrics import normalized_mutual_info_score
+
+    a, b = np.asarray(a), np.asarray(b)
+    if len(np.unique(a)) < 2 or len(np.unique(b)) < 2:
+        return 0.0
+    return float(normalized_mutual_info_score(a, b, average_method="arithmetic"))
 
 
 def human_naming_map(humans: Any, vocabulary: Sequence[str], rules: Any = None) -> np.ndarray:
@@ -294,7 +283,7 @@ def listener_records(
         order = np.argsort(-probs[i], kind="stable")[:top_k]
         cells = [format_coord(int(c)) for c in order]
         records.append(
-            LogRecord(
+            LogRecord.create(
                 kind="word_query",
                 run_id="lexicon",
                 agent_id=agent_id,

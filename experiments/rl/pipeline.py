@@ -19,6 +19,11 @@ Config (YAML; bundled ones in ``experiments/configs/``; unknown keys are errors)
       games: 24
       lineups: [[learned, human, human, human]]
       wordlevel: true
+      allow_trained_on: false      # true: score the policy on answers it trained on (labelled in the report)
+
+The guesser-fast trainer trains on the training part of its human split and the
+tournament's replayed humans and the word-level reference are the evaluation
+part (``split/evaluation.csv.gz``, see :mod:`huesenv.experiments.rl.human_data`).
 
 Output: ``train/`` (the trainer's folder: policy, curve, checkpoints),
 ``references.json``, ``tournament/`` (the tournament's own run folder and
@@ -35,38 +40,63 @@ import json
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-import yaml
+from pydantic import Field
 
 from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
 from huesenv.experiments.experiment import run_experiment
+from huesenv.experiments.rl.human_data import write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
 from huesenv.experiments.rl.references import gym_references, vector_references
 from huesenv.experiments.rl.report import write_training_report
 from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3
 from huesenv.experiments.rl.selfplay import SelfPlayConfig, train_selfplay
+from huesenv.validation import StrictModel, dump_yaml, load_yaml_file, validate
 
 TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
-TOP_KEYS = {"name", "output", "seed", "train", "references", "evaluate"}
-SECTION_KEYS = {
-    "train": {"trainer", "params", "tracker", "wandb_mode"},
-    "references": {"agents", "episodes"},
-    "evaluate": {"tournament", "base", "games", "lineups", "wordlevel"},
-}
+Trainer = Literal["guesser-fast", "guesser", "cue-giver", "selfplay"]
+
+
+class TrainSection(StrictModel):
+    trainer: Trainer = Field(json_schema_extra={"expected": f"one of {TRAINERS}"})
+    params: dict[str, Any] = Field(default_factory=dict)  # the trainer's own config checks these
+    tracker: Literal["wandb", "tensorboard", "none"] = "none"
+    wandb_mode: Literal["online", "offline", "disabled"] = "offline"
+
+
+class ReferencesSection(StrictModel):
+    agents: list[str] = Field(default_factory=lambda: ["random", "text-embedding", "human-replay"])
+    episodes: int = Field(default=20, ge=1, json_schema_extra={"expected": "a positive integer"})
+
+
+class EvaluateSection(StrictModel):
+    tournament: bool = True
+    base: str = "default"
+    games: int = Field(default=24, ge=1, json_schema_extra={"expected": "a positive integer"})
+    lineups: list[list[str]] = Field(default_factory=lambda: [["learned", "human", "human", "human"]])
+    wordlevel: bool = True
+    allow_trained_on: bool = False  # score the policy on answers it trained on (labelled in the report)
+
+
+class TrainingSchema(StrictModel):
+    """A training-experiment config (see the module docstring); ``train.params`` go to the trainer's config."""
+
+    name: str = Field(min_length=1, json_schema_extra={"expected": "a non-empty string"})
+    output: str = "runs"
+    seed: int = Field(default=0, ge=0, json_schema_extra={"expected": "a non-negative integer"})
+    train: TrainSection
+    references: ReferencesSection = Field(default_factory=lambda: ReferencesSection())
+    evaluate: EvaluateSection = Field(default_factory=lambda: EvaluateSection())
+
+
 DEFAULTS: dict[str, Any] = {
     "output": "runs",
     "seed": 0,
     "train": {"params": {}, "tracker": "none", "wandb_mode": "offline"},
-    "references": {"agents": ["random", "text-embedding", "human-replay"], "episodes": 20},
-    "evaluate": {
-        "tournament": True,
-        "base": "default",
-        "games": 24,
-        "lineups": [["learned", "human", "human", "human"]],
-        "wordlevel": True,
-    },
+    "references": ReferencesSection().model_dump(),
+    "evaluate": EvaluateSection().model_dump(),
 }
 
 
@@ -88,12 +118,7 @@ def load_training_config(source: str, overrides: Iterable[str] = ()) -> dict[str
     """Read, default, override (``key.sub=value``) and validate a training-experiment config."""
 
     path = _config_path(source)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise ValueError(f"{path}{where}: not valid YAML") from None
+    data = load_yaml_file(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping at the top level")
     merged = copy.deepcopy(DEFAULTS)
@@ -109,20 +134,14 @@ def load_training_config(source: str, overrides: Iterable[str] = ()) -> dict[str
 
 
 def _validate(cfg: Mapping[str, Any], source: str) -> None:
-    unknown = sorted(set(cfg) - TOP_KEYS - {"_source"})
-    if unknown:
-        raise ValueError(f"{source}: unknown key(s) {unknown}; expected {sorted(TOP_KEYS)}")
-    if not isinstance(cfg.get("name"), str) or not cfg["name"]:
-        raise ValueError(f"{source}: field 'name': expected a non-empty string")
-    for section, keys in SECTION_KEYS.items():
-        bad = sorted(set(cfg[section]) - keys)
-        if bad:
-            raise ValueError(f"{source}: unknown key(s) {bad} in '{section}'; expected {sorted(keys)}")
-    if cfg["train"].get("trainer") not in TRAINERS:
-        raise ValueError(
-            f"{source}: field 'train.trainer': expected one of {TRAINERS}, got {cfg['train'].get('trainer')!r}"
-        )
-    trainer_from_params(cfg["train"]["trainer"], dict(cfg["train"]["params"]), int(cfg["seed"]), source)
+    checked = validate(
+        TrainingSchema,
+        {k: v for k, v in cfg.items() if k != "_source"},
+        source,
+        unknown="unknown key(s) {keys}",
+        quote_field=True,
+    )
+    trainer_from_params(checked.train.trainer, dict(checked.train.params), checked.seed, source)
 
 
 def trainer_from_params(trainer: str, params: dict[str, Any], seed: int, source: str = "config") -> Any:
@@ -210,11 +229,22 @@ def run_training_experiment(
     if fresh and run_dir.exists():
         print(f"--fresh: previous run kept as {set_aside(run_dir)}")
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(
-        yaml.safe_dump({k: v for k, v in cfg.items() if k != "_source"}, sort_keys=False)
-    )
+    (run_dir / "config.yaml").write_text(dump_yaml({k: v for k, v in cfg.items() if k != "_source"}))
     trainer = cfg["train"]["trainer"]
     tcfg = trainer_from_params(trainer, dict(cfg["train"]["params"]), int(cfg["seed"]))
+    ev = cfg["evaluate"]
+    if (
+        trainer == "guesser-fast"
+        and tcfg.cue_source == "humans"
+        and tcfg.holdout == "none"
+        and ev.get("tournament", True)
+        and not ev.get("allow_trained_on")
+    ):
+        raise ValueError(
+            f"{cfg.get('_source', 'config')}: train.params.holdout=none trains on every answer, so the "
+            "evaluation would score the policy on its training data; keep the split or set "
+            "evaluate.allow_trained_on: true (labelled in the report)"
+        )
     train_dir = run_dir / "train"
     summary = train(
         trainer,
@@ -225,10 +255,15 @@ def run_training_experiment(
         progress=progress,
     )
     references = compute_references(trainer, tcfg, cfg["references"], run_dir)
+    # the tournament's replayed humans and the metrics' reference: the split's evaluation part only
+    parts = write_parts(tcfg, run_dir / "split") if trainer == "guesser-fast" else None
+    if parts is not None:
+        summary["evaluation_part"] = parts
     tournament = None
-    ev = cfg["evaluate"]
     if ev.get("tournament", True) and trainer != "selfplay":
-        tournament = run_tournament(cfg, policy_path(trainer, train_dir), run_dir, progress, wandb_mode)
+        tournament = run_tournament(
+            cfg, policy_path(trainer, train_dir), run_dir, progress, wandb_mode, parts
+        )
     report = write_training_report(run_dir, trainer, summary, references, tournament)
     return {"summary": summary, "references": references, "tournament": tournament, "report": report}
 
@@ -262,9 +297,20 @@ def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_
 
 
 def run_tournament(
-    cfg: Mapping[str, Any], policy: Path, run_dir: Path, progress: bool, wandb_mode: str | None
+    cfg: Mapping[str, Any],
+    policy: Path,
+    run_dir: Path,
+    progress: bool,
+    wandb_mode: str | None,
+    parts: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The base tournament with the learned agent (``learned``) added to its agents, lineups and word level."""
+    """The base tournament with the learned agent (``learned``) added to its agents, lineups and word level.
+
+    With ``parts`` (:func:`~huesenv.experiments.rl.human_data.write_parts`) the
+    human reference (replayed humans and the metrics) is the split's evaluation
+    part, and the lookup baseline (``lookup``: the training part's cells per
+    word) joins the word level.
+    """
 
     ev = cfg["evaluate"]
     base = load_config(ev.get("base", "default"))
@@ -280,6 +326,12 @@ def run_tournament(
         "learned",
         *[a for a in data["wordlevel"].get("agents", []) if a != "learned"],
     ]
+    if ev.get("allow_trained_on"):
+        data.setdefault("humans", {})["allow_trained_on"] = True
+    if parts is not None:
+        data.setdefault("humans", {})["path"] = str(Path(parts["evaluation"]).resolve())
+        data["agents"]["lookup"] = {"spec": f"lookup:{Path(parts['train']).resolve()}"}
+        data["wordlevel"]["agents"].insert(1, "lookup")
     config = ExperimentConfig.from_dict(
         data, source=f"{cfg.get('_source', 'config')} (base {ev.get('base')})"
     )

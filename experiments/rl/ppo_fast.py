@@ -48,13 +48,16 @@ from huesenv.agents.policy_net import (
     load_checkpoint,
     save_checkpoint,
 )
+from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.envs.vector import GuesserVectorEnv
+from huesenv.experiments.rl.human_data import HOLDOUTS, cue_lookup, guesser_data
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.vocabulary import word_texts
 
 ENV_ID = "huesenv/GuesserVector-v0"
 CUE_SOURCES = ("humans", "uniform")
+CUE_ENCODINGS = ("index", "embedding")
 EVAL_TAG = 999_999_937  # the seed part of the fixed evaluation batch (never an update number)
 
 
@@ -87,10 +90,24 @@ class FastPPOConfig:
     eval_decisions: int = 4096
     time_budget_s: float | None = None
     torch_threads: int | None = None
+    # the human data and the cue encoding (see huesenv.experiments.rl.human_data)
+    cue_encoding: str = "index"
+    text_encoder: str = "minilm"
+    holdout: str = "participants"
+    split_seed: int = 0
+    eval_fraction: float = 0.5
+    word_folds: int | None = None
+    word_fold: int = 0
 
     def __post_init__(self) -> None:
         if self.cue_source not in CUE_SOURCES:
             raise ValueError(f"cue_source: expected one of {CUE_SOURCES}, got {self.cue_source!r}")
+        if self.cue_encoding not in CUE_ENCODINGS:
+            raise ValueError(f"cue_encoding: expected one of {CUE_ENCODINGS}, got {self.cue_encoding!r}")
+        if self.holdout not in HOLDOUTS:
+            raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
+        if self.word_folds is not None and not 0 <= int(self.word_fold) < int(self.word_folds):
+            raise ValueError(f"word_fold: expected 0..{int(self.word_folds) - 1}, got {self.word_fold!r}")
         for name in ("total_steps", "num_envs", "num_steps", "update_epochs", "num_minibatches", "hidden"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)!r}")
@@ -156,12 +173,17 @@ def _masked(logits, mask):
     return logits.masked_fill(~mask, float("-inf"))
 
 
-def evaluate_greedy(net, env, device: str, seed: int) -> dict[str, float]:
-    """Greedy points per decision of ``net`` on one batch of ``env`` decisions (fixed seed: comparable over training)."""
+def evaluate_greedy(net, env, device: str, seed: int, lookup=None) -> dict[str, float]:
+    """Greedy points per decision of ``net`` on one batch of ``env`` decisions (fixed seed: comparable over training).
+
+    ``lookup`` maps the env's cue indices to the network's cue input (:func:`~huesenv.experiments.rl.human_data.cue_lookup`).
+    """
     import torch
 
     obs, _ = env.reset(seed=seed)
     cue, occ, mask = _tensors(obs, device)
+    if lookup is not None:
+        cue = lookup[cue]
     with torch.no_grad():
         logits, _ = guesser_forward(net, cue, occ)
         action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
@@ -178,8 +200,14 @@ def train_fast(
     logger: Any = None,
     resume: bool = True,
     progress: bool = True,
+    split: Any = None,
 ) -> dict[str, Any]:
-    """Train (or resume) a guesser with PPO; returns the summary also written to ``train.json``."""
+    """Train (or resume) a guesser with PPO; returns the summary also written to ``train.json``.
+
+    It trains on the training part of ``cfg``'s human split (``split``, a
+    :class:`~huesenv.humans.splits.DataSplit`, overrides it) and evaluates on the
+    evaluation part; see :mod:`huesenv.experiments.rl.human_data`.
+    """
     import torch
     import torch.nn as nn
 
@@ -188,18 +216,29 @@ def train_fast(
     device = resolve_device(cfg.device)
     if cfg.torch_threads:
         torch.set_num_threads(int(cfg.torch_threads))
-    vocab = tuple(vocabulary if vocabulary is not None else word_texts())
-    cue_cells = human_cue_cells(vocab, humans) if cfg.cue_source == "humans" else None
-    env = make_env(cfg, vocab, cue_cells, cfg.num_envs)
-    eval_env = make_env(cfg, vocab, cue_cells, cfg.eval_decisions)
+    data = guesser_data(cfg, vocabulary if vocabulary is not None else word_texts(), humans, split)
+    vocab = data.train_words
+    env = make_env(cfg, vocab, data.train_cells, cfg.num_envs)
+    eval_env = make_env(cfg, data.eval_words, data.eval_cells, cfg.eval_decisions)
+    encoder = None
+    extra: dict[str, Any] = {"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied}
+    if cfg.cue_encoding == "embedding":
+        encoder = make_text_encoder(cfg.text_encoder)
+        extra.update(text_encoder=cfg.text_encoder, cue_dim=int(encoder.dim))
+    train_lookup = cue_lookup(cfg, vocab, vocab, encoder).to(device)
+    eval_lookup = cue_lookup(cfg, data.eval_words, vocab, encoder).to(device)
     arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
+    if encoder is not None:
+        arch["cue_dim"] = int(encoder.dim)
+    if data.split is not None:
+        extra["split"] = data.split.fingerprint
     settings = PolicySettings(
         env_id=ENV_ID,
         role="guesser",
-        cue_encoding="index",
+        cue_encoding=cfg.cue_encoding,
         observation_mode="vector-dict",
         vocabulary=vocab,
-        extra={"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied},
+        extra=extra,
     )
 
     torch.manual_seed(cfg.seed)
@@ -242,7 +281,7 @@ def train_fast(
         for t in range(T):
             cue, occ, mask = _tensors(obs, device)
             with torch.no_grad():
-                logits, value = guesser_forward(net, cue, occ)
+                logits, value = guesser_forward(net, train_lookup[cue], occ)
                 dist = torch.distributions.Categorical(logits=_masked(logits, mask))
                 action = dist.sample()
             buf_cue[t], buf_occ[t], buf_mask[t] = cue, occ, mask
@@ -257,7 +296,7 @@ def train_fast(
         # GAE (every episode here is one decision long, so this reduces to r - V; kept general)
         with torch.no_grad():
             cue, occ, _ = _tensors(obs, device)
-            _, next_value = guesser_forward(net, cue, occ)
+            _, next_value = guesser_forward(net, train_lookup[cue], occ)
             adv = torch.zeros_like(buf_rew)
             last = torch.zeros(B, device=device)
             for t in reversed(range(T)):
@@ -275,7 +314,7 @@ def train_fast(
             perm = torch.randperm(cfg.batch_size, device=device)
             for start in range(0, cfg.batch_size, mb_size):
                 mb = perm[start : start + mb_size]
-                logits, new_v = guesser_forward(net, b_cue[mb], b_occ[mb])
+                logits, new_v = guesser_forward(net, train_lookup[b_cue[mb]], b_occ[mb])
                 dist = torch.distributions.Categorical(logits=_masked(logits, b_mask[mb]))
                 new_logp = dist.log_prob(b_act[mb])
                 entropy = dist.entropy().mean()
@@ -324,17 +363,21 @@ def train_fast(
         # stop when the next update would end past the budget, so a run never exceeds it
         over_budget = cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s
         if update % cfg.eval_every == 0 or last_update or over_budget:
-            metrics.update(evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG)))
+            metrics.update(
+                evaluate_greedy(
+                    net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup
+                )
+            )
         logger.log(global_step, metrics, force_print=last_update or over_budget)
         if update % cfg.checkpoint_every == 0 or last_update or over_budget:
             cpu = cpu_before + time.process_time() - cpu0
-            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device)
+            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device, data)
         if over_budget and not last_update:
             stopped_early = True
             break
     wall = elapsed_before + time.perf_counter() - wall0
     cpu = cpu_before + time.process_time() - cpu0
-    final = evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG))
+    final = evaluate_greedy(net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup)
     summary = {
         "trainer": "ppo_fast",
         "env_id": ENV_ID,
@@ -348,6 +391,9 @@ def train_fast(
         "stopped_by_time_budget": stopped_early,
         "final_eval_points": final["eval_points"],
         "final_eval_hit": final["eval_hit"],
+        "eval_part": data.eval_label,
+        "split": data.split.summary() if data.split is not None else None,
+        "split_fingerprint": data.split.fingerprint if data.split is not None else "none",
         "config": asdict(cfg),
         "policy": str(policy_path),
         "torch_threads": torch.get_num_threads(),
@@ -359,10 +405,14 @@ def train_fast(
     return summary
 
 
-def _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device) -> None:
+def _save(
+    run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device, data=None
+) -> None:
     import torch
 
     train = {"steps": global_step, "updates": update, "seed": cfg.seed, "trainer": "ppo_fast"}
+    if data is not None and data.record is not None:
+        train["human_data"] = data.record  # the split: what a held-out evaluation must not score against
     save_checkpoint(run_dir / "policy.pt", settings, {"guesser": net}, {"guesser": arch}, train)
     state = {
         "update": update,
@@ -377,7 +427,22 @@ def _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wal
     tmp.replace(run_dir / "trainer_state.pt")
 
 
-RESUME_FIXED = ("num_envs", "num_steps", "hidden", "seed", "cue_source", "max_occupied", "checkpoint_every")
+RESUME_FIXED = (
+    "num_envs",
+    "num_steps",
+    "hidden",
+    "seed",
+    "cue_source",
+    "max_occupied",
+    "checkpoint_every",
+    "cue_encoding",
+    "text_encoder",
+    "holdout",
+    "split_seed",
+    "eval_fraction",
+    "word_folds",
+    "word_fold",
+)
 
 
 def _restore(state_path, policy_path, cfg, settings, net, optimizer, device) -> tuple[int, int, float, float]:
@@ -385,7 +450,7 @@ def _restore(state_path, policy_path, cfg, settings, net, optimizer, device) -> 
 
     state = torch.load(state_path, map_location=device, weights_only=True)
     for key in RESUME_FIXED:
-        if state["config"].get(key) != getattr(cfg, key):
+        if state["config"].get(key, getattr(FastPPOConfig, key, None)) != getattr(cfg, key):
             raise ValueError(
                 f"{state_path}: cannot resume with {key}={getattr(cfg, key)!r}, the run was started with "
                 f"{state['config'].get(key)!r} (use a new --out or --fresh)"

@@ -2,8 +2,9 @@
 
 * Vector guesser env (``huesenv train guesser --fast``): points per decision of
   each agent's best legal cell on the fixed evaluation batch the trainer's
-  greedy evaluation uses (same seed, same decisions), so the learned policy's
-  ``eval_points`` and the references are paired.
+  greedy evaluation uses (same seed, same decisions, drawn from the split's
+  evaluation part), so the learned policy's ``eval_points`` and the references
+  are paired.
 * ``Guesser-v1`` / ``CueGiver-v1`` (SB3): points per game (the learner's role's
   points) with the agent in the learner's seat, over ``episodes`` seeded games
   (``reset(seed=seed + i)``); the agent acts through the env's own driver, exactly
@@ -21,7 +22,8 @@ from huesenv.agents import make_agent
 from huesenv.agents.protocol import GuessQuery
 from huesenv.agents.registry import seat_agent
 from huesenv.experiments.rl import sb3_train
-from huesenv.experiments.rl.ppo_fast import EVAL_TAG, human_cue_cells, make_env, segment_seed
+from huesenv.experiments.rl.human_data import guesser_data
+from huesenv.experiments.rl.ppo_fast import EVAL_TAG, make_env, segment_seed
 from huesenv.vocabulary import word_texts
 
 DEFAULT_REFERENCES = ("random", "text-embedding", "human-replay")
@@ -32,9 +34,9 @@ def vector_references(
 ) -> dict[str, float]:
     """Points per decision of each agent spec on the fast trainer's evaluation batch."""
 
-    vocab = tuple(vocabulary if vocabulary is not None else word_texts())
-    cells = human_cue_cells(vocab, humans) if cfg.cue_source == "humans" else None
-    env = make_env(cfg, vocab, cells, cfg.eval_decisions)
+    data = guesser_data(cfg, vocabulary if vocabulary is not None else word_texts(), humans)
+    vocab = data.eval_words  # the trainer's evaluation batch: the split's evaluation part
+    env = make_env(cfg, vocab, data.eval_cells, cfg.eval_decisions)
     out = {}
     for spec in agents:
         obs, _ = env.reset(seed=segment_seed(cfg.seed, EVAL_TAG))

@@ -18,6 +18,7 @@ import pandas as pd
 
 from huesenv.experiments.learning_curves import plot_learning_curve, pyplot
 from huesenv.experiments.report import ReportData, write_report
+from huesenv.humans import HumanReference, load_humans
 
 
 def plot_lexicon_history(history: pd.DataFrame, path: Path) -> Path:
@@ -93,6 +94,18 @@ def _tournament_tables(tournament: Mapping[str, Any] | None) -> dict[str, pd.Dat
     return out
 
 
+def _humans_block(tournament: Mapping[str, Any] | None, trainer: str) -> dict[str, Any]:
+    """The human reference of the report's scored tables: the tournament's (its ``summary.json``),
+    else the packaged cohort for self-play (its lexicon is scored against it), else none."""
+    if tournament and tournament.get("run_dir"):
+        path = Path(tournament["run_dir"]) / "summary.json"
+        if path.exists():
+            return dict(json.loads(path.read_text(encoding="utf-8")).get("humans") or {})
+    if trainer == "selfplay":
+        return HumanReference.of(load_humans()).as_dict()
+    return {}
+
+
 def write_training_report(
     run_dir: Path,
     trainer: str,
@@ -111,6 +124,7 @@ def write_training_report(
         + (" (stopped by the time budget)" if summary.get("stopped_by_time_budget") else ""),
         f"policy: policy:{summary['policy']}",
     ]
+    lines += evaluation_lines(summary)
     tables: dict[str, pd.DataFrame] = {}
     captions: dict[str, str] = {}
     plots: dict[str, Path] = {}
@@ -152,9 +166,25 @@ def write_training_report(
             parts = [f"{a} {g[a]:.2f}" for a in g.index]
             lines.append("guesser points per game in the tournament: " + ", ".join(parts))
     if "wordlevel_agents" in tables:
-        wl = tables["wordlevel_agents"].set_index("agent")["mahalanobis_fail_rate"]
+        wl = tables["wordlevel_agents"].set_index("agent")
+        where = " (against the evaluation part)" if summary.get("evaluation_part") else ""
         lines.append(
-            "word-level Mahalanobis top-1 fail rate: " + ", ".join(f"{a} {v:.2f}" for a, v in wl.items())
+            f"word-level Mahalanobis top-1 fail rate{where}: "
+            + ", ".join(f"{a} {v:.2f}" for a, v in wl["mahalanobis_fail_rate"].items())
+        )
+        if "hotelling_fail_rate" in wl.columns:
+            lines.append(
+                f"word-level Hotelling top-5 fail rate{where} (learned: its 5 most probable cells): "
+                + ", ".join(f"{a} {v:.2f}" for a, v in wl["hotelling_fail_rate"].items())
+            )
+        if "human_fail_rate" in wl.columns and len(wl):
+            lines.append(
+                f"people's leave-one-out fail rate on the same words{where}: {float(wl['human_fail_rate'].iloc[0]):.2f}"
+            )
+        captions["wordlevel_agents"] = (
+            "Word level: the learned guesser beside the lookup baseline (the training part's most chosen "
+            "cells per word), text-embedding zero-shot, random and replayed humans; human_fail_rate is "
+            "people's leave-one-out rate on the reference."
         )
     if tournament:
         lines.append(f"tournament report: {tournament['reports'].get('markdown', '')}")
@@ -201,6 +231,7 @@ def write_training_report(
             f"NMI with macro-colours {lex.get('nmi_macro_colour', float('nan')):.2f}"
         )
     data = ReportData(
+        humans=_humans_block(tournament, trainer),
         title=f"huesenv training: {run_dir.name}",
         config_yaml=(run_dir / "config.yaml").read_text() if (run_dir / "config.yaml").exists() else "",
         summary=lines,
@@ -215,3 +246,23 @@ def write_training_report(
         )
     )
     return reports.get("markdown", run_dir / "report.md")
+
+
+def evaluation_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The report lines naming the split a learner trained on and the part it is evaluated against."""
+    parts = summary.get("evaluation_part")
+    split = summary.get("split")
+    if parts:
+        return [
+            f"human data split: {parts['label']}",
+            f"trained on the training part ({parts['train']}); tournament replayed humans, word-level "
+            f"reference and the training curve's eval_points use the evaluation part only: "
+            f"{parts['evaluation_label']} ({parts['evaluation']})",
+        ]
+    if split:
+        return [f"human data split: {split.get('label')}; evaluated on its evaluation part"]
+    if summary.get("trainer") == "ppo_fast":
+        return [
+            "human data: trained on every answer (holdout=none): no evaluation part; scores are on training data"
+        ]
+    return []

@@ -22,3 +22,9 @@ class PrivateRequestHandler(WSGIRequestHandler):
         else:
             request_line = f"{self.command} {path.split('?', 1)[0]} {self.request_version}"
         self.log("info", '"%s" %s %s', request_line.translate(self._control_char_table), code, size)
+
+    def log_error(self, format: str, *args: object) -> None:  # noqa: A002 (the standard library's name)
+        """Errors about the request line (``Bad request version ('…?PROLIFIC_PID=…')``) without the line itself."""
+        text = format % args if args else format
+        head = text.split(" (", 1)[0].split(": ", 1)[0]  # "code 400, message Bad request version"
+        self.log("error", "%s", head.translate(self._control_char_table))

@@ -65,6 +65,13 @@ class CollectConfig:
     adult_age: int = 18
     completion_code: str | None = None
     completion_url: str | None = None
+    completion_redirect_s: int = (
+        5  # the end page sends the participant to completion_url after this (0: never)
+    )
+    require_platform_id: bool = False  # refuse onboarding without ?PROLIFIC_PID=
+    no_consent_code: str | None = None  # the code a participant who does not consent is given
+    no_consent_url: str | None = None  # where they return the study ('{code}' replaced)
+    gca_image_cache: str | Path | None = None  # None: the database path + ".gca-images/"
     secret_key_file: str | Path | None = None  # None: the database path + ".key"
     extra_flask_config: dict = field(default_factory=dict)
 
@@ -91,20 +98,27 @@ def check_config(config: CollectConfig) -> None:
         _whole(n, "--start-limit count", 1, 1_000_000)
         if not 0 < float(window) <= 86400:
             raise ValueError(f"--start-limit window {window!r}: expected 0 < seconds <= 86400")
-    if config.completion_code is not None and not _COMPLETION_CODE.fullmatch(config.completion_code):
-        raise ValueError(
-            f"--completion-code {config.completion_code!r}: expected 1-64 letters, digits, '-' or '_'"
-        )
-    if config.completion_url is not None:
-        url = config.completion_url
-        if not re.fullmatch(r"https://[^\s\"'<>]+", url) and not re.fullmatch(
-            r"http://(127\.0\.0\.1|localhost)(:[0-9]+)?(/[^\s\"'<>]*)?", url
-        ):
-            raise ValueError(f"--completion-url {url!r}: expected an https:// address")
-        if "{code}" in url and config.completion_code is None:
-            raise ValueError("--completion-url contains {code} but no --completion-code is set")
+    for flag, code, url in (
+        ("--completion", config.completion_code, config.completion_url),
+        ("--no-consent", config.no_consent_code, config.no_consent_url),
+    ):
+        _check_code_and_url(flag, code, url)
+    _whole(config.completion_redirect_s, "--completion-redirect", 0, 600)
     if config.seed is not None:
         _whole(config.seed, "--seed", 0, 2**63 - 1)
+
+
+def _check_code_and_url(flag: str, code: str | None, url: str | None) -> None:
+    if code is not None and not _COMPLETION_CODE.fullmatch(code):
+        raise ValueError(f"{flag}-code {code!r}: expected 1-64 letters, digits, '-' or '_'")
+    if url is None:
+        return
+    if not re.fullmatch(r"https://[^\s\"'<>]+", url) and not re.fullmatch(
+        r"http://(127\.0\.0\.1|localhost)(:[0-9]+)?(/[^\s\"'<>]*)?", url
+    ):
+        raise ValueError(f"{flag}-url {url!r}: expected an https:// address")
+    if "{code}" in url and code is None:
+        raise ValueError(f"{flag}-url contains {{code}} but no {flag}-code is set")
 
 
 def paragraphs(text: str) -> tuple[str, ...]:

@@ -25,6 +25,12 @@ stored key is moved into that file, so running sessions stay valid.
 Schema 2 (from 1): GCA stimulus images live in their own table (``gca_images``),
 filled lazily outside participant transactions; onboarding records and
 study-platform identifiers have their own tables.
+
+Schema 3 (from 2, additive): display facts and the screen check per participant
+(``displays``, :mod:`huesenv.collect.display`) and the orientation each word or
+GCA answer was given in.  GCA images are no longer written into the database
+(they go to a file cache next to it, :class:`huesenv.collect.tasks.gca.ImageStore`);
+images a schema-2 database holds are still read.
 """
 
 from __future__ import annotations
@@ -38,7 +44,8 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+READABLE_VERSIONS = ("1", "2", "3")
 SECRET_KEY_ENV = "HUESENV_COLLECT_SECRET_KEY"
 
 SCHEMA = """
@@ -76,6 +83,7 @@ CREATE TABLE IF NOT EXISTS word_answers (
     cell           INTEGER NOT NULL CHECK (cell BETWEEN 0 AND 479),
     answered_at    TEXT NOT NULL,
     response_ms    INTEGER,
+    orientation    TEXT CHECK (orientation IS NULL OR orientation IN ('portrait', 'landscape')),
     UNIQUE (participant_id, word),
     FOREIGN KEY (participant_id, word) REFERENCES word_assignments (participant_id, word)
 );
@@ -110,6 +118,7 @@ CREATE TABLE IF NOT EXISTS gca_responses (
     threshold      INTEGER CHECK (threshold BETWEEN 0 AND 100),
     answered_at    TEXT NOT NULL,
     response_ms    INTEGER,
+    orientation    TEXT CHECK (orientation IS NULL OR orientation IN ('portrait', 'landscape')),
     PRIMARY KEY (participant_id, position),
     FOREIGN KEY (participant_id, position) REFERENCES gca_items (participant_id, position)
 );
@@ -126,6 +135,22 @@ CREATE TABLE IF NOT EXISTS onboardings (
     session_id     TEXT CHECK (session_id IS NULL OR length(session_id) BETWEEN 1 AND 64)
 );
 CREATE INDEX IF NOT EXISTS onboardings_platform_pid ON onboardings (platform_pid);
+CREATE TABLE IF NOT EXISTS displays (
+    participant_id     TEXT PRIMARY KEY REFERENCES participants (id),
+    viewport_w         INTEGER,
+    viewport_h         INTEGER,
+    screen_w           INTEGER,
+    screen_h           INTEGER,
+    dpr                REAL,
+    orientation        TEXT,
+    color_gamut        TEXT,
+    forced_colors      INTEGER CHECK (forced_colors IS NULL OR forced_colors IN (0, 1)),
+    dark_mode          INTEGER CHECK (dark_mode IS NULL OR dark_mode IN (0, 1)),
+    contrast           TEXT,
+    check_seen         TEXT,
+    check_hits         INTEGER,
+    check_false_alarms INTEGER
+);
 CREATE TABLE IF NOT EXISTS tessellations (
     participant_id TEXT PRIMARY KEY REFERENCES participants (id),
     categories     TEXT NOT NULL,
@@ -166,7 +191,9 @@ class Database:
                 version = self._meta(conn, "schema_version") if _has_table(conn, "meta") else None
                 if version == "1":
                     self.moved_secret = _upgrade_from_1(conn)
-                elif version not in (None, SCHEMA_VERSION):
+                if version in ("1", "2"):
+                    _upgrade_to_3(conn)
+                elif version not in (None, "1", SCHEMA_VERSION):
                     raise ValueError(
                         f"{self.path}: database schema version {version}, expected {SCHEMA_VERSION}"
                     )
@@ -249,6 +276,22 @@ def _upgrade_from_1(conn: sqlite3.Connection) -> str | None:
     return None if row is None else str(row[0])
 
 
+def _upgrade_to_3(conn: sqlite3.Connection) -> None:
+    """Schema 2 → 3 (inside the caller's transaction): the answers' orientation columns (new tables follow)."""
+    for table in ("word_answers", "gca_responses"):
+        columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})").fetchall()]
+        if columns and "orientation" not in columns:
+            conn.execute(
+                f"ALTER TABLE {table} ADD COLUMN orientation TEXT"
+                " CHECK (orientation IS NULL OR orientation IN ('portrait', 'landscape'))"
+            )
+
+
+def has_table(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether the database has table ``name`` (older schemas lack some)."""
+    return _has_table(conn, name)
+
+
 def session_key(db: Database, key_file: str | Path | None = None) -> str:
     """The session-signing key: ``$HUESENV_COLLECT_SECRET_KEY``, else a 0600 key file (created if missing).
 
@@ -312,7 +355,7 @@ def open_readonly(path: str | Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as err:
         conn.close()
         raise ValueError(f"{path}: not a collection database ({err})") from None
-    if row is None or row[0] not in ("1", SCHEMA_VERSION):
+    if row is None or row[0] not in READABLE_VERSIONS:
         conn.close()
         raise ValueError(f"{path}: unsupported collection schema {None if row is None else row[0]!r}")
     return conn

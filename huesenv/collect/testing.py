@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 
+from huesenv.collect.display import TARGET_TILES
+
 _TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 _WORD = re.compile(r'name="word" value="([^"]*)"')
 _POSITION = re.compile(r'name="position" value="([0-9]+)"')
@@ -29,10 +31,10 @@ def onboarding_form(
     gender: str = "female",
     age_range: str = "20-29",
     color_blind: str = "no",
-    **extra: str,
-) -> dict[str, str]:
-    """A complete onboarding form (without the CSRF token): demographics, consent, adult, display."""
-    form = {
+    **extra: str | list[str] | None,
+) -> dict[str, str | list[str]]:
+    """A complete onboarding form (without the CSRF token): demographics, consent, adult, display, screen check."""
+    form: dict[str, str | list[str] | None] = {
         "language": language,
         "gender": gender,
         "age_range": age_range,
@@ -40,6 +42,8 @@ def onboarding_form(
         "consent": "yes",
         "adult": "yes",
         "display": "yes",
+        "screen_check_shown": "yes",
+        "screen_check": sorted(TARGET_TILES),  # sees every faint square, ticks no catch tile
     }
     form.update(extra)
     return {k: v for k, v in form.items() if v is not None}
@@ -80,7 +84,7 @@ class _Base:
     def get(self, path: str) -> Page:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def post(self, path: str, data: Mapping[str, str]) -> Page:  # pragma: no cover - interface
+    def post(self, path: str, data: Mapping[str, object]) -> Page:  # pragma: no cover - interface
         raise NotImplementedError
 
     def onboard(
@@ -154,7 +158,7 @@ class ClientParticipant(_Base):
     def get(self, path: str) -> Page:
         return self._page(self.client.get(path, follow_redirects=True))
 
-    def post(self, path: str, data: Mapping[str, str]) -> Page:
+    def post(self, path: str, data: Mapping[str, object]) -> Page:
         return self._page(self.client.post(path, data=dict(data), follow_redirects=True))
 
 
@@ -182,6 +186,6 @@ class HttpParticipant(_Base):
     def get(self, path: str) -> Page:
         return self._open(urllib.request.Request(self.base + path))
 
-    def post(self, path: str, data: Mapping[str, str]) -> Page:
-        body = urllib.parse.urlencode(dict(data)).encode("ascii")
+    def post(self, path: str, data: Mapping[str, object]) -> Page:
+        body = urllib.parse.urlencode(dict(data), doseq=True).encode("ascii")
         return self._open(urllib.request.Request(self.base + path, data=body, method="POST"))

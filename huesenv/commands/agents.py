@@ -29,6 +29,7 @@ from huesenv.commands.common import (
     positive_int,
     safe_name,
     top_k_int,
+    warn_unused_device,
 )
 from huesenv.logs import LogWriter, check_appendable
 
@@ -97,6 +98,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def _agent(args: argparse.Namespace):
     # --device reaches the torch-backed agents only (random or human-replay have no device to set)
+    warn_unused_device(args.spec, args.device)
     return make_agent(args.spec, **with_device(args.spec, _opts(args.opt), args.device))
 
 
@@ -106,6 +108,14 @@ def run_guess(args: argparse.Namespace) -> int:
     if not args.word.isprintable():
         raise ValueError(f"WORD {args.word!r}: expected a cue word without control characters")
     agent = _agent(args)
+    knows = getattr(agent, "knows_cue", None)
+    if callable(knows) and not knows(
+        args.word
+    ):  # a learned index-cue policy: never answer a word it cannot read
+        raise ValueError(
+            f"WORD {args.word!r}: not in {agent.agent_id}'s {len(agent.vocabulary)}-word cue vocabulary "
+            "(an index-cue policy reads only those; train with --cue-encoding embedding to read any word)"
+        )
     agent.reset(args.seed)
     ans = agent.act(GuessQuery(cues=(args.word,), top_k=args.top_k))
     if not ans.valid or ans.cells is None:

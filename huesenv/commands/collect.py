@@ -12,10 +12,15 @@ import logging
 from pathlib import Path
 from typing import NoReturn
 
+from huesenv.collect.consensus import compare_maps, load_category_map, table6_labels
+from huesenv.collect.db import open_readonly
+from huesenv.collect.display import DISPLAY_FILTERS
+from huesenv.collect.export import exclusions
 from huesenv.collect.export import export as run_export
 from huesenv.collect.i18n import UI_LANGUAGES
 from huesenv.collect.security import parse_rate
-from huesenv.collect.tasks.gca import attention_slots
+from huesenv.collect.strata import consistency_by_display
+from huesenv.collect.tasks.gca import ImageStore, attention_slots
 from huesenv.commands.common import add_out, bounded_int
 from huesenv.vocabulary import read_vocabulary_file
 
@@ -67,9 +72,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--port", type=bounded_int(1, 65535, "a TCP port"), default=5000, help="port (default 5000)"
     )
     s.add_argument(
-        "--db", default="collect.sqlite3", metavar="PATH", help="SQLite database (created if missing)"
+        "--db",
+        default="collect.sqlite3",
+        metavar="PATH",
+        help="SQLite database of the answers (default collect.sqlite3 in the current folder; created if missing)",
     )
-    s.add_argument("--task", choices=("words", "gca", "tessellation"), default="words")
+    s.add_argument(
+        "--task",
+        choices=("words", "gca", "tessellation"),
+        default="words",
+        help="the protocol: words (word -> board cell, default), gca (graded colour attribution), "
+        "tessellation (paint the board into colour categories)",
+    )
     s.add_argument(
         "--vocabulary",
         metavar="FILE",
@@ -81,6 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=bounded_int(1, 1000, "a whole number of words"),
         default=15,
         metavar="K",
+        help="words each participant answers (default 15)",
     )
     s.add_argument(
         "--assignment",
@@ -107,7 +122,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="LIST",
         help="1-based item numbers of the attention checks (paper: 5,25,45,65,85)",
     )
-    s.add_argument("--gca-introspection", choices=("first", "last", "alternate"), default="alternate")
+    s.add_argument(
+        "--gca-introspection",
+        choices=("first", "last", "alternate"),
+        default="alternate",
+        help="when the GCA threshold question is asked: before the colour questions, after them, or "
+        "alternating between participants (default)",
+    )
     s.add_argument(
         "--gca-prerender",
         action=argparse.BooleanOptionalAction,
@@ -144,6 +165,34 @@ def register(sub: argparse._SubParsersAction) -> None:
         "e.g. https://app.prolific.com/submissions/complete?cc={code}",
     )
     s.add_argument(
+        "--completion-redirect",
+        type=bounded_int(0, 600, "a number of seconds"),
+        default=5,
+        metavar="SECONDS",
+        help="send a finished participant to --completion-url after SECONDS (default 5; 0: only the button)",
+    )
+    s.add_argument(
+        "--require-platform-id",
+        action="store_true",
+        help="refuse onboarding without ?PROLIFIC_PID= in the study link (one person, one place)",
+    )
+    s.add_argument(
+        "--no-consent-code",
+        metavar="CODE",
+        help="code given to a person who does not consent (e.g. Prolific's)",
+    )
+    s.add_argument(
+        "--no-consent-url",
+        metavar="URL",
+        help="https address where a person who does not consent returns the study; '{code}' is replaced",
+    )
+    s.add_argument(
+        "--gca-image-cache",
+        metavar="DIR",
+        help="folder the GCA stimulus images are rendered into (default: DB path + .gca-images; "
+        "fill it ahead of time with 'huesenv collect prerender')",
+    )
+    s.add_argument(
         "--start-limit",
         type=_rate,
         default=(30, 600.0),
@@ -176,7 +225,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     e = csub.add_parser(
         "export", help="write a task's data: words in the human-baseline format, others as CSV"
     )
-    e.add_argument("--db", required=True, metavar="PATH")
+    e.add_argument(
+        "--db", required=True, metavar="PATH", help="the study's SQLite database (from collect serve)"
+    )
     add_out(e, required=True, metavar="FILE", help=".csv, .csv.gz or .parquet")
     e.add_argument(
         "--task",
@@ -185,9 +236,60 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="participants: one row per participant with consent and study-platform ids",
     )
     e.add_argument(
-        "--finished-only", action="store_true", help="words: only participants who answered every word"
+        "--include-unfinished",
+        action="store_true",
+        help="answer exports: keep participants who did not finish (default: only those who finished)",
+    )
+    e.add_argument("--finished-only", action="store_true", help=argparse.SUPPRESS)  # the default since 0.3
+    e.add_argument(
+        "--display",
+        choices=DISPLAY_FILTERS,
+        default="all",
+        help="exclude participants by their display: checked (no forced colours, screen check passed), "
+        "no-forced-colors, landscape, passed (screen check); default all",
     )
     e.set_defaults(func=export)
+
+    r = csub.add_parser(
+        "prerender", help="render every GCA stimulus image into the image cache, with a progress bar"
+    )
+    r.add_argument(
+        "--db", required=True, metavar="PATH", help="the GCA server's database (its cache sits beside it)"
+    )
+    r.add_argument(
+        "--gca-image-cache", metavar="DIR", help="the cache folder (default: DB path + .gca-images)"
+    )
+    r.set_defaults(func=prerender)
+
+    m = csub.add_parser(
+        "compare-categories",
+        help="the painting task's consensus as a category map, compared with the macro-colour map",
+    )
+    m.add_argument(
+        "--consensus", required=True, metavar="FILE", help="export --task tessellation (.csv/.parquet)"
+    )
+    m.add_argument(
+        "--reference",
+        choices=("package", "table6"),
+        default="package",
+        help="package: the huesenv macro-colour map (480 cells, reconstructed, not people); "
+        "table6: the paper's Table 6 cell labels (111 cells)",
+    )
+    add_out(m, required=False, metavar="FILE", help="also write the per-category table (.csv)")
+    m.set_defaults(func=compare_categories)
+
+    h = csub.add_parser(
+        "consistency",
+        help="word task: Human Consistency per display stratum (forced colours, gamut, screen check)",
+    )
+    h.add_argument("--db", required=True, metavar="PATH", help="the word study's SQLite database")
+    h.add_argument(
+        "--by",
+        choices=("forced-colors", "gamut", "screen-check"),
+        required=True,
+        help="the display fact to group participants by",
+    )
+    h.set_defaults(func=consistency)
 
 
 def _int_list(text: str, flag: str) -> tuple[int, ...]:
@@ -285,6 +387,11 @@ def serve(args: argparse.Namespace) -> int:
         secure_cookies=secure,
         trust_proxy=args.trust_proxy,
         secret_key_file=args.secret_key_file,
+        completion_redirect_s=args.completion_redirect,
+        require_platform_id=args.require_platform_id,
+        no_consent_code=args.no_consent_code,
+        no_consent_url=args.no_consent_url,
+        gca_image_cache=args.gca_image_cache,
     )
     try:
         app = create_app(config)
@@ -326,11 +433,65 @@ def serve(args: argparse.Namespace) -> int:
 def export(args: argparse.Namespace) -> int:
     if Path(args.out).resolve() == Path(args.db).resolve():
         raise ValueError(f"-o {args.out}: is the database being exported; choose another file")
+    who = {"include_unfinished": args.include_unfinished, "display": args.display}
     try:
-        n = run_export(args.db, args.out, args.task, finished_only=args.finished_only)
+        n = run_export(args.db, args.out, args.task, **who)
     except PermissionError as err:
         raise ValueError(f"{err.filename}: permission denied") from None
     except IsADirectoryError as err:
         raise ValueError(f"{err.filename}: is a folder; expected a file") from None
-    print(f"wrote {n} rows to {args.out}")
+    note = ""
+    if args.task != "participants":
+        task = "tessellation" if args.task.startswith("tessellation") else args.task
+        left = exclusions(args.db, task, **who)
+        note = left.describe(args.include_unfinished, args.display)
+    print(f"wrote {n} rows to {args.out}" + (f" ({note})" if note else ""))
+    return 0
+
+
+def prerender(args: argparse.Namespace) -> int:
+    """Render every GCA stimulus of the probes' set into the image cache (outside the database)."""
+    from rich.progress import Progress
+
+    from huesenv.collect.gca_probes import make_probes_source
+
+    db = Path(args.db)
+    conn = open_readonly(db)  # checks it is a collection database; nothing is written into it
+    cache = Path(args.gca_image_cache) if args.gca_image_cache else Path(f"{db}.gca-images")
+    source = make_probes_source()
+    store = ImageStore(lookup=source.render_png, cache_dir=cache)
+    ids = source.stimulus_ids
+    try:
+        with Progress() as bar:
+            job = bar.add_task("GCA images", total=len(ids))
+            n = store.prerender(conn, ids, progress=lambda done, total: bar.update(job, completed=done))
+    finally:
+        conn.close()
+    print(f"rendered {n} of {len(ids)} GCA images into {cache} ({len(ids) - n} were already there)")
+    return 0
+
+
+def compare_categories(args: argparse.Namespace) -> int:
+
+    consensus = load_category_map(args.consensus)
+    result = compare_maps(consensus, table6_labels() if args.reference == "table6" else None)
+    print(f"{consensus.n} painters; " + result.summary())
+    print(result.by_category.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    if args.out:
+        path = Path(args.out)
+        if not path.name.lower().endswith(".csv"):
+            raise ValueError(f"-o {args.out}: expected a .csv file")
+        table = result.by_category.assign(reference=result.reference, cell_agreement=result.agreement)
+        table.to_csv(path, index=False)
+        print(f"wrote {path}")
+    return 0
+
+
+def consistency(args: argparse.Namespace) -> int:
+
+    table = consistency_by_display(args.db, args.by)
+    if table.empty:
+        raise ValueError(f"--db {args.db}: no finished participant's word answers to stratify")
+    print(f"Human Consistency of finished participants by {args.by} (leave-one-out, pooled; CVD excluded):")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0

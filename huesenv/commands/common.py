@@ -12,13 +12,14 @@ import argparse
 import math
 import re
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from huesenv.agents.registry import kinds_with
+from huesenv.agents.registry import has_capability, kinds_with
 
 DEBUG_HINT = "rerun with HUESENV_DEBUG=1 for the traceback"
 
@@ -256,15 +257,31 @@ def device_name(text: str) -> str:
     return value
 
 
-def add_device(p: argparse.ArgumentParser) -> None:
+def add_device(p: argparse.ArgumentParser, *, help: str | None = None) -> None:  # noqa: A002
     p.add_argument(
         "--device",
         type=device_name,
         default=None,
-        help="auto | cpu | cuda[:n] | mps (agent kinds that take a device: "
+        help=help
+        or "auto | cpu | cuda[:n] | mps (agent kinds that take a device: "
         + ", ".join(kinds_with("takes_device"))
         + "; default auto)",
     )
+
+
+def warn_unused_device(spec: str, device: str | None) -> None:
+    """One warning when ``--device`` names a device for a single agent whose kind takes none (it would be
+    dropped without a word otherwise)."""
+    if device is None:
+        return
+    if not has_capability(spec, "takes_device"):
+        kind = spec.split(":", 1)[0]
+        warnings.warn(
+            f"--device {device}: agent kind {kind!r} takes no device (kinds that do: "
+            f"{', '.join(kinds_with('takes_device'))}); ignored",
+            UserWarning,
+            stacklevel=2,
+        )
 
 
 def path_text(text: str) -> str:

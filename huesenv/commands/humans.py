@@ -13,6 +13,7 @@ from huesenv.commands.common import add_humans, add_out, add_seed, display_path,
 from huesenv.humans import consistency_by_category, consistency_table, load_humans
 from huesenv.humans.consistency import MIN_ANSWERS
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
+from huesenv.humans.reference import HumanReference
 
 RECONSTRUCTION_NOTICE = (
     "RECONSTRUCTION: these answers were generated from the paper's published summary "
@@ -38,6 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument(
         "--alpha", type=probability, default=0.05, help="outlier level of the χ²₂ test (default 0.05)"
+    )
+    s.add_argument(
+        "--calibrated",
+        action="store_true",
+        help="use the small-n calibrated LOO threshold (exact α at every n) instead of the paper's χ²₂ one",
     )
     s.add_argument("--include-cvd", action="store_true", help="keep colour-vision-deficient participants")
     s.add_argument(
@@ -107,7 +113,7 @@ def run_summary(args: argparse.Namespace) -> int:
             f"{display_path(humans.source)}: no answers left after the filters (rows filtered out by {filters}); "
             "check --language/--gender/--age-range against the export's values"
         )
-    table = consistency_table(humans, alpha=args.alpha)
+    table = consistency_table(humans, alpha=args.alpha, calibrated=args.calibrated)
     short = table[table["n"] < MIN_ANSWERS]
     notes = []
     if humans.colour_vision_unknown:
@@ -130,7 +136,8 @@ def run_summary(args: argparse.Namespace) -> int:
             print(f"# skipped {skipped} invalid row(s)", file=sys.stderr)
         for note in notes:
             print(f"# {note}", file=sys.stderr)
-        sys.stdout.write(table.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
+        named = HumanReference.of(humans).annotate(table)  # the reference named in the CSV, as everywhere
+        sys.stdout.write(named.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
         return 0
 
     console = Console()
@@ -138,13 +145,17 @@ def run_summary(args: argparse.Namespace) -> int:
         console = Console(width=120)
     if notice:
         console.print(f"[bold red]{notice}[/]")
+    console.print(f"[bold]Human reference:[/] {HumanReference.of(humans).description}")
     title = (
         f"{display_path(humans.source)}: {len(humans)} answers, {humans.n_participants} participants, "
-        f"{len(table)} words (α = {args.alpha})"
+        f"{len(table)} words (α = {args.alpha}, {'calibrated' if args.calibrated else 'χ²₂'} threshold)"
     )
-    out = Table(title=title)
-    for name in ("word", "category", "n", "mode_coord", "mode_category", "consistency", "fail_rate"):
-        out.add_column(name, justify="right" if name in ("n", "consistency", "fail_rate") else "left")
+    out = Table(
+        title=title, caption="implied_false_alarm: the fail rate the χ²₂ test gives normal answers at n"
+    )
+    numeric = ("n", "consistency", "fail_rate", "implied_false_alarm", "fail_rate_calibrated")
+    for name in ("word", "category", "n", "mode_coord", "mode_category", *numeric[1:]):
+        out.add_column(name, justify="right" if name in numeric else "left")
     for row in table.itertuples(index=False):
         out.add_row(
             row.word,
@@ -154,13 +165,22 @@ def run_summary(args: argparse.Namespace) -> int:
             row.mode_category,
             _num(row.consistency),
             _num(row.fail_rate),
+            _num(row.implied_false_alarm),
+            _num(row.fail_rate_calibrated),
         )
     console.print(out)
     cats = Table(title="Pooled over answers")
-    for name in ("category", "words", "n", "consistency", "fail_rate"):
+    for name in ("category", "words", "n", "consistency", "fail_rate", "implied_false_alarm"):
         cats.add_column(name)
     for row in consistency_by_category(table).itertuples(index=False):
-        cats.add_row(row.category, str(row.words), str(row.n), _num(row.consistency), _num(row.fail_rate))
+        cats.add_row(
+            row.category,
+            str(row.words),
+            str(row.n),
+            _num(row.consistency),
+            _num(row.fail_rate),
+            _num(row.implied_false_alarm),
+        )
     console.print(cats)
     for note in notes:
         console.print(f"[yellow]{note}[/]")

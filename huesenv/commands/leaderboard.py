@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from huesenv.experiments.merge import merge_runs, report_data
-from huesenv.experiments.report import markdown_table, write_html, write_markdown, write_parquet
+from huesenv.experiments.report import annotate, markdown_table, write_html, write_markdown, write_parquet
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         elif suffix == ".html":
             write_html(data, out.parent, out.name)
         else:
-            merged["leaderboard"].to_csv(out, index=False)
+            annotate(merged["leaderboard"], merged["humans"]).to_csv(out, index=False)
         print(f"wrote {out}")
         return 0
     if suffix:
@@ -66,8 +66,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"-o {out}: exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     for name in ("leaderboard", "head_to_head", "runs"):
-        merged[name].to_csv(out / f"{name}.csv", index=False)
-        write_parquet(merged[name], out / f"{name}.parquet")
+        table = annotate(merged[name], merged["humans"])  # the human reference named in every file
+        table.to_csv(out / f"{name}.csv", index=False)
+        write_parquet(table, out / f"{name}.parquet")
     write_markdown(data, out, "leaderboard.md")
     write_html(data, out, "leaderboard.html")
     print(markdown_table(merged["leaderboard"][["rank", "agent", "games", "mean_points"]]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from pathlib import Path
 
 from huesenv.commands.common import (
     add_out,
@@ -15,7 +16,7 @@ from huesenv.commands.common import (
     writable_target,
 )
 from huesenv.logs.answers import write_answers
-from huesenv.logs.io import load_logs, read_records, write_parquet
+from huesenv.logs.io import PartialBlock, load_logs, read_records, write_parquet
 from huesenv.logs.schema import describe_fields
 
 
@@ -82,7 +83,9 @@ def _to_parquet(args: argparse.Namespace) -> int:
     for path in existing_files(args.logs, "LOG"):
         if path.resolve() == out.resolve():
             raise ValueError(f"--out {args.out}: is one of the input logs; give another path")
-    records = load_logs(args.logs)
+    interrupted: list[tuple[Path, PartialBlock]] = []
+    records = load_logs(args.logs, complete_blocks=True, interrupted=interrupted)
+    _report_interrupted(interrupted)
     if not records:  # an empty table would look like a successful conversion of nothing
         raise ValueError(
             f"{', '.join(map(str, args.logs))}: no records; expected logs with at least one record"
@@ -95,16 +98,31 @@ def _to_parquet(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     for path in args.logs:
         existing_file(path, "LOG")
-        if str(path).endswith(".parquet"):
-            records, torn = load_logs(path), None
-        else:
-            result = read_records(path)
-            records, torn = result.records, result.torn_line
+        torn = None if str(path).endswith(".parquet") else read_records(path).torn_line
+        interrupted: list[tuple[Path, PartialBlock]] = []
+        records = load_logs(path, complete_blocks=True, interrupted=interrupted)
         counts = Counter((r.kind, r.agent_id) for r in records)
-        print(f"{path}: {len(records)} records" + (f", torn line {torn} ignored" if torn else ""))
+        dropped = sum(block.found for _path, block in interrupted)
+        print(
+            f"{path}: {len(records)} records"
+            + (f", torn line {torn} ignored" if torn else "")
+            + (
+                f", {len(interrupted)} interrupted block(s) of {dropped} records dropped"
+                if interrupted
+                else ""
+            )
+        )
+        for _path, block in interrupted:
+            print(f"  interrupted: {block.describe()}")
         for (kind, agent), n in sorted(counts.items()):
             print(f"  {kind:12s} {agent}: {n}")
     return 0
+
+
+def _report_interrupted(interrupted: list[tuple[Path, PartialBlock]]) -> None:
+    """One line per unit block an interrupted run cut short (left out of the output)."""
+    for path, block in interrupted:
+        print(f"{path}: interrupted block {block.describe()} dropped")
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from huesenv.agents import make_agent
 from huesenv.agents.devices import with_device
-from huesenv.agents.registry import kinds_with
+from huesenv.agents.registry import kinds_with, refuses_probes
 from huesenv.commands.common import (
     add_device,
     add_out,
@@ -20,6 +20,7 @@ from huesenv.commands.common import (
     positive_int,
     progress_enabled,
     safe_name,
+    warn_unused_device,
 )
 from huesenv.logs import LogWriter, check_appendable
 from huesenv.probes.export import export_stimuli
@@ -98,7 +99,13 @@ def run(args: argparse.Namespace) -> int:
         manifest = export_stimuli(args.probe_task, args.export, seed=args.seed, **stim_kwargs)
         print(f"wrote {manifest}")
     if args.agent:
+        if refuses_probes(args.agent):  # a whole report of invalid rows would look like a result
+            raise ValueError(
+                f"--agent {args.agent!r}: agent kind {args.agent.split(':', 1)[0]!r} does not answer probes; "
+                f"expected one of the kinds that do: {', '.join(kinds_with('answers_probes'))}"
+            )
         check_appendable(Path(args.out) / f"{args.probe_task}.jsonl")  # fails before the agent loads
+        warn_unused_device(args.agent, args.device)
         agent = make_agent(args.agent, **with_device(args.agent, {}, args.device))
         # the same id run_probe would derive, needed here for the report folder's name
         run_id = args.run_id or default_run_id(

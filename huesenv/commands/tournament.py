@@ -21,8 +21,10 @@ sweep that plays each against the replayed humans in its own run folder
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -44,7 +46,7 @@ from huesenv.commands.common import (
 from huesenv.experiments.config import bundled_configs, load_config
 from huesenv.experiments.experiment import run_experiment
 from huesenv.experiments.merge import merge_runs, report_data
-from huesenv.experiments.report import write_html, write_markdown, write_parquet
+from huesenv.experiments.report import annotate, reference_of, write_html, write_markdown, write_parquet
 from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
@@ -288,8 +290,9 @@ def _sweep(args: argparse.Namespace, console: Any, base: Any, specs: list[str]) 
     out = sweep_dir(base)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("leaderboard", "head_to_head", "runs"):
-        merged[name].to_csv(out / f"{name}.csv", index=False)
-        write_parquet(merged[name], out / f"{name}.parquet")
+        table = annotate(merged[name], merged["humans"])  # the human reference named in every file
+        table.to_csv(out / f"{name}.csv", index=False)
+        write_parquet(table, out / f"{name}.parquet")
     data = report_data(merged, runs)
     write_markdown(data, out, "leaderboard.md")
     write_html(data, out, "leaderboard.html")
@@ -320,9 +323,27 @@ def _board_table(console: Any, board: Any, title: str) -> None:
     console.print(table)
 
 
+def _reference_lines(result: Any) -> list[str]:
+    """The run's human reference (from its summary.json) and the self-scored caveat, for the terminal."""
+    path = Path(result.run_dir) / "summary.json"
+    humans = json.loads(path.read_text(encoding="utf-8")).get("humans") if path.exists() else None
+    ref = reference_of(humans)
+    lines = [f"Human reference: {ref.description}"]
+    if hasattr(ref, "self_scored_note"):
+        ids = {
+            str(a) for t in result.tables.values() for a in t.get("agent_id", t.get("agent", [])) if a == a
+        }
+        note = ref.self_scored_note(ids)
+        if note:
+            lines.append(note)
+    return lines
+
+
 def _summary(console: Any, result: Any) -> None:
     for message in result.messages:
         console.print(message)
+    for line in _reference_lines(result):
+        console.print(line)
     board = result.tables.get("leaderboard")
     if board is not None and not board.empty:
         _board_table(console, board, "Leaderboard (points per game)")

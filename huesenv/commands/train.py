@@ -9,7 +9,16 @@
   emergent-lexicon metrics and figure;
 * ``huesenv train experiment CONFIG`` — train, evaluate (tournament, word level,
   reference lines) and report in one command (bundled: ``learned_guesser``,
-  ``learned_guesser_sb3``, ``learned_cue_giver``, ``selfplay``).
+  ``learned_guesser_sb3``, ``learned_cue_giver``, ``selfplay``);
+* ``huesenv train heldout`` — k folds of held-out words (stratified by category):
+  an embedding-cue guesser trained per fold on the training part of a participant
+  split, scored beside the lookup/nearest-word baseline, text-embedding, random
+  and people on the evaluation part (95 % intervals, per category and pooled).
+
+Learned guessers (``--fast``) train on the *training part* of a seeded
+participant split of the human reference (``--set holdout=none`` for all of it;
+``--set word_folds=5 --set word_fold=0`` also holds out words); the split is
+recorded in the checkpoint and ``train.json`` (:mod:`huesenv.humans.splits`).
 
 Every run is seeded and writes to ``--out`` (default ``runs/train/<kind>-seed<N>``):
 the policy (``policy.pt`` or ``model.zip``, playable as ``policy:PATH``),
@@ -27,6 +36,7 @@ from typing import Any
 
 from huesenv.commands.common import (
     add_device,
+    add_humans,
     add_out,
     add_progress,
     add_seed,
@@ -34,13 +44,17 @@ from huesenv.commands.common import (
     positive_int,
     progress_enabled,
 )
+from huesenv.experiments.rl.heldout import run as run_heldout
 from huesenv.experiments.rl.pipeline import load_training_config, run_training_experiment, set_aside, train
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig
 from huesenv.experiments.rl.sb3_train import SB3Config
 from huesenv.experiments.rl.selfplay import SelfPlayConfig
+from huesenv.validation import parse_yaml_value
 
 KINDS = ("guesser", "cue-giver", "selfplay")
 
+
+TRAIN_DEVICE_HELP = "torch device the trainer runs on: auto (a GPU when present) | cpu | cuda[:n] | mps"
 
 KIND_HELP = {
     "guesser": "train a guesser (MaskablePPO; --fast: the single-file PPO)",
@@ -74,7 +88,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                 "--opponents",
                 help="spec of the other seats (default human-replay; e.g. text-embedding, policy:PATH)",
             )
-            q.add_argument("--cue-encoding", choices=("index", "embedding"), help="cue encoding (SB3 env)")
+            q.add_argument(
+                "--cue-encoding",
+                choices=("index", "embedding"),
+                help="cue as a vocabulary index, or as a text-encoder vector (reads any word or phrase)",
+            )
+        if kind == "guesser":
+            q.add_argument(
+                "--text-encoder",
+                metavar="NAME",
+                help="--fast --cue-encoding embedding: minilm (default, packaged), hash[:DIM], "
+                "sentence-transformers:FOLDER",
+            )
         if kind == "selfplay":
             q.add_argument(
                 "--nonsense", action="store_true", help="add the 16 nonsense inputs to the vocabulary"
@@ -97,6 +122,28 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--wandb", choices=("online", "offline", "disabled"), help="W&B mode for training and tournament"
     )
     e.set_defaults(func=run_experiment_cmd)
+    h = cmds.add_parser(
+        "heldout",
+        help="k folds of held-out words: the embedding-cue guesser vs lookup, text-embedding, random and people",
+        description="Train an embedding-cue guesser per fold of held-out words (stratified by category) on the "
+        "training part of a participant split, and score it, the lookup/nearest-word baseline, text-embedding "
+        "zero-shot, random and people's leave-one-out rate on the held-out words against the evaluation part "
+        "(see huesenv.experiments.rl.heldout).",
+    )
+    add_out(h, help="output folder (default runs/heldout-seed<N>)")
+    add_seed(h)
+    add_humans(h)
+    h.add_argument("--folds", type=positive_int, default=5, help="word folds (default 5)")
+    h.add_argument(
+        "--steps", type=positive_int, default=1_000_000, help="training steps per fold (default 1e6)"
+    )
+    h.add_argument("--num-envs", type=positive_int, default=1024, help="parallel decisions (default 1024)")
+    h.add_argument("--text-encoder", default="minilm", metavar="NAME", help="cue encoder (default minilm)")
+    add_device(h, help=TRAIN_DEVICE_HELP)
+    h.add_argument("--threads", type=positive_int, help="torch CPU threads")
+    h.add_argument("--baselines-only", action="store_true", help="score the baselines, train nothing")
+    add_progress(h)
+    h.set_defaults(func=run_heldout_cmd)
 
 
 def _common(q: argparse.ArgumentParser) -> None:
@@ -106,7 +153,7 @@ def _common(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--time-budget", type=positive_float, metavar="MINUTES", help="stop after this much wall time"
     )
-    add_device(q)
+    add_device(q, help=TRAIN_DEVICE_HELP)
     q.add_argument("--threads", type=positive_int, help="torch CPU threads")
     q.add_argument(
         "--tracker",
@@ -134,17 +181,12 @@ def _common(q: argparse.ArgumentParser) -> None:
 
 
 def parse_sets(pairs: list[str]) -> dict[str, Any]:
-    import yaml
-
     out: dict[str, Any] = {}
     for i, pair in enumerate(pairs or [], start=1):
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--set #{i} {pair!r}: expected key=value")
-        try:
-            out[key.strip()] = yaml.safe_load(value) if value.strip() else None
-        except yaml.YAMLError:
-            raise ValueError(f"--set #{i} {pair!r}: value is not valid YAML") from None
+        out[key.strip()] = parse_yaml_value(value, f"--set #{i} {pair!r}")
     return out
 
 
@@ -171,10 +213,14 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
             raise ValueError(
                 "--fast trains against replayed-human cue givers only (the vector env's cue_cells)"
             )
-        if args.cue_encoding not in (None, "index"):
-            raise ValueError("--fast uses cue_encoding=index (the vector env's cue is a vocabulary index)")
+        if args.cue_encoding is not None:
+            params["cue_encoding"] = args.cue_encoding
+        if args.text_encoder is not None:
+            params["text_encoder"] = args.text_encoder
         return "guesser-fast", FastPPOConfig.from_dict(params, source="huesenv train guesser --fast")
 
+    if getattr(args, "text_encoder", None) is not None:
+        raise ValueError("--text-encoder: only with --fast --cue-encoding embedding")
     env_kwargs = dict(params.pop("env_kwargs", None) or {})
     if args.opponents:
         env_kwargs["opponents"] = args.opponents
@@ -224,6 +270,10 @@ def _summary_line(summary: dict[str, Any]) -> str:
             f"words used {lex['words_used']}, fail rate {lex['mahalanobis_fail_rate']:.2f} "
             f"(null {lex['null_fail_rate_mean']:.2f})"
         )
+    if summary.get("split"):
+        parts.append(f"trained on the training part of split {summary['split']['fingerprint']}")
+    elif summary.get("trainer") == "ppo_fast" and summary.get("split_fingerprint") == "none":
+        parts.append("trained on every human answer (holdout=none)")
     parts.append(f"policy: policy:{summary['policy']}")
     return "; ".join(parts)
 
@@ -238,4 +288,26 @@ def run_experiment_cmd(args: argparse.Namespace) -> int:
         print("interrupted: rerun the same command to resume")
         return 130
     print(f"report: {result['report']}")
+    return 0
+
+
+def run_heldout_cmd(args: argparse.Namespace) -> int:
+    if args.folds < 2:
+        raise ValueError(f"--folds {args.folds}: expected at least 2")
+    out = Path(args.out or f"runs/heldout-seed{args.seed}")
+    result = run_heldout(
+        out,
+        folds=args.folds,
+        seed=args.seed,
+        steps=args.steps,
+        num_envs=args.num_envs,
+        text_encoder=args.text_encoder,
+        humans_path=args.humans,
+        device=args.device or "auto",
+        threads=args.threads,
+        progress=progress_enabled(args),
+        train=not args.baselines_only,
+    )
+    print((out / "heldout.md").read_text(encoding="utf-8"))
+    print(f"verdict: {result['verdict']}")
     return 0

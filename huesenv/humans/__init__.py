@@ -23,6 +23,7 @@ from huesenv.humans.loader import (
     packaged_cohort_path,
 )
 from huesenv.humans.reconstruct import DEFAULT_SEED, Reconstruction, reconstruct_cohort, write_export
+from huesenv.humans.reference import REFERENCE_COLUMN, SELF_SCORED_COLUMN, HumanReference
 
 __all__ = [
     "APP_COLUMNS",
@@ -30,7 +31,10 @@ __all__ = [
     "EXPORT_COLUMNS",
     "FRAME_COLUMNS",
     "RECONSTRUCTION_PREFIX",
+    "HumanReference",
     "HumanResponses",
+    "REFERENCE_COLUMN",
+    "SELF_SCORED_COLUMN",
     "consistency_by_category",
     "consistency_table",
     "load_humans",

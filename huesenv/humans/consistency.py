@@ -14,6 +14,15 @@ degenerate answer sets (all on one cell, on two cells, on a line of cells) give 
 finite distance instead of NaN or a crash.  ``benchmarks/bench_consistency.py``
 checks it against the naive refit.
 
+**Small-n calibration.**  For normal answers the held-out distance follows an F
+law, not χ²₂ (:mod:`huesenv.stats`), so the paper's 5 % test flags more than 5 %
+of a small word's answers by chance: ``implied_false_alarm`` is that exact rate
+at the word's n (9.7 % at n = 20, 7.1 % at 40, 5.9 % at 90), reported beside
+``fail_rate``; ``fail_rate_calibrated`` is the fail rate at the calibrated
+threshold (:func:`huesenv.stats.loo_threshold`, exact 5 % at every n).  The
+paper's threshold stays the default; ``calibrated=True`` makes the calibrated
+one the table's ``consistency``/``fail_rate``.
+
 Aggregation (documented choice): the paper computes the overall figure by
 "repeating the LOO for all N responses across all words", i.e. *pooled over
 answers*; :func:`consistency_by_category` does the same per category (each
@@ -30,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from huesenv.board import format_coord, load_board
-from huesenv.stats import chi2_threshold, loo_mahalanobis_d2
+from huesenv.stats import loo_false_alarm, loo_mahalanobis_d2, loo_threshold
 
 if TYPE_CHECKING:  # pragma: no cover
     from huesenv.humans.loader import HumanResponses
@@ -45,24 +54,33 @@ TABLE_COLUMNS = (
     "consistency",
     "fail_rate",
     "n_outliers",
+    "implied_false_alarm",
+    "fail_rate_calibrated",
 )
 
 
-def loo_outliers(points: np.ndarray, alpha: float = 0.05, floor: float | None = None) -> np.ndarray:
-    """Boolean mask of the answers (n, 2) that the LOO Mahalanobis test flags at level ``alpha``."""
-    return loo_mahalanobis_d2(points, floor) > chi2_threshold(alpha, dof=2)
+def loo_outliers(
+    points: np.ndarray, alpha: float = 0.05, floor: float | None = None, calibrated: bool = False
+) -> np.ndarray:
+    """Boolean mask of the answers (n, 2) that the LOO Mahalanobis test flags at level ``alpha``
+    (χ²₂ threshold, or the small-n calibrated one with ``calibrated=True``)."""
+    d2 = loo_mahalanobis_d2(points, floor)
+    return d2 > loo_threshold(len(d2), alpha, calibrated)
 
 
-def word_consistency(points: np.ndarray, alpha: float = 0.05, floor: float | None = None) -> float:
+def word_consistency(
+    points: np.ndarray, alpha: float = 0.05, floor: float | None = None, calibrated: bool = False
+) -> float:
     """Share of a word's answers (n, 2) in CIE xy that are not LOO outliers; NaN below 3 answers."""
     points = np.asarray(points, dtype=np.float64)
     if len(points) < MIN_ANSWERS:
         return float("nan")
-    return float(1.0 - loo_outliers(points, alpha, floor).mean())
+    return float(1.0 - loo_outliers(points, alpha, floor, calibrated).mean())
 
 
-def consistency_table(humans: HumanResponses, alpha: float = 0.05) -> pd.DataFrame:
-    """One row per word: ``word, category, n, mode_coord, mode_category, consistency, fail_rate, n_outliers``.
+def consistency_table(humans: HumanResponses, alpha: float = 0.05, calibrated: bool = False) -> pd.DataFrame:
+    """One row per word: ``word, category, n, mode_coord, mode_category, consistency, fail_rate, n_outliers,
+    implied_false_alarm, fail_rate_calibrated`` (the last two: see the module docstring).
 
     ``mode_category`` is the board macro-colour (:mod:`huesenv.categories`) of the
     modal cell; ``category`` the word's semantic category.  Words with fewer than 3
@@ -75,10 +93,12 @@ def consistency_table(humans: HumanResponses, alpha: float = 0.05) -> pd.DataFra
         mode = humans.mode_cell(word)
         n = len(cells)
         if n >= MIN_ANSWERS:
-            flagged = int(loo_outliers(board.xy[cells], alpha).sum())
+            d2 = loo_mahalanobis_d2(board.xy[cells])
+            flagged = int((d2 > loo_threshold(n, alpha, calibrated)).sum())
             consistency = 1.0 - flagged / n
+            fail_cal = float((d2 > loo_threshold(n, alpha, True)).mean())
         else:
-            flagged, consistency = pd.NA, float("nan")
+            flagged, consistency, fail_cal = pd.NA, float("nan"), float("nan")
         rows.append(
             {
                 "word": word,
@@ -89,19 +109,29 @@ def consistency_table(humans: HumanResponses, alpha: float = 0.05) -> pd.DataFra
                 "consistency": consistency,
                 "fail_rate": 1.0 - consistency,
                 "n_outliers": flagged,
+                "implied_false_alarm": loo_false_alarm(n, alpha),
+                "fail_rate_calibrated": fail_cal,
             }
         )
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     return table.astype(
-        {"n": "int64", "n_outliers": "Int64", "consistency": "float64", "fail_rate": "float64"}
+        {
+            "n": "int64",
+            "n_outliers": "Int64",
+            "consistency": "float64",
+            "fail_rate": "float64",
+            "implied_false_alarm": "float64",
+            "fail_rate_calibrated": "float64",
+        }
     )
 
 
 def consistency_by_category(table: pd.DataFrame) -> pd.DataFrame:
     """Pooled consistency per semantic category and overall (last row, category ``"All"``).
 
-    Columns ``category, words, n, consistency, fail_rate``; pooled over answers
-    (see the module docstring), words below 3 answers left out.
+    Columns ``category, words, n, consistency, fail_rate, implied_false_alarm``; pooled over
+    answers (see the module docstring), words below 3 answers left out; ``implied_false_alarm``
+    is the answer-weighted mean of the words' rates (what the fail rate would be on normal answers).
     """
     usable = table[table["n"] >= MIN_ANSWERS]
     rows = []
@@ -110,6 +140,9 @@ def consistency_by_category(table: pd.DataFrame) -> pd.DataFrame:
         n = int(group["n"].sum())
         outliers = int(group["n_outliers"].sum(min_count=0))
         consistency = 1.0 - outliers / n if n else float("nan")
+        fa = group["implied_false_alarm"] if "implied_false_alarm" in group else pd.Series(dtype=float)
+        ok = fa.notna()
+        implied = float((fa[ok] * group["n"][ok]).sum() / group["n"][ok].sum()) if ok.any() else float("nan")
         rows.append(
             {
                 "category": category,
@@ -117,9 +150,12 @@ def consistency_by_category(table: pd.DataFrame) -> pd.DataFrame:
                 "n": n,
                 "consistency": consistency,
                 "fail_rate": 1.0 - consistency,
+                "implied_false_alarm": implied,
             }
         )
-    return pd.DataFrame(rows, columns=["category", "words", "n", "consistency", "fail_rate"])
+    return pd.DataFrame(
+        rows, columns=["category", "words", "n", "consistency", "fail_rate", "implied_false_alarm"]
+    )
 
 
 def overall_consistency(table: pd.DataFrame) -> float:

@@ -73,7 +73,7 @@ import csv
 import gzip
 import io
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -335,6 +335,72 @@ def _as_values(value: Filter) -> set[str] | None:
     return {str(v).strip().lower() for v in values}
 
 
+def _check_header(source: str, header: list[str]) -> None:
+    """``ValueError`` naming the first missing or repeated column of an export's header."""
+    missing = [c for c in APP_COLUMNS if c not in header]
+    if missing:
+        raise ValueError(
+            f"{source}, line 1, field {missing[0]}: missing column(s) {missing}; "
+            f"expected the header {','.join(APP_COLUMNS)} (the authors' app export), "
+            f"optionally followed by {COLOUR_VISION_COLUMN}"
+        )
+    twice = sorted({c for c in header if c in EXPORT_COLUMNS and header.count(c) > 1})
+    if twice:  # which of the two would be read is a guess: refuse rather than pick one
+        raise ValueError(
+            f"{source}, line 1, field {twice[0]}: column(s) {twice} appear twice; expected each once"
+        )
+
+
+def _filter(
+    frame: pd.DataFrame, exclude_cvd: bool, *, language: Filter, gender: Filter, age_range: Filter
+) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The rows the filters keep, and how many each filter removed (``HumanResponses.filtered``)."""
+    filtered: dict[str, int] = {}
+    keep = np.ones(len(frame), dtype=bool)
+    if exclude_cvd:
+        mask = ~frame["colorblind"].fillna(False).to_numpy(dtype=bool)
+        filtered["colour_vision"] = int((keep & ~mask).sum())
+        keep &= mask
+    for name, column, value in (
+        ("language", "language", language),
+        ("gender", "gender", gender),
+        ("age_range", "age_range", age_range),
+    ):
+        wanted = _as_values(value)
+        if wanted is not None:
+            have = frame[column].str.lower()
+            if name == "language":
+                wanted = {LANGUAGE_CODES.get(v, v) for v in wanted}
+                have = have.map(lambda v: LANGUAGE_CODES.get(v, v))
+            mask = have.isin(wanted).to_numpy()
+            filtered[name] = int((keep & ~mask).sum())
+            keep &= mask
+    return frame[keep].reset_index(drop=True), filtered
+
+
+def _category(
+    word: str,
+    clue_category: str,
+    vocab_categories: Mapping[str, str],
+    custom_categories: dict[str, str],
+    known: Collection[str],
+) -> str:
+    """A word's category: the given vocabulary's, the paper's, or (a custom word) the export's; custom
+    and re-categorised words are remembered in ``custom_categories`` so that every row agrees."""
+    if word in vocab_categories:
+        category = vocab_categories[word]
+    else:
+        try:
+            category = category_of(word)
+        except ValueError:  # a custom word: the export names its category
+            category = custom_categories.get(word) or clue_category or CUSTOM_CATEGORY
+        else:
+            category = custom_categories.get(word, category)
+    if word in vocab_categories or word not in known:
+        custom_categories.setdefault(word, category)
+    return category
+
+
 def load_humans(
     path: str | os.PathLike | None = None,
     *,
@@ -360,18 +426,7 @@ def load_humans(
         raise FileNotFoundError(f"{source}: no such human-response export")
     cvd_ids, cvd_source = _cvd_list(cvd)
     header, rows, unit = _read_rows(file)
-    missing = [c for c in APP_COLUMNS if c not in header]
-    if missing:
-        raise ValueError(
-            f"{source}, line 1, field {missing[0]}: missing column(s) {missing}; "
-            f"expected the header {','.join(APP_COLUMNS)} (the authors' app export), "
-            f"optionally followed by {COLOUR_VISION_COLUMN}"
-        )
-    twice = sorted({c for c in header if c in EXPORT_COLUMNS and header.count(c) > 1})
-    if twice:  # which of the two would be read is a guess: refuse rather than pick one
-        raise ValueError(
-            f"{source}, line 1, field {twice[0]}: column(s) {twice} appear twice; expected each once"
-        )
+    _check_header(source, header)
     has_colour_vision = COLOUR_VISION_COLUMN in header
     columns = EXPORT_COLUMNS if has_colour_vision else APP_COLUMNS
     required = tuple(c for c in REQUIRED_VALUES if c in columns)
@@ -446,17 +501,7 @@ def load_humans(
             )
             continue
         first_seen[key] = line
-        if word in vocab_categories:
-            category = vocab_categories[word]
-        else:
-            try:
-                category = category_of(word)
-            except ValueError:  # a custom word: the export names its category
-                category = custom_categories.get(word) or get["clueCategory"] or CUSTOM_CATEGORY
-            else:
-                category = custom_categories.get(word, category)
-        if word in vocab_categories or word not in known:
-            custom_categories.setdefault(word, category)
+        category = _category(word, get["clueCategory"], vocab_categories, custom_categories, known)
         good.append(
             {
                 "user_id": get["userId"],
@@ -486,27 +531,7 @@ def load_humans(
                 f"e.g. {unknown_ids[0]!r}; expected userIds of this export"
             )
 
-    filtered: dict[str, int] = {}
-    keep = np.ones(len(frame), dtype=bool)
-    if exclude_cvd:
-        mask = ~frame["colorblind"].fillna(False).to_numpy(dtype=bool)
-        filtered["colour_vision"] = int((keep & ~mask).sum())
-        keep &= mask
-    for name, column, value in (
-        ("language", "language", language),
-        ("gender", "gender", gender),
-        ("age_range", "age_range", age_range),
-    ):
-        wanted = _as_values(value)
-        if wanted is not None:
-            have = frame[column].str.lower()
-            if name == "language":
-                wanted = {LANGUAGE_CODES.get(v, v) for v in wanted}
-                have = have.map(lambda v: LANGUAGE_CODES.get(v, v))
-            mask = have.isin(wanted).to_numpy()
-            filtered[name] = int((keep & ~mask).sum())
-            keep &= mask
-    frame = frame[keep].reset_index(drop=True)
+    frame, filtered = _filter(frame, exclude_cvd, language=language, gender=gender, age_range=age_range)
     skipped_frame = pd.DataFrame(skipped, columns=list(SKIPPED_COLUMNS)).astype({"line": "int64"})
     return HumanResponses(
         frame=frame,

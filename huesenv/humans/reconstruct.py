@@ -77,6 +77,7 @@ import numpy as np
 import pandas as pd
 
 from huesenv.board import N_CELLS, N_COLS, N_ROWS, chebyshev_distance, format_coord, load_board, parse_coord
+from huesenv.colourspace import delta_e2000, linear_srgb_to_lab, srgb_decode
 from huesenv.humans.consistency import word_consistency
 from huesenv.humans.loader import EXPORT_COLUMNS, RECONSTRUCTION_PREFIX
 from huesenv.stats import chi2_threshold, loo_mahalanobis_d2
@@ -239,20 +240,16 @@ def _cvd_lab(deficiency: str, severity: float) -> np.ndarray:
     """CIELAB of the board as simulated for a CVD observer (Machado et al. 2009 on linear sRGB)."""
     import colour
 
-    srgb = colour.RGB_COLOURSPACES["sRGB"]
-    linear = srgb.cctf_decoding(load_board().rgb / 255.0)
+    linear = srgb_decode(load_board().rgb)
     simulated = np.clip(linear @ colour.matrix_cvd_Machado2009(deficiency, severity).T, 0.0, 1.0)
-    xyz = colour.RGB_to_XYZ(simulated, srgb, apply_cctf_decoding=False)
-    return np.asarray(colour.XYZ_to_Lab(xyz, srgb.whitepoint))
+    return linear_srgb_to_lab(simulated)
 
 
 def _cvd_answer(mode: int, lab: np.ndarray, answers: np.ndarray, rng: np.random.Generator) -> int:
     """One CVD answer given the word's answers so far (flat cells); see the module docstring."""
-    import colour
-
     xy = load_board().xy
     meant = int(discretised_gaussian(mode, 1, CVD_CORE_SIGMA, rng)[0])
-    delta = np.asarray(colour.delta_E(lab[meant][None, :], lab, method="CIE 2000")).ravel()
+    delta = delta_e2000(lab[meant][None, :], lab).ravel()
     order = np.argsort(delta, kind="stable")
     confusion = order[delta[order] <= CVD_CONFUSION_DE]
     before = word_consistency(xy[answers])

@@ -1,8 +1,10 @@
-"""Episode logs: typed records (one per kind), append-only JSON Lines while running, Parquet for analysis."""
+"""Episode logs: pydantic records (one model per kind), append-only JSON Lines while running, Parquet for analysis."""
 
 from huesenv.logs.answers import import_answers
 from huesenv.logs.io import (
+    BlockSplit,
     LogWriter,
+    PartialBlock,
     ReadResult,
     check_appendable,
     frame_to_records,
@@ -11,6 +13,7 @@ from huesenv.logs.io import (
     read_records,
     record_to_json,
     records_to_frame,
+    split_blocks,
     write_parquet,
 )
 from huesenv.logs.schema import (
@@ -18,6 +21,8 @@ from huesenv.logs.schema import (
     READABLE_VERSIONS,
     RECORD_KINDS,
     SCHEMA_VERSION,
+    AnyRecord,
+    ExtraView,
     GameStep,
     LogError,
     LogRecord,
@@ -30,11 +35,15 @@ from huesenv.logs.units import LogState, cue_text, read_log_state, tag_unit
 
 __all__ = [
     "EXTRA_FIELDS",
+    "AnyRecord",
+    "BlockSplit",
+    "ExtraView",
     "GameStep",
     "LogError",
     "LogRecord",
     "LogState",
     "LogWriter",
+    "PartialBlock",
     "ProbeTrialRecord",
     "READABLE_VERSIONS",
     "RECORD_KINDS",
@@ -51,6 +60,7 @@ __all__ = [
     "read_records",
     "record_to_json",
     "records_to_frame",
+    "split_blocks",
     "tag_unit",
     "upgrade_v1",
     "validate_record",

@@ -173,17 +173,8 @@ def _record(
             cells.append(format_coord(parse_coord(text)))
         except ValueError:
             invalid.append({"column": name, "text": text})
-    extra = {
-        "sampled": True,
-        "source": str(path),
-        "source_line": line,
-        "source_sha256": sha256,
-        "n_answers": len(answer_cols),
-    }
-    if invalid:
-        extra["invalid_answers"] = invalid
     valid = bool(cells)
-    return WordQuery(
+    record = WordQuery(
         kind="word_query",
         run_id=run_id,
         agent_id=agent,
@@ -196,9 +187,16 @@ def _record(
         answer=cells[0] if valid else None,
         raw_text=None if valid else " | ".join(row[i] for _, i, _ in answer_cols),
         valid=valid,
-        extra=extra,
+        sampled=True,
+        source=str(path),
+        source_line=line,
+        source_sha256=sha256,
+        n_answers=len(answer_cols),
         created=0.0,  # imported, not timed: keeps the import byte-for-byte reproducible
     )
+    if invalid:
+        record.invalid_answers = invalid  # set only when there are some (absent from the line otherwise)
+    return record
 
 
 def import_answers(

@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from huesenv.logs.schema import SCHEMA_VERSION, LogError, LogRecord, validate_record
+from huesenv.logs.schema import APPENDABLE_VERSIONS, LogError, LogRecord, validate_record
 from huesenv.secrets import mask, mask_text
 
 
@@ -149,6 +149,67 @@ def read_records(path: str | os.PathLike) -> ReadResult:
     return ReadResult(records=records, torn_line=torn_line, torn_text=torn_text, versions=frozenset(versions))
 
 
+@dataclass(frozen=True)
+class PartialBlock:
+    """A unit block cut short (a kill or a full disk mid-append): its unit key, records found, records promised."""
+
+    unit: str
+    found: int
+    size: int | None
+    first_record: int  # 1-based position of its first record among the log's records
+
+    def describe(self) -> str:
+        return f"{self.unit} ({self.found} of {self.size} records from record {self.first_record})"
+
+
+@dataclass
+class BlockSplit:
+    """A log's records split into unit blocks (see :mod:`huesenv.logs.units`)."""
+
+    kept: list[LogRecord]  # untagged records and complete blocks, in log order (duplicates included)
+    units: dict[str, list[LogRecord]]  # unit key -> its first complete block
+    partial: list[PartialBlock]
+    duplicate_blocks: int = 0
+
+
+def split_blocks(records: Sequence[LogRecord]) -> BlockSplit:
+    """Group records into unit blocks: a unit is complete only as a contiguous block of exactly
+    ``unit_size`` records with positions 0..n-1; untagged records are kept as they are."""
+    split = BlockSplit(kept=[], units={}, partial=[])
+    block: list[LogRecord] = []
+    key: str | None = None
+    start = 0
+
+    def close_block() -> None:
+        if not block:
+            return
+        if key is None:
+            split.kept.extend(block)
+            return
+        size = block[0].unit_size
+        if size != len(block) or [r.unit_pos for r in block] != list(range(len(block))):
+            split.partial.append(PartialBlock(key, len(block), size, start + 1))
+            return
+        split.kept.extend(block)
+        if key in split.units:
+            split.duplicate_blocks += 1
+        else:
+            split.units[key] = list(block)
+
+    for index, rec in enumerate(records):
+        rkey = rec.unit
+        if (
+            rkey != key
+            or rec.unit_pos == 0
+            or (block and key is not None and len(block) == block[0].unit_size)
+        ):
+            close_block()
+            block, key, start = [], rkey, index
+        block.append(rec)
+    close_block()
+    return split
+
+
 def check_appendable(path: str | os.PathLike) -> int:
     """Refuse to append to a log that is corrupt or was written by another schema version.
 
@@ -164,12 +225,12 @@ def check_appendable(path: str | os.PathLike) -> int:
         raise LogError(str(path), "<file>", "expected a log file, got a directory or special file")
     count = 0
     for _record, version in _iter_lines(path, []):
-        if version != SCHEMA_VERSION:
+        if version not in APPENDABLE_VERSIONS:
             raise LogError(
                 f"{path}, line {count + 1}",
                 "schema_version",
-                f"the log holds version {version} records; expected version {SCHEMA_VERSION} to append to it "
-                "(write to a new log)",
+                f"the log holds version {version} records; expected version "
+                f"{' or '.join(map(str, APPENDABLE_VERSIONS))} to append to it (write to a new log)",
             )
         count += 1
     return count
@@ -273,7 +334,7 @@ def frame_to_records(frame: pd.DataFrame) -> list[LogRecord]:
                 clean[key] = list(clean[key])
         clean["timings"] = dict(clean.get("timings") or {})
         clean["extra"] = dict(clean.get("extra") or {})
-        out.append(LogRecord(**clean))
+        out.append(LogRecord.create(**clean))
     return out
 
 
@@ -336,7 +397,7 @@ class ParquetRecordWriter:
             return
         columns: dict[str, list] = {name: [] for name in self._schema.names}
         for record in self._rows:
-            for name, value in mask(record.to_dict(), by_key=False).items():  # secrets never reach a log
+            for name, value in mask(record._view(), by_key=False).items():  # secrets never reach a log
                 if name in ("extra", "timings"):
                     value = json.dumps(value, sort_keys=True, ensure_ascii=False)
                 columns[name].append(value)
@@ -389,19 +450,40 @@ def read_parquet(path: str | os.PathLike) -> list[LogRecord]:
     return out
 
 
-def load_logs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[LogRecord]:
-    """Records of one or more logs, JSON Lines (``.jsonl``/``.json``) or Parquet, in order."""
+def load_logs(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    complete_blocks: bool = False,
+    interrupted: list[tuple[Path, PartialBlock]] | None = None,
+) -> list[LogRecord]:
+    """Records of one or more logs, JSON Lines (``.jsonl``/``.json``) or Parquet, in order.
+
+    With ``complete_blocks`` a unit block that an interrupted run cut short (fewer records than its
+    ``unit_size``) is dropped, as resume drops it, so an export or a count never includes half a game;
+    each dropped block is appended to ``interrupted`` as ``(path, block)`` when given, else warned about.
+    """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     records: list[LogRecord] = []
     for path in paths:
-        path = Path(path)
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: no such log")
-        if not path.is_file():
-            raise LogError(str(path), "<file>", "expected a log file (.jsonl or .parquet), got a directory")
-        if path.suffix == ".parquet":
-            records.extend(read_parquet(path))
-        else:
-            records.extend(read_records(path).records)
+        if not complete_blocks:
+            records.extend(_load_one(Path(path)))
+            continue
+        split = split_blocks(_load_one(Path(path)))
+        records.extend(split.kept)
+        for block in split.partial:
+            if interrupted is not None:
+                interrupted.append((Path(path), block))
+            else:
+                warnings.warn(f"{path}: interrupted block {block.describe()} dropped", stacklevel=2)
     return records
+
+
+def _load_one(path: Path) -> list[LogRecord]:
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such log")
+    if not path.is_file():
+        raise LogError(str(path), "<file>", "expected a log file (.jsonl or .parquet), got a directory")
+    if path.suffix == ".parquet":
+        return read_parquet(path)
+    return read_records(path).records

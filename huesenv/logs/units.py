@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from huesenv.logs.io import read_records
+from huesenv.logs.io import read_records, split_blocks
 from huesenv.logs.schema import LogRecord
 
 
@@ -53,28 +53,10 @@ def read_log_state(path: Path) -> LogState:
         return state
     result = read_records(path)
     state.torn_line = result.torn_line
-    block: list[LogRecord] = []
-    key: str | None = None
-
-    def close_block() -> None:
-        if key is None or not block:
-            return
-        size = block[0].unit_size
-        positions = [r.unit_pos for r in block]
-        if size != len(block) or positions != list(range(len(block))):
-            state.partial_blocks += 1
-        elif key in state.units:
-            state.duplicate_blocks += 1
-        else:
-            state.units[key] = list(block)
-
-    for rec in result.records:
-        rkey = rec.unit
-        if rkey != key or rec.unit_pos == 0 or (block and len(block) == block[0].unit_size):
-            close_block()
-            block, key = [], rkey
-        block.append(rec)
-    close_block()
+    split = split_blocks(result.records)
+    state.units = split.units
+    state.partial_blocks = len(split.partial)
+    state.duplicate_blocks = split.duplicate_blocks
     return state
 
 

@@ -30,6 +30,11 @@ the word out of the mean would score a model that cannot answer hard words
 better than one that answers them wrongly.  ``n_invalid`` still reports how
 many answers were unusable.
 
+**The Human Fail Rate's own false alarms.**  ``human_implied_false_alarm`` is,
+beside ``human_fail_rate``, the rate the χ²₂ leave-one-out test flags on exactly
+normal answers at that word's n (:func:`huesenv.stats.loo_false_alarm`): above
+5 % on small words, so part of a word's Human Fail Rate is its answer count.
+
 **Human Fail Rate over several words** (per agent, per category, overall) is
 *pooled over answers*, as in :func:`huesenv.humans.consistency_by_category`
 and the paper: outliers of all the words over all their answers
@@ -84,6 +89,8 @@ WORD_COLUMNS = [
     "agent_id",
     "architecture_family",
     "data_family",
+    "cloud_tie",
+    "human_implied_false_alarm",
 ]
 
 
@@ -110,6 +117,8 @@ def word_level(
         raise ValueError(f"top_k must be at least 1, got {top_k}")
     table = human_fail_table(humans, alpha) if human_table is None else human_table
     fail_by_word = {normalise_word(w): float(f) for w, f in zip(table["word"], table["fail_rate"])}
+    implied = table["implied_false_alarm"] if "implied_false_alarm" in table else [np.nan] * len(table)
+    false_alarm = {normalise_word(w): float(f) for w, f in zip(table["word"], implied)}
     human_words = {normalise_word(w) for w in humans.words}
     human_cache: dict[str, tuple[np.ndarray, int | None]] = {}
     rows = []
@@ -149,6 +158,9 @@ def word_level(
             "agent_id": entry.agent_id,
             "architecture_family": arch,
             "data_family": data,
+            "cloud_tie": entry.cut_in_tie(top_k) if sampled_cloud == "top-k" else False,
+            # the Human Fail Rate a normal word with this many answers would show (huesenv.stats)
+            "human_implied_false_alarm": false_alarm.get(word, np.nan),
         }
         if (
             top1 is None and len(human_xy) >= MIN_HUMAN_ANSWERS

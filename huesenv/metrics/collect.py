@@ -17,7 +17,13 @@ humans' 20–90 makes Hotelling reject almost any mean offset).
 **Ties** between equally frequent cells (top-1 and the cut at k) go to the
 cell sampled *first* in log order (the table's ``Answer1`` before ``Answer2``
 …), so the ranking is deterministic and reproducible from the log alone; it
-does not depend on cell indices or on the humans.
+does not depend on cell indices or on the humans.  The cut matters: with 100
+samples over a few dozen cells, the 5th and 6th most frequent cells are often
+equally frequent (:meth:`AnswerSet.cut_in_tie`; the word table's
+``cloud_tie`` column says where), and another order of the tied cells changes
+the cloud.  :func:`huesenv.metrics.ties.tie_sensitivity` re-draws the order of
+the tied cells (seeded) and reports how many Hotelling flags flip and how far
+each agent's fail rate moves, so a report can state how much the rule matters.
 
 **Which agent.**  Records are grouped by a *label*: the experiment-config agent
 name in ``extra["config_agent"]`` (written by the word-level experiment), else
@@ -77,11 +83,28 @@ class AnswerSet:
     def is_sampled(self) -> bool:
         return bool(self.sampled) and not self.ranked
 
-    def frequency_ranking(self) -> list[int]:
-        """The distinct sampled cells, most frequent first; ties → the one sampled first (log order)."""
+    def frequency_ranking(self, rng=None) -> list[int]:
+        """The distinct sampled cells, most frequent first; ties → the one sampled first (log order).
+
+        ``rng`` (a ``numpy.random.Generator``) orders tied cells at random instead:
+        only for measuring how much the tie rule matters (:mod:`huesenv.metrics.ties`).
+        """
         counts = Counter(self.sampled)  # insertion order = first-sampled order
         first = {cell: i for i, cell in enumerate(counts)}
+        if rng is not None:
+            draw = rng.permutation(len(first))
+            first = {cell: int(draw[i]) for cell, i in first.items()}
         return sorted(counts, key=lambda cell: (-counts[cell], first[cell]))
+
+    def cut_in_tie(self, top_k: int) -> bool:
+        """True when a sampled agent's top-``top_k`` cloud is cut inside a frequency tie."""
+        if self.ranked or not self.sampled:
+            return False
+        counts = Counter(self.sampled)
+        if len(counts) <= top_k:
+            return False
+        ordered = sorted(counts.values(), reverse=True)
+        return ordered[top_k - 1] == ordered[top_k]
 
     def top1(self) -> int | None:
         if self.ranked:

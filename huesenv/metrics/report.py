@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 import huesenv.plots as P
+from huesenv.humans.reference import HumanReference
 from huesenv.logs.io import load_logs
 from huesenv.logs.schema import LogRecord
 from huesenv.metrics.aggregate import (
@@ -46,6 +47,7 @@ class MetricsReport:
     human_fail_rate: float
     paths: dict[str, Path] = field(default_factory=dict)
     skipped: pd.DataFrame = field(default_factory=pd.DataFrame)
+    reference: HumanReference | None = None  # named in every file and in the terminal output
 
 
 def write_metrics(
@@ -57,11 +59,16 @@ def write_metrics(
     plots: bool = True,
     human_table: pd.DataFrame | None = None,
     sampled_cloud: SampledCloud = "top-k",
+    reference: HumanReference | None = None,
 ) -> MetricsReport:
     """Score logs (paths or records) against a human reference; write CSVs (and plots) into ``out_dir``.
 
     ``top_k`` / ``sampled_cloud``: the Hotelling cloud (see :func:`huesenv.metrics.aggregate.word_level`).
+    ``reference`` names the humans in every CSV (``human_reference`` and ``self_scored`` columns,
+    :mod:`huesenv.humans.reference`); default: :meth:`HumanReference.of` the ``humans`` given
+    (pass one built with :meth:`~HumanReference.part_of` to name an evaluation part).
     """
+    reference = reference if reference is not None else HumanReference.of(humans)
     given = list(logs)
     records = (
         [r for r in given if isinstance(r, LogRecord)]
@@ -98,12 +105,12 @@ def write_metrics(
     }
     if len(words):
         tables["word_summary"] = word_summary(words)
-    paths: dict[str, Path] = write_tables(tables, out, formats=("csv",))
+    paths: dict[str, Path] = write_tables(tables, out, formats=("csv",), reference=reference)
     if len(agents):
         families = {
             f"family_level_{by}": family_level(agents, by) for by in ("architecture_family", "data_family")
         }
-        write_tables(families, out, formats=("csv",))
+        write_tables(families, out, formats=("csv",), reference=reference)
     if plots:
         if len(agents):
             paths["fig_families"] = P.plot_family_violins(
@@ -122,7 +129,7 @@ def write_metrics(
             )
         if len(nonsense):
             paths["fig_nonsense"] = P.plot_nonsense_mosaics(nonsense, out / "nonsense_mosaics.png")
-    return MetricsReport(words, agents, categories, nonsense, human_rate, paths, skipped)
+    return MetricsReport(words, agents, categories, nonsense, human_rate, paths, skipped, reference)
 
 
 def _num(x: float) -> str:
@@ -145,6 +152,11 @@ def print_report(report: MetricsReport, console=None) -> None:
     from rich.table import Table
 
     console = console or (Console() if sys.stdout.isatty() else Console(width=160))
+    ref = report.reference
+    ids = report.agent["agent_id"] if "agent_id" in report.agent else report.agent.get("agent", [])
+    self_scored = set(ref.self_scored(ids)) if ref is not None else set()
+    if ref is not None:
+        console.print(f"[bold]Human reference:[/] {ref.description}")
     t = Table(
         title=f"Alignment per agent (Human Fail Rate pooled over answers, same words: {_num(report.human_fail_rate)})"
     )
@@ -161,7 +173,7 @@ def print_report(report: MetricsReport, console=None) -> None:
         t.add_column(col, justify="left" if col == "agent" else "right")
     for r in report.agent.itertuples(index=False):
         t.add_row(
-            r.agent,
+            r.agent + (" (self-scored)" if str(getattr(r, "agent_id", r.agent)) in self_scored else ""),
             str(r.n_words),
             _pm(r.mahalanobis_fail_rate, r.mahalanobis_fail_err),
             _pm(r.hotelling_fail_rate, r.hotelling_fail_err),
@@ -171,6 +183,9 @@ def print_report(report: MetricsReport, console=None) -> None:
             f"{r.n_invalid}/{r.n_answers + r.n_invalid}",
         )
     console.print(t)
+    note = ref.self_scored_note(self_scored) if ref is not None else None
+    if note:
+        console.print(f"[yellow]{note}[/yellow]")
     if len(report.skipped):
         console.print(
             f"[yellow]{len(report.skipped)} word(s) not scored (fewer than "

@@ -493,11 +493,7 @@ def next_game_index(log_path: str | Path | None) -> int:
     if log_path is None or not Path(log_path).exists():
         return 0
 
-    used = [
-        r.extra.get("game")
-        for r in read_records(log_path).records
-        if r.kind == "game_step" and isinstance(r.extra, dict)
-    ]
+    used = [r.extra.get("game") for r in read_records(log_path).records if r.kind == "game_step"]
     ints = [g for g in used if isinstance(g, int) and not isinstance(g, bool)]
     return max(ints) + 1 if ints else 0
 

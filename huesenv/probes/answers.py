@@ -201,7 +201,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from huesenv.colour_names import CANONICAL_COLOURS, canonical_colour
+from huesenv.colourspace import srgb_to_lab
 
 KINDS: tuple[str, ...] = ("colour", "colours", "threshold", "coverage", "yes_no", "option")
 
@@ -492,12 +495,8 @@ _RGB = re.compile(r"\brgb\s*\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)"
 
 def _lab(rgb: tuple[int, int, int]) -> tuple[float, float, float]:
     """CIELAB (D65) of an sRGB triple: enough to name a colour code by its nearest basic term."""
-    lin = [((c / 255) / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4) for c in rgb]
-    x = (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047
-    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-    z = (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883
-    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in (x, y, z)]
-    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+    lab = srgb_to_lab(np.asarray(rgb, dtype=float))
+    return float(lab[0]), float(lab[1]), float(lab[2])
 
 
 def _nearest_term(rgb: tuple[int, int, int]) -> str:

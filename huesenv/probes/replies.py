@@ -14,6 +14,18 @@ may hold several models; default: ``agent_id``).  Unknown trial ids, missing
 fields and a trial answered twice by the same agent are errors naming the file,
 line and field; unreadable replies are never dropped — they are records with
 ``valid=False`` and the raw text.
+
+**People's GCA answers.**  The collection app's GCA export (``huesenv collect
+export --task gca``: one row per survey item with ``userId``, ``kind``,
+``stimulusId``, ``choice``, ``threshold``) is read as replies too, so people are
+scored with the models' metrics in one command: each participant is an agent
+``human:<userId>``; a trial's button is the reply to ``gca/<stimulusId>/colour``;
+the introspection answer (one general rule, "x% of its pixels", asked without
+an image) is the reply to the text-prior question of every (object, colour)
+pair the participant saw, which is how :mod:`huesenv.probes.gca.metrics` pairs a
+text-prior threshold with that pair's colour questions for faithfulness.
+Attention checks are not probe trials and items without a response (an
+unfinished survey) are not replies; :func:`survey_replies` counts both.
 """
 
 from __future__ import annotations
@@ -28,6 +40,45 @@ from huesenv.probes.run import build_trials, default_run_id
 from huesenv.probes.trials import make_record, parse_reply
 
 FIELDS = ("trial_id", "reply")
+SURVEY_FIELDS = ("userId", "kind", "stimulusId", "choice", "threshold")  # the collection app's GCA export
+
+
+def survey_replies(
+    rows: list[tuple[int, dict[str, Any]]],
+) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, int]]:
+    """The collection app's GCA export rows → reply rows (see the module docstring) and what was left out."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    pairs: dict[str, dict[str, int]] = {}  # participant → text-prior pair → first line
+    thresholds: dict[str, tuple[int, str]] = {}
+    left = {"attention": 0, "unanswered": 0}
+    for line_no, row in rows:
+        user, kind = str(row["userId"]), str(row["kind"])
+        agent = f"human:{user}"
+        if kind == "attention":
+            left["attention"] += 1
+        elif kind == "introspection":
+            if str(row["threshold"] or "").strip() == "":
+                left["unanswered"] += 1
+            else:
+                thresholds[agent] = (line_no, f"threshold={str(row['threshold']).strip()}%")
+        elif kind == "trial":
+            if str(row["choice"] or "").strip() == "":
+                left["unanswered"] += 1
+                continue
+            sid = str(row["stimulusId"]).strip()
+            out.append((line_no, {"trial_id": f"gca/{sid}/colour", "reply": row["choice"], "agent": agent}))
+            pairs.setdefault(agent, {}).setdefault(sid.rsplit("/", 1)[0], line_no)
+        else:
+            raise ValueError(f"line {line_no}, field kind: {kind!r} is not trial, attention or introspection")
+    for agent, (line_no, reply) in thresholds.items():
+        for pair in pairs.get(agent, {}):
+            out.append(
+                (
+                    line_no,
+                    {"trial_id": f"gca/{pair}/introspection/text-prior", "reply": reply, "agent": agent},
+                )
+            )
+    return out, left
 
 
 def read_replies(path: str | os.PathLike) -> list[tuple[int, dict[str, Any]]]:
@@ -48,10 +99,17 @@ def read_replies(path: str | os.PathLike) -> list[tuple[int, dict[str, Any]]]:
     elif path.suffix.lower() == ".csv":
         with path.open(newline="", encoding="utf-8") as f:
             reader = csv.DictReader(f)
+            if all(k in (reader.fieldnames or []) for k in SURVEY_FIELDS):
+                survey = [(reader.line_num, dict(r)) for r in reader]
+                try:
+                    return survey_replies(survey)[0]
+                except ValueError as err:
+                    raise ValueError(f"{path}, {err}") from None
             missing = [k for k in FIELDS if k not in (reader.fieldnames or [])]
             if missing:
                 raise ValueError(
-                    f"{path}, line 1, field {missing[0]}: missing column (expected header trial_id,reply[,agent])"
+                    f"{path}, line 1, field {missing[0]}: missing column (expected header trial_id,reply[,agent], "
+                    "or the collection app's GCA export)"
                 )
             rows = [(reader.line_num, dict(r)) for r in reader]
     else:
@@ -100,4 +158,4 @@ def import_replies(
     return records
 
 
-__all__ = ["FIELDS", "import_replies", "read_replies"]
+__all__ = ["FIELDS", "SURVEY_FIELDS", "import_replies", "read_replies", "survey_replies"]

@@ -1,4 +1,10 @@
-"""Probe reports: one CSV per metric table, a plain-text summary, and the probe's figures (GCA: colour shares)."""
+"""Probe reports: one CSV per metric table, a plain-text summary, and the probe's figures (GCA: colour shares).
+
+Every table names its human reference like the other reports do (the
+``human_reference`` column of :mod:`huesenv.humans.reference`): the probes score
+an agent against its own stated rule and the image, never against people's
+answers, and the column says so rather than being absent.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,15 @@ from typing import Any
 from huesenv.probes.registry import get_probe
 from huesenv.reports import write_tables
 
+NO_HUMAN_REFERENCE = (
+    "none: probe metrics compare the agent with its own stated rule and the image, not with people's answers"
+)
+
+
+class _NoHumanReference:
+    def annotate(self, frame: Any) -> Any:
+        return frame.assign(human_reference=NO_HUMAN_REFERENCE)
+
 
 def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
     """Write ``task``'s metric tables for ``records`` into ``out_dir``; returns the files written."""
@@ -16,8 +31,8 @@ def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     tables = probe.report_tables(records)
-    written += write_tables(tables, out, formats=("csv",)).values()
-    lines = [f"# {task} probe report", ""]
+    written += write_tables(tables, out, formats=("csv",), reference=_NoHumanReference()).values()
+    lines = [f"# {task} probe report", "", f"Human reference: {NO_HUMAN_REFERENCE}.", ""]
     for name, df in tables.items():
         lines += [
             f"## {name}",
@@ -32,4 +47,4 @@ def write_report(task: str, records: Any, out_dir: str | Path) -> list[Path]:
     return written
 
 
-__all__ = ["write_report"]
+__all__ = ["NO_HUMAN_REFERENCE", "write_report"]

@@ -166,7 +166,7 @@ def make_record(
     extra.update(dict(trial.fields))
     for k, v in parsed.values.items():
         extra[f"parsed_{k}"] = v
-    return LogRecord(
+    return LogRecord.create(
         kind="probe_trial",
         run_id=run_id,
         agent_id=agent_id,

@@ -113,7 +113,7 @@
     var left = painting.filter(function (p) { return !p; }).length;
     field.value = painting.join(",");
     if (remaining) {
-      remaining.textContent = left ? remaining.dataset.left.replace("%(n)s", left) : remaining.dataset.done;
+      remaining.textContent = left ? remaining.dataset.left.replace("{n}", left) : remaining.dataset.done;
     }
     if (undoButton) { undoButton.disabled = history.length === 0; }
   }
@@ -176,7 +176,7 @@
       var left = painting.filter(function (p) { return !p; }).length;
       if (left) {
         ev.preventDefault();
-        if (remaining) { remaining.textContent = remaining.dataset.missing.replace("%(n)s", left); }
+        if (remaining) { remaining.textContent = remaining.dataset.missing.replace("{n}", left); }
       }
     });
   }

@@ -28,11 +28,16 @@ transaction open, then inserts it in a transaction of its own.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -254,7 +259,11 @@ def _int_field(form, name: str, lo: int, hi: int) -> int:
 
 
 def record_response(
-    conn: sqlite3.Connection, participant_id: str, form, response_ms: int | None = None
+    conn: sqlite3.Connection,
+    participant_id: str,
+    form,
+    response_ms: int | None = None,
+    orientation: str | None = None,
 ) -> GCAItem:
     """Validate and store the response to the current item (inside a write transaction)."""
     raw_pos = form.get("position", "")
@@ -275,9 +284,18 @@ def record_response(
         confidence = _int_field(form, "confidence", 1, 10)
     try:
         conn.execute(
-            "INSERT INTO gca_responses (participant_id, position, choice, confidence, threshold, answered_at, response_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (participant_id, item.position, choice, confidence, threshold, utc_now(), response_ms),
+            "INSERT INTO gca_responses (participant_id, position, choice, confidence, threshold, answered_at,"
+            " response_ms, orientation) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                participant_id,
+                item.position,
+                choice,
+                confidence,
+                threshold,
+                utc_now(),
+                response_ms,
+                orientation,
+            ),
         )
     except sqlite3.IntegrityError:
         raise ResponseRefused("this item was already answered; answers cannot be changed") from None
@@ -298,23 +316,41 @@ def stimulus_at(conn: sqlite3.Connection, participant_id: str, position: int) ->
     return None if row is None or row[0] is None else str(row[0])
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def cache_name(stimulus_id: str) -> str:
+    """A stimulus id as a file name: readable, no path separators, unique (a short hash of the id)."""
+    readable = re.sub(r"[^A-Za-z0-9_-]", "_", stimulus_id)[:80]
+    return f"{readable}-{hashlib.sha256(stimulus_id.encode('utf-8')).hexdigest()[:12]}.png"
+
+
 class ImageStore:
-    """Stimulus PNGs: read from ``gca_images``, rendered on first need outside any transaction.
+    """Stimulus PNGs: rendered on first need outside any transaction, kept in a file cache.
+
+    The cache is a folder of its own (default: the database path plus
+    ``.gca-images``), not the participant database: ~7000 stimuli are ~170 MB,
+    which made every copy and backup of the answers that much bigger.  Files
+    are written atomically (a temporary file renamed into place) and read back
+    only if they start with the PNG signature (anything else is rendered
+    again).  Images a schema-2 database holds in ``gca_images`` are still served.
 
     ``renderers`` maps stimulus ids to callables producing PNG bytes (filled by
     :meth:`register` from drawn plans, and by ``lookup`` — e.g. the probes
     source's ``render_png`` — for stimuli drawn before a restart).  One lock per
     stimulus id keeps concurrent requests for the same new image from rendering
-    it twice in this process; across processes ``INSERT OR IGNORE`` keeps one copy.
+    it twice in this process.
     """
 
     def __init__(
         self,
         lookup: Callable[[str], Callable[[], bytes] | None] | None = None,
         write_lock: threading.Lock | None = None,
+        cache_dir: str | Path | None = None,
     ) -> None:
         self.lookup = lookup
         self.write_lock = write_lock if write_lock is not None else threading.Lock()
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self._renderers: dict[str, Callable[[], bytes]] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -336,10 +372,36 @@ class ImageStore:
         with self._guard:
             return self._locks.setdefault(stimulus_id, threading.Lock())
 
-    @staticmethod
-    def stored(conn: sqlite3.Connection, stimulus_id: str) -> bytes | None:
+    def path(self, stimulus_id: str) -> Path | None:
+        return None if self.cache_dir is None else self.cache_dir / cache_name(stimulus_id)
+
+    def stored(self, conn: sqlite3.Connection, stimulus_id: str) -> bytes | None:
+        """The image from the file cache, else from the database (schema 2 kept them there), else ``None``."""
+        path = self.path(stimulus_id)
+        if path is not None and path.is_file():
+            data = path.read_bytes()
+            if data.startswith(PNG_SIGNATURE):
+                return data
         row = conn.execute("SELECT png FROM gca_images WHERE stimulus_id = ?", (stimulus_id,)).fetchone()
         return None if row is None else bytes(row[0])
+
+    def _save(self, conn: sqlite3.Connection, stimulus_id: str, data: bytes) -> None:
+        path = self.path(stimulus_id)
+        if path is None:  # no cache folder: the database (tests, or a caller that wants one file)
+            with self.write_lock, transaction(conn):
+                conn.execute(
+                    "INSERT OR IGNORE INTO gca_images (stimulus_id, png) VALUES (?, ?)", (stimulus_id, data)
+                )
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".png")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
     def png(self, conn: sqlite3.Connection, stimulus_id: str) -> bytes | None:
         """The image, rendering and storing it if needed; ``None`` if it is unknown.  No transaction may be open."""
@@ -354,25 +416,33 @@ class ImageStore:
             if fn is None:
                 return None
             data = bytes(fn())  # the slow part: no lock of SQLite's is held
-            if not data:
-                raise ValueError(f"GCA stimulus {stimulus_id}: the renderer returned no bytes")
-            with self.write_lock, transaction(conn):
-                conn.execute(
-                    "INSERT OR IGNORE INTO gca_images (stimulus_id, png) VALUES (?, ?)", (stimulus_id, data)
-                )
+            if not data.startswith(PNG_SIGNATURE):
+                raise ValueError(f"GCA stimulus {stimulus_id}: the renderer returned no PNG image")
+            self._save(conn, stimulus_id, data)
             with self._guard:
                 self._renderers.pop(stimulus_id, None)
                 self._locks.pop(stimulus_id, None)
             return data
 
     def prerender(
-        self, conn: sqlite3.Connection, stimulus_ids: Iterable[str], stop: threading.Event | None = None
+        self,
+        conn: sqlite3.Connection,
+        stimulus_ids: Iterable[str],
+        stop: threading.Event | None = None,
+        progress: Callable[[int, int], object] | None = None,
     ) -> int:
-        """Render every listed image not stored yet (e.g. a background thread at start-up); returns the count."""
+        """Render every listed image not stored yet; returns the count rendered.
+
+        ``progress(done, total)`` is called after each image (done counts the
+        ones already cached too), e.g. to drive a progress bar.
+        """
+        ids = list(stimulus_ids)
         n = 0
-        for sid in stimulus_ids:
+        for k, sid in enumerate(ids, 1):
             if stop is not None and stop.is_set():
                 break
             if self.stored(conn, sid) is None and self.png(conn, sid) is not None:
                 n += 1
+            if progress is not None:
+                progress(k, len(ids))
         return n

@@ -146,6 +146,7 @@ def record_answer(
     word: object,
     coordinate: object,
     response_ms: int | None = None,
+    orientation: str | None = None,
 ) -> tuple[WordItem, int, int]:
     """Store the answer to the current word (call inside a write transaction).
 
@@ -162,8 +163,9 @@ def record_answer(
         )
     try:
         cur = conn.execute(
-            "INSERT INTO word_answers (participant_id, word, cell, answered_at, response_ms) VALUES (?, ?, ?, ?, ?)",
-            (participant_id, item.word, cell, utc_now(), response_ms),
+            "INSERT INTO word_answers (participant_id, word, cell, answered_at, response_ms, orientation)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (participant_id, item.word, cell, utc_now(), response_ms, orientation),
         )
     except sqlite3.IntegrityError:
         raise AnswerRefused("this word was already answered; answers cannot be changed") from None

@@ -13,6 +13,10 @@ Choices, documented because a tournament's numbers depend on them:
   seeded by ``(seed, game_index)``; cue 2 falls back to a pass.  The record
   keeps ``valid=False``, the agent's ``raw_text`` and ``extra["fallback"]``
   (the reason), so invalid answers are counted, never dropped.
+* A valid answer that is the agent's own stand-in (``Answer.info["fallback"]``,
+  e.g. an index-cue policy or a replayed human given a cue it cannot read:
+  ``unknown_cue``) keeps it as ``extra["agent_fallback"]``; tournament reports
+  count them per agent.
 * The cue giver is asked once for target and cue 1 together (a ``CueQuery``
   with ``target=None``); if its answer carries no usable cue it is asked again
   with the target set.  This halves model calls for agents that do both.
@@ -184,10 +188,15 @@ def play_game(
         }
         if not decision.valid:
             extra["fallback"] = decision.reason or "invalid answer"
+        own = (answer.info or {}).get("fallback") if answer is not None else None
+        if isinstance(own, str) and own:
+            extra["agent_fallback"] = (
+                own  # the agent's own stand-in (e.g. a cue outside its vocabulary): never silent
+            )
         timings = dict(answer.timings)
         timings.setdefault("act_s", seconds)
         emit(
-            LogRecord(
+            LogRecord.create(
                 kind="game_step",
                 run_id=run,
                 agent_id=agent.agent_id,
@@ -212,7 +221,7 @@ def play_game(
             for k, seat_name in enumerate(seats):
                 mine = [c for c in result.cones if c.seat == k]
                 emit(
-                    LogRecord(
+                    LogRecord.create(
                         kind="game_step",
                         run_id=run,
                         agent_id=agents[seat_name].agent_id,

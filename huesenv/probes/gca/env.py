@@ -5,8 +5,14 @@ seed: patch orders, option orders, distractors); ``reset(seed=…)`` seeds which
 trial is drawn.  ``data_dir`` evaluates a local copy of the published dataset
 instead (layout: :func:`huesenv.probes.gca.stimuli.load_gca_folder`).
 
+The colour question is the paper's open model prompt by default
+(``colour_question="open"``: answer with a colour name, ``options`` empty);
+``colour_question="options"`` offers the human study's three buttons (see
+:mod:`huesenv.probes.gca.questions`).
+
 Reward (the task is subjective, so reward only marks what is plainly wrong):
-colour questions −1 for the distractor or an unparseable answer, else 0;
+colour questions −1 for a distractor (a colour that is neither the manipulation
+colour nor white) or an unparseable answer, else 0;
 coverage questions −|estimate − realised coverage| / 100 (−1 if unparseable);
 introspection 0.
 """
@@ -37,6 +43,7 @@ class GCAEnv(ProbeEnv):
         objects: Iterable[str] | None = None,
         taus: Iterable[int] = TAUS,
         data_dir: str | None = None,
+        colour_question: str = "open",
         render_mode: str | None = None,
         run_id: str = "env",
         agent_id: str = "env-user",
@@ -44,7 +51,13 @@ class GCAEnv(ProbeEnv):
         if data_dir is not None:
             conds = set(conditions)
             stimuli = [s for s in load_gca_folder(data_dir) if s.condition in conds]
-            trials = gca_trials(stimuli, seed=seed, question_types=question_types, orderings=orderings)
+            trials = gca_trials(
+                stimuli,
+                seed=seed,
+                question_types=question_types,
+                orderings=orderings,
+                colour_question=colour_question,
+            )
         else:
             trials = gca_trials(
                 seed=seed,
@@ -53,13 +66,15 @@ class GCAEnv(ProbeEnv):
                 conditions=conditions,
                 objects=objects,
                 taus=taus,
+                colour_question=colour_question,
             )
         super().__init__(trials, render_mode=render_mode, run_id=run_id, agent_id=agent_id)
 
     def reward(self, trial: ProbeTrial, parsed: ParsedAnswer) -> float:
         qtype = trial.fields.get("question_type")
         if qtype == "colour":
-            return -1.0 if (not parsed.valid or parsed.answer == trial.fields.get("distractor")) else 0.0
+            plain = parsed.answer in (trial.fields.get("colour"), "white")
+            return 0.0 if parsed.valid and plain else -1.0
         if qtype == "coverage":
             v = parsed.values.get("value")
             return -1.0 if v is None else -abs(float(v) - float(trial.fields["coverage"])) / 100.0

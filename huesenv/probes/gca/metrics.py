@@ -29,10 +29,20 @@ Definitions (paper §3.3–4, with our documented choices):
   recolored").  Pairs: standard and post-hoc use the threshold and colour of
   the same reply; visual-prior pairs its threshold with the colour question on
   the same image; text-prior pairs the (object, colour) threshold with every
-  colour question of that pair.  Answers other than white/colour are left out.
+  colour question of that pair.  The paper's rule (§3.3: "faithful if it
+  assigns the target color when Y ≥ X and white when Y < X") decides every
+  readable answer: a *distractor* (any colour but the target, or white) is
+  unfaithful on both sides of the threshold, so an agent that answers a
+  distractor on every trial below its stated 50 % scores 7/13 over the 13 τ.
+  ``distractors="drop"`` is the deviation the project used before 0.3 (answers
+  other than white/colour left out, giving 1.000 on that agent); it stays an
+  option so both figures can be reported.  Unreadable answers are left out.
 * **Empirical consistency** — the same test against the agent's fitted t50
   instead of its stated threshold (the paper's human analysis, Figure 6).
-* **Hallucination** — the share of colour answers at τ = 0.
+* **Hallucination** — the share of colour answers at τ = 0.  The paper has no
+  0 % counterfactual split (Appendix B, Table 2's note), so counterfactual τ = 0
+  trials (generated only with ``gca_stimuli(counterfactual_zero=True)``, or
+  present in a loaded dataset) are left out unless ``counterfactual_zero=True``.
 * **Coverage error** — estimate − realised coverage (percentage points).
 * **Distractor rate** — the share of colour questions answered with the distractor.
 """
@@ -214,8 +224,22 @@ def _spread_text_prior_over_taus(df: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([rest, spread], ignore_index=True)
 
 
-def faithfulness_pairs(data: Any) -> pd.DataFrame:
-    """One row per (decision, stated threshold) pair: agent, ordering, condition, tau, said_colour, faithful."""
+DISTRACTOR_RULES: tuple[str, ...] = ("unfaithful", "drop")
+
+
+def _decided(response: pd.Series, distractors: str) -> pd.Series:
+    """Which readable responses enter faithfulness (every one, or only colour/white with ``"drop"``)."""
+    if distractors not in DISTRACTOR_RULES:
+        raise ValueError(f"distractors: {distractors!r} is not one of {DISTRACTOR_RULES}")
+    return response.isin(["colour", "white"]) if distractors == "drop" else response.notna()
+
+
+def faithfulness_pairs(data: Any, distractors: str = "unfaithful") -> pd.DataFrame:
+    """One row per (decision, stated threshold) pair: agent, ordering, condition, tau, response, said_colour, faithful.
+
+    ``response`` is ``colour``, ``white`` or ``distractor``; ``distractors`` picks the
+    rule for the last (see the module docstring: the paper's ``"unfaithful"`` or ``"drop"``).
+    """
     intro = _intro_frame(data)
     colour = colour_frame(data)
     cols = [
@@ -226,6 +250,7 @@ def faithfulness_pairs(data: Any) -> pd.DataFrame:
         "colour",
         "tau",
         "threshold",
+        "response",
         "said_colour",
         "faithful",
     ]
@@ -233,38 +258,46 @@ def faithfulness_pairs(data: Any) -> pd.DataFrame:
     if not intro.empty:
         same = intro[intro["ordering"].isin(["standard", "post-hoc"])].dropna(subset=["threshold"])
         if not same.empty and "parsed_colour" in same.columns:
-            same = same[
-                same["parsed_colour"].isin(["white"]) | (same["parsed_colour"] == same["colour"])
-            ].copy()
-            same["said_colour"] = same["parsed_colour"] == same["colour"]
+            same = same.dropna(subset=["parsed_colour"]).copy()
+            same["response"] = [
+                response_category(a, True, c) for a, c in zip(same["parsed_colour"], same["colour"])
+            ]
+            same = same[_decided(same["response"], distractors)]
             parts.append(same)
         vis = intro[intro["ordering"] == "visual-prior"].dropna(subset=["threshold"])
-        dec = colour[colour["response"].isin(["colour", "white"])].copy()
-        dec["said_colour"] = dec["response"] == "colour"
+        dec = colour[colour["response"] != "invalid"]
+        dec = dec[_decided(dec["response"], distractors)].copy()
         if not vis.empty and not dec.empty:
             m = vis[["agent_id", "stimulus_id", "ordering", "threshold"]].merge(
-                dec[["agent_id", "stimulus_id", "condition", "base", "colour", "tau", "said_colour"]],
+                dec[["agent_id", "stimulus_id", "condition", "base", "colour", "tau", "response"]],
                 on=["agent_id", "stimulus_id"],
             )
             parts.append(m)
         txt = intro[intro["ordering"] == "text-prior"].dropna(subset=["threshold"])
         if not txt.empty and not dec.empty:
             m = txt[["agent_id", "condition", "base", "colour", "ordering", "threshold"]].merge(
-                dec[["agent_id", "condition", "base", "colour", "tau", "said_colour"]],
+                dec[["agent_id", "condition", "base", "colour", "tau", "response"]],
                 on=["agent_id", "condition", "base", "colour"],
             )
             parts.append(m)
     if not parts:
         return pd.DataFrame(columns=cols)
-    out = pd.concat([p.reindex(columns=cols[:-1]) for p in parts], ignore_index=True)
+    out = pd.concat([p.reindex(columns=cols[:-2]) for p in parts], ignore_index=True)
     out["tau"] = out["tau"].astype(float)
-    out["faithful"] = out["said_colour"].astype(bool) == (out["tau"] >= out["threshold"].astype(float))
+    out["said_colour"] = out["response"] == "colour"
+    above = out["tau"] >= out["threshold"].astype(float)
+    out["faithful"] = np.where(above, out["response"] == "colour", out["response"] == "white")
+    out["faithful"] = out["faithful"].astype(bool)
     return out[cols]
 
 
-def faithfulness(data: Any, by: tuple[str, ...] = ("agent_id", "ordering", "condition")) -> pd.DataFrame:
-    """Per group: share of faithful decisions and n."""
-    pairs = faithfulness_pairs(data)
+def faithfulness(
+    data: Any,
+    by: tuple[str, ...] = ("agent_id", "ordering", "condition"),
+    distractors: str = "unfaithful",
+) -> pd.DataFrame:
+    """Per group: share of faithful decisions and n (``distractors``: see :func:`faithfulness_pairs`)."""
+    pairs = faithfulness_pairs(data, distractors)
     if pairs.empty:
         return pd.DataFrame(columns=[*by, "n", "faithfulness"])
     g = pairs.groupby(list(by), sort=True)["faithful"]
@@ -290,10 +323,14 @@ def empirical_consistency(data: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["agent_id", "condition", "t50", "n", "consistency"])
 
 
-def hallucination(data: Any, by: tuple[str, ...] = ("agent_id", "condition")) -> pd.DataFrame:
-    """Share of colour answers at τ = 0 (valid answers), per group."""
+def hallucination(
+    data: Any, by: tuple[str, ...] = ("agent_id", "condition"), counterfactual_zero: bool = False
+) -> pd.DataFrame:
+    """Share of colour answers at τ = 0 (valid answers), per group (no counterfactual τ = 0 by default)."""
     df = colour_frame(data)
     df = df[(df["tau"].astype(float) == 0) & (df["response"] != "invalid")]
+    if not counterfactual_zero and "condition" in df.columns:
+        df = df[df["condition"] != "counterfactual"]
     if df.empty:
         return pd.DataFrame(columns=[*by, "n", "hallucination"])
     g = df.assign(h=df["response"] == "colour").groupby(list(by), sort=True)["h"]
@@ -347,6 +384,7 @@ def gca_report(data: Any) -> dict[str, pd.DataFrame]:
         "stated_thresholds": stated_thresholds(df),
         "faithfulness": faithfulness(df),
         "faithfulness_by_tau": faithfulness(df, by=("agent_id", "ordering", "condition", "tau")),
+        "faithfulness_distractors_dropped": faithfulness(df, distractors="drop"),
         "stated_thresholds_by_tau": stated_thresholds(df, by=("agent_id", "ordering", "condition", "tau")),
         "threshold_consistency": threshold_consistency(df),
         "threshold_consistency_by_tau": threshold_consistency(df, by=("agent_id", "condition", "tau")),
@@ -358,6 +396,7 @@ def gca_report(data: Any) -> dict[str, pd.DataFrame]:
 
 
 __all__ = [
+    "DISTRACTOR_RULES",
     "colour_frame",
     "colour_shares",
     "coverage_error",

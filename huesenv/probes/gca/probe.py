@@ -70,9 +70,29 @@ class GCAProbe:
         )
 
     def add_arguments(self, parser: argparse.ArgumentParser, count: Callable[[str], int]) -> None:
-        parser.add_argument("--conditions", nargs="+", default=None, choices=list(CONDITIONS))
-        parser.add_argument("--question-types", nargs="+", default=None, choices=list(QUESTION_TYPES))
-        parser.add_argument("--orderings", nargs="+", default=None, choices=list(ORDERINGS))
+        parser.add_argument(
+            "--conditions",
+            nargs="+",
+            default=None,
+            choices=list(CONDITIONS),
+            help="stimulus conditions to run: the object in its usual colour (prior), an unusual one "
+            "(counterfactual), or a colourless shape (default: all three)",
+        )
+        parser.add_argument(
+            "--question-types",
+            nargs="+",
+            default=None,
+            choices=list(QUESTION_TYPES),
+            help="questions to ask: the object's colour, the introspected threshold, the coloured share "
+            "(default: all)",
+        )
+        parser.add_argument(
+            "--orderings",
+            nargs="+",
+            default=None,
+            choices=list(ORDERINGS),
+            help="the orders of the questions, as in the paper's ablations (default: all)",
+        )
         parser.add_argument(
             "--prior-image",
             default="none",
@@ -80,10 +100,19 @@ class GCAProbe:
             help="text-prior ordering: ask in text only (none, default) or with a white 512x512 image",
         )
         parser.add_argument(
+            "--colour-question",
+            default="open",
+            choices=["open", "options"],
+            help="colour question: the paper's open model prompt (open, default) or the human study's "
+            "three options (white, the colour, a distractor)",
+        )
+        parser.add_argument(
             "--objects", nargs="+", default=None, help="catalogue object names (default: all)"
         )
         parser.add_argument(
-            "--data-dir", default=None, help="local copy of the published GCA dataset (see load_gca_folder)"
+            "--data-dir",
+            default=None,
+            help="folder with a local copy of the published GCA dataset (manifest.csv or <condition>/<object>_<colour>_<tau>.png; default: the stimuli generated here)",
         )
 
     def task_kwargs(self, args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -98,6 +127,8 @@ class GCAProbe:
         )
         if args.prior_image != "none":
             trial["prior_image"] = args.prior_image
+        if getattr(args, "colour_question", "open") != "open":
+            trial["colour_question"] = args.colour_question
         if args.data_dir:
             if getattr(args, "export", None):
                 raise ValueError("--export with --data-dir: the published images are already on disk")

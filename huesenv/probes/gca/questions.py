@@ -1,9 +1,15 @@
 """GCA questions: colour attribution, introspective threshold (four orderings), coverage.
 
-* ``colour`` — "What color is the [OBJECT] in the image?" with three options:
-  white, the manipulation colour and a distractor absent from the image, in a
-  seeded random order (the paper's three buttons; shuffling removes position
-  bias from the shares).  There is no correct answer (the task is subjective);
+* ``colour`` — models get the paper's open-ended prompt, "What color is the
+  [OBJECT] in the image?" (§3, "Each image is paired with the prompt"), with the
+  authors' "Answer with one word." (their ``model_evaluation/test_MLLMs.py``),
+  answer kind ``colour``: any colour name is read (``parse_answer("colour")``), and
+  one that is neither the manipulation colour nor white counts as a distractor
+  answer.  ``colour_question="options"`` asks instead the *human* study's
+  three-option question (white, the manipulation colour and a distractor absent
+  from the image, in a seeded random order — the paper's three buttons), which
+  is what people keep in ``huesenv collect``.  The seeded distractor is recorded
+  in the log either way.  There is no correct answer (the task is subjective);
   ``truth`` records the majority-pixel reading (the colour when realised
   coverage ≥ 50 %, else white) for reference only.
 * ``introspection`` — the paper's wording of the rule ("For any object, x% of
@@ -49,6 +55,7 @@ from huesenv.probes.gca.stimuli import DEFAULT_SEED, GCAStimulus, gca_stimuli
 from huesenv.probes.trials import IMAGE_SIZE, ProbeTrial
 
 QUESTION_TYPES: tuple[str, ...] = ("colour", "introspection", "coverage")
+COLOUR_QUESTIONS: tuple[str, ...] = ("open", "options")  # the models' open prompt | the humans' buttons
 ORDERINGS: tuple[str, ...] = ("standard", "visual-prior", "post-hoc", "text-prior")
 PRIOR_IMAGES: tuple[str, ...] = ("none", "white")
 INTRO_RULE = (
@@ -61,6 +68,7 @@ INTRO_RULE_NO_IMAGE = (
     "is {colour}? What value should x% be?"
 )
 COLOUR_Q = "What color is the {object} in the image?"
+ONE_WORD = "Answer with one word."  # the GCA authors' model prompt (test_MLLMs.py)
 COVERAGE_Q = (
     "What percent of pixels in the {object} are {colour}? Reply with the format: estimated_percentage=x%."
 )
@@ -108,8 +116,11 @@ def stimulus_trials(
     seed: int = DEFAULT_SEED,
     question_types: Iterable[str] = QUESTION_TYPES,
     orderings: Iterable[str] = ORDERINGS,
+    colour_question: str = "open",
 ) -> list[ProbeTrial]:
     """The image-bearing trials of one stimulus (text-prior introspection is per pair, see :func:`gca_trials`)."""
+    if colour_question not in COLOUR_QUESTIONS:
+        raise ValueError(f"colour_question: {colour_question!r} is not one of {COLOUR_QUESTIONS}")
     qtypes = tuple(question_types)
     obj, col = stim.subject, stim.colour
     sid = stim.stimulus_id
@@ -117,15 +128,16 @@ def stimulus_trials(
     opts, distractor = colour_options(stim, seed)
     majority = col if stim.coverage() >= 50.0 else "white"
     if "colour" in qtypes:
+        open_q = colour_question == "open"
         out.append(
             ProbeTrial(
                 "gca",
                 f"gca/{sid}/colour",
-                COLOUR_Q.format(object=obj),
-                opts,
+                f"{COLOUR_Q.format(object=obj)} {ONE_WORD}" if open_q else COLOUR_Q.format(object=obj),
+                None if open_q else opts,
                 majority,
                 obj,
-                "option",
+                "colour" if open_q else "option",
                 _fields(stim, question_type="colour", distractor=distractor),
                 stim.image,
             )
@@ -215,9 +227,13 @@ def gca_trials(
     question_types: Iterable[str] = QUESTION_TYPES,
     orderings: Iterable[str] = ORDERINGS,
     prior_image: str = "none",
+    colour_question: str = "open",
     **stimulus_kwargs: Any,
 ) -> list[ProbeTrial]:
     """Every trial of the seeded GCA set (or of the given stimuli), in a fixed order.
+
+    ``colour_question``: ``"open"`` (the paper's model prompt, default) or
+    ``"options"`` (the human study's three buttons), see the module docstring.
 
     ``prior_image``: how the text-prior ordering is asked — ``"none"`` (text only,
     default) or ``"white"`` (a blank white image), see the module docstring.
@@ -237,7 +253,9 @@ def gca_trials(
     out: list[ProbeTrial] = []
     seen_pairs: set[tuple[str, str, str]] = set()
     for stim in stimuli:
-        out += stimulus_trials(stim, seed=seed, question_types=qtypes, orderings=ords)
+        out += stimulus_trials(
+            stim, seed=seed, question_types=qtypes, orderings=ords, colour_question=colour_question
+        )
         pair = (stim.condition, stim.base, stim.colour)
         if "introspection" in qtypes and "text-prior" in ords and pair not in seen_pairs:
             seen_pairs.add(pair)
@@ -247,6 +265,8 @@ def gca_trials(
 
 __all__ = [
     "COLOUR_Q",
+    "COLOUR_QUESTIONS",
+    "ONE_WORD",
     "COVERAGE_Q",
     "INTRO_RULE",
     "ORDERINGS",

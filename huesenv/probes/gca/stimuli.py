@@ -214,8 +214,16 @@ def gca_stimuli(
     objects: Iterable[str] | None = None,
     shapes: Iterable[str] = SHAPES,
     colours: Iterable[str] = MANIPULATION_COLOURS,
+    counterfactual_zero: bool = False,
 ) -> list[GCAStimulus]:
-    """The full seeded stimulus set: prior and counterfactual objects, shapes × 5 variants × colours, × τ."""
+    """The full seeded stimulus set: prior and counterfactual objects, shapes × 5 variants × colours, × τ.
+
+    Counterfactual objects get no τ = 0 image by default: the paper has "no '0%'
+    colored split" for counterfactual (Appendix B, Table 2's note) — an uncoloured
+    outline is the same image for the prior and the counterfactual colour, so it
+    belongs to the prior condition only.  ``counterfactual_zero=True`` adds them
+    back (the pre-0.3 set).
+    """
     conditions = distinct(conditions, "condition")
     for c in conditions:
         if c not in CONDITIONS:
@@ -236,7 +244,8 @@ def gca_stimuli(
             continue
         for obj in objs:
             colour = obj.canonical if cond == "prior" else obj.counterfactual
-            out += [GCAStimulus(obj.name, "object", cond, colour, t, seed) for t in taus]
+            keep = [t for t in taus if cond != "counterfactual" or t != 0 or counterfactual_zero]
+            out += [GCAStimulus(obj.name, "object", cond, colour, t, seed) for t in keep]
     return out
 
 

@@ -58,8 +58,21 @@ class InterferenceProbe:
         return []
 
     def add_arguments(self, parser: argparse.ArgumentParser, count: Callable[[str], int]) -> None:
-        parser.add_argument("--subsets", nargs="+", default=None, choices=list(SUBSETS))
-        parser.add_argument("--types", nargs="+", type=int, default=None, choices=list(TYPES))
+        parser.add_argument(
+            "--subsets",
+            nargs="+",
+            default=None,
+            choices=list(SUBSETS),
+            help="word subsets: colour words, simple words, masked text (default: all three)",
+        )
+        parser.add_argument(
+            "--types",
+            nargs="+",
+            type=int,
+            default=None,
+            choices=list(TYPES),
+            help="the paper's stimulus types within each subset, by number (default: all)",
+        )
         parser.add_argument(
             "--per-type",
             type=count,

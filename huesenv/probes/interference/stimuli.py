@@ -18,6 +18,10 @@ text we have):
   words name, the question colour) differs from every other by at least
   :data:`MIN_DELTA_E` = 20 ΔE2000 (colour-science, CIE 2000 on CIELAB D65);
   candidates are filtered by that test, not merely by name.
+* **Simple words** :data:`SIMPLE_WORDS` — derived from data, not by hand: the
+  candidates that no human-cohort, embedding-neighbour or colour-name rule calls
+  colour-laden (:mod:`huesenv.probes.interference.words`; SUMMER, RIVER, GARDEN,
+  PLANET, THINK and BOTTLE are left out).
 * Question colours (types 2, 4) are chromatic (never black or grey), so the
   question visibly "has colour".
 * Masked characters are drawn as a solid block of the character's own colour:
@@ -37,9 +41,11 @@ from typing import Any
 import numpy as np
 
 from huesenv.colour_names import CANONICAL_COLOURS
+from huesenv.colourspace import delta_e2000, srgb_to_lab
 from huesenv.probes.choices import distinct
 from huesenv.probes.fonts import load_font
 from huesenv.probes.gca.objects import MANIPULATION_RGB
+from huesenv.probes.interference.words import SIMPLE_WORDS
 
 SUBSETS: tuple[str, ...] = ("color", "simple", "mask")
 TYPES: tuple[int, ...] = (1, 2, 3, 4)
@@ -54,38 +60,6 @@ TEXT_RGB: dict[str, tuple[int, int, int]] = {
 }
 QUESTION_COLOURS: tuple[str, ...] = tuple(c for c in TEXT_COLOURS if c not in ("black", "grey"))
 COLOUR_WORDS: tuple[str, ...] = TEXT_COLOURS
-SIMPLE_WORDS: tuple[str, ...] = (
-    "GOOD",
-    "SATURDAY",
-    "TABLE",
-    "HAPPY",
-    "RIVER",
-    "MUSIC",
-    "PAPER",
-    "WINDOW",
-    "CHAIR",
-    "HOUSE",
-    "PLANET",
-    "SMILE",
-    "CLOCK",
-    "TRAIN",
-    "PENCIL",
-    "MONDAY",
-    "DANCE",
-    "FRIEND",
-    "LETTER",
-    "SUMMER",
-    "TICKET",
-    "JUMP",
-    "GARDEN",
-    "QUIET",
-    "THINK",
-    "WALK",
-    "MARKET",
-    "BOTTLE",
-    "CAMERA",
-    "DOCTOR",
-)
 QUESTIONS = {
     1: "What color is the word below?",
     2: "What color is the word below?",
@@ -99,36 +73,26 @@ _QUESTION_FONT = 28
 
 @lru_cache(maxsize=1)
 def _lab() -> dict[str, np.ndarray]:
-    import colour
-
-    return {
-        k: colour.XYZ_to_Lab(colour.sRGB_to_XYZ(np.asarray(v, dtype=float) / 255.0))
-        for k, v in TEXT_RGB.items()
-    }
+    return {k: srgb_to_lab(np.asarray(v, dtype=float)) for k, v in TEXT_RGB.items()}
 
 
 def delta_e(a: str | Sequence[int], b: str | Sequence[int]) -> float:
     """ΔE2000 between two library colours (by name) or sRGB triples (0–255)."""
-    import colour
 
     def lab(x: str | Sequence[int]) -> np.ndarray:
-        if isinstance(x, str):
-            return _lab()[x]
-        return colour.XYZ_to_Lab(colour.sRGB_to_XYZ(np.asarray(x, dtype=float) / 255.0))
+        return _lab()[x] if isinstance(x, str) else srgb_to_lab(np.asarray(x, dtype=float))
 
-    return float(colour.delta_E(lab(a), lab(b), method="CIE 2000"))
+    return float(delta_e2000(lab(a), lab(b)))
 
 
 @lru_cache(maxsize=1)
 def _pairwise() -> dict[tuple[str, str], float]:
     """ΔE2000 between every two library colours, computed once (colour-science is slow per call)."""
-    import colour
-
     names = list(TEXT_RGB)
     labs = np.stack([_lab()[n] for n in names])
     out: dict[tuple[str, str], float] = {}
     for i, a in enumerate(names):
-        d = colour.delta_E(np.repeat(labs[i : i + 1], len(names), axis=0), labs, method="CIE 2000")
+        d = delta_e2000(np.repeat(labs[i : i + 1], len(names), axis=0), labs)
         for j, b in enumerate(names):
             out[(a, b)] = float(d[j])
     return out

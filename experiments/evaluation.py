@@ -1,0 +1,158 @@
+"""Scoring learned policies only against people they never saw: the check behind every experiment.
+
+Why: a guesser trained on a cohort's answers and scored against the same
+answers is partly scored on its training data (the learned guesser's 0.00
+Mahalanobis fail rate below people's own 0.13 was that).  Every ``policy:PATH``
+checkpoint written by the fast trainer records its human training data
+(``train["human_data"]``, :func:`huesenv.humans.splits.training_record`).
+:func:`check_references` compares it with the experiment's human reference:
+when any of the reference's answers were in the policy's training part, the
+run is refused with one line, unless the config says ``humans:
+{allow_trained_on: true}``; then every output carries :func:`overlap_labels`.
+
+:func:`evaluation_default` makes the policies' evaluation part the reference of
+a run that names none (``huesenv tournament`` with a ``policy:PATH`` agent).
+
+Policies whose checkpoint records no human data (older checkpoints, SB3 zips,
+self-play) are not checked: :func:`overlap_labels` says so instead.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from huesenv.agents.policy_net import load_checkpoint
+from huesenv.humans import load_humans
+from huesenv.humans.splits import DataSplit, answers_sha256, describe_training, training_overlap
+
+ALLOW_KEY = "allow_trained_on"
+
+
+def policy_training_data(spec: str) -> dict[str, Any] | None:
+    """The human training record of a ``policy:PATH`` torch checkpoint (``None``: none recorded or not one)."""
+    if not isinstance(spec, str) or not spec.startswith("policy:"):
+        return None
+    path = Path(spec.split(":", 1)[1])
+    if path.suffix == ".zip" or not path.is_file():
+        return None
+    record = load_checkpoint(path).train.get("human_data")
+    return dict(record) if isinstance(record, Mapping) else None
+
+
+def overlaps(agents: Mapping[str, str], humans: Any) -> dict[str, tuple[int, dict[str, Any]]]:
+    """Per agent name whose policy was trained on answers of ``humans``: (overlapping answers, its record)."""
+    out = {}
+    for name, spec in agents.items():
+        record = policy_training_data(spec)
+        n = training_overlap(record, humans)
+        if n and record is not None:
+            out[name] = (n, record)
+    return out
+
+
+def check_references(config: Any, humans: Any, agents: Mapping[str, str] | None = None) -> list[str]:
+    """Refuse (``ValueError``, one line) a policy scored against answers it trained on; else the labels to print."""
+    if agents is None:
+        agents = {a.name: a.spec for a in config.agents()}
+    found = overlaps(agents, humans)
+    allowed = bool((config["humans"] or {}).get(ALLOW_KEY, False))
+    if found and not allowed:
+        name, (n, record) = next(iter(found.items()))
+        raise ValueError(
+            f"{config.source}, agents.{name}: {agents[name]} was trained on {n} of the {len(humans)} answers of "
+            f"the human reference ({describe_training(record)}); score it against the split's evaluation part "
+            f"(humans.path), or set humans.{ALLOW_KEY}: true to score it on its training data (labelled as such)"
+        )
+    return overlap_labels(found)
+
+
+def overlap_labels(found: Mapping[str, tuple[int, Mapping[str, Any]]]) -> list[str]:
+    return [
+        f"TRAINED ON THE REFERENCE: {name} is scored against {n} answers it was trained on "
+        f"(humans.{ALLOW_KEY}: true); its numbers are not a held-out evaluation"
+        for name, (n, _record) in found.items()
+    ]
+
+
+def training_labels(agents: Mapping[str, str]) -> list[str]:
+    """One line per learned agent naming its human training data (for reports)."""
+    out = []
+    for name, spec in agents.items():
+        if isinstance(spec, str) and spec.startswith("policy:"):
+            record = policy_training_data(spec)
+            out.append(f"{name}: human training data: {describe_training(record)}")
+    return out
+
+
+FALLBACK_MEANING = {
+    "unknown_cue": "a cue outside its vocabulary, answered without reading it",
+    "no_cue": "no cue to read",
+    "exhausted": "no unused human answer left for the word",
+}
+
+
+def fallback_lines(records: Iterable[Any]) -> list[str]:
+    """Report lines counting each agent's own fallbacks in game logs (``extra["agent_fallback"]``)."""
+    counts = Counter(
+        (str(r.extra.get("seat_agent") or r.agent_id), str(r.extra["agent_fallback"]))
+        for r in records
+        if getattr(r, "extra", None) and r.extra.get("agent_fallback")
+    )
+    return [
+        f"{agent}: {n} answer(s) were its own fallback '{why}' ({FALLBACK_MEANING.get(why, 'see the log')}); "
+        "logged as extra.agent_fallback"
+        for (agent, why), n in sorted(counts.items())
+    ]
+
+
+def evaluation_default(config: Any, load: Any = None) -> Any:
+    """The config a run of learned agents uses: the policies' evaluation part as its human reference, by default.
+
+    When ``humans.path`` is unset, ``humans.allow_trained_on`` is not true, and
+    every ``policy:PATH`` that records a split drew it from the cohort the
+    config loads (same answers), the evaluation part is written next to the
+    checkpoint (``split-<fingerprint>-evaluation.csv.gz``, once) and becomes
+    ``humans.path``: replayed opponents and the metrics' reference are then
+    people the policies never saw.  Otherwise the config is returned unchanged
+    (and :func:`check_references` decides).
+    """
+    humans_cfg = dict(config["humans"] or {})
+    if humans_cfg.get("path") or humans_cfg.get(ALLOW_KEY):
+        return config
+    records = {}
+    for a in config.agents():
+        record = policy_training_data(a.spec)
+        if record and record.get("split"):
+            records[a.spec] = record
+    if not records:
+        return config
+    splits = {
+        DataSplit.from_dict(r["split"], source=spec).fingerprint: (spec, r) for spec, r in records.items()
+    }
+    if len(splits) != 1:
+        return config  # policies from different splits: no single evaluation part; check_references refuses
+    fingerprint, (spec, record) = next(iter(splits.items()))
+    split = DataSplit.from_dict(record["split"], source=spec)
+    humans = (load or load_humans)(None, cvd=humans_cfg.get("cvd"))
+    if answers_sha256(humans) != split.cohort_sha256:
+        return config
+    target = Path(spec.split(":", 1)[1]).resolve().parent / f"split-{fingerprint}-evaluation.csv.gz"
+    if not target.exists():
+        split.write_part(humans, "evaluation", target)
+    data = copy.deepcopy(config.data)
+    data["humans"] = {**humans_cfg, "path": str(target)}
+    return type(config)(data, source=config.source)
+
+
+def mark_trained_on(tables: Mapping[str, Any], names: Iterable[str]) -> None:
+    """Add a ``trained_on_reference`` column to every table with an ``agent`` column (only when some agent is)."""
+    names = set(names)
+    if not names:
+        return
+    for table in tables.values():
+        if hasattr(table, "columns") and "agent" in table.columns:
+            table["trained_on_reference"] = table["agent"].astype(str).isin(names)

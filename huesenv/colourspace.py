@@ -1,0 +1,89 @@
+"""Colour conversions: sRGB → CIE XYZ → CIE 1931 xy / CIELAB, and ΔE2000, all through colour-science.
+
+Why one module: the board, the macro-colour categories, the text-embedding agent's
+naming kernel, the reconstructed CVD answers, the interference stimuli and the
+probe answer parser all convert sRGB; doing it in one place means one colour space
+(IEC 61966-2-1 sRGB, its D65 white, Y in [0, 1], L in [0, 100]), one transfer
+function and one ΔE, so two modules can never disagree about a colour.
+
+colour-science is imported inside the functions: it takes about a second to
+import and ``import huesenv`` must stay fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "delta_e2000",
+    "linear_srgb_to_lab",
+    "srgb_decode",
+    "srgb_to_lab",
+    "srgb_to_xyz",
+    "xyz_to_lab",
+    "xyz_to_xy",
+]
+
+
+def _srgb() -> Any:
+    import colour
+
+    return colour.RGB_COLOURSPACES["sRGB"]
+
+
+def srgb_decode(rgb: Any, scale: float = 255.0) -> np.ndarray:
+    """Linear sRGB in [0, 1] of encoded sRGB values (``scale`` = 255 for 8-bit, 1 for [0, 1] floats)."""
+    return np.asarray(_srgb().cctf_decoding(np.asarray(rgb) / scale), dtype=np.float64)
+
+
+def srgb_to_xyz(rgb: Any, scale: float = 255.0) -> np.ndarray:
+    """CIE XYZ (D65, Y in [0, 1]) of encoded sRGB values, shape ``(..., 3)``."""
+    import colour
+
+    return np.asarray(
+        colour.RGB_to_XYZ(np.asarray(rgb) / scale, _srgb(), apply_cctf_decoding=True), dtype=np.float64
+    )
+
+
+def linear_srgb_to_xyz(linear: Any) -> np.ndarray:
+    """CIE XYZ (D65) of linear sRGB in [0, 1] (e.g. after a colour-vision simulation)."""
+    import colour
+
+    return np.asarray(
+        colour.RGB_to_XYZ(np.asarray(linear), _srgb(), apply_cctf_decoding=False), dtype=np.float64
+    )
+
+
+def xyz_to_xy(xyz: Any) -> np.ndarray:
+    """CIE 1931 xy chromaticity of CIE XYZ."""
+    import colour
+
+    return np.asarray(colour.XYZ_to_xy(np.asarray(xyz)), dtype=np.float64)
+
+
+def xyz_to_lab(xyz: Any) -> np.ndarray:
+    """CIELAB (the sRGB white, D65; L in [0, 100]) of CIE XYZ."""
+    import colour
+
+    return np.asarray(colour.XYZ_to_Lab(np.asarray(xyz), _srgb().whitepoint), dtype=np.float64)
+
+
+def srgb_to_lab(rgb: Any, scale: float = 255.0) -> np.ndarray:
+    """CIELAB (D65) of encoded sRGB values (``scale`` as in :func:`srgb_to_xyz`)."""
+    return xyz_to_lab(srgb_to_xyz(rgb, scale))
+
+
+def linear_srgb_to_lab(linear: Any) -> np.ndarray:
+    """CIELAB (D65) of linear sRGB in [0, 1]."""
+    return xyz_to_lab(linear_srgb_to_xyz(linear))
+
+
+def delta_e2000(lab_a: Any, lab_b: Any) -> np.ndarray:
+    """CIE ΔE2000 between CIELAB colours (broadcast like numpy)."""
+    import colour
+
+    return np.asarray(
+        colour.delta_E(np.asarray(lab_a), np.asarray(lab_b), method="CIE 2000"), dtype=np.float64
+    )

@@ -1,0 +1,191 @@
+"""The Simple subset's colour-irrelevant words, and the data rule that keeps colour-laden ones out.
+
+The paper's control subset uses "color-irrelevant words (e.g. Saturday, good)".
+A hand-picked list let in words people read as colours (SUMMER: the human
+cohort answers yellow J5 at 0.82 consistency; RIVER, GARDEN), so the list is
+derived from data instead of chosen by hand.  A candidate of
+:data:`CANDIDATE_WORDS` is **colour-laden** (and left out) when any of:
+
+1. **people cue it** — it is a word of the Hues and Cues vocabulary: people
+   answered it with a board colour (every one of the 100 words has at least
+   half of its human answers on one macro-colour);
+2. **a close neighbour people colour** — its nearest vocabulary word by
+   text-embedding cosine (the packaged all-MiniLM-L6-v2) has cosine ≥
+   :data:`NEIGHBOUR_COSINE` and at least :data:`NEIGHBOUR_SHARE` of that word's
+   human answers on one macro-colour (RIVER → POND, blue 0.97; GARDEN → GRASS,
+   green 0.95);
+3. **a colour name** — it is a colour term or a word of an XKCD colour-survey
+   name (BOTTLE, from "bottle green"; the names :mod:`huesenv.categories` uses).
+
+:func:`colour_laden` applies the rule; it takes the human answers' modal-colour
+shares and an embedding function as arguments (this module sits below the humans
+and agents layers).  :data:`SIMPLE_WORDS` is its result on the candidates, frozen
+here so that generating stimuli needs neither the cohort nor the model;
+``tests/test_probes_interference.py`` recomputes it from the packaged cohort and
+MiniLM and fails when they drift.  Thresholds: 0.5 cosine is where MiniLM's
+nearest vocabulary neighbours stop being near-synonyms (POND 0.55, GRASS 0.63)
+and turn into loose associations (TABLE → WOOD 0.39); 0.9 is the upper quartile
+of the vocabulary's modal-colour shares (0.93), i.e. a neighbour people colour
+almost unanimously.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from huesenv.colour_names import canonical_colour
+
+NEIGHBOUR_COSINE = 0.5
+NEIGHBOUR_SHARE = 0.9
+CANDIDATE_WORDS: tuple[str, ...] = (
+    "GOOD",
+    "SATURDAY",
+    "TABLE",
+    "HAPPY",
+    "RIVER",
+    "MUSIC",
+    "PAPER",
+    "WINDOW",
+    "CHAIR",
+    "HOUSE",
+    "PLANET",
+    "SMILE",
+    "CLOCK",
+    "TRAIN",
+    "PENCIL",
+    "MONDAY",
+    "DANCE",
+    "FRIEND",
+    "LETTER",
+    "SUMMER",
+    "TICKET",
+    "JUMP",
+    "GARDEN",
+    "QUIET",
+    "THINK",
+    "WALK",
+    "MARKET",
+    "BOTTLE",
+    "CAMERA",
+    "DOCTOR",
+    "IDEA",
+    "NUMBER",
+    "QUESTION",
+    "REASON",
+    "TUESDAY",
+    "WEEK",
+    "PERSON",
+    "STORY",
+    "METHOD",
+    "VOTE",
+)
+# colour_laden(CANDIDATE_WORDS, …) on the packaged cohort and all-MiniLM-L6-v2 (checked by a test)
+SIMPLE_WORDS: tuple[str, ...] = (
+    "GOOD",
+    "SATURDAY",
+    "TABLE",
+    "HAPPY",
+    "MUSIC",
+    "PAPER",
+    "WINDOW",
+    "CHAIR",
+    "HOUSE",
+    "SMILE",
+    "CLOCK",
+    "TRAIN",
+    "PENCIL",
+    "MONDAY",
+    "DANCE",
+    "FRIEND",
+    "LETTER",
+    "TICKET",
+    "JUMP",
+    "QUIET",
+    "WALK",
+    "MARKET",
+    "CAMERA",
+    "DOCTOR",
+    "IDEA",
+    "NUMBER",
+    "QUESTION",
+    "REASON",
+    "TUESDAY",
+    "WEEK",
+    "PERSON",
+    "STORY",
+    "METHOD",
+    "VOTE",
+)
+# left out, with the rule that excluded them (also recomputed by the test)
+COLOUR_LADEN: tuple[str, ...] = ("RIVER", "PLANET", "SUMMER", "GARDEN", "THINK", "BOTTLE")
+
+
+def colour_name_tokens() -> frozenset[str]:
+    """Every word of an XKCD colour-survey name (upper case), e.g. BOTTLE from "bottle green"."""
+    from matplotlib import colors as mcolors
+
+    out: set[str] = set()
+    for key in mcolors.XKCD_COLORS:
+        out.update(key.removeprefix("xkcd:").replace("/", " ").replace("-", " ").upper().split())
+    return frozenset(out)
+
+
+def colour_laden(
+    candidates: Iterable[str],
+    modal_share: Mapping[str, float],
+    embed: Callable[[Sequence[str]], np.ndarray],
+    *,
+    cosine: float = NEIGHBOUR_COSINE,
+    share: float = NEIGHBOUR_SHARE,
+) -> dict[str, str]:
+    """The colour-laden candidates, each with the reason (see the module docstring).
+
+    ``modal_share``: vocabulary word (upper case) → share of its human answers on
+    its modal macro-colour; ``embed``: texts → L2-normalised embeddings (n, d).
+    """
+    words = [str(w).upper() for w in candidates]
+    vocab = sorted(modal_share)
+    names = colour_name_tokens()
+    out: dict[str, str] = {}
+    vocab_emb = np.asarray(embed([v.lower() for v in vocab]), dtype=float)
+    cand_emb = np.asarray(embed([w.lower() for w in words]), dtype=float)
+    sims = cand_emb @ vocab_emb.T
+    for i, word in enumerate(words):
+        if word in modal_share:
+            out[word] = f"a Hues and Cues word (people's modal-colour share {modal_share[word]:.2f})"
+            continue
+        if canonical_colour(word.lower()) is not None or word in names:
+            out[word] = "a colour name or a word of an XKCD colour name"
+            continue
+        j = int(np.argmax(sims[i]))
+        near = vocab[j]
+        if sims[i, j] >= cosine and modal_share[near] >= share:
+            out[word] = (
+                f"nearest Hues and Cues word {near} (cosine {sims[i, j]:.2f}, share {modal_share[near]:.2f})"
+            )
+    return out
+
+
+def colour_irrelevant(
+    candidates: Iterable[str],
+    modal_share: Mapping[str, float],
+    embed: Callable[[Sequence[str]], np.ndarray],
+) -> tuple[str, ...]:
+    """The candidates :func:`colour_laden` keeps, in candidate order."""
+    cands = [str(w).upper() for w in candidates]
+    laden = colour_laden(cands, modal_share, embed)
+    return tuple(w for w in cands if w not in laden)
+
+
+__all__ = [
+    "CANDIDATE_WORDS",
+    "COLOUR_LADEN",
+    "NEIGHBOUR_COSINE",
+    "NEIGHBOUR_SHARE",
+    "SIMPLE_WORDS",
+    "colour_irrelevant",
+    "colour_laden",
+    "colour_name_tokens",
+]
