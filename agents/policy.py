@@ -20,6 +20,9 @@ any other agent.
   policy puts the most probability inside the target's 3×3 scoring frame (the
   cue giver's points), and, with no target yet, the card cell where that share
   is largest — the same rule the replayed humans use over people's answers.
+* **RLlib checkpoints** (a folder with ``rllib_checkpoint.json``, from
+  ``huesenv.experiments.rl.rllib_train``): pickles, so only with ``allow_code=True``;
+  see :mod:`huesenv.agents.rllib_policy`.
 * **SB3 zips** (``.zip``, the ``rl`` extra) are read without unpickling
   anything (:mod:`huesenv.agents.sb3_zip`: the weights with
   ``weights_only=True``, the architecture from their shapes); their observation
@@ -49,6 +52,7 @@ from huesenv.agents.policy_net import (
     speaker_forward,
 )
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
+from huesenv.agents.rllib_policy import is_rllib_checkpoint, load_rllib_policy, rllib_logits
 from huesenv.agents.sb3_zip import load_sb3_policy
 from huesenv.agents.text_encoders import MiniLMTextEncoder, make_text_encoder
 from huesenv.board import N_CELLS
@@ -74,6 +78,7 @@ class PolicyAgent(BaseAgent):
         sample: bool = False,
         device: str | None = "cpu",
         rules: HuesCuesRules | None = None,
+        allow_code: bool = False,
     ) -> None:
         self.path = Path(path)
         self.sample = bool(sample)
@@ -85,7 +90,11 @@ class PolicyAgent(BaseAgent):
         self._obs_encoder: Any = None
         self._text_encoder: Any = None
         self._cue_cache: dict[str, np.ndarray] = {}
-        if self.path.suffix == ".zip":
+        self.rllib_module: Any = None
+        if is_rllib_checkpoint(self.path):  # acts through the SB3 path: flat observations, env action layout
+            self.rllib_module, self.settings = load_rllib_policy(self.path, allow_code=allow_code)
+            self.sb3_model = self.rllib_module
+        elif self.path.suffix == ".zip":
             self.settings = self._load_sb3(device)
         else:
             self.checkpoint = load_checkpoint(self.path)
@@ -214,6 +223,9 @@ class PolicyAgent(BaseAgent):
     def _sb3_logits(self, obs: np.ndarray) -> np.ndarray:
         import torch
 
+        if self.rllib_module is not None:
+            return rllib_logits(self.rllib_module, obs)
+
         policy = self.sb3_model.policy
         with torch.no_grad():
             obs_t, _ = policy.obs_to_tensor(obs)
@@ -335,7 +347,9 @@ class PolicyAgent(BaseAgent):
 
     def _sb3_cue(self, query: CueQuery, allowed: Sequence[str], card: Sequence[int]) -> Answer:
         """An SB3 cue giver: its most probable legal action in the env's layout (cells, then words, then pass)."""
-        if self.settings.role != "cue_giver":
+        if (
+            self.settings.role != "cue_giver" and self.rllib_module is None
+        ):  # an RLlib policy plays every seat
             raise NotImplementedError(f"policy {self.path}: an SB3 {self.settings.role} cannot give cues")
         V = len(self.vocabulary)
         mask = np.zeros(N_CELLS + V + 1, dtype=bool)

@@ -47,7 +47,12 @@ COMMANDS: dict[str, str] = {
     "play": "huesenv.commands.play",
     "collect": "huesenv.commands.collect",
     "train": "huesenv.commands.train",
+    "metrics-naming": "huesenv.commands.naming",
 }
+
+# two-word commands whose first word is also a command: ``huesenv metrics naming`` is ``metrics-naming``
+# (so a metrics LOG cannot be a file called ``naming`` given first; ``./naming`` still works)
+SUBCOMMAND_ALIASES: dict[tuple[str, str], str] = {("metrics", "naming"): "metrics-naming"}
 
 
 def build_parser():
@@ -66,7 +71,7 @@ def build_parser():
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _resolve_aliases(list(sys.argv[1:] if argv is None else argv))
     command = next((a for a in argv if not a.startswith("-")), None)
     prefix = f"huesenv {command}" if command in COMMANDS else "huesenv"
     try:
@@ -76,7 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except SystemExit as exit_:  # --help / --version
         return int(exit_.code or 0)
-    prefix = f"huesenv {args.command}"
+    prefix = (
+        "huesenv " + args.command.replace("-", " ")
+        if args.command == "metrics-naming"
+        else f"huesenv {args.command}"
+    )
     try:
         # only the command line grants code execution (huesenv.trust)
         with one_line_warnings(prefix), allowing_code(bool(getattr(args, "allow_code", False))):
@@ -97,6 +106,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         print(f"{prefix}: error: {message}", file=sys.stderr)
         return code
+
+
+def _resolve_aliases(argv: list[str]) -> list[str]:
+    """Rewrite the first two positional words through :data:`SUBCOMMAND_ALIASES`."""
+    words = [i for i, a in enumerate(argv) if not a.startswith("-")][:2]
+    if len(words) == 2 and words[1] == words[0] + 1:
+        alias = SUBCOMMAND_ALIASES.get((argv[words[0]], argv[words[1]]))
+        if alias:
+            return argv[: words[0]] + [alias] + argv[words[1] + 1 :]
+    return argv
 
 
 @contextmanager

@@ -349,3 +349,46 @@ def plot_alignment(word_df: pd.DataFrame, path: Path, title: str) -> Path | None
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     fig.tight_layout()
     return save_figure(fig, path, dpi=110)
+
+
+def plot_naming_plane(
+    frontier_complexity: np.ndarray,
+    frontier_accuracy: np.ndarray,
+    systems: pd.DataFrame,
+    path: str | Path,
+    title: str = "",
+) -> Path:
+    """The complexity–accuracy plane (Zaslavsky et al. 2018, Fig. 2): the IB frontier and every system
+    (``systems``: columns ``system``, ``kind``, ``complexity_bits``, ``accuracy_bits``)."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 5.5))
+    order = np.argsort(frontier_complexity)
+    ax.plot(
+        np.asarray(frontier_complexity)[order],
+        np.asarray(frontier_accuracy)[order],
+        "k-",
+        lw=1.5,
+        label="IB frontier",
+    )
+    kinds = list(dict.fromkeys(systems["kind"]))
+    cmap = plt.get_cmap("tab10")
+    for i, kind in enumerate(kinds):
+        part = systems[systems["kind"] == kind]
+        ax.scatter(
+            part["complexity_bits"], part["accuracy_bits"], s=28, color=cmap(i % 10), label=kind, zorder=3
+        )
+        if len(part) <= 6:
+            for _, row in part.iterrows():
+                ax.annotate(
+                    str(row["system"]),
+                    (row["complexity_bits"], row["accuracy_bits"]),
+                    fontsize=7,
+                    xytext=(3, -8),
+                    textcoords="offset points",
+                )
+    ax.set_xlabel("complexity I(M;W) [bits]")
+    ax.set_ylabel("accuracy I(W;U) [bits]")
+    ax.set_title(title or "colour naming on the board: the information-bottleneck plane")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    return save_figure(fig, path)

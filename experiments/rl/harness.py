@@ -93,10 +93,14 @@ class TrainerConfig(StrictModel):
         """Refuse (one line) to resume a run whose fixed fields differ from this config's."""
         for key in self.RESUME_FIXED:
             mine = self.to_dict()[key]
-            if stored.get(key) != mine:
+            field = type(self).model_fields[key]
+            before = stored.get(key, field.default)  # a run from before the field existed had its default
+            if isinstance(before, list) and isinstance(mine, (list, tuple)):
+                before = list(before)
+            if before != mine:
                 raise ValueError(
                     f"{state_path}: cannot resume with {key}={mine!r}, the run was started with "
-                    f"{stored.get(key)!r} (use a new --out or --fresh)"
+                    f"{before!r} (use a new --out or --fresh)"
                 )
 
 

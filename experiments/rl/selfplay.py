@@ -46,6 +46,7 @@ from huesenv.agents.policy_net import (
     save_checkpoint,
     speaker_forward,
 )
+from huesenv.board import format_coord, load_board
 from huesenv.experiments.rl.harness import (
     Clock,
     NonNegativeFloat,
@@ -71,6 +72,7 @@ from huesenv.vocabulary import evaluation_inputs, word_texts
 
 ENV_ID = "huesenv/SelfPlay-v0"
 VOCABULARIES = ("words", "words+nonsense")
+REWARDS = ("frame", "perceptual")
 
 
 class SelfPlayConfig(TrainerConfig):
@@ -86,6 +88,9 @@ class SelfPlayConfig(TrainerConfig):
     hidden: int = 128
     checkpoint_every: int = 50
     snapshot_every: int = 50
+    vocab_size: int | None = None
+    reward: str = "frame"
+    perceptual_sigma2: float = 64.0
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = (
         "num_games",
@@ -94,12 +99,21 @@ class SelfPlayConfig(TrainerConfig):
         "hidden",
         "seed",
         "checkpoint_every",
+        "vocab_size",
+        "reward",
+        "perceptual_sigma2",
     )
 
     @model_validator(mode="after")
     def _check(self) -> SelfPlayConfig:
         if self.vocabulary not in VOCABULARIES:
             raise ValueError(f"vocabulary: expected one of {VOCABULARIES}, got {self.vocabulary!r}")
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward: expected one of {REWARDS}, got {self.reward!r}")
+        if self.vocab_size is not None and int(self.vocab_size) < 1:
+            raise ValueError(f"vocab_size: expected a positive integer or null, got {self.vocab_size!r}")
+        if not float(self.perceptual_sigma2) > 0:
+            raise ValueError(f"perceptual_sigma2: expected a positive number, got {self.perceptual_sigma2!r}")
         if not 1 <= int(self.guessers) <= 9:
             raise ValueError(f"guessers: expected 1-9 (3-10 players), got {self.guessers!r}")
         for name in ("total_games", "num_games", "hidden", "checkpoint_every", "snapshot_every"):
@@ -114,6 +128,23 @@ class SelfPlayConfig(TrainerConfig):
 def selfplay_vocabulary(kind: str) -> tuple[str, ...]:
 
     return tuple(word_texts()) if kind == "words" else tuple(w.text for w in evaluation_inputs())
+
+
+def reward_matrices(cfg: SelfPlayConfig) -> tuple[np.ndarray, np.ndarray]:
+    """``(480, 480)`` guesser points and speaker credit per (target, guess).
+
+    ``frame``: the rules' 3/2/1 points and the 3×3 frame.  ``perceptual``: a function of the CIELAB
+    distance instead, ``k = exp(-ΔE²/(2 σ²))`` (ΔE = CIE 1976 distance, ``σ² = perceptual_sigma2``, by
+    default the IB meanings' 64): the guesser gets ``3 k`` (so the scale matches the grid's points),
+    the speaker ``k`` per cone — so a study can tell whether the grid or perception shapes the lexicon."""
+    if cfg.reward == "frame":
+        return np.array(DEFAULT_RULES.points_matrix, dtype=np.float64), np.array(
+            DEFAULT_RULES.in_frame_matrix, dtype=np.float64
+        )
+    lab = np.asarray(load_board().lab, dtype=np.float64)
+    d2 = ((lab[:, None, :] - lab[None, :, :]) ** 2).sum(-1)
+    k = np.exp(-d2 / (2.0 * float(cfg.perceptual_sigma2)))
+    return 3.0 * k, k
 
 
 def cue1_allowed(vocabulary: tuple[str, ...], rules: Any = None) -> np.ndarray:
@@ -131,7 +162,10 @@ class SelfPlay:
 
         self.cfg, self.device = cfg, device
         self.vocabulary = selfplay_vocabulary(cfg.vocabulary)
-        self.allowed = torch.as_tensor(cue1_allowed(self.vocabulary), device=device)
+        allowed = cue1_allowed(self.vocabulary)
+        if cfg.vocab_size is not None:  # the first vocab_size words the rules allow; the rest are never said
+            allowed &= np.cumsum(allowed) <= int(cfg.vocab_size)
+        self.allowed = torch.as_tensor(allowed, device=device)
         self.archs = {
             "speaker": {"vocab_size": len(self.vocabulary), "hidden": cfg.hidden},
             "guesser": {"vocab_size": len(self.vocabulary), "hidden": cfg.hidden},
@@ -139,12 +173,9 @@ class SelfPlay:
         torch.manual_seed(cfg.seed)
         self.speaker = build_speaker_net(**self.archs["speaker"]).to(device)
         self.listener = build_guesser_net(**self.archs["guesser"]).to(device)
-        self.points = torch.as_tensor(
-            np.array(DEFAULT_RULES.points_matrix), dtype=torch.float32, device=device
-        )
-        self.in_frame = torch.as_tensor(
-            np.array(DEFAULT_RULES.in_frame_matrix), dtype=torch.float32, device=device
-        )
+        points, in_frame = reward_matrices(cfg)
+        self.points = torch.as_tensor(points, dtype=torch.float32, device=device)
+        self.in_frame = torch.as_tensor(in_frame, dtype=torch.float32, device=device)
         params = list(self.speaker.parameters()) + list(self.listener.parameters())
         self.params = params
         self.optimizer = torch.optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
@@ -156,7 +187,12 @@ class SelfPlay:
             cue_encoding="index",
             observation_mode="vector-dict",
             vocabulary=self.vocabulary,
-            extra={"guessers": self.cfg.guessers, "vocabulary_kind": self.cfg.vocabulary},
+            extra={
+                "guessers": self.cfg.guessers,
+                "vocabulary_kind": self.cfg.vocabulary,
+                "vocab_size": self.cfg.vocab_size,
+                "reward": self.cfg.reward,
+            },
         )
 
     def speaker_logits(self, targets):
@@ -260,6 +296,7 @@ def train_selfplay(
     if own_logger:
         logger = TrainLogger(run_dir, tracker="none", resume_step=update * cfg.num_games, quiet=not progress)
     history = _read_history(history_path, update * cfg.num_games)
+    _truncate_maps(run_dir / "lexicon_maps.csv", update * cfg.num_games)
 
     def snapshot(step: int) -> dict[str, Any]:
         speaker, probs = game.lexicon()
@@ -268,6 +305,7 @@ def train_selfplay(
         history[:] = [r for r in history if int(r["step"]) != step]  # a resumed final snapshot: once
         history.append(row)
         write_csv(history_path, pd_frame(history))
+        _append_map(run_dir / "lexicon_maps.csv", step, speaker, game.vocabulary)
         return {"row": row, "tables": tables, "speaker": speaker, "probs": probs}
 
     if update == 0 and not history:
@@ -308,6 +346,7 @@ def train_selfplay(
     wall, cpu = clock.wall, clock.cpu
     final = dict(last["row"])
     write_json(run_dir / "lexicon.json", final)
+    _write_map(run_dir / "lexicon_map.csv", last["speaker"], game.vocabulary)
     for table in ("words", "regions", "wordlevel"):
         write_csv(run_dir / f"lexicon_{table}.csv", last["tables"][table])
     if figure:
@@ -329,6 +368,37 @@ def train_selfplay(
     if own_logger:
         logger.close()
     return summary
+
+
+def _write_map(path: Path, speaker: np.ndarray, vocabulary: tuple[str, ...]) -> None:
+    """``coord,word``: the speaker's greedy word for each cell (what ``lexicon:RUN_DIR`` reads)."""
+    lines = ["coord,word"] + [f"{format_coord(c)},{_csv_text(vocabulary[w])}" for c, w in enumerate(speaker)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _append_map(path: Path, step: int, speaker: np.ndarray, vocabulary: tuple[str, ...]) -> None:
+    """One snapshot of the speaker map per step in ``lexicon_maps.csv`` (``step,coord,word``)."""
+    new = not path.exists()
+    with open(path, "a", encoding="utf-8") as fh:
+        if new:
+            fh.write("step,coord,word\n")
+        fh.writelines(f"{step},{format_coord(c)},{_csv_text(vocabulary[w])}\n" for c, w in enumerate(speaker))
+
+
+def _truncate_maps(path: Path, before_step: int) -> None:
+    """On resume, drop the snapshots taken after the checkpoint (they are taken again)."""
+    if not path.exists():
+        return
+    if not before_step:
+        path.unlink()
+        return
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = lines[:1] + [ln for ln in lines[1:] if int(ln.split(",", 1)[0]) <= before_step]
+    path.write_text("".join(kept), encoding="utf-8")
+
+
+def _csv_text(text: str) -> str:
+    return f'"{text}"' if any(ch in text for ch in ',"\n') else text
 
 
 def pd_frame(rows: list[dict[str, Any]]):

@@ -1,0 +1,255 @@
+"""Self-play as a study of efficient naming: seeds × vocabulary sizes × reward, measured as the field measures.
+
+For every (reward, vocabulary size, seed) a speaker/listener pair of
+:mod:`huesenv.experiments.rl.selfplay` learns from scratch (its ``SelfPlay``
+round, unchanged: only ``vocab_size`` and ``reward`` vary), and every
+``snapshot_every`` updates the speaker's greedy map cell → word is measured:
+
+* the information-bottleneck numbers of :mod:`huesenv.metrics.naming` (σ², need
+  uniform): complexity, accuracy, efficiency loss ε and gNID to the nearest
+  frontier system;
+* NMI between the speaker's partition and the 8 macro-colours
+  (:func:`huesenv.experiments.rl.lexicon.normalised_mutual_information`);
+* words used.
+
+Rewards: ``frame`` (the board's 3/2/1 points and 3×3 frame) and ``perceptual``
+(a function of the CIELAB distance between guess and target; see
+:func:`~huesenv.experiments.rl.selfplay.reward_matrices`), so the study can
+say whether the grid's scoring or perception shapes the lexicon.  Beside them,
+k-means on CIELAB with the same number of words is the efficient-looking
+baseline of the same size.
+
+Files in ``out``: ``curves.csv`` (one row per snapshot), ``final.csv`` (the
+last snapshot of each run), ``summary.csv`` (mean and a 95 % Student-t interval
+across seeds per reward × size), ``kmeans.csv``, ``lexicons/<reward>-v<size>-s<seed>.csv``
+(``coord,word``: readable by ``huesenv metrics naming --systems lexicon:PATH``)
+and ``curves.png``.
+
+Run: ``python -m huesenv.experiments.rl.naming_study -o DIR [--seeds 5] [--sizes 4 16 100]
+[--rewards frame perceptual] [--updates 40]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from huesenv.board import load_board
+from huesenv.experiments.naming import kmeans_system
+from huesenv.experiments.rl.lexicon import normalised_mutual_information
+from huesenv.experiments.rl.ppo_fast import segment_seed
+from huesenv.experiments.rl.selfplay import REWARDS, SelfPlay, SelfPlayConfig, _write_map
+from huesenv.metrics import naming as ib
+from huesenv.plots import pyplot, save_figure
+
+
+@dataclass
+class StudyConfig:
+    seeds: int = 5
+    sizes: tuple[int, ...] = (4, 16, 100)
+    rewards: tuple[str, ...] = ("frame", "perceptual")
+    updates: int = 40
+    num_games: int = 256
+    hidden: int = 64
+    learning_rate: float = 1e-2
+    snapshot_every: int = 10
+    sigma2: float = ib.DEFAULT_SIGMA2
+    torch_threads: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.seeds < 1 or self.updates < 1 or self.snapshot_every < 1:
+            raise ValueError("seeds, updates and snapshot_every: expected positive integers")
+        bad = [r for r in self.rewards if r not in REWARDS]
+        if bad:
+            raise ValueError(f"rewards: expected some of {REWARDS}, got {bad}")
+        if any(int(s) < 1 for s in self.sizes):
+            raise ValueError(f"sizes: expected positive integers, got {self.sizes}")
+
+
+def measure(speaker: np.ndarray, model: ib.IBModel, front: ib.Frontier) -> dict[str, float]:
+    q, _ = ib.encoder_from_labels(speaker)
+    eff = ib.efficiency(model, q, front)
+    return {
+        "words_used": eff.words,
+        "complexity_bits": eff.complexity_bits,
+        "accuracy_bits": eff.accuracy_bits,
+        "efficiency_loss": eff.efficiency_loss,
+        "gnid": eff.gnid,
+        "nmi_macro_colour": normalised_mutual_information(speaker, load_board().categories),
+    }
+
+
+def run_one(
+    cfg: StudyConfig, reward: str, size: int, seed: int, model: ib.IBModel, front: ib.Frontier, out: Path
+) -> list[dict[str, Any]]:
+    import torch
+
+    sp = SelfPlayConfig(
+        num_games=cfg.num_games,
+        hidden=cfg.hidden,
+        learning_rate=cfg.learning_rate,
+        seed=seed,
+        device="cpu",
+        vocab_size=size,
+        reward=reward,
+        perceptual_sigma2=cfg.sigma2,
+        total_games=cfg.num_games * cfg.updates,
+        **cfg.extra,
+    )
+    game = SelfPlay(sp, "cpu")
+    generator = torch.Generator()
+    generator.manual_seed(segment_seed(seed, 0))
+    torch.manual_seed(segment_seed(seed, 0) ^ 0x5EED)
+    rows: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    for update in range(cfg.updates + 1):
+        if update % cfg.snapshot_every == 0 or update == cfg.updates:
+            speaker, _ = game.lexicon()
+            rows.append(
+                {
+                    "reward": reward,
+                    "vocab_size": size,
+                    "seed": seed,
+                    "update": update,
+                    "games": update * cfg.num_games,
+                    "greedy_points": game.greedy_points(),
+                    "wall_s": time.perf_counter() - t0,
+                    **measure(speaker, model, front),
+                }
+            )
+        if update < cfg.updates:
+            game.round(generator)
+    speaker, _ = game.lexicon()
+    (out / "lexicons").mkdir(parents=True, exist_ok=True)
+    _write_map(out / "lexicons" / f"{reward}-v{size}-s{seed}.csv", speaker, game.vocabulary)
+    return rows
+
+
+def interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """Mean and a Student-t interval across seeds (scipy.stats); a single seed has no interval (nan)."""
+    from scipy import stats
+
+    v = np.asarray(values, dtype=np.float64)
+    mean = float(v.mean())
+    if len(v) < 2:
+        return mean, float("nan"), float("nan")
+    half = float(stats.t.ppf(0.5 + level / 2, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)))
+    return mean, mean - half, mean + half
+
+
+def summarise(final: Any) -> Any:
+    import pandas as pd
+
+    rows = []
+    for (reward, size), part in final.groupby(["reward", "vocab_size"]):
+        row: dict[str, Any] = {"reward": reward, "vocab_size": size, "seeds": len(part)}
+        for metric in (
+            "words_used",
+            "complexity_bits",
+            "accuracy_bits",
+            "efficiency_loss",
+            "gnid",
+            "nmi_macro_colour",
+        ):
+            mean, lo, hi = interval(part[metric])
+            row.update({metric: mean, f"{metric}_lo": lo, f"{metric}_hi": hi})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def run_study(
+    cfg: StudyConfig, out: str | Path, *, betas: np.ndarray | None = None, progress: bool = True
+) -> Any:
+    """Run every (reward, size, seed); write the files of the module docstring; return the summary table."""
+    import pandas as pd
+    import torch
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(int(cfg.torch_threads))
+    model = ib.ib_model(sigma2=cfg.sigma2)
+    front = ib.frontier(model, betas)
+    rows: list[dict[str, Any]] = []
+    for reward in cfg.rewards:
+        for size in cfg.sizes:
+            for seed in range(cfg.seeds):
+                run_rows = run_one(cfg, reward, int(size), seed, model, front, out)
+                rows += run_rows
+                pd.DataFrame(rows).to_csv(out / "curves.csv", index=False)  # partial results survive a kill
+                if progress:
+                    last = run_rows[-1]
+                    print(
+                        f"{reward:10s} V={size:<3d} seed={seed} words={last['words_used']:3d} "
+                        f"eps={last['efficiency_loss']:.3f} gnid={last['gnid']:.3f} "
+                        f"nmi={last['nmi_macro_colour']:.3f} ({last['wall_s']:.0f}s)",
+                        flush=True,
+                    )
+    curves = pd.DataFrame(rows)
+    final = curves.sort_values("update").groupby(["reward", "vocab_size", "seed"]).tail(1)
+    final.to_csv(out / "final.csv", index=False)
+    summary = summarise(final)
+    summary.to_csv(out / "summary.csv", index=False)
+    kmeans = []
+    for size in cfg.sizes:
+        system = kmeans_system(int(size))
+        speaker = np.argmax(system.encoder, axis=1)
+        kmeans.append({"vocab_size": size, **measure(speaker, model, front)})
+    pd.DataFrame(kmeans).to_csv(out / "kmeans.csv", index=False)
+    plot_curves(curves, out / "curves.png")
+    return summary
+
+
+def plot_curves(curves: Any, path: Path) -> Path:
+    """ε and NMI over training: mean across seeds with the min–max band, one line per reward × size."""
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for (reward, size), part in curves.groupby(["reward", "vocab_size"]):
+        g = part.groupby("games")
+        for ax, metric in zip(axes, ("efficiency_loss", "nmi_macro_colour")):
+            m = g[metric].mean()
+            ax.plot(m.index, m.values, "-" if reward == "frame" else "--", label=f"{reward} V={size}")
+            ax.fill_between(m.index, g[metric].min().values, g[metric].max().values, alpha=0.15)
+    axes[0].set_ylabel("efficiency loss ε")
+    axes[1].set_ylabel("NMI with the macro-colours")
+    for ax in axes:
+        ax.set_xlabel("games")
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=7)
+    return save_figure(fig, path)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m huesenv.experiments.rl.naming_study")
+    parser.add_argument("-o", "--out", required=True)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4, 16, 100])
+    parser.add_argument("--rewards", nargs="+", default=["frame", "perceptual"], choices=REWARDS)
+    parser.add_argument("--updates", type=int, default=40)
+    parser.add_argument("--num-games", type=int, default=256)
+    parser.add_argument("--snapshot-every", type=int, default=10)
+    parser.add_argument("--sigma2", type=float, default=ib.DEFAULT_SIGMA2)
+    args = parser.parse_args(argv)
+    cfg = StudyConfig(
+        seeds=args.seeds,
+        sizes=tuple(args.sizes),
+        rewards=tuple(args.rewards),
+        updates=args.updates,
+        num_games=args.num_games,
+        snapshot_every=args.snapshot_every,
+        sigma2=args.sigma2,
+    )
+    summary = run_study(cfg, args.out)
+    print(summary.round(3).to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
