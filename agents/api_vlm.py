@@ -55,7 +55,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent, FailedReply
-from huesenv.secrets import check_api_key_env, register_secret
+from huesenv.secrets import (
+    check_api_key_env,
+    check_key_value,
+    key_destination_problem,
+    mask_text,
+    register_secret,
+)
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +85,9 @@ def check_base_url(base_url: str) -> str:
     """``base_url`` if it is an ``http``/``https`` URL with a host, else ``ValueError``."""
     parts = urlsplit(base_url)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"api-vlm base_url {base_url!r}: expected an http:// or https:// URL with a host")
+        raise ValueError(
+            f"api-vlm base_url {mask_text(base_url)!r}: expected an http:// or https:// URL with a host"
+        )
     return base_url
 
 
@@ -199,7 +207,7 @@ class ApiVLMAgent(ChatVLMAgent):
         """What to log or send to W&B: settings and the key's variable *name*, never the key."""
         return {
             "model": self.model,
-            "base_url": self.base_url,
+            "base_url": mask_text(self.base_url),
             "api_key_env": self.api_key_env,
             "timeout": self.timeout,
             "max_retries": self.max_retries,
@@ -215,7 +223,8 @@ class ApiVLMAgent(ChatVLMAgent):
 
     def __repr__(self) -> str:
         return (
-            f"ApiVLMAgent(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"
+            f"ApiVLMAgent(model={self.model!r}, base_url={mask_text(self.base_url)!r}, "
+            f"api_key_env={self.api_key_env!r})"
         )
 
     @property
@@ -232,18 +241,26 @@ class ApiVLMAgent(ChatVLMAgent):
             self._client = None
 
     def _check_key_destination(self, key: str | None) -> None:
-        """Refuse a key bound for plain http to a non-loopback host (it would travel in clear text)."""
-        if key and not key_may_go_to(self.base_url):
+        """Refuse a key with whitespace or control characters (naming the variable), a key that is not this
+        host's provider's and not listed, and a key bound for plain http to a non-loopback host."""
+        register_secret(key)  # masked in every report, log and config copy
+        check_key_value(self.api_key_env, key)
+        if not key:
+            return
+        if not key_may_go_to(self.base_url):
             raise ValueError(
-                f"api-vlm base_url {self.base_url!r}: refusing to send the API key "
+                f"api-vlm base_url {mask_text(self.base_url)!r}: refusing to send the API key "
                 f"(${self.api_key_env}) over plain http to a non-loopback host; use https, "
                 f"a loopback tunnel, or unset ${self.api_key_env} for a keyless server"
             )
+        host = urlsplit(self.base_url).hostname or ""
+        problem = key_destination_problem(self.api_key_env, host, loopback=is_loopback_host(host))
+        if problem:
+            raise ValueError(f"api-vlm base_url {mask_text(self.base_url)!r}: {problem}")
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env)
-        register_secret(key)  # masked in every report, log and config copy
         self._check_key_destination(key)  # checked at every request too: the variable is read per request
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -287,9 +304,9 @@ class ApiVLMAgent(ChatVLMAgent):
             try:
                 resp = self.client.post(url, content=body, headers=self._headers(), timeout=self.timeout)
             except httpx.HTTPError as err:  # timeouts, connection errors
-                last = f"{type(err).__name__}: {err}"
+                last = mask_text(f"{type(err).__name__}: {err}")  # httpx quotes headers and URLs
             else:
-                text = resp.text
+                text = mask_text(resp.text)  # an upstream error body may echo the key
                 if resp.status_code == 200:
                     try:
                         content = reply_content(resp.json())

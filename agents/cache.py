@@ -78,18 +78,79 @@ def save_arrays(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
         raise
 
 
+VERIFY_ROWS = (
+    4  # rows re-encoded when a cache file is opened (a poisoned or stale file is caught and rebuilt)
+)
+
+
+def content_digest(texts: np.ndarray, embeddings: np.ndarray) -> str:
+    """SHA-256 of a cache file's texts and float32 rows: catches a row edited or torn without the writer."""
+    h = hashlib.sha256()
+    for t in texts.tolist():
+        h.update(str(t).encode("utf-8") + b"\x1f")
+    h.update(np.ascontiguousarray(embeddings, dtype=np.float32).tobytes())
+    return h.hexdigest()
+
+
+def cache_problem(data: Mapping[str, np.ndarray]) -> str | None:
+    """Why a text-embedding cache file cannot be used as it is (``None`` when its structure holds)."""
+    texts, rows = data.get("texts"), data.get("embeddings")
+    if texts is None or rows is None or "digest" not in data:
+        return "missing texts/embeddings/digest"
+    if texts.ndim != 1 or texts.dtype.kind != "U":
+        return f"texts: expected a 1-D string array, got {texts.dtype} {texts.shape}"
+    if rows.dtype != np.float32 or rows.ndim != 2 or rows.shape[0] != texts.shape[0] or rows.shape[1] < 1:
+        return f"embeddings: expected float32 ({len(texts)}, dim), got {rows.dtype} {rows.shape}"
+    if not np.isfinite(rows).all():
+        return "embeddings: not finite"
+    if str(data["digest"]) != content_digest(texts, rows):
+        return "content digest does not match (edited or torn)"
+    return None
+
+
 class TextEmbeddingCache:
-    """Word → embedding rows, in memory and (optionally) in one npz file per model + prompt template."""
+    """Word → embedding rows, in memory and (optionally) in one npz file per model + prompt template.
+
+    A file is used only after checks (:func:`cache_problem`: shape, dtype,
+    finite values, a content digest over texts and rows), and whenever the model
+    has to load anyway (some text is not cached) :meth:`verify` re-encodes a few
+    cached rows with it: a file failing either is dropped and re-encoded
+    (``rejected`` says why), never used.  The digest catches a row edited or torn
+    by anything but this writer; it is integrity, not authentication (someone
+    who can write the cache folder can also recompute it), so keep
+    ``$HUESENV_CACHE`` writable only by you.
+    """
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._rows: dict[str, np.ndarray] = {}
         self._dirty = False
+        self._verified = path is None
+        self.rejected: str | None = None
         if path is not None:
             data = load_arrays(path)
-            if data is not None and "texts" in data and "embeddings" in data:
-                for text, row in zip(data["texts"].tolist(), data["embeddings"]):
-                    self._rows[str(text)] = row
+            if data is not None:
+                self.rejected = cache_problem(data)
+                if self.rejected is None:
+                    for text, row in zip(data["texts"].tolist(), data["embeddings"]):
+                        self._rows[str(text)] = row
+                else:
+                    self._dirty = True
+
+    def verify(self, encode, atol: float = 1e-4) -> None:
+        """Re-encode a few cached rows once; any that differ (a poisoned or stale file) drop the whole file."""
+        if self._verified:
+            return
+        self._verified = True
+        texts = list(self._rows)
+        if not texts:
+            return
+        picks = [texts[i] for i in np.linspace(0, len(texts) - 1, min(VERIFY_ROWS, len(texts))).astype(int)]
+        fresh = np.asarray(encode(picks), dtype=np.float32)
+        cached = np.stack([self._rows[t] for t in picks])
+        if fresh.shape != cached.shape or not np.allclose(fresh, cached, atol=atol, rtol=1e-3):
+            self.rejected = "cached rows differ from the model's (poisoned or stale)"
+            self._rows, self._dirty = {}, True
 
     def get(self, texts: list[str]) -> list[np.ndarray | None]:
         return [self._rows.get(t) for t in texts]
@@ -98,6 +159,13 @@ class TextEmbeddingCache:
         return list(dict.fromkeys(t for t in texts if t not in self._rows))
 
     def put(self, texts: list[str], embeddings: np.ndarray) -> None:
+        embeddings = np.asarray(embeddings, dtype=np.float32)
+        known = next(iter(self._rows.values()), None)
+        if known is not None and embeddings.ndim == 2 and known.shape[-1] != embeddings.shape[1]:
+            self.rejected = (
+                f"cached rows have dimension {known.shape[-1]}, the model gives {embeddings.shape[1]}"
+            )
+            self._rows = {}  # a file from another model: never mix dimensions (numpy would fail in stack)
         for t, row in zip(texts, np.asarray(embeddings, dtype=np.float32)):
             self._rows[t] = row
         self._dirty = self._dirty or bool(texts)
@@ -108,9 +176,9 @@ class TextEmbeddingCache:
     def flush(self) -> None:
         if self.path is None or not self._dirty or not self._rows:
             return
-        texts = list(self._rows)
+        texts = np.asarray(list(self._rows), dtype=str)
+        rows = np.stack([self._rows[t] for t in texts.tolist()]).astype(np.float32)
         save_arrays(
-            self.path,
-            {"texts": np.asarray(texts, dtype=str), "embeddings": np.stack([self._rows[t] for t in texts])},
+            self.path, {"texts": texts, "embeddings": rows, "digest": np.asarray(content_digest(texts, rows))}
         )
         self._dirty = False

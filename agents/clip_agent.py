@@ -328,7 +328,9 @@ class ClipAgent(ScoringAgent):
     def text_embeddings(self, words: Sequence[str]) -> np.ndarray:
         texts = [self.text_for(w) for w in words]
         missing = self._text_cache.missing(texts)
-        if missing:
+        if missing:  # the model loads anyway: check a few cached rows against it first
+            self._text_cache.verify(self.encode_texts)
+            missing = self._text_cache.missing(texts)
             self._text_cache.put(missing, self.encode_texts(missing))
             self._text_cache.flush()
         return self._text_cache.stack(texts)

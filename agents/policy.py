@@ -23,9 +23,10 @@ any other agent.
 * **RLlib checkpoints** (a folder with ``rllib_checkpoint.json``, from
   ``huesenv.experiments.rl.rllib_train``): pickles, so only with ``allow_code=True``;
   see :mod:`huesenv.agents.rllib_policy`.
-* **SB3 zips** (``.zip``) are loaded with sb3-contrib's ``MaskablePPO`` (the
-  ``rl`` extra); their observation settings are the ``huesenv_settings``
-  attribute written by ``huesenv train``.
+* **SB3 zips** (``.zip``, the ``rl`` extra) are read without unpickling
+  anything (:mod:`huesenv.agents.sb3_zip`: the weights with
+  ``weights_only=True``, the architecture from their shapes); their observation
+  settings are the ``huesenv_settings`` entry written by ``huesenv train``.
 
 :meth:`PolicyAgent.check_env` compares the recorded settings with an env's and
 raises :class:`~huesenv.agents.policy_net.PolicyMismatchError` (one line).
@@ -52,12 +53,14 @@ from huesenv.agents.policy_net import (
 )
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.agents.rllib_policy import is_rllib_checkpoint, load_rllib_policy, rllib_logits
+from huesenv.agents.sb3_zip import load_sb3_policy
 from huesenv.agents.text_encoders import MiniLMTextEncoder, make_text_encoder
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.encoding import ObservationEncoder
 from huesenv.game.phase import Phase
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.game.view import PlayerView
+from huesenv.trust import code_allowed
 
 GUESS_PHASE = Phase.GUESS_1
 
@@ -121,15 +124,26 @@ class PolicyAgent(BaseAgent):
         check_settings(self.settings, settings, source=f"policy {self.path}")
 
     def _load_sb3(self, device: str | None) -> PolicySettings:
+        """Rebuild the zip's policy from plain data (:mod:`huesenv.agents.sb3_zip`, nothing unpickled).
+
+        Only when that refuses the zip (a pickled ``policy_kwargs``: a custom
+        class) and the user passed ``--allow-code`` is it unpickled with
+        ``MaskablePPO.load``.
+        """
         try:
-            from sb3_contrib import MaskablePPO
+            import sb3_contrib  # noqa: F401 - the rl extra
         except ImportError:
             raise ValueError(
                 f"policy {self.path}: SB3 zips need the rl extra (pip install 'huesenv[rl]')"
             ) from None
-        if not self.path.is_file():
-            raise FileNotFoundError(f"policy {self.path}: no such file")
-        self.sb3_model = MaskablePPO.load(str(self.path), device=device or "cpu")
+        try:
+            self.sb3_model = load_sb3_policy(self.path, device=device or "cpu")
+        except ValueError as err:
+            if not code_allowed() or "pickled" not in str(err):
+                raise
+            from sb3_contrib import MaskablePPO
+
+            self.sb3_model = MaskablePPO.load(str(self.path), device=device or "cpu")
         raw = getattr(self.sb3_model, "huesenv_settings", None)
         if not isinstance(raw, Mapping):
             raise ValueError(

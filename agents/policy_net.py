@@ -31,6 +31,8 @@ line naming the file, the field, what the policy expects and what the env has.
 
 from __future__ import annotations
 
+import io
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -38,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.atomic import write_bytes_atomic
 from huesenv.board import N_CELLS, load_board
 from huesenv.vocabulary import normalise_word
 
@@ -235,6 +238,74 @@ def build_net(kind: str, arch: Mapping[str, Any]):
     return BUILDERS[kind](**dict(arch))
 
 
+MAX_HIDDEN = 8192  # far above any trained here; bounds what a file can make us allocate
+
+
+def expected_shapes(kind: str, vocab_size: int, hidden: int, cue_dim: int = 0) -> dict[str, tuple[int, ...]]:
+    """The state-dict shapes :func:`build_net` gives (checked against a file before building it)."""
+    if kind == "guesser":
+        cue = {"cue.weight": (hidden, cue_dim), "cue.bias": (hidden,)} if cue_dim else {}
+        return {
+            "cue.weight": (vocab_size + 1, hidden),
+            **cue,
+            "occupied.weight": (hidden, N_CELLS),
+            "body.1.weight": (hidden, hidden),
+            "body.1.bias": (hidden,),
+            "pi.weight": (N_CELLS, hidden),
+            "pi.bias": (N_CELLS,),
+            "v.weight": (1, hidden),
+            "v.bias": (1,),
+        }
+    return {
+        "lab": (N_CELLS, 3),
+        "cell.weight": (N_CELLS, hidden),
+        "colour.weight": (hidden, 3),
+        "colour.bias": (hidden,),
+        "body.1.weight": (hidden, hidden),
+        "body.1.bias": (hidden,),
+        "pi.weight": (vocab_size, hidden),
+        "pi.bias": (vocab_size,),
+        "v.weight": (1, hidden),
+        "v.bias": (1,),
+    }
+
+
+def check_arch(kind: str, entry: Any, settings: PolicySettings, source: str) -> None:
+    """A network entry's arch is bounded, agrees with the recorded vocabulary, and its tensors have the
+    shapes that arch builds: one line naming the field otherwise (a 3 kB file cannot ask for 10 GB)."""
+    if kind not in BUILDERS:
+        raise ValueError(f"{source}: network kind {kind!r}: expected one of {sorted(BUILDERS)}")
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("arch"), Mapping):
+        raise ValueError(f"{source}: nets.{kind}: expected {{arch, state_dict}}")
+    arch = dict(entry["arch"])
+    if not {"vocab_size", "hidden"} <= set(arch) <= {"vocab_size", "hidden", "cue_dim"} or not all(
+        isinstance(arch[k], int) and not isinstance(arch[k], bool) for k in arch
+    ):
+        raise ValueError(
+            f"{source}: nets.{kind}.arch: expected integers vocab_size and hidden (and cue_dim), got {arch}"
+        )
+    cue_dim = int(arch.get("cue_dim", 0))
+    if not 0 <= cue_dim <= MAX_HIDDEN:
+        raise ValueError(f"{source}: nets.{kind}.arch.cue_dim: expected 0..{MAX_HIDDEN}, got {cue_dim}")
+    if arch["vocab_size"] != len(settings.vocabulary):
+        raise ValueError(
+            f"{source}: nets.{kind}.arch.vocab_size: expected {len(settings.vocabulary)} (the recorded "
+            f"vocabulary), got {arch['vocab_size']}"
+        )
+    if not 1 <= arch["hidden"] <= MAX_HIDDEN:
+        raise ValueError(f"{source}: nets.{kind}.arch.hidden: expected 1..{MAX_HIDDEN}, got {arch['hidden']}")
+    state = entry.get("state_dict")
+    if not isinstance(state, Mapping):
+        raise ValueError(f"{source}: nets.{kind}.state_dict: expected a mapping of tensors")
+    want = expected_shapes(kind, arch["vocab_size"], arch["hidden"], cue_dim)
+    got = {k: tuple(getattr(v, "shape", ())) for k, v in state.items()}
+    if got != want:
+        bad = next((k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)), "?")
+        raise ValueError(
+            f"{source}: nets.{kind}.state_dict[{bad!r}]: expected shape {want.get(bad)}, got {got.get(bad)}"
+        )
+
+
 # -- checkpoints --------------------------------------------------------------------------------------------------
 @dataclass
 class PolicyCheckpoint:
@@ -272,10 +343,9 @@ def save_checkpoint(
         },
         "train": dict(train or {}),
     }
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
-    tmp.replace(path)
-    return path
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    return write_bytes_atomic(path, buffer.getvalue())
 
 
 def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
@@ -286,7 +356,9 @@ def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
     if not path.is_file():
         raise FileNotFoundError(f"policy checkpoint {path}: no such file")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # a foreign pickle's protocol warning: the refusal below says it
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - any unreadable file is the same user mistake
         raise ValueError(
             f"policy checkpoint {path}: not a readable torch checkpoint ({type(err).__name__})"
@@ -300,7 +372,11 @@ def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
         )
     settings = PolicySettings.from_dict(payload.get("settings", {}), source=f"policy checkpoint {path}")
     nets, archs = {}, {}
-    for kind, entry in dict(payload.get("nets", {})).items():
+    raw_nets = payload.get("nets", {})
+    if not isinstance(raw_nets, Mapping):
+        raise ValueError(f"policy checkpoint {path}: field 'nets': expected a mapping")
+    for kind, entry in dict(raw_nets).items():
+        check_arch(kind, entry, settings, source=f"policy checkpoint {path}")  # before any tensor is built
         net = build_net(kind, entry["arch"])
         try:
             net.load_state_dict(entry["state_dict"])

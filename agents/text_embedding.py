@@ -216,7 +216,9 @@ class TextEmbeddingAgent(ScoringAgent):
     def embed_cues(self, words: Sequence[str]) -> np.ndarray:
         texts = [self.cue_text(w) for w in words]
         missing = self._cue_cache.missing(texts)
-        if missing:
+        if missing:  # the model loads anyway: check a few cached rows against it first
+            self._cue_cache.verify(self.encode)
+            missing = self._cue_cache.missing(texts)
             self._cue_cache.put(missing, self.encode(missing))
             self._cue_cache.flush()
         return self._cue_cache.stack(texts)

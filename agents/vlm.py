@@ -25,6 +25,7 @@ from typing import Any
 from huesenv.agents.chat import ChatRequest, ChatVLMAgent
 from huesenv.agents.devices import resolve_device, resolve_precision, torch_dtype
 from huesenv.agents.quiet import quiet_model_loading
+from huesenv.trust import check_code_kwargs
 
 
 class TransformersVLMAgent(ChatVLMAgent):
@@ -49,6 +50,10 @@ class TransformersVLMAgent(ChatVLMAgent):
         generate_kwargs: dict | None = None,
         **kwargs,
     ) -> None:
+        check_code_kwargs(
+            {"trust_remote_code": trust_remote_code, "generate_kwargs": generate_kwargs or {}, **kwargs},
+            f"agent vlm:{model}",
+        )
         super().__init__(retries=retries, seed=seed, cell_pixels=cell_pixels, **kwargs)
 
         self.model_ref = str(model)

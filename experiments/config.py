@@ -61,6 +61,7 @@ from huesenv.agents.devices import with_device
 from huesenv.agents.registry import has_capability
 from huesenv.experiments.config_schema import AgentEntry, ExperimentSchema, section_keys
 from huesenv.secrets import mask
+from huesenv.trust import code_kwargs
 from huesenv.validation import (
     describe_error,
     did_you_mean,
@@ -337,6 +338,13 @@ class ExperimentConfig:
                 if isinstance(entry, str):
                     d["agents"][name] = {"spec": entry}  # ``random: random`` is ``random: {spec: random}``
         self.model = validate(ExperimentSchema, d, self.source, where=self._where)
+        for name, entry in d["agents"].items():  # trust_remote_code & co. run a model folder's Python
+            code = code_kwargs(entry.get("kwargs") or {})
+            if code and not d["allow_code"]:
+                raise ValueError(
+                    f"{self.source}{self._where(('agents',))}, field agents.{name}.kwargs.{code[0]}: expected "
+                    "false unless --allow-code is on the command line (it runs code shipped with the model)"
+                )
 
     def _where(self, loc: tuple[int | str, ...]) -> str:
         """``, line N`` of the file's top-level key that an error at ``loc`` concerns (when known)."""

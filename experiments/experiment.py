@@ -49,6 +49,7 @@ from huesenv.experiments.weights import offline_env
 from huesenv.experiments.wordlevel import score_wordlevel
 from huesenv.humans import load_humans
 from huesenv.metrics import skipped_words
+from huesenv.trust import code_kwargs
 
 
 @dataclass
@@ -457,9 +458,16 @@ def build_report_data(
     summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
     summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
     if config.data.get("allow_code"):
+        code_agents = [
+            f"{name} ({', '.join(keys)})"
+            for name in sorted(config.data["agents"])
+            if (keys := code_kwargs(dict(config.agent(name).kwargs)))
+        ]
         summary.append(
             "allow_code: this run was started with --allow-code; tournament.agent_factory/play_fn ran "
             f"{config['tournament'].get('agent_factory')!r} / {config['tournament'].get('play_fn')!r}"
+            + (f"; agents loading code from their files: {', '.join(code_agents)}" if code_agents else "")
+            + "; policy zips with pickled classes may be unpickled"
         )
     data = report.ReportData(
         title=f"huesenv experiment: {config.name}",

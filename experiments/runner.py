@@ -12,12 +12,14 @@ apart from the wall-clock fields ``created`` and ``timings`` which
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from huesenv.atomic import write_text_atomic
 from huesenv.experiments.backends import Task
 from huesenv.experiments.config import ExperimentConfig
 from huesenv.experiments.tournament import batches, plan_games
@@ -86,6 +88,42 @@ def conflicting_fields(config: ExperimentConfig) -> list[str]:
     return [k for k in old.identity() if old.identity()[k] != current.identity()[k]]
 
 
+POLICY_FILES = "policy_files.json"
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def policy_files(config: ExperimentConfig) -> dict[str, dict[str, str]]:
+    """Agent name → ``{"path", "sha256"}`` of every ``policy:FILE`` agent: what the file *holds* is part of
+    the run's identity (a retrained or replaced checkpoint at the same path is another experiment)."""
+    out = {}
+    for name in sorted(config.data["agents"]):
+        spec = config.agent(name).spec
+        kind, _, arg = spec.partition(":")
+        if kind == "policy" and arg and Path(arg).is_file():
+            out[name] = {"path": arg, "sha256": file_sha256(arg)}
+    return out
+
+
+def changed_policy_files(config: ExperimentConfig) -> list[str]:
+    """The ``policy:`` agents whose file content differs from what the run folder's records were played with."""
+    stored = config.run_dir() / POLICY_FILES
+    if not stored.exists() or not _holds_records(config.run_dir()):
+        return []
+    try:
+        before = json.loads(stored.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{stored}: unreadable ({err}); pass --fresh to start over") from None
+    now = policy_files(config)
+    return sorted(n for n in set(before) | set(now) if before.get(n) != now.get(n))
+
+
 def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
     """Create the run folder, or check that the one there holds this same experiment (so it can resume).
 
@@ -101,12 +139,20 @@ def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
                 f"{stored}, field(s) {', '.join(diff)}: the run folder holds a different experiment; "
                 f"choose another --name or pass --fresh to start over"
             )
+        changed = changed_policy_files(config)
+        if changed:
+            raise ValueError(
+                f"{run_dir / POLICY_FILES}: agent(s) {', '.join(changed)}: the policy file's content changed "
+                "since these games were played (refusing to mix checkpoints in one leaderboard); "
+                "pass --fresh to replay or choose another --name"
+            )
     if fresh and run_dir.exists():
         for name in (GAMES_LOG, WORDLEVEL_LOG):
             if (run_dir / name).exists():
                 (run_dir / name).rename(backup_path(run_dir / name))
     run_dir.mkdir(parents=True, exist_ok=True)
     stored.write_text(config.masked_yaml(), encoding="utf-8")
+    write_text_atomic(run_dir / POLICY_FILES, json.dumps(policy_files(config), indent=1) + "\n")
     return run_dir
 
 

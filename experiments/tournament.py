@@ -26,6 +26,7 @@ import numpy as np
 from huesenv.agents.registry import make_agent
 from huesenv.envs import play_game
 from huesenv.experiments.config import AgentSpec, ExperimentConfig
+from huesenv.trust import allowing_code, code_allowed
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,8 @@ class GamePlayer:
     def _instance(self, spec: AgentSpec, copy_index: int) -> Any:
         key = (spec.name, copy_index)
         if key not in self._instances:
-            self._instances[key] = self.agent_factory(spec.spec, **dict(spec.kwargs))
+            with allowing_code(code_allowed() or bool(self.config.data.get("allow_code"))):  # workers too
+                self._instances[key] = self.agent_factory(spec.spec, **dict(spec.kwargs))
         return self._instances[key]
 
     def seat_agents(self, unit: GameUnit) -> dict[str, Any]:

@@ -17,8 +17,10 @@ without an account never blocks on a login prompt).
 Precedence: ``--wandb MODE`` > ``WANDB_MODE`` > the config's ``wandb.mode``;
 ``WANDB_PROJECT`` / ``WANDB_ENTITY`` > the config's ``wandb.project`` / ``entity``.
 The config logged to W&B is the resolved one (mode, project and entity as used),
-masked by key name and by value (:mod:`huesenv.secrets`).  Console output and system
-metrics are recorded.
+masked by key name and by value (:mod:`huesenv.secrets`).  System metrics are
+recorded; console capture is off (``console="off"``: a console line can hold an
+upstream error that quotes a key, and W&B stores it raw), and the command line W&B
+stores in its metadata is masked (:func:`masked_argv`: ``--set base_url=https://u:PW@…``).
 """
 
 from __future__ import annotations
@@ -28,13 +30,15 @@ import netrc
 import os
 import re
 import struct
+import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from huesenv.humans.reference import HumanReference
-from huesenv.secrets import mask
+from huesenv.secrets import mask, mask_text
 
 MODES = ("auto", "online", "offline", "disabled")
 DEFAULT_TRACKED_MODE = "offline"
@@ -74,12 +78,44 @@ def redact(value: Any) -> Any:
     return mask(value)
 
 
+def _cell(value: Any) -> Any:
+    """One table cell as W&B can serialise it: missing (``pd.NA``, ``NaN``, ``NaT``, ``None``) → ``None``,
+    numpy scalars → Python numbers, anything else that is not a plain value → its text."""
+    import pandas as pd
+
+    if value is None or (not isinstance(value, (list, tuple, dict)) and pd.isna(value)):
+        return None
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        value = value.item()
+    return value if isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def wandb_frame(frame: Any) -> Any:
+    """A copy of ``frame`` with every cell :func:`_cell`-converted (object columns): nullable pandas dtypes
+    (``Int64``, ``string``, ``boolean``) hold ``pd.NA``, which W&B's JSON writer cannot serialise."""
+    clean = frame.reset_index(drop=True).astype(object)
+    for col in clean.columns:
+        clean[col] = clean[col].map(_cell).astype(object)
+    return clean
+
+
 def _number(value: Any) -> float | None:
     try:
         out = float(value)
     except (TypeError, ValueError):
         return None
     return None if out != out or isinstance(value, bool) else out
+
+
+@contextmanager
+def masked_argv() -> Iterator[None]:
+    """``sys.argv`` masked (:func:`huesenv.secrets.mask_text`) while W&B reads it into the run's metadata."""
+    saved = list(sys.argv)
+    sys.argv[:] = [mask_text(a) for a in saved]
+    try:
+        yield
+    finally:
+        sys.argv[:] = saved
 
 
 class Tracker:
@@ -116,19 +152,20 @@ class Tracker:
             "project": self.project,
             "entity": self.entity,
         }
-        settings = wandb.Settings(silent=True, console="auto", x_disable_stats=False, x_disable_meta=False)
-        self.run = wandb.init(
-            project=self.project,
-            entity=self.entity,
-            name=name,
-            group=run_id,  # one W&B run per invocation (each with the full history), grouped by experiment
-            dir=str(run_dir),
-            config=resolved,
-            mode=self.mode,  # type: ignore[arg-type]  # resolve_mode returns one of wandb's modes
-            job_type="tournament",
-            settings=settings,
-            reinit="finish_previous",
-        )
+        settings = wandb.Settings(silent=True, console="off", x_disable_stats=False, x_disable_meta=False)
+        with masked_argv():
+            self.run = wandb.init(
+                project=self.project,
+                entity=self.entity,
+                name=name,
+                group=run_id,  # one W&B run per invocation (each with the full history), grouped by experiment
+                dir=str(run_dir),
+                config=resolved,
+                mode=self.mode,  # type: ignore[arg-type]  # resolve_mode returns one of wandb's modes
+                job_type="tournament",
+                settings=settings,
+                reinit="finish_previous",
+            )
         self.run.define_metric("games_done")
         for prefix in ("points/*", "leaderboard/*", "win_rate/*", "game"):
             self.run.define_metric(prefix, step_metric="games_done")
@@ -179,13 +216,7 @@ class Tracker:
         for name, frame in tables.items():
             if frame is None or len(frame) == 0:
                 continue
-            clean = frame.copy()
-            for col in clean.columns:
-                if clean[col].dtype == object:
-                    clean[col] = clean[col].map(
-                        lambda v: v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
-                    )
-            payload[f"tables/{name}"] = self._wandb.Table(dataframe=clean.reset_index(drop=True))
+            payload[f"tables/{name}"] = self._wandb.Table(dataframe=wandb_frame(frame))
         if payload:
             self.run.log(payload)
 

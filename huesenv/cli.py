@@ -28,6 +28,7 @@ from typing import Any
 
 from huesenv import __version__
 from huesenv.commands.common import UsageError, build_root_parser, describe_error
+from huesenv.trust import allowing_code
 
 # subcommand name -> module providing register(subparsers); every subcommand has its own module
 COMMANDS: dict[str, str] = {
@@ -86,7 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else f"huesenv {args.command}"
     )
     try:
-        with one_line_warnings(prefix):
+        # only the command line grants code execution (huesenv.trust)
+        with one_line_warnings(prefix), allowing_code(bool(getattr(args, "allow_code", False))):
             return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)

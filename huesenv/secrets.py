@@ -48,7 +48,7 @@ SECRET_KEY_RE = re.compile(
 _URL_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<user>[^/@:\s]*):(?P<pw>[^/@\s]+)@")
 _QUERY_SECRET = re.compile(
     r"(?P<key>[?&;](?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|auth|sig|signature)=)"
-    r"(?P<value>[^&#\s'\"]+)",
+    r"(?P<value>[^&#\s'\"\\]+)",  # stops at a backslash: a JSON-escaped quote ends the value
     re.IGNORECASE,
 )
 _registered: set[str] = set()
@@ -91,13 +91,18 @@ def _mask_text(text: str, spellings: list[str]) -> str:
 
 def _spellings(value: str) -> list[str]:
     """``value`` as typed and as JSON and HTML writers escape it (longest first, so none is cut short)."""
+    core = value.strip()
     forms = {
         value,
+        repr(value)[1:-1],  # how a traceback or httpx shows it: 'Bearer sk-...\\r'
+        value.encode("unicode_escape").decode("ascii"),
         json.dumps(value)[1:-1],
         json.dumps(value, ensure_ascii=False)[1:-1],
         html.escape(value, quote=True),
         html.escape(value, quote=False),
     }
+    if core != value and len(core) >= MIN_SECRET_LEN:  # a key read with its CR/newline: mask its core too
+        forms |= set(_spellings(core))
     return sorted(forms, key=len, reverse=True)
 
 
@@ -170,4 +175,56 @@ def check_api_key_env(name: str, environ: Mapping[str, str] | None = None) -> st
     raise ValueError(
         f"api_key_env {name!r}: expected a variable named *_API_KEY (e.g. OPENAI_API_KEY) or one listed in "
         f"${ALLOW_LIST_VAR}"
+    )
+
+
+def check_key_value(name: str, value: str | None) -> None:
+    """Refuse a key holding whitespace or a control character (a CRLF ``.env`` leaves ``\\r`` at its end);
+    the message names the variable, never the value (HTTP libraries quote a bad header value in full)."""
+    if value and (value != value.strip() or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in value)):
+        raise ValueError(
+            f"${name}: the key holds whitespace or a control character (a CRLF .env file?); "
+            f"set ${name} to the key alone"
+        )
+
+
+# -- where a provider's key may be sent ------------------------------------------------------------
+# The key variables of well-known providers and the hosts (and their subdomains) that key belongs to.
+PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
+    "OPENAI_API_KEY": ("api.openai.com",),
+    "ANTHROPIC_API_KEY": ("api.anthropic.com",),
+    "GEMINI_API_KEY": ("generativelanguage.googleapis.com",),
+    "GOOGLE_API_KEY": ("generativelanguage.googleapis.com",),
+    "MISTRAL_API_KEY": ("api.mistral.ai",),
+    "GROQ_API_KEY": ("api.groq.com",),
+    "TOGETHER_API_KEY": ("api.together.xyz", "api.together.ai"),
+    "OPENROUTER_API_KEY": ("openrouter.ai",),
+    "DEEPSEEK_API_KEY": ("api.deepseek.com",),
+    "FIREWORKS_API_KEY": ("api.fireworks.ai",),
+}
+
+
+def key_destination_problem(
+    name: str, host: str, *, loopback: bool, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """Why the key in ``$name`` may not go to ``host`` (``None`` when it may).
+
+    The rule: a key goes to its own provider's host (:data:`PROVIDER_KEYS`), to a
+    loopback server, or anywhere the user allowed by listing the variable in
+    ``$HUESENV_API_KEY_VARS``.  Why: a config names both the host and the
+    variable, so without the rule a shared config could send ``$OPENAI_API_KEY``
+    to any server it likes.
+    """
+    env = os.environ if environ is None else environ
+    listed = {n.strip() for n in env.get(ALLOW_LIST_VAR, "").split(",") if n.strip()}
+    host = (host or "").lower().rstrip(".")
+    if loopback or name in listed:
+        return None
+    own = PROVIDER_KEYS.get(name, ())
+    if any(host == h or host.endswith("." + h) for h in own):
+        return None
+    whose = f"the key of {', '.join(own)}" if own else "not the key of a known provider of that host"
+    return (
+        f"refusing to send ${name} ({whose}) to {host!r}; list {name} in ${ALLOW_LIST_VAR} "
+        "to allow sending it there"
     )

@@ -1,4 +1,4 @@
-"""Shared test settings: headless SDL, offline model hubs, quiet W&B, one BLAS thread.
+"""Shared test settings: the user's W&B/HF/huesenv variables dropped, headless SDL, offline hubs, quiet W&B, one BLAS thread.
 
 In CI (``CI=true``) nothing that CI is meant to exercise may be skipped quietly:
 the ``shared_dir`` fixture fails when ``../shared`` is missing, and any skip whose
@@ -7,6 +7,15 @@ package that CI installs with ``[all,test]``) is turned into a failure.
 """
 
 import os
+import re
+
+# The suite runs the same whatever the user keeps in their environment: W&B, Hugging Face and huesenv
+# settings and API keys are dropped before anything reads them (WANDB_MODE=offline once made a
+# tournament test crash; a user's HUESENV_API_KEY_VARS or *_API_KEY would change what is sent where).
+_USER_SETTINGS = re.compile(r"^(WANDB_|HF_|HUGGINGFACE_|HUGGING_FACE_|TRANSFORMERS_|HUESENV_)|_API_KEY$")
+_KEPT = {"HUESENV_SCREENSHOTS", "HUESENV_VENV", "HUESENV_VENV_READY"}  # where CI wants files, not behaviour
+for _name in [n for n in os.environ if _USER_SETTINGS.search(n) and n not in _KEPT]:
+    del os.environ[_name]
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")

@@ -13,15 +13,27 @@ files under ``<run dir>/wandb``), ``"tensorboard"`` (``<run dir>/tb``; needs the
 from __future__ import annotations
 
 import csv
+import io
 import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from huesenv.atomic import write_with
 from huesenv.experiments.tracking import Tracker
 
 TRACKERS = ("wandb", "tensorboard", "none")
+
+
+def _step_of(row: Mapping[str, Any]) -> float | None:
+    """A curve row's step, or ``None`` for a row that is not whole (a field missing or not a number)."""
+    if None in row.values() or None in row:
+        return None
+    try:
+        return float(row.get("step", ""))
+    except ValueError:
+        return None
 
 
 class TrainLogger:
@@ -65,33 +77,41 @@ class TrainLogger:
             self._tb = SummaryWriter(log_dir=str(self.run_dir / "tb"), purge_step=resume_step or None)
 
     def _truncate_curve(self, resume_step: int) -> None:
+        """Keep the rows up to the resumed step; a torn last line (a kill mid-append) is dropped."""
         if not self.curve_path.exists():
             return
-        with self.curve_path.open(newline="") as fh:
-            rows = list(csv.DictReader(fh))
-        if not rows:
+        text = self.curve_path.read_text(encoding="utf-8", errors="replace")
+        if text and not text.endswith("\n"):
+            text = text[: text.rfind("\n") + 1]
+        rows = list(csv.DictReader(io.StringIO(text)))
+        header = next(csv.reader(io.StringIO(text)), None)
+        if not header:
             return
-        self._fields = list(rows[0])
-        keep = [r for r in rows if float(r.get("step", 0)) <= resume_step]
-        with self.curve_path.open("w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=self._fields)
-            w.writeheader()
-            w.writerows(keep)
+        self._fields = list(header)
+        keep = [r for r in rows if _step_of(r) is not None and _step_of(r) <= resume_step]  # type: ignore[operator]
+        self._rewrite(keep)
+
+    def _rewrite(self, rows: list[dict[str, Any]]) -> None:
+        """The whole curve through a temporary file renamed into place (a kill keeps the old curve)."""
+
+        def write(tmp: Path) -> None:
+            with tmp.open("w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=self._fields or [])
+                w.writeheader()
+                w.writerows(rows)
+
+        write_with(self.curve_path, write)
 
     def log(self, step: int, metrics: Mapping[str, float], force_print: bool = False) -> None:
         row = {"step": int(step), **{k: float(v) for k, v in metrics.items()}}
         if self._fields is None:
             self._fields = list(row)
-            with self.curve_path.open("w", newline="") as fh:
-                csv.DictWriter(fh, fieldnames=self._fields).writeheader()
+            self._rewrite([])
         elif set(row) - set(self._fields):  # a metric logged only now (e.g. an evaluation): widen the header
             with self.curve_path.open(newline="") as fh:
                 rows = list(csv.DictReader(fh))
             self._fields += [k for k in row if k not in self._fields]
-            with self.curve_path.open("w", newline="") as fh:
-                w = csv.DictWriter(fh, fieldnames=self._fields)
-                w.writeheader()
-                w.writerows(rows)
+            self._rewrite(rows)
         with self.curve_path.open("a", newline="") as fh:
             csv.DictWriter(fh, fieldnames=self._fields).writerow(row)
         if self._tracker is not None and self._tracker.run is not None:

@@ -46,6 +46,7 @@ from pydantic import Field
 
 from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
 from huesenv.experiments.experiment import run_experiment
+from huesenv.experiments.rl.harness import load_state
 from huesenv.experiments.rl.human_data import write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
@@ -53,7 +54,9 @@ from huesenv.experiments.rl.ppo_fast_cue import train_fast_cue
 from huesenv.experiments.rl.references import gym_references, vector_references
 from huesenv.experiments.rl.report import write_training_report
 from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3
+from huesenv.experiments.rl.sb3_train import read_state as read_sb3_state
 from huesenv.experiments.rl.selfplay import SelfPlayConfig, train_selfplay
+from huesenv.experiments.runner import changed_policy_files
 from huesenv.validation import StrictModel, dump_yaml, load_yaml_file, validate
 
 TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
@@ -166,15 +169,13 @@ def train(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Run one trainer into ``out`` with a logger (terminal, ``curve.csv``, W&B/TensorBoard)."""
-    from dataclasses import asdict
-
     out = Path(out)
     resume_step = _resume_step(out)
     logger = TrainLogger(
         out,
         tracker=tracker,
         wandb_mode=wandb_mode,
-        config={"trainer": name, **asdict(cfg)},
+        config={"trainer": name, **cfg.to_dict()},
         name=f"{name}-{out.name}",
         resume_step=resume_step,
         quiet=not progress,
@@ -195,15 +196,12 @@ def train(
 
 
 def _resume_step(out: Path) -> int:
-    """The step a rerun resumes from (rows of ``curve.csv`` at or past it are dropped)."""
-    state = out / "trainer_state.json"
-    if state.exists():
-        return int(json.loads(state.read_text()).get("steps", 0))
+    """The step a rerun resumes from (rows of ``curve.csv`` past it are dropped); errors name the file."""
+    if (out / "model.zip").exists():
+        return int(read_sb3_state(out / "model.zip")["steps"])
     state = out / "trainer_state.pt"
     if state.exists():
-        import torch
-
-        data = torch.load(state, map_location="cpu", weights_only=True)
+        data = load_state(state)
         if "global_step" in data:
             return int(data["global_step"])
         return int(data.get("update", 0)) * int(data.get("config", {}).get("num_games", 1))
@@ -338,7 +336,10 @@ def run_tournament(
     config = ExperimentConfig.from_dict(
         data, source=f"{cfg.get('_source', 'config')} (base {ev.get('base')})"
     )
-    result = run_experiment(config, progress=progress, wandb_mode=wandb_mode or "disabled")
+    restart = bool(changed_policy_files(config))
+    if restart:  # retrained (more steps) or replaced: the old games belong to another checkpoint
+        print(f"tournament: {policy} changed since its games were played; restarting the tournament")
+    result = run_experiment(config, fresh=restart, progress=progress, wandb_mode=wandb_mode or "disabled")
     return {
         "run_dir": str(result.run_dir),
         "reports": {k: str(v) for k, v in result.reports.items()},

@@ -36,17 +36,14 @@ checkpoint, playable as ``policy:run_dir/policy.pt``), ``trainer_state.pt``
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
+from pydantic import Field, model_validator
 
-from huesenv.agents.devices import resolve_device
 from huesenv.agents.policy_net import (
     PolicySettings,
     build_guesser_net,
@@ -59,6 +56,20 @@ from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.agents.vector_tables import replay_table_from_cells, table_for
 from huesenv.envs.vector import GuesserVectorEnv
 from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
+from huesenv.experiments.rl.harness import (
+    Clock,
+    NonNegativeFloat,
+    PositiveFloat,
+    TimeBudget,
+    TrainerConfig,
+    UnitFloat,
+    load_state,
+    positive,
+    require,
+    save_state,
+    start_run,
+    write_summary,
+)
 from huesenv.experiments.rl.human_data import HOLDOUTS, cue_lookup, guesser_data
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
@@ -72,38 +83,33 @@ CUE_ENCODINGS = ("index", "embedding")
 EVAL_TAG = 999_999_937  # the seed part of the fixed evaluation batch (never an update number)
 
 
-@dataclass
-class FastPPOConfig:
+class FastPPOConfig(TrainerConfig):
     """Hyper-parameters (CleanRL names where they exist)."""
 
     total_steps: int = 2_000_000
     num_envs: int = 2048
     num_steps: int = 1
-    learning_rate: float = 2.5e-3
+    learning_rate: PositiveFloat = 2.5e-3
     anneal_lr: bool = True
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
+    gamma: UnitFloat = 0.99
+    gae_lambda: UnitFloat = 0.95
     update_epochs: int = 4
     num_minibatches: int = 4
     norm_adv: bool = True
-    clip_coef: float = 0.2
+    clip_coef: PositiveFloat = 0.2
     clip_vloss: bool = True
-    ent_coef: float = 0.003
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    ent_coef: NonNegativeFloat = 0.003
+    vf_coef: NonNegativeFloat = 0.5
+    max_grad_norm: PositiveFloat = 0.5
     hidden: int = 256
-    max_occupied: int = 17
+    max_occupied: Annotated[int, Field(ge=0, le=479)] = 17
     cue_source: str = "humans"
     env: str = "game"
     num_players: int = 4
     opponents: str = "human-replay"
-    seed: int = 0
-    device: str = "auto"
     checkpoint_every: int = 25
     eval_every: int = 25
     eval_decisions: int = 4096
-    time_budget_s: float | None = None
-    torch_threads: int | None = None
     # the human data and the cue encoding (see huesenv.experiments.rl.human_data)
     cue_encoding: str = "index"
     text_encoder: str = "minilm"
@@ -113,7 +119,28 @@ class FastPPOConfig:
     word_folds: int | None = None
     word_fold: int = 0
 
-    def __post_init__(self) -> None:
+    RESUME_FIXED: ClassVar[tuple[str, ...]] = (
+        "num_envs",
+        "num_steps",
+        "hidden",
+        "seed",
+        "cue_source",
+        "max_occupied",
+        "checkpoint_every",
+        "env",
+        "num_players",
+        "opponents",
+        "cue_encoding",
+        "text_encoder",
+        "holdout",
+        "split_seed",
+        "eval_fraction",
+        "word_folds",
+        "word_fold",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> FastPPOConfig:
         if self.env not in ENVS:
             raise ValueError(f"env: expected one of {ENVS}, got {self.env!r}")
         if self.cue_source not in CUE_SOURCES:
@@ -124,14 +151,24 @@ class FastPPOConfig:
             raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
         if self.word_folds is not None and not 0 <= int(self.word_fold) < int(self.word_folds):
             raise ValueError(f"word_fold: expected 0..{int(self.word_folds) - 1}, got {self.word_fold!r}")
-        for name in ("total_steps", "num_envs", "num_steps", "update_epochs", "num_minibatches", "hidden"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)!r}")
+        for name in (
+            "total_steps",
+            "num_envs",
+            "num_steps",
+            "update_epochs",
+            "num_minibatches",
+            "hidden",
+            "checkpoint_every",
+            "eval_every",
+            "eval_decisions",
+        ):
+            positive(name, getattr(self, name))
         if self.batch_size % self.num_minibatches:
             raise ValueError(
                 f"num_minibatches: {self.num_minibatches} does not divide the batch "
                 f"({self.num_envs} envs × {self.num_steps} steps = {self.batch_size})"
             )
+        return self
 
     @property
     def batch_size(self) -> int:
@@ -140,14 +177,6 @@ class FastPPOConfig:
     @property
     def num_updates(self) -> int:
         return max(1, int(self.total_steps) // self.batch_size)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "ppo config") -> FastPPOConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown field(s) {unknown}; expected some of {sorted(known)}")
-        return cls(**data)
 
 
 def segment_seed(seed: int, update: int) -> int:
@@ -251,11 +280,7 @@ def train_fast(
     import torch
     import torch.nn as nn
 
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    device = resolve_device(cfg.device)
-    if cfg.torch_threads:
-        torch.set_num_threads(int(cfg.torch_threads))
+    run_dir, device = start_run(run_dir, cfg)
     data = guesser_data(cfg, vocabulary if vocabulary is not None else word_texts(), humans, split)
     vocab = data.train_words
     env = make_env(cfg, vocab, data.train_cells, cfg.num_envs, humans)
@@ -291,9 +316,9 @@ def train_fast(
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     update, global_step, elapsed_before, cpu_before = 0, 0, 0.0, 0.0
     state_path, policy_path = run_dir / "trainer_state.pt", run_dir / "policy.pt"
-    if resume and state_path.exists() and policy_path.exists():
+    if resume and state_path.exists():
         update, global_step, elapsed_before, cpu_before = _restore(
-            state_path, policy_path, cfg, settings, net, optimizer, device
+            state_path, policy_path, cfg, settings, net, optimizer, device, arch
         )
     own_logger = logger is None
     if own_logger:
@@ -310,11 +335,10 @@ def train_fast(
     buf_done = torch.zeros((T, B), device=device)
     buf_val = torch.zeros((T, B), device=device)
 
-    wall0, cpu0 = time.perf_counter(), time.process_time()
+    clock = Clock(elapsed_before, cpu_before)
+    budget = TimeBudget(cfg.time_budget_s, clock)
     env_time = 0.0
     obs: dict[str, np.ndarray] | None = None
-    stopped_early = False
-    prev_wall = elapsed_before
     while update < cfg.num_updates:
         if obs is None or update % cfg.checkpoint_every == 0:
             s = segment_seed(cfg.seed, update)
@@ -391,7 +415,7 @@ def train_fast(
                 )
         update += 1
         global_step += cfg.batch_size
-        wall = elapsed_before + time.perf_counter() - wall0
+        wall = clock.wall
         metrics = {
             "points": float(np.mean(points)),
             "legal": float(np.mean(legal)),
@@ -404,9 +428,7 @@ def train_fast(
             "wall_s": wall,
         }
         last_update = update >= cfg.num_updates
-        last_dt, prev_wall = wall - prev_wall, wall
-        # stop when the next update would end past the budget, so a run never exceeds it
-        over_budget = cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s
+        over_budget = budget.exhausted()
         if update % cfg.eval_every == 0 or last_update or over_budget:
             metrics.update(
                 evaluate_greedy(
@@ -420,13 +442,12 @@ def train_fast(
             )
         logger.log(global_step, metrics, force_print=last_update or over_budget)
         if update % cfg.checkpoint_every == 0 or last_update or over_budget:
-            cpu = cpu_before + time.process_time() - cpu0
-            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device, data)
+            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, data=data)
         if over_budget and not last_update:
-            stopped_early = True
             break
-    wall = elapsed_before + time.perf_counter() - wall0
-    cpu = cpu_before + time.process_time() - cpu0
+    # the policy file is an export of the state: rewritten at the end, also when a kill came between the two
+    _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, state=False, data=data)
+    wall, cpu = clock.wall, clock.cpu
     final = evaluate_greedy(
         net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup, steps=eval_steps
     )
@@ -441,79 +462,74 @@ def train_fast(
         "env_s_this_session": env_time,
         "device": device,
         "sps": global_step / max(wall, 1e-9),
-        "stopped_by_time_budget": stopped_early,
+        "stopped_by_time_budget": budget.stopped and update < cfg.num_updates,
         "final_eval_points": final["eval_points"],
         "final_eval_hit": final["eval_hit"],
         "eval_part": data.eval_label,
         "split": data.split.summary() if data.split is not None else None,
         "split_fingerprint": data.split.fingerprint if data.split is not None else "none",
-        "config": asdict(cfg),
+        "config": cfg.to_dict(),
         "policy": str(policy_path),
         "torch_threads": torch.get_num_threads(),
-        "cpu_count": os.cpu_count(),
     }
-    (run_dir / "train.json").write_text(json.dumps(summary, indent=1) + "\n")
+    summary = write_summary(run_dir, summary)
     if own_logger:
         logger.close()
     return summary
 
 
 def _save(
-    run_dir, cfg, settings, net, arch, optimizer, update, global_step, wall, cpu, device, data=None
+    run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, state=True, data=None
 ) -> None:
-    import torch
-
+    """The trainer state (one atomic file: network, optimiser, counters), then ``policy.pt`` exported from it."""
     train = {"steps": global_step, "updates": update, "seed": cfg.seed, "trainer": "ppo_fast"}
     if data is not None and data.record is not None:
         train["human_data"] = data.record  # the split: what a held-out evaluation must not score against
+    if state:
+        save_state(
+            run_dir / "trainer_state.pt",
+            {
+                "update": update,
+                "global_step": global_step,
+                "wall_s": clock.wall,
+                "cpu_s": clock.cpu,
+                "config": cfg.to_dict(),
+                "optimizer": optimizer.state_dict(),
+                "net": {n: t.detach().cpu() for n, t in net.state_dict().items()},
+                "arch": dict(arch),
+            },
+        )
     save_checkpoint(run_dir / "policy.pt", settings, {"guesser": net}, {"guesser": arch}, train)
-    state = {
-        "update": update,
-        "global_step": global_step,
-        "wall_s": wall,
-        "cpu_s": cpu,
-        "config": asdict(cfg),
-        "optimizer": optimizer.state_dict(),
-    }
-    tmp = run_dir / "trainer_state.pt.tmp"
-    torch.save(state, tmp)
-    tmp.replace(run_dir / "trainer_state.pt")
 
 
-RESUME_FIXED = (
-    "num_envs",
-    "num_steps",
-    "hidden",
-    "seed",
-    "cue_source",
-    "max_occupied",
-    "checkpoint_every",
-    "env",
-    "num_players",
-    "opponents",
-    "cue_encoding",
-    "text_encoder",
-    "holdout",
-    "split_seed",
-    "eval_fraction",
-    "word_folds",
-    "word_fold",
-)
+STATE_KEYS = ("update", "global_step", "wall_s", "cpu_s", "config", "optimizer")
 
 
-def _restore(state_path, policy_path, cfg, settings, net, optimizer, device) -> tuple[int, int, float, float]:
-    import torch
-
-    state = torch.load(state_path, map_location=device, weights_only=True)
-    for key in RESUME_FIXED:
-        if state["config"].get(key, getattr(FastPPOConfig, key, None)) != getattr(cfg, key):
+def _restore(
+    state_path, policy_path, cfg, settings, net, optimizer, device, arch
+) -> tuple[int, int, float, float]:
+    """Resume from ``trainer_state.pt`` alone (it holds the network); an older state without one is
+    cross-checked against ``policy.pt``'s recorded update, so two halves of different checkpoints never mix."""
+    state = load_state(state_path, device)
+    require(state, STATE_KEYS, state_path)
+    cfg.check_resume(state["config"], state_path)
+    if "net" in state:
+        weights = state["net"]
+        if dict(state.get("arch", {})) != arch:
+            raise ValueError(f"{state_path}: network arch {state.get('arch')} does not match this run's")
+    else:
+        ckpt = load_checkpoint(policy_path)
+        check_settings(ckpt.settings, settings.to_dict(), source=f"resume {policy_path}")
+        if int(ckpt.train.get("updates", -1)) != int(state["update"]):
             raise ValueError(
-                f"{state_path}: cannot resume with {key}={getattr(cfg, key)!r}, the run was started with "
-                f"{state['config'].get(key)!r} (use a new --out or --fresh)"
+                f"{policy_path}: holds update {ckpt.train.get('updates')}, {state_path} update {state['update']} "
+                "(a run interrupted between its two files); use --fresh to start over"
             )
-    ckpt = load_checkpoint(policy_path)
-    check_settings(ckpt.settings, settings.to_dict(), source=f"resume {policy_path}")
-    net.load_state_dict(ckpt.nets["guesser"].state_dict())
+        weights = ckpt.nets["guesser"].state_dict()
+    try:
+        net.load_state_dict(weights)
+        optimizer.load_state_dict(state["optimizer"])
+    except (RuntimeError, ValueError, KeyError) as err:
+        raise ValueError(f"{state_path}: does not fit this run ({str(err).splitlines()[0]})") from None
     net.to(device)
-    optimizer.load_state_dict(state["optimizer"])
     return int(state["update"]), int(state["global_step"]), float(state["wall_s"]), float(state["cpu_s"])

@@ -6,70 +6,102 @@ what is trained here is what the README promises.  Each episode is one game; the
 learning curve is the learner's points per game (its role's points) against
 environment steps.
 
-**Checkpoints and resume.** Every ``checkpoint_every`` steps the model is saved
-to ``run_dir/model.zip`` (atomically) with its observation settings as the
-``huesenv_settings`` attribute (so ``policy:run_dir/model.zip`` plays it and
-refuses a mismatching env); rerunning the same command continues from it with
-the step counter kept (``reset_num_timesteps=False``).  The env is reseeded from
-``SeedSequence([seed, steps])`` at each (re)start, so an interrupted run resumes
-deterministically from its last checkpoint.
+**Checkpoints and resume.** Training runs one rollout (``n_steps`` env steps
+and its PPO update) per ``model.learn`` call, in segments of
+``checkpoint_every`` steps.  Each segment starts by reseeding everything SB3
+draws from (``model.set_random_seed(SeedSequence([seed, steps]))``: Python,
+numpy, torch, the action space and the env) and resetting the env, and ends
+with a checkpoint; so a run resumed from a checkpoint continues exactly as the
+uninterrupted run did (same seed → same weights and curve on the same device).
+A run stopped by its time budget saves where it stopped; resuming it starts a
+new segment there, so it is reproducible from that checkpoint on but not
+byte-equal to a run that never stopped.
+
+The checkpoint is ``run_dir/model.zip`` (an SB3 zip, written to a temporary
+file and renamed) with the trainer state inside it as the member
+``huesenv_trainer_state.json`` (steps, clocks, config, the curve's episode
+window), so the model and its state are one atomic unit.  ``trainer_state.json``
+is a readable copy.  Resuming never unpickles anything: the model is rebuilt
+from the config and its weights and optimiser are read with
+``set_parameters`` (``torch.load(weights_only=True)``), so a planted
+``model.zip`` runs no code; one without the state member is refused.  The zip
+records its observation settings as ``huesenv_settings`` (``policy:run_dir/model.zip``
+plays it and refuses a mismatching env).
 """
 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator, model_validator
 
 import huesenv  # noqa: F401 - registers the env ids
-from huesenv.agents.devices import resolve_device
 from huesenv.agents.policy_net import PolicySettings, check_settings
+from huesenv.agents.sb3_zip import read_sb3_zip, settings_of
+from huesenv.atomic import write_with
+from huesenv.experiments.rl.harness import (
+    Clock,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    TimeBudget,
+    TrainerConfig,
+    UnitFloat,
+    positive,
+    require,
+    start_run,
+    write_json,
+    write_summary,
+)
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import segment_seed
 
 ROLE_ENVS = {"guesser": "huesenv/Guesser-v1", "cue_giver": "huesenv/CueGiver-v1"}
 
 
-@dataclass
-class SB3Config:
+class SB3Config(TrainerConfig):
     role: str = "guesser"
     total_steps: int = 30_000
-    seed: int = 0
-    device: str = "auto"
     n_steps: int = 512
     batch_size: int = 128
     n_epochs: int = 4
-    learning_rate: float = 3e-4
-    ent_coef: float = 0.0
-    gamma: float = 0.99
-    net_arch: tuple[int, ...] = (256, 256)
-    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    learning_rate: PositiveFloat = 3e-4
+    ent_coef: NonNegativeFloat = 0.0
+    gamma: UnitFloat = 0.99
+    net_arch: tuple[PositiveInt, ...] = (256, 256)
+    env_kwargs: dict[str, Any] = Field(default_factory=dict)
     checkpoint_every: int = 5_000
-    time_budget_s: float | None = None
-    torch_threads: int | None = None
 
-    def __post_init__(self) -> None:
+    RESUME_FIXED: ClassVar[tuple[str, ...]] = (
+        "seed",
+        "role",
+        "n_steps",
+        "batch_size",
+        "n_epochs",
+        "net_arch",
+        "env_kwargs",
+        "checkpoint_every",
+    )
+
+    @field_validator("net_arch", mode="before")
+    @classmethod
+    def _arch(cls, value: Any) -> Any:
+        return tuple(value) if isinstance(value, list) else value
+
+    @model_validator(mode="after")
+    def _check(self) -> SB3Config:
         if self.role not in ROLE_ENVS:
             raise ValueError(f"role: expected one of {sorted(ROLE_ENVS)}, got {self.role!r}")
-        if int(self.total_steps) < 1 or int(self.checkpoint_every) < 1:
-            raise ValueError("total_steps and checkpoint_every: expected positive integers")
-        self.net_arch = tuple(int(x) for x in self.net_arch)
-        self.env_kwargs = dict(self.env_kwargs)
+        for name in ("total_steps", "checkpoint_every", "n_steps", "batch_size", "n_epochs"):
+            positive(name, getattr(self, name))
+        return self
 
     @property
     def env_id(self) -> str:
         return ROLE_ENVS[self.role]
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "sb3 config") -> SB3Config:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown field(s) {unknown}; expected some of {sorted(known)}")
-        return cls(**dict(data))
 
 
 def env_policy_settings(env: Any, role: str, env_id: str) -> dict[str, Any]:
@@ -93,7 +125,14 @@ def env_policy_settings(env: Any, role: str, env_id: str) -> dict[str, Any]:
 def make_env(cfg: SB3Config):
     import gymnasium
 
-    return gymnasium.make(cfg.env_id, **dict(cfg.env_kwargs))
+    try:
+        return gymnasium.make(cfg.env_id, **dict(cfg.env_kwargs))
+    except TypeError as err:  # an env_kwargs key the env does not take is the user's input
+        raise ValueError(f"env_kwargs {dict(cfg.env_kwargs)}: {cfg.env_id} refused them ({err})") from None
+
+
+STATE_MEMBER = "huesenv_trainer_state.json"
+CURVE_WINDOW = 20  # the curve's points: the mean of the last 20 games
 
 
 def train_sb3(
@@ -101,135 +140,163 @@ def train_sb3(
 ) -> dict[str, Any]:
     """Train (or resume) MaskablePPO; returns the summary also written to ``train.json``."""
     try:
-        import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
     except ImportError:
         raise ValueError("huesenv train (SB3) needs the rl extra: pip install 'huesenv[rl]'") from None
 
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    device = resolve_device(cfg.device)
-    if cfg.torch_threads:
-        torch.set_num_threads(int(cfg.torch_threads))
+    run_dir, device = start_run(run_dir, cfg)
     env = make_env(cfg)
     settings = env_policy_settings(env, cfg.role, cfg.env_id)
     model_path = run_dir / "model.zip"
-    state_path = run_dir / "trainer_state.json"
-    done_steps, wall_before, cpu_before = 0, 0.0, 0.0
-    if resume and model_path.exists() and state_path.exists():
-        state = json.loads(state_path.read_text())
-        for key in ("seed", "role", "n_steps", "batch_size"):
-            if state["config"].get(key) != getattr(cfg, key):
-                raise ValueError(
-                    f"{state_path}: cannot resume with {key}={getattr(cfg, key)!r}, the run was started with "
-                    f"{state['config'].get(key)!r} (use a new --out or --fresh)"
-                )
-        model = MaskablePPO.load(str(model_path), env=env, device=device)
-        saved = model.huesenv_settings  # type: ignore[attr-defined]  # set below before each save
-        check_settings(PolicySettings.from_dict(saved), settings, source=f"resume {model_path}")
-        done_steps, wall_before, cpu_before = int(model.num_timesteps), state["wall_s"], state["cpu_s"]
-    else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            env,
-            seed=cfg.seed,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            learning_rate=cfg.learning_rate,
-            ent_coef=cfg.ent_coef,
-            gamma=cfg.gamma,
-            policy_kwargs={"net_arch": list(cfg.net_arch)},
-            device=device,
-            verbose=0,
-        )
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        seed=cfg.seed,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        learning_rate=cfg.learning_rate,
+        ent_coef=cfg.ent_coef,
+        gamma=cfg.gamma,
+        policy_kwargs={"net_arch": list(cfg.net_arch)},
+        device=device,
+        verbose=0,
+    )
     model.huesenv_settings = settings  # type: ignore[attr-defined]  # read by PolicyAgent from the zip
-    env.reset(seed=segment_seed(cfg.seed, done_steps))
+    state: dict[str, Any] = {"steps": 0, "wall_s": 0.0, "cpu_s": 0.0, "episodes": 0, "recent": []}
+    if resume and model_path.exists():
+        state = _restore(model, model_path, cfg, settings, device)
     own_logger = logger is None
     if own_logger:
-        logger = TrainLogger(run_dir, tracker="none", resume_step=done_steps, quiet=not progress)
-    wall0, cpu0 = time.perf_counter(), time.process_time()
+        logger = TrainLogger(run_dir, tracker="none", resume_step=state["steps"], quiet=not progress)
+    clock = Clock(state["wall_s"], state["cpu_s"])
+    budget = TimeBudget(cfg.time_budget_s, clock)
+    recent: list[float] = [float(x) for x in state["recent"]]
+    episodes, running = int(state["episodes"]), 0.0
+    start_steps = int(state["steps"])
 
-    def save(steps: int) -> None:
-        tmp = run_dir / "model.tmp.zip"
-        model.save(str(tmp))
-        tmp.replace(model_path)
-        state_path.write_text(
-            json.dumps(
-                {
-                    "steps": steps,
-                    "wall_s": wall_before + time.perf_counter() - wall0,
-                    "cpu_s": cpu_before + time.process_time() - cpu0,
-                    "config": asdict(cfg),
-                },
-                default=list,
-            )
-        )
-
-    class Progress(BaseCallback):
-        """Logs points per episode (game) and saves checkpoints; stops at the time budget."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.episode_points: list[float] = []
-            self.running = 0.0
-            self.next_ckpt = (done_steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
-            self.stopped = False
+    class Episodes(BaseCallback):
+        """Adds each finished game's points to the curve's window."""
 
         def _on_step(self) -> bool:
+            nonlocal episodes, running
             for r, d in zip(self.locals["rewards"], self.locals["dones"]):
-                self.running += float(r)
+                running += float(r)
                 if d:
-                    self.episode_points.append(self.running)
-                    self.running = 0.0
-            steps = int(self.num_timesteps)
-            wall = wall_before + time.perf_counter() - wall0
-            if steps >= self.next_ckpt:
-                save(steps)
-                self.next_ckpt += cfg.checkpoint_every
-            if cfg.time_budget_s is not None and wall >= cfg.time_budget_s:
-                self.stopped = True
-                return False
+                    recent.append(running)
+                    del recent[:-CURVE_WINDOW]
+                    episodes, running = episodes + 1, 0.0
             return True
 
-        def _on_rollout_end(self) -> None:
-            if self.episode_points:
-                recent = self.episode_points[-20:]
-                wall = wall_before + time.perf_counter() - wall0
-                logger.log(
-                    int(self.num_timesteps),
-                    {
-                        "points": sum(recent) / len(recent),
-                        "episodes": float(len(self.episode_points)),
-                        "sps": (int(self.num_timesteps) - done_steps)
-                        / max(time.perf_counter() - wall0, 1e-9),
-                        "wall_s": wall,
-                    },
-                )
+    def save() -> None:
+        _save(model, model_path, cfg, clock, {"episodes": episodes, "recent": list(recent)})
 
-    callback = Progress()
-    remaining = max(0, int(cfg.total_steps) - done_steps)
-    if remaining:
-        model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=False)
+    callback = Episodes()
+    segment_start = True
+    next_ckpt = (int(model.num_timesteps) // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    while int(model.num_timesteps) < cfg.total_steps:
+        if segment_start:  # reseed everything SB3 draws from, and start a fresh game
+            model.set_random_seed(segment_seed(cfg.seed, int(model.num_timesteps)))
+            model._last_obs = None  # noqa: SLF001 - makes learn() reset the (reseeded) env
+            running, segment_start = 0.0, False
+        model.learn(total_timesteps=cfg.n_steps, callback=callback, reset_num_timesteps=False)
+        steps = int(model.num_timesteps)
+        done, over = steps >= cfg.total_steps, budget.exhausted()
+        if recent:
+            logger.log(
+                steps,
+                {
+                    "points": sum(recent) / len(recent),
+                    "episodes": float(episodes),
+                    "sps": (steps - start_steps) / max(clock.session_wall, 1e-9),
+                    "wall_s": clock.wall,
+                },
+                force_print=done or over,
+            )
+        if steps >= next_ckpt or done or over:
+            save()
+            next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+            segment_start = True
+        if over and not done:
+            break
+    save()  # the final checkpoint (also when this session trained nothing: the state and its copy agree)
     steps = int(model.num_timesteps)
-    save(steps)
-    state = json.loads(state_path.read_text())
     summary = {
         "trainer": "sb3_maskable_ppo",
         "env_id": cfg.env_id,
         "role": cfg.role,
         "steps": steps,
-        "wall_s": state["wall_s"],
-        "cpu_s": state["cpu_s"],
+        "wall_s": clock.wall,
+        "cpu_s": clock.cpu,
         "device": device,
-        "stopped_by_time_budget": callback.stopped,
-        "episodes_this_session": len(callback.episode_points),
-        "config": asdict(cfg),
+        "stopped_by_time_budget": budget.stopped and steps < cfg.total_steps,
+        "episodes_this_session": episodes - int(state["episodes"]),
+        "config": cfg.to_dict(),
         "policy": str(model_path),
     }
-    (run_dir / "train.json").write_text(json.dumps(summary, indent=1, default=list) + "\n")
+    summary = write_summary(run_dir, summary)
     env.close()
     if own_logger:
         logger.close()
     return summary
+
+
+def _save(model: Any, model_path: Path, cfg: SB3Config, clock: Clock, curve: dict[str, Any]) -> None:
+    """``model.zip`` with the trainer state inside (one atomic unit), then the readable ``trainer_state.json``."""
+    state = {
+        "steps": int(model.num_timesteps),
+        "wall_s": clock.wall,
+        "cpu_s": clock.cpu,
+        "config": cfg.to_dict(),
+        **curve,
+    }
+
+    def write(tmp: Path) -> None:
+        model.save(str(tmp.with_suffix(".zip")))
+        tmp.with_suffix(".zip").replace(tmp)
+        with zipfile.ZipFile(tmp, "a") as archive:
+            archive.writestr(STATE_MEMBER, json.dumps(state))
+
+    write_with(model_path, write)
+    write_json(model_path.with_name("trainer_state.json"), state)
+
+
+def read_state(model_path: Path) -> dict[str, Any]:
+    """The trainer state inside a run's ``model.zip`` (one line naming the file when it is absent or torn)."""
+    try:
+        with zipfile.ZipFile(model_path) as archive:
+            raw = archive.read(STATE_MEMBER)
+    except KeyError:
+        raise ValueError(
+            f"{model_path}: holds no huesenv trainer state ({STATE_MEMBER}): not a checkpoint of this "
+            "trainer (or one from an older huesenv); use --fresh or a new --out"
+        ) from None
+    except (OSError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{model_path}: not a readable zip ({err}); use --fresh to start over") from None
+    try:
+        state = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{model_path}: {STATE_MEMBER} is not JSON ({err}); use --fresh") from None
+    require(state, ("steps", "wall_s", "cpu_s", "config", "episodes", "recent"), model_path)
+    return state
+
+
+def _restore(model: Any, model_path: Path, cfg: SB3Config, settings: dict[str, Any], device: str) -> dict:
+    """Load weights and optimiser into the freshly built ``model`` (nothing unpickled) and return the state."""
+    state = read_state(model_path)
+    cfg.check_resume(state["config"], model_path)
+    data, weights = read_sb3_zip(model_path)  # plain JSON and tensors: checks the settings before loading
+    check_settings(
+        PolicySettings.from_dict(
+            settings_of(data, int(weights["action_net.weight"].shape[0]), str(model_path))
+        ),
+        settings,
+        source=f"resume {model_path}",
+    )
+    try:
+        model.set_parameters(str(model_path), exact_match=True, device=device)
+    except Exception as err:  # noqa: BLE001 - shapes or names that do not fit this config
+        raise ValueError(f"{model_path}: does not fit this run ({str(err).splitlines()[0]})") from None
+    model.num_timesteps = int(state["steps"])
+    return state

@@ -30,15 +30,12 @@ plays both roles), ``trainer_state.pt``, ``curve.csv``, ``lexicon_history.csv``,
 
 from __future__ import annotations
 
-import json
-import time
-from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import model_validator
 
-from huesenv.agents.devices import resolve_device
 from huesenv.agents.policy_net import (
     PolicySettings,
     build_guesser_net,
@@ -50,6 +47,21 @@ from huesenv.agents.policy_net import (
     speaker_forward,
 )
 from huesenv.board import format_coord, load_board
+from huesenv.experiments.rl.harness import (
+    Clock,
+    NonNegativeFloat,
+    PositiveFloat,
+    TimeBudget,
+    TrainerConfig,
+    load_state,
+    positive,
+    require,
+    save_state,
+    start_run,
+    write_csv,
+    write_json,
+    write_summary,
+)
 from huesenv.experiments.rl.lexicon import lexicon_metrics
 from huesenv.experiments.rl.lexicon_plots import plot_lexicon
 from huesenv.experiments.rl.logger import TrainLogger
@@ -63,29 +75,37 @@ VOCABULARIES = ("words", "words+nonsense")
 REWARDS = ("frame", "perceptual")
 
 
-@dataclass
-class SelfPlayConfig:
+class SelfPlayConfig(TrainerConfig):
     total_games: int = 400_000
     num_games: int = 512
     guessers: int = 3
     vocabulary: str = "words"
-    learning_rate: float = 1e-2
-    ent_coef_speaker: float = 0.01
-    ent_coef_listener: float = 0.003
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    learning_rate: PositiveFloat = 1e-2
+    ent_coef_speaker: NonNegativeFloat = 0.01
+    ent_coef_listener: NonNegativeFloat = 0.003
+    vf_coef: NonNegativeFloat = 0.5
+    max_grad_norm: PositiveFloat = 0.5
     hidden: int = 128
-    seed: int = 0
-    device: str = "auto"
     checkpoint_every: int = 50
     snapshot_every: int = 50
-    time_budget_s: float | None = None
-    torch_threads: int | None = None
     vocab_size: int | None = None
     reward: str = "frame"
     perceptual_sigma2: float = 64.0
 
-    def __post_init__(self) -> None:
+    RESUME_FIXED: ClassVar[tuple[str, ...]] = (
+        "num_games",
+        "guessers",
+        "vocabulary",
+        "hidden",
+        "seed",
+        "checkpoint_every",
+        "vocab_size",
+        "reward",
+        "perceptual_sigma2",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> SelfPlayConfig:
         if self.vocabulary not in VOCABULARIES:
             raise ValueError(f"vocabulary: expected one of {VOCABULARIES}, got {self.vocabulary!r}")
         if self.reward not in REWARDS:
@@ -97,20 +117,12 @@ class SelfPlayConfig:
         if not 1 <= int(self.guessers) <= 9:
             raise ValueError(f"guessers: expected 1-9 (3-10 players), got {self.guessers!r}")
         for name in ("total_games", "num_games", "hidden", "checkpoint_every", "snapshot_every"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)!r}")
+            positive(name, getattr(self, name))
+        return self
 
     @property
     def num_updates(self) -> int:
         return max(1, int(self.total_games) // int(self.num_games))
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "selfplay config") -> SelfPlayConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown field(s) {unknown}; expected some of {sorted(known)}")
-        return cls(**data)
 
 
 def selfplay_vocabulary(kind: str) -> tuple[str, ...]:
@@ -271,18 +283,14 @@ def train_selfplay(
     """Train (or resume) self-play; snapshots of the lexicon metrics; final metrics, tables and figure."""
     import torch
 
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    device = resolve_device(cfg.device)
-    if cfg.torch_threads:
-        torch.set_num_threads(int(cfg.torch_threads))
+    run_dir, device = start_run(run_dir, cfg)
     if humans is None:
         humans = load_humans()
     game = SelfPlay(cfg, device)
     update, wall_before, cpu_before = 0, 0.0, 0.0
     state_path, policy_path = run_dir / "trainer_state.pt", run_dir / "policy.pt"
     history_path = run_dir / "lexicon_history.csv"
-    if resume and state_path.exists() and policy_path.exists():
+    if resume and state_path.exists():
         update, wall_before, cpu_before = _restore(state_path, policy_path, cfg, game, device)
     own_logger = logger is None
     if own_logger:
@@ -294,18 +302,18 @@ def train_selfplay(
         speaker, probs = game.lexicon()
         values, tables = lexicon_metrics(speaker, probs, game.vocabulary, humans, seed=cfg.seed)
         row = {"step": step, "greedy_points": game.greedy_points(), **values}
+        history[:] = [r for r in history if int(r["step"]) != step]  # a resumed final snapshot: once
         history.append(row)
-        pd_frame(history).to_csv(history_path, index=False)
+        write_csv(history_path, pd_frame(history))
         _append_map(run_dir / "lexicon_maps.csv", step, speaker, game.vocabulary)
         return {"row": row, "tables": tables, "speaker": speaker, "probs": probs}
 
     if update == 0 and not history:
         snapshot(0)
-    wall0, cpu0 = time.perf_counter(), time.process_time()
+    clock = Clock(wall_before, cpu_before)
+    budget = TimeBudget(cfg.time_budget_s, clock)
     generator = None
-    stopped_early = False
     last = None
-    prev_wall = wall_before
     while update < cfg.num_updates:
         if generator is None or update % cfg.checkpoint_every == 0:
             generator = torch.Generator(device=device)
@@ -314,12 +322,11 @@ def train_selfplay(
         numbers = game.round(generator)
         update += 1
         step = update * cfg.num_games
-        wall = wall_before + time.perf_counter() - wall0
+        wall = clock.wall
         numbers["games_per_s"] = step / max(wall, 1e-9)
         numbers["wall_s"] = wall
         done = update >= cfg.num_updates
-        last_dt, prev_wall = wall - prev_wall, wall
-        over = cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s  # never past the budget
+        over = budget.exhausted()
         if update % cfg.snapshot_every == 0 or done or over:
             last = snapshot(step)
             numbers.update(
@@ -330,21 +337,18 @@ def train_selfplay(
             )
         logger.log(step, numbers, force_print=done or over)
         if update % cfg.checkpoint_every == 0 or done or over:
-            cpu = cpu_before + time.process_time() - cpu0
-            _save(run_dir, cfg, game, update, wall, cpu)
+            _save(run_dir, cfg, game, update, clock)
         if over and not done:
-            stopped_early = True
             break
+    _save(run_dir, cfg, game, update, clock, state=False)  # policy.pt: an export of the state, always current
     if last is None:
         last = snapshot(update * cfg.num_games)
-    wall = wall_before + time.perf_counter() - wall0
-    cpu = cpu_before + time.process_time() - cpu0
+    wall, cpu = clock.wall, clock.cpu
     final = dict(last["row"])
-    (run_dir / "lexicon.json").write_text(json.dumps(final, indent=1) + "\n")
+    write_json(run_dir / "lexicon.json", final)
     _write_map(run_dir / "lexicon_map.csv", last["speaker"], game.vocabulary)
-    last["tables"]["words"].to_csv(run_dir / "lexicon_words.csv", index=False)
-    last["tables"]["regions"].to_csv(run_dir / "lexicon_regions.csv", index=False)
-    last["tables"]["wordlevel"].to_csv(run_dir / "lexicon_wordlevel.csv", index=False)
+    for table in ("words", "regions", "wordlevel"):
+        write_csv(run_dir / f"lexicon_{table}.csv", last["tables"][table])
     if figure:
         plot_lexicon(last["speaker"], last["probs"], game.vocabulary, humans, run_dir / "lexicon.png")
     summary = {
@@ -355,12 +359,12 @@ def train_selfplay(
         "wall_s": wall,
         "cpu_s": cpu,
         "device": device,
-        "stopped_by_time_budget": stopped_early,
+        "stopped_by_time_budget": budget.stopped and update < cfg.num_updates,
         "lexicon": final,
-        "config": asdict(cfg),
+        "config": cfg.to_dict(),
         "policy": str(policy_path),
     }
-    (run_dir / "train.json").write_text(json.dumps(summary, indent=1) + "\n")
+    summary = write_summary(run_dir, summary)
     if own_logger:
         logger.close()
     return summary
@@ -408,13 +412,37 @@ def _read_history(path: Path, before_step: int) -> list[dict[str, Any]]:
         return []
     import pandas as pd
 
-    frame = pd.read_csv(path)
+    try:
+        frame = pd.read_csv(path)
+    except (
+        ValueError,
+        OSError,
+    ) as err:  # empty or torn (pandas' EmptyDataError and ParserError are ValueErrors)
+        raise ValueError(f"{path}: unreadable lexicon history ({type(err).__name__}); use --fresh") from None
+    if "step" not in frame:
+        raise ValueError(f"{path}: no 'step' column; use --fresh to start over")
     return frame[frame["step"] <= before_step].to_dict(orient="records") if before_step else []
 
 
-def _save(run_dir: Path, cfg: SelfPlayConfig, game: SelfPlay, update: int, wall: float, cpu: float) -> None:
-    import torch
-
+def _save(
+    run_dir: Path, cfg: SelfPlayConfig, game: SelfPlay, update: int, clock: Clock, state: bool = True
+) -> None:
+    """The trainer state (one atomic file: both networks, optimiser, counters), then ``policy.pt`` from it."""
+    if state:
+        save_state(
+            run_dir / "trainer_state.pt",
+            {
+                "update": update,
+                "wall_s": clock.wall,
+                "cpu_s": clock.cpu,
+                "config": cfg.to_dict(),
+                "optimizer": game.optimizer.state_dict(),
+                "nets": {
+                    "speaker": {n: t.detach().cpu() for n, t in game.speaker.state_dict().items()},
+                    "guesser": {n: t.detach().cpu() for n, t in game.listener.state_dict().items()},
+                },
+            },
+        )
     train = {"games": update * cfg.num_games, "updates": update, "seed": cfg.seed, "trainer": "selfplay"}
     save_checkpoint(
         run_dir / "policy.pt",
@@ -423,45 +451,32 @@ def _save(run_dir: Path, cfg: SelfPlayConfig, game: SelfPlay, update: int, wall:
         game.archs,
         train,
     )
-    state = {
-        "update": update,
-        "wall_s": wall,
-        "cpu_s": cpu,
-        "config": asdict(cfg),
-        "optimizer": game.optimizer.state_dict(),
-    }
-    tmp = run_dir / "trainer_state.pt.tmp"
-    torch.save(state, tmp)
-    tmp.replace(run_dir / "trainer_state.pt")
 
 
-DEFAULTS = {f.name: f.default for f in fields(SelfPlayConfig)}  # a run from before a field existed
-RESUME_FIXED = (
-    "num_games",
-    "guessers",
-    "vocabulary",
-    "hidden",
-    "seed",
-    "checkpoint_every",
-    "vocab_size",
-    "reward",
-    "perceptual_sigma2",
-)
+STATE_KEYS = ("update", "wall_s", "cpu_s", "config", "optimizer")
 
 
 def _restore(state_path: Path, policy_path: Path, cfg: SelfPlayConfig, game: SelfPlay, device: str):
-    import torch
-
-    state = torch.load(state_path, map_location=device, weights_only=True)
-    for key in RESUME_FIXED:
-        if state["config"].get(key, DEFAULTS.get(key)) != getattr(cfg, key):
+    """Resume from ``trainer_state.pt`` alone; an older state without networks is cross-checked against
+    ``policy.pt``'s recorded update (two halves of different checkpoints never mix)."""
+    state = load_state(state_path, device)
+    require(state, STATE_KEYS, state_path)
+    cfg.check_resume(state["config"], state_path)
+    if "nets" in state:
+        speaker, listener = state["nets"].get("speaker"), state["nets"].get("guesser")
+    else:
+        ckpt = load_checkpoint(policy_path)
+        check_settings(ckpt.settings, game.settings().to_dict(), source=f"resume {policy_path}")
+        if int(ckpt.train.get("updates", -1)) != int(state["update"]):
             raise ValueError(
-                f"{state_path}: cannot resume with {key}={getattr(cfg, key)!r}, the run was started with "
-                f"{state['config'].get(key)!r} (use a new --out or --fresh)"
+                f"{policy_path}: holds update {ckpt.train.get('updates')}, {state_path} update {state['update']} "
+                "(a run interrupted between its two files); use --fresh to start over"
             )
-    ckpt = load_checkpoint(policy_path)
-    check_settings(ckpt.settings, game.settings().to_dict(), source=f"resume {policy_path}")
-    game.speaker.load_state_dict(ckpt.nets["speaker"].state_dict())
-    game.listener.load_state_dict(ckpt.nets["guesser"].state_dict())
-    game.optimizer.load_state_dict(state["optimizer"])
+        speaker, listener = ckpt.nets["speaker"].state_dict(), ckpt.nets["guesser"].state_dict()
+    try:
+        game.speaker.load_state_dict(speaker)
+        game.listener.load_state_dict(listener)
+        game.optimizer.load_state_dict(state["optimizer"])
+    except (RuntimeError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{state_path}: does not fit this run ({str(err).splitlines()[0]})") from None
     return int(state["update"]), float(state["wall_s"]), float(state["cpu_s"])

@@ -22,6 +22,7 @@ from huesenv.agents.protocol import GuessQuery
 from huesenv.agents.registry import describe_agents, kinds_with, make_agent
 from huesenv.board import format_coord
 from huesenv.commands.common import (
+    add_allow_code,
     add_device,
     add_out,
     add_seed,
@@ -68,6 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("--top-k", type=top_k_int, default=5, help="cells per answer, 1-480 (default 5)")
         add_seed(q, default=0)
         add_device(q)
+        add_allow_code(q)
         q.add_argument(
             "--opt", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)"
         )

@@ -269,6 +269,16 @@ def add_device(p: argparse.ArgumentParser, *, help: str | None = None) -> None: 
     )
 
 
+def add_allow_code(p: argparse.ArgumentParser) -> None:
+    """``--allow-code``: the only way to let a file run code (``huesenv.trust``; ``cli.main`` applies it)."""
+    p.add_argument(
+        "--allow-code",
+        action="store_true",
+        help="allow what runs code from a file: unpickling an SB3 zip with a custom class, "
+        "trust_remote_code and other code-loading agent options",
+    )
+
+
 def warn_unused_device(spec: str, device: str | None) -> None:
     """One warning when ``--device`` names a device for a single agent whose kind takes none (it would be
     dropped without a word otherwise)."""
@@ -340,7 +350,8 @@ def existing_file(value: str | Path, flag: str) -> Path:
     if not path.exists():
         raise ValueError(f"{flag} {value}: no such file")
     if not path.is_file():
-        raise ValueError(f"{flag} {value}: expected a file, got a directory")
+        what = "a directory" if path.is_dir() else "a device, FIFO or socket"
+        raise ValueError(f"{flag} {value}: expected a regular file, got {what}")
     return path
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from huesenv.agents.registry import available_agents, split_spec
-from huesenv.commands.common import add_device, add_seed, jsonl_target, non_negative_float
+from huesenv.commands.common import add_allow_code, add_device, add_seed, jsonl_target, non_negative_float
 from huesenv.envs.rendering.window import display_problem
 from huesenv.logs import check_appendable
 from huesenv.play.human import HumanQuit, play_human_game
@@ -32,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_seed(play, default=0)
     add_device(play)
+    add_allow_code(play)
     play.add_argument(
         "--cue-mode",
         choices=("text", "vocabulary"),

@@ -12,6 +12,7 @@ from huesenv.agents import make_agent
 from huesenv.agents.devices import with_device
 from huesenv.agents.registry import kinds_with, refuses_probes
 from huesenv.commands.common import (
+    add_allow_code,
     add_device,
     add_out,
     add_progress,
@@ -46,6 +47,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     add_seed(p, default=0, help="stimulus-set and subsampling seed")
     add_device(p)
+    add_allow_code(p)
     p.add_argument("--limit", type=positive_int, default=None, help="evaluate a seeded subsample of N trials")
     p.add_argument(
         "--batch-size", type=positive_int, default=16, help="queries per act_batch call (default 16)"

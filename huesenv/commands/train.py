@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from huesenv.commands.common import (
+    add_allow_code,
     add_device,
     add_humans,
     add_out,
@@ -124,6 +125,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument(
         "--wandb", choices=("online", "offline", "disabled"), help="W&B mode for training and tournament"
     )
+    add_allow_code(e)
     e.set_defaults(func=run_experiment_cmd)
     h = cmds.add_parser(
         "heldout",
@@ -157,6 +159,7 @@ def _common(q: argparse.ArgumentParser) -> None:
         "--time-budget", type=positive_float, metavar="MINUTES", help="stop after this much wall time"
     )
     add_device(q, help=TRAIN_DEVICE_HELP)
+    add_allow_code(q)
     q.add_argument("--threads", type=positive_int, help="torch CPU threads")
     q.add_argument(
         "--tracker",
@@ -206,6 +209,10 @@ def _table_opponents(args: argparse.Namespace, params: dict[str, Any]) -> None:
 def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     """The trainer name and its config object from the command line."""
     params = parse_sets(args.overrides)
+    flags = {"seed": "--seed", "device": "--device", "role": "the subcommand", "torch_threads": "--threads"}
+    for key, flag in flags.items():  # the command line sets these; a --set would be silently replaced
+        if key in params:
+            raise ValueError(f"--set {key}=...: {key} is set by {flag}; use that instead")
     if args.steps is not None:
         params["total_games" if kind == "selfplay" else "total_steps"] = args.steps
     if args.time_budget is not None:

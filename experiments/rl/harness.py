@@ -1,0 +1,231 @@
+"""What every ``huesenv train`` trainer shares: its config model, the run folder, device and threads,
+the resume check, atomic state files, one time-budget rule, and the summary.
+
+Why one harness: the three trainers (``ppo_fast``, ``selfplay``, ``sb3_train``)
+had each written these, with the same error text copied and the time budget
+meaning "stop before exceeding" in two and "stop after reaching" in the third.
+The algorithms stay in their own modules, readable top to bottom; they call
+this module at the few points where a run touches the disk or the clock.
+
+**Config.** :class:`TrainerConfig` is a pydantic v2 model (unknown fields are
+refused with the list of known ones; a field's own check says what it expected).
+
+**Run folder and state.** A trainer's state is one file written atomically
+(:func:`save_state`: a temporary file renamed over the old one), holding
+everything a resume needs (networks, optimiser, counters, config), so a kill
+at any point leaves the previous state or the new one, never a mix of two
+checkpoints.  The playable policy file next to it is an export of that state,
+rewritten at every checkpoint and at the end.  Every error reading the state
+names the file.
+
+**Resume check.** :meth:`TrainerConfig.check_resume`: the fields listed in
+``RESUME_FIXED`` must equal the stored run's (else one line naming the file,
+the field and both values).
+
+**Time budget** (:class:`TimeBudget`, the one rule): at each boundary (an
+update, a rollout), stop when one more unit as long as the last one would end
+past the budget, so a run never exceeds it.  A run stopped by its budget
+depends on the machine's speed; its steps are in the state and the summary.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import time
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+from pydantic import ConfigDict, Field, ValidationError, field_validator
+
+from huesenv.agents.devices import resolve_device
+from huesenv.atomic import write_bytes_atomic, write_text_atomic, write_with
+from huesenv.validation import StrictModel
+
+# the number types of the trainers' fields: NaN and infinity are never a hyper-parameter
+PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+UnitFloat = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+PositiveInt = Annotated[int, Field(ge=1)]
+DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,3})?")
+
+
+class TrainerConfig(StrictModel):
+    """Fields every trainer has; subclasses add their hyper-parameters and ``RESUME_FIXED``
+    (the project's :class:`~huesenv.validation.StrictModel`: unknown keys refused, no silent coercion)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, validate_assignment=True)
+
+    seed: Annotated[int, Field(ge=0)] = 0
+    device: str = "auto"
+    time_budget_s: PositiveFloat | None = None
+    torch_threads: PositiveInt | None = None
+
+    RESUME_FIXED: ClassVar[tuple[str, ...]] = ("seed",)
+
+    @field_validator("device")
+    @classmethod
+    def _device(cls, value: str) -> str:
+        if not DEVICE_RE.fullmatch(value.strip().lower()):
+            raise ValueError(f"device: expected auto, cpu, mps, cuda or cuda:<n>, got {value!r}")
+        return value.strip().lower()
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "trainer config") -> Any:
+        """Build from plain data; ``ValueError`` (one line naming ``source`` and the field) on anything wrong."""
+        known = sorted(cls.model_fields)
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError(f"{source}: unknown field(s) {unknown}; expected some of {known}")
+        try:
+            return cls(**dict(data))
+        except ValidationError as err:
+            raise ValueError(f"{source}: {describe_validation(err)}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+    def check_resume(self, stored: Mapping[str, Any], state_path: Path) -> None:
+        """Refuse (one line) to resume a run whose fixed fields differ from this config's."""
+        for key in self.RESUME_FIXED:
+            mine = self.to_dict()[key]
+            field = type(self).model_fields[key]
+            before = stored.get(key, field.default)  # a run from before the field existed had its default
+            if isinstance(before, list) and isinstance(mine, (list, tuple)):
+                before = list(before)
+            if before != mine:
+                raise ValueError(
+                    f"{state_path}: cannot resume with {key}={mine!r}, the run was started with "
+                    f"{before!r} (use a new --out or --fresh)"
+                )
+
+
+def describe_validation(err: ValidationError) -> str:
+    """The first error of a pydantic validation as ``field: what was expected, got VALUE``."""
+    first = err.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"])
+    if first["type"] == "value_error":
+        return str(first["ctx"]["error"])
+    return f"{loc}: {first['msg'].lower()}, got {first.get('input')!r}"
+
+
+def positive(name: str, value: int) -> int:
+    if int(value) < 1:
+        raise ValueError(f"{name}: expected a positive integer, got {value!r}")
+    return value
+
+
+# -- the run ---------------------------------------------------------------------------------------------------
+def start_run(run_dir: str | Path, cfg: TrainerConfig) -> tuple[Path, str]:
+    """Create the run folder, resolve the device and apply ``torch_threads``; returns ``(folder, device)``."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    device = resolve_device(cfg.device)
+    if cfg.torch_threads:
+        import torch
+
+        torch.set_num_threads(int(cfg.torch_threads))
+    return run_dir, device
+
+
+class Clock:
+    """Wall and CPU seconds of a run across its sessions (the ``before`` values come from the state)."""
+
+    def __init__(self, wall_before: float = 0.0, cpu_before: float = 0.0) -> None:
+        self.wall_before, self.cpu_before = float(wall_before), float(cpu_before)
+        self._wall0, self._cpu0 = time.perf_counter(), time.process_time()
+
+    @property
+    def session_wall(self) -> float:
+        return time.perf_counter() - self._wall0
+
+    @property
+    def wall(self) -> float:
+        return self.wall_before + self.session_wall
+
+    @property
+    def cpu(self) -> float:
+        return self.cpu_before + time.process_time() - self._cpu0
+
+
+class TimeBudget:
+    """The one time-budget rule (see the module docstring): :meth:`exhausted` at each boundary."""
+
+    def __init__(self, budget_s: float | None, clock: Clock) -> None:
+        self.budget_s, self.clock = budget_s, clock
+        self._last = clock.wall
+        self.stopped = False
+
+    def exhausted(self) -> bool:
+        """Whether one more unit, as long as the one that just ended, would end past the budget."""
+        now = self.clock.wall
+        last_dt, self._last = now - self._last, now
+        if self.budget_s is None:
+            return False
+        self.stopped = now + last_dt > self.budget_s
+        return self.stopped
+
+
+# -- state files -----------------------------------------------------------------------------------------------
+def save_state(path: Path, state: Mapping[str, Any]) -> None:
+    """``torch.save`` of the whole state into a temporary file renamed over ``path`` (one atomic unit)."""
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(dict(state), buffer)
+    write_bytes_atomic(path, buffer.getvalue())
+
+
+def load_state(path: Path, device: str = "cpu") -> dict[str, Any]:
+    """A state written by :func:`save_state` (tensors only, ``weights_only=True``); errors name the file."""
+    import torch
+
+    try:
+        with warnings.catch_warnings():  # a foreign pickle's protocol warning: the refusal below says it
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location=device, weights_only=True)
+    except Exception as err:  # noqa: BLE001 - a truncated, empty or foreign file is the same user-facing fault
+        raise ValueError(
+            f"{path}: not a readable trainer state ({type(err).__name__}); use --fresh to start over"
+        ) from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: not a trainer state (expected a mapping); use --fresh to start over")
+    return state
+
+
+def require(state: Mapping[str, Any], keys: tuple[str, ...], path: Path) -> None:
+    missing = [k for k in keys if k not in state]
+    if missing:
+        raise ValueError(f"{path}: trainer state lacks {missing}; use --fresh to start over")
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_text_atomic(path, json.dumps(data, indent=1, default=list) + "\n")
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON object from a run folder; one line naming the file when it is empty, torn or not an object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path}: not readable JSON ({err}); use --fresh to start over") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object; use --fresh to start over")
+    return data
+
+
+def write_csv(path: Path, frame: Any) -> None:
+    """A pandas frame to CSV through a temporary file (a kill mid-write keeps the previous file)."""
+    write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
+
+
+def write_summary(run_dir: Path, summary: Mapping[str, Any]) -> dict[str, Any]:
+    """``train.json`` (atomic), with the machine facts every trainer reports."""
+    out = dict(summary)
+    out.setdefault("cpu_count", os.cpu_count())
+    write_json(run_dir / "train.json", out)
+    return out

@@ -1,0 +1,77 @@
+"""Files from users are data, never code: the one switch (``--allow-code``) that lets anything run code.
+
+Why one process-wide switch rather than a flag threaded through every call:
+an agent spec can be built from a config, a ``--set``, an ``--opt``, an env's
+opponent list or a Ray worker, and every one of those paths must refuse the
+same things.  The CLI grants code execution only when the user typed
+``--allow-code`` (``cli.main`` wraps the command in :func:`allowing_code`);
+a config file can never grant it (``experiments.config``), and a tournament
+passes its recorded ``allow_code`` to the workers that build agents.
+
+What needs the switch (:func:`require_code`):
+
+* unpickling anything (an SB3 zip read with ``MaskablePPO.load``; huesenv
+  reads such zips itself without it, see ``huesenv.agents.sb3_zip``);
+* a model folder's Python (``trust_remote_code=True`` and the other keyword
+  arguments in :data:`CODE_KWARGS`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+# keyword arguments that make a library import or run code shipped with a model or file
+CODE_KWARGS: tuple[str, ...] = ("trust_remote_code", "allow_pickle", "custom_objects", "code_revision")
+
+_ALLOWED: contextvars.ContextVar[bool] = contextvars.ContextVar("huesenv_allow_code", default=False)
+
+
+class CodeNotAllowedError(ValueError):
+    """Something would run code from a file or model folder and ``--allow-code`` was not given."""
+
+
+def code_allowed() -> bool:
+    """Whether the user granted code execution (``--allow-code``) for what runs now."""
+    return _ALLOWED.get()
+
+
+@contextmanager
+def allowing_code(allowed: bool = True) -> Iterator[None]:
+    """Run the block with code execution granted (``True``) or refused (``False``)."""
+    token = _ALLOWED.set(bool(allowed))
+    try:
+        yield
+    finally:
+        _ALLOWED.reset(token)
+
+
+def require_code(what: str) -> None:
+    """Raise :class:`CodeNotAllowedError` (one line naming ``what``) unless code execution is granted."""
+    if not code_allowed():
+        raise CodeNotAllowedError(f"{what}: this would run code from a file; pass --allow-code to allow it")
+
+
+def code_kwargs(kwargs: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Dotted paths of the code-loading keys switched on in ``kwargs``, nested mappings included
+    (``generate_kwargs.trust_remote_code``); a false value loads no code."""
+    found = []
+    for key, value in kwargs.items():
+        path = f"{prefix}{key}"
+        if key in CODE_KWARGS and value not in (False, None, "", 0):
+            found.append(path)
+        elif isinstance(value, Mapping):
+            found += code_kwargs(value, prefix=f"{path}.")
+    return found
+
+
+def check_code_kwargs(kwargs: Mapping[str, Any], source: str) -> None:
+    """Refuse (one line naming ``source`` and the key) code-loading keyword arguments without ``--allow-code``."""
+    keys = code_kwargs(kwargs)
+    if keys and not code_allowed():
+        raise CodeNotAllowedError(
+            f"{source}: {keys[0]} runs code shipped with the model; "
+            "pass --allow-code on the command line to allow it"
+        )
