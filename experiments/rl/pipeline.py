@@ -61,7 +61,7 @@ from huesenv.validation import StrictModel, dump_yaml, load_yaml_file, validate
 
 TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
 # trainers that learn from (or next to) replayed human answers: they train on a split's training part
-HUMAN_DATA_TRAINERS = ("guesser-fast", "guesser", "cue-giver")
+HUMAN_DATA_TRAINERS = ("guesser-fast", "guesser", "cue-giver", "cue-giver-fast")
 Trainer = Literal["guesser-fast", "guesser", "cue-giver", "selfplay"]
 
 
