@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from huesenv.agents.policy_net import PolicySettings
+from huesenv.trust import CodeNotAllowedError, code_allowed
 
 SETTINGS_FILE = "huesenv_settings.json"
 DEFAULT_POLICY_ID = "shared"
@@ -48,8 +49,8 @@ def load_rllib_policy(path: Path, *, allow_code: bool = False) -> tuple[Any, Pol
     module_dir = path / "learner_group" / "learner" / "rl_module" / policy_id
     if not module_dir.is_dir():
         raise ValueError(f"{source}: no RLModule for policy {policy_id!r} at {module_dir}")
-    if not allow_code:
-        raise ValueError(
+    if not (allow_code or code_allowed()):  # the caller's grant, or the CLI's --allow-code switch
+        raise CodeNotAllowedError(
             f"{source}: an RLlib checkpoint is pickled Python objects and loading it runs code; "
             "pass --allow-code (allow_code=True) for a checkpoint you trust"
         )

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from huesenv.agents.policy_net import load_checkpoint
+from huesenv.agents.sb3_zip import read_sb3_zip
 from huesenv.humans import load_humans
 from huesenv.humans.splits import DataSplit, answers_sha256, describe_training, training_overlap
 
@@ -37,9 +38,13 @@ def policy_training_data(spec: str) -> dict[str, Any] | None:
     if not isinstance(spec, str) or not spec.startswith("policy:"):
         return None
     path = Path(spec.split(":", 1)[1])
-    if path.suffix == ".zip" or not path.is_file():
+    if not path.is_file():
         return None
-    record = load_checkpoint(path).train.get("human_data")
+    if path.suffix == ".zip":  # an sb3 zip: its plain-JSON data (nothing unpickled), see sb3_train
+        data, _ = read_sb3_zip(path)
+        record = data.get("huesenv_human_data")
+    else:
+        record = load_checkpoint(path).train.get("human_data")
     return dict(record) if isinstance(record, Mapping) else None
 
 

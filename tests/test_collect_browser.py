@@ -115,11 +115,27 @@ def onboard(driver, wait, shot=None) -> None:
 
 
 def click_and_wait(driver, wait, element) -> None:
-    """Click a submit button and wait until its page has been replaced (no racing the old page)."""
-    from selenium.webdriver.support import expected_conditions as ec
+    """Click a submit button and wait until its page has been replaced (no racing the old page).
+
+    While the old page is being torn down, Chromium may answer a query on the element with "Node with
+    given id does not belong to the document" (a plain WebDriverException, not a stale-element error):
+    that too means the page was replaced."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 
     element.click()
-    wait.until(ec.staleness_of(element))
+
+    def replaced(_driver) -> bool:
+        try:
+            element.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as err:
+            if "does not belong to the document" in str(err):
+                return True
+            raise
+        return False
+
+    wait.until(replaced)
 
 
 @pytest.mark.browser

@@ -131,7 +131,7 @@ def test_rerun_resumes_and_says_so(tmp_path):
     assert summary["huesenv_version"] and len(summary["config_hash"]) == 64
     assert summary["libraries"]["numpy"] and summary["humans"]["kind"] == "reconstructed cohort"
     assert summary["humans"]["participants"] > 0 and "not people" in summary["humans"]["label"]
-    assert "Human reference: the packaged reconstructed cohort" in md
+    assert "Human reference: Reconstructed cohort (316 simulated participants, not people)" in md
     reference = run_experiment(load_config(write_config(tmp_path / "ref")), progress=False)
     assert game_blocks(done.run_dir) == game_blocks(reference.run_dir)
 

@@ -71,6 +71,13 @@ def test_two_iterations_of_multi_agent_ppo_and_the_checkpoint_plays(tmp_path):
     assert (ckpt / "rllib_checkpoint.json").is_file() and (ckpt / "huesenv_settings.json").is_file()
     with pytest.raises(ValueError, match="--allow-code"):
         make_agent(f"policy:{ckpt}")
+    from huesenv.cli import main
+    from huesenv.trust import allowing_code
+
+    with allowing_code():  # what the CLI's --allow-code grants: the same checkpoint loads
+        assert make_agent(f"policy:{ckpt}").settings.role
+    assert main(["agents", "guess", f"policy:{ckpt}", "SKY"]) == 2  # refused without --allow-code
+    assert main(["agents", "guess", f"policy:{ckpt}", "SKY", "--allow-code"]) == 0
     agent = make_agent(f"policy:{ckpt}", allow_code=True)
     guess = agent.act(GuessQuery(cues=("SKY",)))
     assert 0 <= guess.cell < 480

@@ -67,3 +67,27 @@ def test_cli_cue_giver_fast_and_bad_input(tmp_path, capsys):
     assert (out / "policy.pt").exists()
     assert main(["train", "cue-giver", "--fast", "--opponents", "vlm:x", "-o", str(tmp_path / "x")]) == 2
     assert "table opponents" in capsys.readouterr().err
+
+
+def test_the_fast_cue_giver_plays_with_the_training_part_only(tmp_path):
+    """issue 22: its replayed humans are the split's training part, recorded in the checkpoint."""
+    from huesenv.agents.policy_net import load_checkpoint
+    from huesenv.experiments import evaluation
+    from huesenv.humans import load_humans
+    from huesenv.humans.splits import DataSplit
+
+    summary = train_fast_cue(tiny(total_steps=64 * 8), tmp_path, progress=False)
+    record = load_checkpoint(tmp_path / "policy.pt").train["human_data"]
+    split = DataSplit.of(load_humans(), seed=0, eval_fraction=0.5)
+    assert sorted(record["train_participants"]) == sorted(map(str, split.train_participants))
+    assert summary["human_data"] and json.loads((tmp_path / "train.json").read_text())["human_data"]
+    spec = f"policy:{tmp_path / 'policy.pt'}"
+    assert evaluation.overlaps({"c": spec}, load_humans())
+    assert not evaluation.overlaps({"c": spec}, split.evaluation(load_humans()))
+
+
+def test_fast_cue_config_is_validated():
+    with pytest.raises(ValueError, match="holdout"):
+        FastCueConfig.from_dict({"holdout": "people"})
+    with pytest.raises(ValueError, match="num_players"):
+        FastCueConfig.from_dict({"num_players": 2})

@@ -86,3 +86,27 @@ def test_bad_trainer_option_is_one_line(tmp_path, capsys):
     assert main(["train", "guesser", "--steps", "64", "-o", str(tmp_path), "--set", "n_stepz=3"]) == 2
     err = capsys.readouterr().err.strip()
     assert "unknown field(s) ['n_stepz']" in err and "\n" not in err
+
+
+def test_sb3_trainers_play_with_the_training_part_and_are_refused_on_it(tmp_path):
+    """issue 22: the SB3 trainers replay only the split's training part, the zip records it, and scoring
+    the policy against the whole cohort (its training people included) is refused in one line."""
+    from huesenv.experiments import evaluation
+    from huesenv.humans import load_humans
+    from huesenv.humans.splits import DataSplit
+
+    out = tmp_path / "g"
+    args = ["train", "guesser", "--steps", "64", "-o", str(out), "--tracker", "none", "--device", "cpu"]
+    assert main([*args, *SMALL]) == 0
+    train_part = load_humans(out / "split" / "train.csv.gz")
+    cohort = load_humans()
+    split = DataSplit.of(cohort, seed=0, eval_fraction=0.5)
+    assert set(train_part.frame["user_id"].astype(str)) == set(map(str, split.train_participants))
+    record = evaluation.policy_training_data(f"policy:{out / 'model.zip'}")
+    assert record is not None and sorted(record["train_participants"]) == sorted(
+        map(str, split.train_participants)
+    )
+    summary = json.loads((out / "train.json").read_text())
+    assert summary["human_data"] and "split" in summary["human_data"]
+    assert evaluation.overlaps({"mine": f"policy:{out / 'model.zip'}"}, cohort)  # trained on part of it
+    assert not evaluation.overlaps({"mine": f"policy:{out / 'model.zip'}"}, split.evaluation(cohort))

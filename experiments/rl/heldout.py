@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +76,10 @@ def wilson(k: float, n: float) -> tuple[float, float]:
 
 
 def fold_config(base: FastPPOConfig, fold: int, folds: int) -> FastPPOConfig:
-    return replace(base, word_folds=folds, word_fold=fold)
+    # validated again: a fold outside 0..folds-1 is an error, as in any trainer config
+    return type(base).from_dict(
+        {**base.to_dict(), "word_folds": folds, "word_fold": fold}, source="held-out fold"
+    )
 
 
 def score_fold(

@@ -60,6 +60,8 @@ from huesenv.experiments.runner import changed_policy_files
 from huesenv.validation import StrictModel, dump_yaml, load_yaml_file, validate
 
 TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
+# trainers that learn from (or next to) replayed human answers: they train on a split's training part
+HUMAN_DATA_TRAINERS = ("guesser-fast", "guesser", "cue-giver", "cue-giver-fast")
 Trainer = Literal["guesser-fast", "guesser", "cue-giver", "selfplay"]
 
 
@@ -235,8 +237,8 @@ def run_training_experiment(
     tcfg = trainer_from_params(trainer, dict(cfg["train"]["params"]), int(cfg["seed"]))
     ev = cfg["evaluate"]
     if (
-        trainer == "guesser-fast"
-        and tcfg.cue_source == "humans"
+        trainer in HUMAN_DATA_TRAINERS
+        and getattr(tcfg, "cue_source", "humans") == "humans"
         and tcfg.holdout == "none"
         and ev.get("tournament", True)
         and not ev.get("allow_trained_on")
@@ -257,7 +259,7 @@ def run_training_experiment(
     )
     references = compute_references(trainer, tcfg, cfg["references"], run_dir)
     # the tournament's replayed humans and the metrics' reference: the split's evaluation part only
-    parts = write_parts(tcfg, run_dir / "split") if trainer == "guesser-fast" else None
+    parts = write_parts(tcfg, run_dir / "split") if trainer in HUMAN_DATA_TRAINERS else None
     if parts is not None:
         summary["evaluation_part"] = parts
     tournament = None

@@ -21,71 +21,77 @@ Credit: a round's cue-giver points arrive at its reveal, right after the cue
 target as the baseline (advantage = points − V(target)).  The update is
 CleanRL's clipped PPO over the collected cue decisions.  Files:
 ``policy.pt`` (playable as ``policy:run_dir/policy.pt``), ``curve.csv``, ``train.json``.
-*(Not yet on the shared training-run harness: no resume; a rerun starts over.)*
+
+Human data: with ``holdout="participants"`` (the default) the replayed humans the
+learner plays with are the training part of the same seeded participant split as
+the guesser trainer's (:mod:`~huesenv.experiments.rl.human_data`), recorded in the
+checkpoint, so its evaluation can use the other part; ``holdout="none"`` replays
+every answer and says so.  Config, run folder, time budget and the summary come
+from the shared harness (:mod:`~huesenv.experiments.rl.harness`).  Runs are short
+and seeded: a rerun starts over and, on the same machine without a time budget,
+writes the same policy (there is no mid-run resume).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import time
-from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field, model_validator
 
-from huesenv.agents.devices import resolve_device
 from huesenv.agents.policy_net import PolicySettings, build_speaker_net, save_checkpoint, speaker_forward
 from huesenv.agents.vector_tables import table_for
 from huesenv.board import N_CELLS
 from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
+from huesenv.experiments.rl.harness import (
+    Clock,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    TimeBudget,
+    TrainerConfig,
+    UnitFloat,
+    start_run,
+    write_summary,
+)
+from huesenv.experiments.rl.human_data import HOLDOUTS, make_split
 from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.humans import load_humans
+from huesenv.humans.splits import describe_training, training_record
 from huesenv.vocabulary import word_texts
 
 ENV_ID = "huesenv/CueGiverVector-v0"
 
 
-@dataclass
-class FastCueConfig:
-    total_steps: int = 400_000  # cue-giver decisions (targets and cues)
-    num_envs: int = 512
-    num_players: int = 4
+class FastCueConfig(TrainerConfig):
+    total_steps: PositiveInt = 400_000  # cue-giver decisions (targets and cues)
+    num_envs: PositiveInt = 512
+    num_players: Annotated[int, Field(ge=3, le=10)] = 4
     opponents: str = "human-replay"
-    batch_decisions: int = 4096  # cue decisions per update
-    learning_rate: float = 1e-3
-    update_epochs: int = 4
-    num_minibatches: int = 4
-    clip_coef: float = 0.2
-    ent_coef: float = 0.003
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    hidden: int = 128
-    seed: int = 0
-    device: str = "auto"
-    eval_games: int = 256
-    time_budget_s: float | None = None
-    torch_threads: int | None = None
+    batch_decisions: PositiveInt = 4096  # cue decisions per update
+    learning_rate: PositiveFloat = 1e-3
+    update_epochs: PositiveInt = 4
+    num_minibatches: PositiveInt = 4
+    clip_coef: PositiveFloat = 0.2
+    ent_coef: NonNegativeFloat = 0.003
+    vf_coef: NonNegativeFloat = 0.5
+    max_grad_norm: PositiveFloat = 0.5
+    hidden: PositiveInt = 128
+    eval_games: PositiveInt = 256
+    # whose answers the replayed humans give (see the module docstring and human_data)
+    holdout: str = "participants"
+    split_seed: int = 0
+    eval_fraction: UnitFloat = 0.5
+    word_folds: int = 0
+    word_fold: int = 0
 
-    def __post_init__(self) -> None:
-        for name in (
-            "total_steps",
-            "num_envs",
-            "batch_decisions",
-            "update_epochs",
-            "num_minibatches",
-            "hidden",
-        ):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)!r}")
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "cue-giver --fast config") -> FastCueConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown field(s) {unknown}; expected some of {sorted(known)}")
-        return cls(**data)
+    @model_validator(mode="after")
+    def _check(self) -> FastCueConfig:
+        if self.holdout not in HOLDOUTS:
+            raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
+        return self
 
 
 def make_env(cfg: FastCueConfig, vocabulary: tuple[str, ...], n: int, humans: Any = None, seed: int = 0):
@@ -164,12 +170,14 @@ def train_fast_cue(
     import torch
     import torch.nn as nn
 
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    device = resolve_device(cfg.device)
-    if cfg.torch_threads:
-        torch.set_num_threads(int(cfg.torch_threads))
+    run_dir, device = start_run(run_dir, cfg)
     vocab = tuple(vocabulary if vocabulary is not None else word_texts())
+    human_data: dict[str, Any] | None = None
+    if humans is None and cfg.opponents == "human-replay":  # the packaged cohort, split as the guesser's
+        cohort = load_humans()
+        split = make_split(cfg, cohort)
+        humans = cohort if split is None else split.train(cohort)  # the learner never meets the other part
+        human_data = training_record(split, cohort)
     torch.manual_seed(cfg.seed)
     arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
     net = build_speaker_net(**arch).to(device)
@@ -189,12 +197,10 @@ def train_fast_cue(
     env.reset(seed=cfg.seed)
     B = cfg.num_envs
     pending: list[tuple[Any, ...] | None] = [None] * B  # this round's cue-1 sample per game
-    wall0, cpu0 = time.perf_counter(), time.process_time()
+    clock = Clock()
+    budget = TimeBudget(cfg.time_budget_s, clock)
     steps = updates = 0
-    stopped = False
-    last_dt = 0.0
     while steps < cfg.total_steps:
-        t_up = time.perf_counter()
         samples: list[tuple[Any, ...]] = []
         round_points: list[float] = []
         while len(samples) < cfg.batch_decisions:
@@ -243,21 +249,19 @@ def train_fast_cue(
                 nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
                 optimizer.step()
         updates += 1
-        last_dt = time.perf_counter() - t_up
-        wall = time.perf_counter() - wall0
         logger.log(
             steps,
             {
                 "round_points": float(np.mean(round_points)) if round_points else 0.0,
                 "decisions": n,
-                "wall_s": wall,
+                "wall_s": clock.wall,
             },
         )
-        if cfg.time_budget_s is not None and wall + last_dt > cfg.time_budget_s:
-            stopped = True
+        if budget.exhausted():
             break
-    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     train = {"steps": steps, "updates": updates, "seed": cfg.seed, "trainer": "ppo_fast_cue"}
+    if human_data is not None:
+        train["human_data"] = human_data  # read by the evaluation's refusal check
     policy_path = save_checkpoint(run_dir / "policy.pt", settings, {"speaker": net}, {"speaker": arch}, train)
     final = evaluate(net, cfg, vocab, device, humans)
     summary = {
@@ -266,18 +270,19 @@ def train_fast_cue(
         "env": "game",
         "steps": steps,
         "updates": updates,
-        "wall_s": wall,
-        "cpu_s": cpu,
+        "wall_s": clock.wall,
+        "cpu_s": clock.cpu,
         "device": device,
-        "stopped_by_time_budget": stopped,
+        "stopped_by_time_budget": budget.stopped and steps < cfg.total_steps,
         "final_eval_points": final,
         "eval_unit": "greedy cue-giver points per round given",
-        "config": asdict(cfg),
+        "config": cfg.to_dict(),
         "policy": str(policy_path),
+        "human_data": describe_training(human_data) if human_data else None,
         "torch_threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),
     }
-    (run_dir / "train.json").write_text(json.dumps(summary, indent=1) + "\n")
+    summary = write_summary(run_dir, summary)
     if own_logger:
         logger.close()
     return summary

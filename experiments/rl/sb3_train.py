@@ -56,8 +56,11 @@ from huesenv.experiments.rl.harness import (
     write_json,
     write_summary,
 )
+from huesenv.experiments.rl.human_data import HOLDOUTS, make_split, write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import segment_seed
+from huesenv.humans import load_humans
+from huesenv.humans.splits import describe_training, training_record
 
 ROLE_ENVS = {"guesser": "huesenv/Guesser-v1", "cue_giver": "huesenv/CueGiver-v1"}
 
@@ -74,6 +77,13 @@ class SB3Config(TrainerConfig):
     net_arch: tuple[PositiveInt, ...] = (256, 256)
     env_kwargs: dict[str, Any] = Field(default_factory=dict)
     checkpoint_every: int = 5_000
+    # the replayed humans the learner plays with: the training part of a seeded participant split (the
+    # evaluation part is left for the tournament and the metrics; see human_data), or every answer
+    holdout: str = "participants"
+    split_seed: int = 0
+    eval_fraction: UnitFloat = 0.5
+    word_folds: int = 0
+    word_fold: int = 0
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = (
         "seed",
@@ -84,6 +94,11 @@ class SB3Config(TrainerConfig):
         "net_arch",
         "env_kwargs",
         "checkpoint_every",
+        "holdout",
+        "split_seed",
+        "eval_fraction",
+        "word_folds",
+        "word_fold",
     )
 
     @field_validator("net_arch", mode="before")
@@ -97,6 +112,10 @@ class SB3Config(TrainerConfig):
             raise ValueError(f"role: expected one of {sorted(ROLE_ENVS)}, got {self.role!r}")
         for name in ("total_steps", "checkpoint_every", "n_steps", "batch_size", "n_epochs"):
             positive(name, getattr(self, name))
+        if self.holdout not in HOLDOUTS:
+            raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
+        if self.word_folds and not 0 <= self.word_fold < self.word_folds:
+            raise ValueError(f"word_fold: expected 0..{self.word_folds - 1}, got {self.word_fold}")
         return self
 
     @property
@@ -122,11 +141,29 @@ def env_policy_settings(env: Any, role: str, env_id: str) -> dict[str, Any]:
     }
 
 
-def make_env(cfg: SB3Config):
+def human_opponents(cfg: SB3Config, run_dir: Path) -> tuple[str | None, dict[str, Any] | None]:
+    """The replayed-human opponent spec of the training part (written to ``run_dir/split/``) and the
+    training record a checkpoint keeps; ``(None, record of every answer)`` for ``holdout="none"`` and
+    ``(None, None)`` when ``env_kwargs`` chooses the opponents itself."""
+    if "opponents" in cfg.env_kwargs:
+        return None, None
+    humans = load_humans()
+    split = make_split(cfg, humans)
+    if split is None:
+        return None, training_record(None, humans)
+    parts = write_parts(cfg, run_dir / "split", humans)
+    assert parts is not None  # holdout is not "none" here
+    return f"human-replay:{parts['train']}", training_record(split, humans)
+
+
+def make_env(cfg: SB3Config, opponents: str | None = None):
     import gymnasium
 
+    kwargs = dict(cfg.env_kwargs)
+    if opponents is not None:
+        kwargs["opponents"] = opponents
     try:
-        return gymnasium.make(cfg.env_id, **dict(cfg.env_kwargs))
+        return gymnasium.make(cfg.env_id, **kwargs)
     except TypeError as err:  # an env_kwargs key the env does not take is the user's input
         raise ValueError(f"env_kwargs {dict(cfg.env_kwargs)}: {cfg.env_id} refused them ({err})") from None
 
@@ -146,7 +183,8 @@ def train_sb3(
         raise ValueError("huesenv train (SB3) needs the rl extra: pip install 'huesenv[rl]'") from None
 
     run_dir, device = start_run(run_dir, cfg)
-    env = make_env(cfg)
+    opponents, human_data = human_opponents(cfg, run_dir)
+    env = make_env(cfg, opponents)
     settings = env_policy_settings(env, cfg.role, cfg.env_id)
     model_path = run_dir / "model.zip"
     model = MaskablePPO(
@@ -164,6 +202,8 @@ def train_sb3(
         verbose=0,
     )
     model.huesenv_settings = settings  # type: ignore[attr-defined]  # read by PolicyAgent from the zip
+    if human_data is not None:  # the human answers it learned from: read by the evaluation's refusal check
+        model.huesenv_human_data = human_data  # type: ignore[attr-defined]
     state: dict[str, Any] = {"steps": 0, "wall_s": 0.0, "cpu_s": 0.0, "episodes": 0, "recent": []}
     if resume and model_path.exists():
         state = _restore(model, model_path, cfg, settings, device)
@@ -234,6 +274,7 @@ def train_sb3(
         "episodes_this_session": episodes - int(state["episodes"]),
         "config": cfg.to_dict(),
         "policy": str(model_path),
+        "human_data": describe_training(human_data) if human_data else None,
     }
     summary = write_summary(run_dir, summary)
     env.close()
