@@ -46,6 +46,7 @@ from huesenv.board import N_CELLS
 MAX_DATA_BYTES = 16 * 2**20  # the data JSON of a real model is a few kB
 MAX_WEIGHTS_BYTES = 2 * 2**30
 MAX_WIDTH = 1 << 16  # units per layer / observation size / actions
+MAX_PARAMETERS = 1 << 26  # 64M weights (256 MB in float32): far above any MlpPolicy huesenv trains
 ROLE_OF_ENV = {"huesenv/Guesser": "guesser", "huesenv/CueGiver": "cue_giver"}
 PLAIN_POLICY_KWARGS = {"net_arch", "ortho_init", "share_features_extractor", "normalize_images"}
 
@@ -108,7 +109,30 @@ def read_sb3_zip(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         ) from None
     if not isinstance(state, Mapping) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise ValueError(f"{source}: 'policy.pth': expected a state dict of tensors")
+    check_tensor_sizes(state, source)
     return data, dict(state)
+
+
+def check_tensor_sizes(state: Mapping[str, Any], source: str) -> None:
+    """Refuse a weights file whose tensors claim more values than the file holds, or too many in all.
+
+    Why: ``torch.load`` keeps views, so a few kB of stride-0 tensors (``zeros(1).expand(60000, 60000)``)
+    would declare layers of billions of weights, which building the policy then allocates.  A real
+    checkpoint stores every weight it declares (contiguous, with its own storage)."""
+    total = 0
+    for name, tensor in state.items():
+        need = int(tensor.numel()) * int(tensor.element_size())
+        have = int(tensor.untyped_storage().nbytes()) - int(tensor.storage_offset()) * int(
+            tensor.element_size()
+        )
+        if not tensor.is_contiguous() or have < need:
+            raise ValueError(
+                f"{source}: 'policy.pth' tensor {name!r} declares {tuple(tensor.shape)} without storing its "
+                "values (a view); expected plain saved weights"
+            )
+        total += int(tensor.numel())
+        if total > MAX_PARAMETERS:
+            raise ValueError(f"{source}: 'policy.pth' holds more than {MAX_PARAMETERS:,} weights; refused")
 
 
 def _mlp_widths(state: Mapping[str, Any], prefix: str, source: str) -> tuple[int, list[int]]:

@@ -54,6 +54,13 @@ class TransformersVLMAgent(ChatVLMAgent):
             {"trust_remote_code": trust_remote_code, "generate_kwargs": generate_kwargs or {}, **kwargs},
             f"agent vlm:{model}",
         )
+        allowed = {"board", "structured_output"}  # what ChatVLMAgent takes beyond the options above
+        unknown = sorted(set(kwargs) - allowed)
+        if unknown:  # the user's option, not a bug: one line naming it (a dotted key belongs in a mapping)
+            hint = (
+                " (nest dotted keys, e.g. generate_kwargs: {...})" if any("." in k for k in unknown) else ""
+            )
+            raise ValueError(f"agent vlm:{model}: unknown option(s) {unknown}{hint}")
         super().__init__(retries=retries, seed=seed, cell_pixels=cell_pixels, **kwargs)
 
         self.model_ref = str(model)

@@ -186,3 +186,8 @@ def test_every_option_says_what_it_is_for():
         if not isinstance(action, skip) and not str(action.help or "").strip()
     ]
     assert missing == []
+
+
+def test_an_unknown_vlm_option_is_one_line_not_an_internal_error(capsys):
+    assert main(["agents", "guess", "vlm:/nonexistent", "OCEAN", "--opt", "foo=1"]) == 2
+    assert "unknown option(s) ['foo']" in capsys.readouterr().err

@@ -139,6 +139,9 @@ def test_consensus_loads_as_a_category_map_and_is_compared(tmp_path, capsys):
         (lambda f: f.assign(category=["Teal"] + list(f["category"][1:])), "line 2, field category"),
         (lambda f: f.assign(coord=["Z9"] + list(f["coord"][1:])), "line 2, field coord"),
         (lambda f: f.drop(columns=["agreement"]), "field agreement: missing column"),
+        (lambda f: f.drop(columns=["agreement", "n"]), "field agreement, n: missing column"),
+        (lambda f: f.assign(n=-3), "line 2, field n: -3"),
+        (lambda f: f.assign(n=2.5), "line 2, field n: 2.5"),
     ],
 )
 def test_bad_consensus_tables_are_named(tmp_path, capsys, edit, expected):

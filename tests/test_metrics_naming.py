@@ -169,11 +169,14 @@ def test_frontier_is_monotone_and_bounds_every_system(small, small_frontier):
 
 
 def test_frontier_systems_are_efficient(small, small_frontier):
+    """Encoders of one annealing run, scored against a frontier annealed on another β grid: near zero
+    loss (against their own frontier the loss would be zero by construction)."""
     f = small_frontier
+    other = ib.frontier(small, ib.default_betas(47, 2.0**9), cache_dir=False)
     for i in (5, 20, 40):
-        eff = ib.efficiency(small, f.encoders[i], f)
-        assert eff.efficiency_loss == pytest.approx(0.0, abs=1e-6)
-        assert eff.gnid < 0.05
+        eff = ib.efficiency(small, f.encoders[i], other)
+        assert eff.efficiency_loss == pytest.approx(0.0, abs=0.02)
+        assert eff.gnid < 0.1
 
 
 def test_frontier_beats_an_independent_solver(small, small_frontier):

@@ -154,6 +154,8 @@ def test_cli_writes_table_and_figure(tmp_path, monkeypatch, capsys):
     table = pd.read_csv(out / "naming.csv")
     assert list(table["system"]) == ["macro", "kmeans-8"]
     assert set(table["need"]) == {"uniform"} and set(table["sigma2"]) == {64.0}
+    assert set(table["human_reference"]) == {"Reconstructed cohort (316 simulated participants, not people)"}
+    assert "Human reference: Reconstructed cohort" in capsys.readouterr().out
     assert (out / "naming.png").stat().st_size > 0 and (out / "naming_frontier.csv").exists()
     assert list((tmp_path / "cache" / "ib").glob("frontier-*.npz"))
 

@@ -253,3 +253,34 @@ def test_allow_code_on_the_command_line_lets_the_config_load(tmp_path):
     with pytest.raises(ValueError, match="agents.v.kwargs.trust_remote_code"):
         load_config(str(cfg))
     assert load_config(str(cfg), allow_code=True).data["allow_code"] is True
+
+
+def test_a_zip_of_weight_views_is_refused_before_anything_is_built(tmp_path, tiny_zip, capsys):
+    """A few kB of stride-0 tensors would declare 60000x60000 layers: refused, nothing allocated."""
+    import io
+
+    import torch
+
+    z = torch.zeros(1)
+    width = 60000
+    state = {
+        "mlp_extractor.policy_net.0.weight": z.expand(width, width),
+        "mlp_extractor.policy_net.0.bias": z.expand(width),
+        "mlp_extractor.value_net.0.weight": z.expand(width, width),
+        "mlp_extractor.value_net.0.bias": z.expand(width),
+        "action_net.weight": z.expand(480, width),
+        "action_net.bias": z.expand(480),
+        "value_net.weight": z.expand(1, width),
+        "value_net.bias": z.expand(1),
+    }
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    assert len(buf.getvalue()) < 10_000
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(tiny_zip) as zin, zipfile.ZipFile(bomb, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            zout.writestr(item.filename, buf.getvalue() if item.filename == "policy.pth" else data)
+    assert main(["agents", "guess", f"policy:{bomb}", "OCEAN"]) == 2
+    err = capsys.readouterr().err
+    assert "without storing its values" in err and len(err.strip().splitlines()) == 1

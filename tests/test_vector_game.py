@@ -36,9 +36,7 @@ def test_random_legal_games_match_the_rules(games):
     lock.check(g.reset(seed=7))
     while len(lock.finished) < games:
         ts = g.step(g.random_actions())
-        lock.check(ts)
-        fin = g.ops.to_numpy(ts.final_scores)[g.ops.to_numpy(ts.terminated)]
-        assert fin.shape[0] == 0 or fin.sum() >= 0
+        lock.check(ts)  # masks, rewards and final scores against the rules' own
     assert g.games_finished == len(lock.finished) >= games
     assert lock.compared_masks > 80 * games
 

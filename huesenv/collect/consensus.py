@@ -69,11 +69,11 @@ def load_category_map(path: str | Path) -> CategoryMap:
         raise ValueError(f"{path}: cannot read it as the tessellation export ({reason})") from None
     except (OSError, ValueError) as err:  # e.g. a .parquet file that is not Parquet
         raise ValueError(f"{path}: cannot read it as the tessellation export ({err})") from None
-    for col in ("coord", "category", "agreement", "n"):
-        if col not in frame.columns:
-            raise ValueError(
-                f"{path}, line 1, field {col}: missing column (expected the tessellation export)"
-            )
+    absent = [col for col in ("coord", "category", "agreement", "n") if col not in frame.columns]
+    if absent:
+        raise ValueError(
+            f"{path}, line 1, field {', '.join(absent)}: missing column(s) (expected the tessellation export)"
+        )
     cats: list[str | None] = [None] * N_CELLS
     agreement = np.full(N_CELLS, np.nan)
     allowed = set(MACRO_COLOURS)
@@ -96,6 +96,14 @@ def load_category_map(path: str | Path) -> CategoryMap:
             share = np.nan
         if not 0 <= share <= 1:
             raise ValueError(f"{path}, line {k}, field agreement: {row.agreement!r}; expected a share 0-1")
+        try:
+            painters = int(row.n)
+        except (TypeError, ValueError):
+            painters = 0
+        if painters < 1 or str(row.n).strip() not in (str(painters), f"{painters}.0"):
+            raise ValueError(
+                f"{path}, line {k}, field n: {row.n!r}; expected a whole number of painters >= 1"
+            )
         cats[cell], agreement[cell] = str(row.category), share
     missing = [load_board().coords[i] for i, c in enumerate(cats) if c is None]
     if missing:

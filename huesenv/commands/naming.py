@@ -15,7 +15,7 @@ import pandas as pd
 
 from huesenv.commands.common import add_device, add_humans, add_out, add_seed, bounded_int, positive_float
 from huesenv.experiments import naming as systems_mod
-from huesenv.humans import load_humans
+from huesenv.humans import HumanReference, load_humans
 from huesenv.metrics import naming as ib
 from huesenv.plots import plot_naming_plane
 
@@ -80,6 +80,8 @@ def _run(args: argparse.Namespace) -> int:
         betas=betas,
         cache_dir=False if args.no_cache else None,
     )
+    reference = HumanReference.of(humans).description  # the cohort lexicon and the need come from it
+    table = table.assign(human_reference=reference)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "naming.csv", index=False)
     pd.DataFrame(
@@ -90,9 +92,10 @@ def _run(args: argparse.Namespace) -> int:
         front.accuracy,
         table,
         out / "naming.png",
-        title=f"colour naming on the board (σ² = {model.sigma2:g}, need {model.need_name}; "
-        f"humans: {Path(str(getattr(humans, 'source', 'packaged cohort'))).name})",
+        title=f"colour naming on the board (σ² = {model.sigma2:g}, need {model.need_name})\n"
+        f"human reference: {reference}",
     )
+    print(f"Human reference: {reference}")
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(
             table[["system", "words", "complexity_bits", "accuracy_bits", "efficiency_loss", "gnid"]].round(3)
