@@ -23,14 +23,48 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import model_validator
 
+from huesenv.experiments.rl.harness import TrainerConfig
 from huesenv.humans import HumanResponses, load_humans
 from huesenv.humans.splits import DataSplit, training_record
 
 HOLDOUTS = ("participants", "none")
+
+
+class HumanSplitConfig(TrainerConfig):
+    """The fields of every trainer that learns from replayed human answers: which split it keeps for
+    evaluation (:func:`make_split`).  One definition, so the guesser and cue-giver trainers (fast and
+    SB3) split the cohort the same way and check the same values."""
+
+    holdout: str = "participants"
+    split_seed: int = 0
+    eval_fraction: float = 0.5
+    word_folds: int | None = None
+    word_fold: int = 0
+
+    SPLIT_FIELDS: ClassVar[tuple[str, ...]] = (
+        "holdout",
+        "split_seed",
+        "eval_fraction",
+        "word_folds",
+        "word_fold",
+    )
+
+    @model_validator(mode="after")
+    def _check_split(self) -> HumanSplitConfig:
+        if self.holdout not in HOLDOUTS:
+            raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
+        if not 0.0 < self.eval_fraction < 1.0:
+            raise ValueError(
+                f"eval_fraction: expected a number strictly between 0 and 1, got {self.eval_fraction!r}"
+            )
+        if self.word_folds is not None and not 0 <= int(self.word_fold) < int(self.word_folds):
+            raise ValueError(f"word_fold: expected 0..{int(self.word_folds) - 1}, got {self.word_fold!r}")
+        return self
 
 
 @dataclass

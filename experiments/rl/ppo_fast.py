@@ -61,7 +61,6 @@ from huesenv.experiments.rl.harness import (
     NonNegativeFloat,
     PositiveFloat,
     TimeBudget,
-    TrainerConfig,
     UnitFloat,
     load_state,
     positive,
@@ -70,7 +69,7 @@ from huesenv.experiments.rl.harness import (
     start_run,
     write_summary,
 )
-from huesenv.experiments.rl.human_data import HOLDOUTS, cue_lookup, guesser_data
+from huesenv.experiments.rl.human_data import HumanSplitConfig, cue_lookup, guesser_data
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.vocabulary import word_texts
@@ -83,7 +82,7 @@ CUE_ENCODINGS = ("index", "embedding")
 EVAL_TAG = 999_999_937  # the seed part of the fixed evaluation batch (never an update number)
 
 
-class FastPPOConfig(TrainerConfig):
+class FastPPOConfig(HumanSplitConfig):
     """Hyper-parameters (CleanRL names where they exist)."""
 
     total_steps: int = 2_000_000
@@ -112,12 +111,7 @@ class FastPPOConfig(TrainerConfig):
     eval_decisions: int = 4096
     # the human data and the cue encoding (see huesenv.experiments.rl.human_data)
     cue_encoding: str = "index"
-    text_encoder: str = "minilm"
-    holdout: str = "participants"
-    split_seed: int = 0
-    eval_fraction: float = 0.5
-    word_folds: int | None = None
-    word_fold: int = 0
+    text_encoder: str = "minilm"  # and the split's fields (HumanSplitConfig)
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = (
         "num_envs",
@@ -132,11 +126,7 @@ class FastPPOConfig(TrainerConfig):
         "opponents",
         "cue_encoding",
         "text_encoder",
-        "holdout",
-        "split_seed",
-        "eval_fraction",
-        "word_folds",
-        "word_fold",
+        *HumanSplitConfig.SPLIT_FIELDS,
     )
 
     @model_validator(mode="after")
@@ -147,10 +137,6 @@ class FastPPOConfig(TrainerConfig):
             raise ValueError(f"cue_source: expected one of {CUE_SOURCES}, got {self.cue_source!r}")
         if self.cue_encoding not in CUE_ENCODINGS:
             raise ValueError(f"cue_encoding: expected one of {CUE_ENCODINGS}, got {self.cue_encoding!r}")
-        if self.holdout not in HOLDOUTS:
-            raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
-        if self.word_folds is not None and not 0 <= int(self.word_fold) < int(self.word_folds):
-            raise ValueError(f"word_fold: expected 0..{int(self.word_folds) - 1}, got {self.word_fold!r}")
         for name in (
             "total_steps",
             "num_envs",

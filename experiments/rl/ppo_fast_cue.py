@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from huesenv.agents.policy_net import PolicySettings, build_speaker_net, save_checkpoint, speaker_forward
 from huesenv.agents.vector_tables import table_for
@@ -51,12 +51,10 @@ from huesenv.experiments.rl.harness import (
     PositiveFloat,
     PositiveInt,
     TimeBudget,
-    TrainerConfig,
-    UnitFloat,
     start_run,
     write_summary,
 )
-from huesenv.experiments.rl.human_data import HOLDOUTS, make_split
+from huesenv.experiments.rl.human_data import HumanSplitConfig, make_split
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.humans.splits import describe_training, training_record
@@ -65,7 +63,7 @@ from huesenv.vocabulary import word_texts
 ENV_ID = "huesenv/CueGiverVector-v0"
 
 
-class FastCueConfig(TrainerConfig):
+class FastCueConfig(HumanSplitConfig):
     total_steps: PositiveInt = 400_000  # cue-giver decisions (targets and cues)
     num_envs: PositiveInt = 512
     num_players: Annotated[int, Field(ge=3, le=10)] = 4
@@ -79,19 +77,7 @@ class FastCueConfig(TrainerConfig):
     vf_coef: NonNegativeFloat = 0.5
     max_grad_norm: PositiveFloat = 0.5
     hidden: PositiveInt = 128
-    eval_games: PositiveInt = 256
-    # whose answers the replayed humans give (see the module docstring and human_data)
-    holdout: str = "participants"
-    split_seed: int = 0
-    eval_fraction: UnitFloat = 0.5
-    word_folds: int = 0
-    word_fold: int = 0
-
-    @model_validator(mode="after")
-    def _check(self) -> FastCueConfig:
-        if self.holdout not in HOLDOUTS:
-            raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
-        return self
+    eval_games: PositiveInt = 256  # whose answers the replayed humans give: HumanSplitConfig's fields
 
 
 def make_env(cfg: FastCueConfig, vocabulary: tuple[str, ...], n: int, humans: Any = None, seed: int = 0):

@@ -48,7 +48,6 @@ from huesenv.experiments.rl.harness import (
     PositiveFloat,
     PositiveInt,
     TimeBudget,
-    TrainerConfig,
     UnitFloat,
     positive,
     require,
@@ -56,7 +55,7 @@ from huesenv.experiments.rl.harness import (
     write_json,
     write_summary,
 )
-from huesenv.experiments.rl.human_data import HOLDOUTS, make_split, write_parts
+from huesenv.experiments.rl.human_data import HumanSplitConfig, make_split, write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import segment_seed
 from huesenv.humans import load_humans
@@ -65,7 +64,7 @@ from huesenv.humans.splits import describe_training, training_record
 ROLE_ENVS = {"guesser": "huesenv/Guesser-v1", "cue_giver": "huesenv/CueGiver-v1"}
 
 
-class SB3Config(TrainerConfig):
+class SB3Config(HumanSplitConfig):
     role: str = "guesser"
     total_steps: int = 30_000
     n_steps: int = 512
@@ -77,13 +76,8 @@ class SB3Config(TrainerConfig):
     net_arch: tuple[PositiveInt, ...] = (256, 256)
     env_kwargs: dict[str, Any] = Field(default_factory=dict)
     checkpoint_every: int = 5_000
-    # the replayed humans the learner plays with: the training part of a seeded participant split (the
-    # evaluation part is left for the tournament and the metrics; see human_data), or every answer
-    holdout: str = "participants"
-    split_seed: int = 0
-    eval_fraction: UnitFloat = 0.5
-    word_folds: int = 0
-    word_fold: int = 0
+    # the replayed humans the learner plays with are the training part of a seeded participant split
+    # (the evaluation part is left for the tournament and the metrics): HumanSplitConfig's fields
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = (
         "seed",
@@ -94,11 +88,7 @@ class SB3Config(TrainerConfig):
         "net_arch",
         "env_kwargs",
         "checkpoint_every",
-        "holdout",
-        "split_seed",
-        "eval_fraction",
-        "word_folds",
-        "word_fold",
+        *HumanSplitConfig.SPLIT_FIELDS,
     )
 
     @field_validator("net_arch", mode="before")
@@ -112,10 +102,6 @@ class SB3Config(TrainerConfig):
             raise ValueError(f"role: expected one of {sorted(ROLE_ENVS)}, got {self.role!r}")
         for name in ("total_steps", "checkpoint_every", "n_steps", "batch_size", "n_epochs"):
             positive(name, getattr(self, name))
-        if self.holdout not in HOLDOUTS:
-            raise ValueError(f"holdout: expected one of {HOLDOUTS}, got {self.holdout!r}")
-        if self.word_folds and not 0 <= self.word_fold < self.word_folds:
-            raise ValueError(f"word_fold: expected 0..{self.word_folds - 1}, got {self.word_fold}")
         return self
 
     @property
