@@ -24,7 +24,7 @@ from huesenv.collect.views.pages import (
     next_url,
     participant,
     refused,
-    require,
+    require_step,
     shown,
 )
 
@@ -102,10 +102,8 @@ def _log_progress(done: int, total: int) -> None:
 
 @bp.route("/gca", methods=["GET", "POST"])
 def gca():
-    p, redirect_to = require("gca.gca")
+    p, redirect_to = require_step("gca.gca", lambda: refused(_(ALREADY)))
     if redirect_to:
-        if request.method == "POST":
-            return refused(_(ALREADY))
         return redirect_to
     assert p is not None
     state = current_state()

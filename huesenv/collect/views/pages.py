@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from flask import Response, redirect, render_template, session, url_for
+from flask import Response, redirect, render_template, request, session, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response as BaseResponse
@@ -76,6 +76,18 @@ def require(endpoint: str) -> tuple[ParticipantRow | None, BaseResponse | None]:
     if target != url_for(endpoint):
         return p, redirect(target)
     return p, None
+
+
+def require_step(
+    endpoint: str, refusal: Callable[[], BaseResponse]
+) -> tuple[ParticipantRow | None, BaseResponse | None]:
+    """:func:`require` for a task page that takes answers: a POST to a step that is no longer the
+    participant's (a stale or replayed submission) gets ``refusal()`` and changes nothing; a GET is
+    redirected to the current step."""
+    p, redirect_to = require(endpoint)
+    if redirect_to is not None and request.method == "POST":
+        return p, refusal()
+    return p, redirect_to
 
 
 def login(pid: str) -> None:

@@ -15,7 +15,7 @@ from huesenv.collect import participants as parts
 from huesenv.collect.config import CollectConfig
 from huesenv.collect.state import AppState, TaskViews, current_state
 from huesenv.collect.tasks import tessellation as tess_task
-from huesenv.collect.views.pages import message, require
+from huesenv.collect.views.pages import message, require_step
 
 bp = Blueprint("tessellation", __name__)
 
@@ -45,9 +45,9 @@ def _already():
 
 @bp.route("/tessellation", methods=["GET", "POST"])
 def tessellation():
-    p, redirect_to = require("tessellation.tessellation")
+    p, redirect_to = require_step("tessellation.tessellation", _already)
     if redirect_to:
-        return _already() if request.method == "POST" else redirect_to
+        return redirect_to
     assert p is not None
     error = None
     if request.method == "POST":

@@ -15,7 +15,15 @@ from huesenv.collect.config import CollectConfig
 from huesenv.collect.display import answer_orientation, upright_phone
 from huesenv.collect.state import AppState, TaskViews, current_state
 from huesenv.collect.tasks import words as words_task
-from huesenv.collect.views.pages import elapsed_ms, field_error, next_url, refused, require, shown
+from huesenv.collect.views.pages import (
+    elapsed_ms,
+    field_error,
+    next_url,
+    refused,
+    require,
+    require_step,
+    shown,
+)
 from huesenv.vocabulary import words
 
 bp = Blueprint("words", __name__)
@@ -54,10 +62,8 @@ def instructions(state: AppState) -> dict[str, Any]:
 
 @bp.route("/words", methods=["GET", "POST"])
 def word():
-    p, redirect_to = require("words.word")
+    p, redirect_to = require_step("words.word", lambda: refused(_(ALREADY)))
     if redirect_to:
-        if request.method == "POST":  # a stale or replayed submission: say so, change nothing
-            return refused(_(ALREADY))
         return redirect_to
     assert p is not None
     state = current_state()
