@@ -322,7 +322,7 @@ def train_fast(
     buf_val = torch.zeros((T, B), device=device)
 
     clock = Clock(elapsed_before, cpu_before)
-    budget = TimeBudget(cfg.time_budget_s, clock)
+    budget = TimeBudget.of(cfg, clock)
     env_time = 0.0
     obs: dict[str, np.ndarray] | None = None
     while update < cfg.num_updates:

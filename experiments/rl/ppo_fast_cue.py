@@ -184,7 +184,7 @@ def train_fast_cue(
     B = cfg.num_envs
     pending: list[tuple[Any, ...] | None] = [None] * B  # this round's cue-1 sample per game
     clock = Clock()
-    budget = TimeBudget(cfg.time_budget_s, clock)
+    budget = TimeBudget.of(cfg, clock)
     steps = updates = 0
     while steps < cfg.total_steps:
         samples: list[tuple[Any, ...]] = []
