@@ -69,7 +69,7 @@ from huesenv.experiments.rl.harness import (
     start_run,
     write_summary,
 )
-from huesenv.experiments.rl.human_data import HumanSplitConfig, cue_lookup, guesser_data
+from huesenv.experiments.rl.human_data import HumanSplitConfig, cue_lookup, guesser_data, write_split_files
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.vocabulary import word_texts
@@ -458,6 +458,10 @@ def train_fast(
         "policy": str(policy_path),
         "torch_threads": torch.get_num_threads(),
     }
+    if data.split is not None:  # the parts as exports: the lookup baseline's table, the evaluation reference
+        summary["split_files"] = write_split_files(
+            data.split, humans if humans is not None else load_humans(), run_dir / "split"
+        )
     summary = write_summary(run_dir, summary)
     if own_logger:
         logger.close()

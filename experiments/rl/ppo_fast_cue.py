@@ -54,7 +54,7 @@ from huesenv.experiments.rl.harness import (
     start_run,
     write_summary,
 )
-from huesenv.experiments.rl.human_data import HumanSplitConfig, make_split
+from huesenv.experiments.rl.human_data import HumanSplitConfig, make_split, write_split_files
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.humans.splits import describe_training, training_record
@@ -159,6 +159,7 @@ def train_fast_cue(
     run_dir, device = start_run(run_dir, cfg)
     vocab = tuple(vocabulary if vocabulary is not None else word_texts())
     human_data: dict[str, Any] | None = None
+    split = cohort = None
     if humans is None and cfg.opponents == "human-replay":  # the packaged cohort, split as the guesser's
         cohort = load_humans()
         split = make_split(cfg, cohort)
@@ -268,6 +269,8 @@ def train_fast_cue(
         "torch_threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),
     }
+    if split is not None and cohort is not None:  # the parts as exports (see the guesser trainer)
+        summary["split_files"] = write_split_files(split, cohort, run_dir / "split")
     summary = write_summary(run_dir, summary)
     if own_logger:
         logger.close()
