@@ -39,6 +39,7 @@ import pandas as pd
 from huesenv.experiments.analysis import guess_queries, points_by_role, seat_games
 from huesenv.experiments.evaluation import overlaps
 from huesenv.experiments.uncertainty import add_role_intervals
+from huesenv.humans.splits import describe_training
 from huesenv.logs.schema import LogRecord
 from huesenv.validation import load_yaml_file
 
@@ -155,8 +156,6 @@ def refusal(
     found: Mapping[str, tuple[int, Mapping[str, Any], str]], humans: Any, logs: Iterable[Path]
 ) -> str:
     """The one-line refusal for agents scored on answers they trained on."""
-    from huesenv.humans.splits import describe_training
-
     name, (n, record, spec) = next(iter(found.items()))
     hint = ""
     for log in logs:

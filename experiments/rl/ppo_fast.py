@@ -24,7 +24,7 @@ updates; each segment starts by reseeding torch and resetting the env from
 ``SeedSequence([seed, update])``.  A run resumed from a checkpoint therefore
 continues exactly as the uninterrupted run would (same seed → same weights on
 the same device; with ``anneal_lr`` the schedule follows ``total_steps``, so
-*extending* a finished run changes the learning rate from the resume point on).  ``time_budget_s`` (wall seconds) stops at the update
+*extending* a finished run changes the learning rate from the resume point on).  ``time_budget_s`` (seconds on ``budget_clock``: wall by default, or CPU) stops at the update
 boundary where one more update, as long as the last one, would end past the
 budget (then the result depends on the machine's speed; the steps done are
 recorded in the checkpoint).

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from rich.console import Console
+from rich.table import Table
 
 from huesenv.commands.common import add_humans, add_out, existing_files, probability, top_k_int
 from huesenv.experiments.evaluation import overlap_labels
@@ -133,9 +135,6 @@ class TrainedOnLabel:
 
 
 def _game_metrics(games: list, humans: Any, out: Path, reference: Any, options: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
     table = game_points(games)
     if reference.names:
         table["trained_on_reference"] = table["agent"].astype(str).isin(reference.names)
