@@ -84,7 +84,12 @@ def _run(args: argparse.Namespace) -> int:
             "--cvd: expected together with --humans PATH (the packaged cohort has its own flags)"
         )
     paths = [Path(p) for p in args.logs]
-    per_file = {p: load_logs([p]) for p in paths}  # a bad log fails before the human cohort is loaded
+    # a bad log fails before the human cohort is loaded; a block a killed run cut short (half a game) is
+    # set aside as resuming would, and said
+    interrupted: list = []
+    per_file = {p: load_logs([p], complete_blocks=True, interrupted=interrupted) for p in paths}
+    for log, block in interrupted:
+        print(f"note: {log}: interrupted block {block.describe()} left out (a run cut short there)")
     records = [r for recs in per_file.values() for r in recs]
     words = [r for r in records if r.kind == "word_query"]
     games = game_records(per_file)
@@ -147,12 +152,17 @@ def _game_metrics(games: list, humans: Any, out: Path, reference: Any, options: 
     for col in ("agent", "role", "seat-games", "points per game [95 % CI]"):
         t.add_column(col, justify="left" if col in ("agent", "role") else "right")
     for r in table.itertuples(index=False):
-        t.add_row(
-            str(r.agent), str(r.role), str(r.n), f"{r.mean:.2f} [{r.mean_ci_low:.2f}, {r.mean_ci_high:.2f}]"
-        )
+        t.add_row(str(r.agent), str(r.role), str(r.n), _with_ci(r.mean, r.mean_ci_low, r.mean_ci_high))
     console.print(t)
     console.print(f"[dim]game_points: {path}[/dim]")
     cones = first_cone_queries(games)
     if cones:
         console.print("[bold]First cones (guess_1) as word→cell answers to cue 1:[/]")
         print_report(write_metrics(cones, humans, out / "first_cones", reference=reference, **options))
+
+
+def _with_ci(mean: float, low: float, high: float) -> str:
+    """``mean [low, high]``; one game has no interval: ``mean [—]``."""
+    if pd.isna(low) or pd.isna(high):
+        return f"{mean:.2f} [—]"
+    return f"{mean:.2f} [{low:.2f}, {high:.2f}]"
