@@ -13,7 +13,7 @@ pytest.importorskip("torch")
 
 from huesenv.cli import main  # noqa: E402
 
-pytestmark = pytest.mark.integration  # trains two policies and plays 6 games (~1-2 min on 2 cores)
+pytestmark = pytest.mark.integration  # trains two policies and plays 12 games (~1-2 min on 2 cores)
 
 
 def test_learned_agents_play_both_seats_of_the_default_tournament(tmp_path, monkeypatch, capsys):
@@ -34,7 +34,7 @@ def test_learned_agents_play_both_seats_of_the_default_tournament(tmp_path, monk
     # both trainers split the cohort the same way: the guesser's evaluation part is held out from both
     assert (guesser / "split" / "split.json").read_bytes() == (cue / "split" / "split.json").read_bytes()
     capsys.readouterr()
-    assert main(["tournament", "learned_full_game", "--games", "1", "--no-wordlevel", "--no-progress"]) == 0
+    assert main(["tournament", "learned_full_game", "--games", "2", "--no-wordlevel", "--no-progress"]) == 0
     run = tmp_path / "runs" / "learned_full_game"
     roles = pd.read_csv(run / "tables" / "points_by_role.csv").set_index(["agent", "role"])
     for agent in ("learned-guesser", "learned-cue-giver", "lookup", "text-embedding", "random", "human"):

@@ -27,7 +27,7 @@ def test_cue_is_the_allowed_word_with_most_training_answers_in_the_frame(train):
     agent = LookupAgent(train)
     card = (5, 130, 257, 400)
     answer = agent.give_cue(CueQuery(card=card, target=None, cue_index=1, forbidden=frozenset()))
-    best = max(((share(train, w, t), w, t) for w in train.words for t in card))
+    best = max((share(train, w, t), w, t) for w in train.words for t in card)
     assert (answer.target, answer.cue) == (best[2], best[1])
     assert answer.info["frame_share"] == pytest.approx(best[0])
     # the word just given is forbidden for cue 2: the next best for that target
