@@ -361,12 +361,14 @@ def yaml_lines(text: str) -> dict[tuple[str, ...], int]:
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 if isinstance(key, yaml.ScalarNode):
-                    lines[(*path, str(key.value))] = key.start_mark.line + 1
-                    stack.append(((*path, str(key.value)), value))
+                    here = path + (str(key.value),)
+                    lines[here] = key.start_mark.line + 1
+                    stack.append((here, value))
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
-                lines[(*path, str(index))] = item.start_mark.line + 1
-                stack.append(((*path, str(index)), item))
+                here = path + (str(index),)
+                lines[here] = item.start_mark.line + 1
+                stack.append((here, item))
     return lines
 
 

@@ -46,7 +46,7 @@ from pydantic import Field
 
 from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
 from huesenv.experiments.experiment import run_experiment
-from huesenv.experiments.rl.harness import load_state
+from huesenv.experiments.rl.harness import TrainerConfig, load_state
 from huesenv.experiments.rl.human_data import write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
@@ -161,7 +161,8 @@ def _validate(
 
 def _trainer_fields(trainer: str) -> set[str]:
     """The ``train.params`` keys that ``trainer`` takes (``seed`` comes from the top level)."""
-    model = {"guesser-fast": FastPPOConfig, "selfplay": SelfPlayConfig}.get(trainer, SB3Config)
+    models: dict[str, type[TrainerConfig]] = {"guesser-fast": FastPPOConfig, "selfplay": SelfPlayConfig}
+    model = models.get(trainer, SB3Config)
     return set(model.model_fields)
 
 
