@@ -31,7 +31,8 @@ recorded in the checkpoint).
 
 Files in ``run_dir``: ``policy.pt`` (a :mod:`~huesenv.agents.policy_net`
 checkpoint, playable as ``policy:run_dir/policy.pt``), ``trainer_state.pt``
-(optimizer and counters), ``curve.csv`` (the learning curve), ``train.json``.
+(optimizer and counters), ``curve.csv`` (the learning curve), ``train.json``, ``split/`` (the
+split's training and evaluation parts as exports: ``lookup:<run>/split/train.csv.gz``).
 """
 
 from __future__ import annotations

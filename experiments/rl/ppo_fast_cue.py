@@ -20,7 +20,8 @@ Credit: a round's cue-giver points arrive at its reveal, right after the cue
 (rounds are independent for the cue giver's score), with the value of the
 target as the baseline (advantage = points − V(target)).  The update is
 CleanRL's clipped PPO over the collected cue decisions.  Files:
-``policy.pt`` (playable as ``policy:run_dir/policy.pt``), ``curve.csv``, ``train.json``.
+``policy.pt`` (playable as ``policy:run_dir/policy.pt``), ``curve.csv``, ``train.json``, and
+``split/`` (the split's parts as exports, :func:`~huesenv.experiments.rl.human_data.write_split_files`).
 
 Human data: with ``holdout="participants"`` (the default) the replayed humans the
 learner plays with are the training part of the same seeded participant split as
