@@ -122,3 +122,16 @@ def test_policy_log_without_a_run_config_says_it_was_not_checked(tmp_path, capsy
         writer.append([rec])
     assert main(["metrics", str(path), "-o", str(tmp_path / "m"), "--no-plots"]) == 0
     assert "could not be checked" in capsys.readouterr().out
+
+
+def test_cue_giver_learning_curve_plots_its_round_points_without_a_warning(tmp_path):
+    import warnings
+
+    from huesenv.experiments.learning_curves import plot_learning_curve
+
+    curve = pd.DataFrame({"step": [100, 200, 300], "round_points": [1.0, 1.5, 2.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the empty legend warned; an empty curve is now just empty
+        plot_learning_curve(curve, {"random": 0.2}, tmp_path / "c.png", "", "cue giver")
+        plot_learning_curve(pd.DataFrame({"step": [1]}), {}, tmp_path / "e.png", "", "nothing")
+    assert (tmp_path / "c.png").stat().st_size > 0
