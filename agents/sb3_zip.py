@@ -10,17 +10,19 @@ plain data:
 * the weights: ``policy.pth``, read with ``torch.load(weights_only=True)``;
 * the architecture: the layer shapes of those weights (observation size, the
   ``net_arch`` of the policy and value MLPs, the number of actions), checked
-  against ``policy_kwargs`` when it is plain JSON;
+  against ``policy_kwargs``;
 * the observation settings: the ``huesenv_settings`` entry (plain JSON, written
-  by ``huesenv train``).
+  by ``huesenv train``), or inferred (below).
 
 The serialized entries are never decoded.  Those a playing policy does not need
 (``policy_class`` — always sb3-contrib's ``MaskableActorCriticPolicy`` —, the
 spaces, rebuilt from the weights' shapes and the settings, the schedules and
-the rollout buffer class) are ignored; ``policy_kwargs`` or ``huesenv_settings``
-stored serialized are refused (they may carry a custom activation or feature
-extractor that only unpickling could rebuild): ``--allow-code`` then loads the
-zip with ``MaskablePPO.load``.
+the rollout buffer class) are ignored.  A pickled ``policy_kwargs`` is read
+from the readable copy SB3 writes beside it (:func:`readable_policy_kwargs`):
+``net_arch`` and the other plain keys, and an ``activation_fn`` that names one
+of ``torch.nn``'s activations; anything else (a feature extractor, a custom
+class) and a pickled ``huesenv_settings`` are refused, and ``--allow-code``
+then loads the zip with ``MaskablePPO.load``.
 
 **A bring-your-own zip** (``MaskablePPO("MlpPolicy", gymnasium.make("huesenv/Guesser-v1"))``
 saved by ``model.save``, with no ``huesenv_settings``) gets its settings from
@@ -401,14 +403,31 @@ def infer_settings(
         raise ValueError(
             f"{source}: the recorded spaces do not match the weights' {obs_dim} inputs, {n_actions} actions"
         )
+    if hints.get("cue_encoding", "index") not in ("index", "embedding", "text"):
+        raise ValueError(
+            f"{source}: cue_encoding {hints['cue_encoding']!r}: expected index, embedding or text"
+        )
+    if not isinstance(hints.get("include_board", False), bool):
+        raise ValueError(f"{source}: include_board {hints['include_board']!r}: expected true or false")
     role, vocab_size = _role(n_actions, hints.get("role"), source)
     vocabulary = _vocabulary_hint(hints["vocabulary"], source) if "vocabulary" in hints else None
     if vocabulary is not None and vocab_size not in (None, len(vocabulary)):
         raise ValueError(f"{source}: vocabulary has {len(vocabulary)} words, the actions give {vocab_size}")
     layouts = observation_layouts(obs_dim, vocab_size or (len(vocabulary) if vocabulary else None))
+    fitting = layouts
     for key in ("cue_encoding", "include_board"):
         if key in hints:
             layouts = [lay for lay in layouts if lay[key] == hints[key]]
+    if fitting and not layouts:
+        raise ValueError(
+            f"{source}: {obs_dim} observation entries do not fit "
+            + ", ".join(f"{k}={hints[k]}" for k in ("cue_encoding", "include_board") if k in hints)
+            + " (they fit "
+            + "; ".join(
+                f"cue_encoding={lay['cue_encoding']}, include_board={lay['include_board']}" for lay in fitting
+            )
+            + ")"
+        )
     default_size = len(word_texts())
     if len(layouts) > 1:  # prefer what needs no word list beyond huesenv's own
         usable = [lay for lay in layouts if vocabulary or lay["vocab_size"] in (None, default_size)]

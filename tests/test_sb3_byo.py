@@ -109,7 +109,7 @@ def test_byo_cli_guess_and_one_line_options(byo, capsys):
 
 def test_byo_zip_with_its_own_vocabulary_needs_it(tmp_path, capsys):
     from huesenv.agents import make_agent
-    from huesenv.vocabulary import word_texts
+    from huesenv.vocabulary import normalise_word, word_texts
 
     words = list(word_texts())[:20]
     path = tmp_path / "small.zip"
@@ -120,7 +120,7 @@ def test_byo_zip_with_its_own_vocabulary_needs_it(tmp_path, capsys):
     listed = tmp_path / "words.txt"
     listed.write_text("\n".join(words) + "\n")
     agent = make_agent(f"policy:{path}", vocabulary=str(listed))
-    assert agent.vocabulary == tuple(w.upper() for w in words) or len(agent.vocabulary) == 20
+    assert agent.vocabulary == tuple(normalise_word(w) for w in words)
     with pytest.raises(ValueError, match="19 words"):
         make_agent(f"policy:{path}", vocabulary=words[:19])
 
@@ -206,3 +206,64 @@ def test_readable_policy_kwargs_take_only_torch_activations():
         readable_policy_kwargs({":type:": "<class 'dict'>", ":serialized:": "x"}, "z")
     assert readable_policy_kwargs(None, "z") == ({}, "Tanh")
     assert np.isfinite(1.0)
+
+
+def test_hints_that_fit_nothing_say_what_would():
+    from huesenv.agents.sb3_zip import infer_settings
+
+    with pytest.raises(ValueError, match=r"do not fit cue_encoding=embedding \(they fit cue_encoding=index"):
+        infer_settings(_data(), 6021, 480, "z", {"cue_encoding": "embedding"})
+    with pytest.raises(ValueError, match="expected index, embedding or text"):
+        infer_settings(_data(), 6021, 480, "z", {"cue_encoding": "bag"})
+    with pytest.raises(ValueError, match="expected true or false"):
+        infer_settings(_data(), 6021, 480, "z", {"include_board": "yes"})
+
+
+# -- what an evaluation says about a policy that records no human data ---------------------------------------------
+def test_unknown_training_data_is_labelled_never_held_out(byo):
+    import pandas as pd
+
+    from huesenv.experiments import evaluation
+    from huesenv.experiments.config import ExperimentConfig, load_config
+    from huesenv.humans import load_humans
+
+    spec = f"policy:{byo['guesser'][0]}"
+    agents = {"byo": spec, "human": "human-replay"}
+    assert evaluation.policy_training_data(spec) is None
+    assert evaluation.unknown_training(agents) == ["byo"]
+    (label,) = evaluation.training_labels(agents)
+    assert label.startswith("TRAINING DATA UNKNOWN: byo") and "not a held-out evaluation" in label
+    assert evaluation.overlaps(agents, load_humans()) == {}  # nothing to compare: not refused, but labelled
+    table = pd.DataFrame({"agent": ["byo", "human"], "fail": [0.1, 0.2]})
+    evaluation.mark_trained_on({"t": table}, [], ["byo"])
+    assert table["trained_on_reference"].isna().tolist() == [True, False]
+    assert table["trained_on_reference"].tolist()[1] is False
+    data = dict(load_config("default").data)
+    data["agents"] = {**data["agents"], "byo": {"spec": spec}}
+    config = ExperimentConfig.from_dict(data, source="test config")
+    assert evaluation.evaluation_default(config) is config  # no split recorded: no evaluation part to pick
+
+
+@pytest.mark.integration
+def test_byo_zip_in_a_run_is_labelled_training_data_unknown(byo, tmp_path):
+    import json
+
+    from huesenv.experiments.config import ExperimentConfig, load_config
+    from huesenv.experiments.experiment import run_experiment
+
+    data = dict(load_config("default").data)
+    data.update(
+        output=str(tmp_path),
+        name="byo",
+        games=1,
+        agents={"byo": {"spec": f"policy:{byo['guesser'][0]}"}, "human": {"spec": "human-replay"}},
+        lineups=[["byo", "human", "human", "human"]],
+        wordlevel={"enabled": True, "agents": ["byo"], "top_k": 5},
+        report={"formats": ["markdown"], "board_images": 0},
+    )
+    result = run_experiment(ExperimentConfig.from_dict(data, source="t"), progress=False)
+    summary = json.loads((result.run_dir / "summary.json").read_text())
+    assert any(line.startswith("TRAINING DATA UNKNOWN: byo") for line in summary["summary"])
+    assert "TRAINING DATA UNKNOWN" in (result.run_dir / "report.md").read_text()
+    wl = result.tables["wordlevel_agents"].set_index("agent")
+    assert wl["trained_on_reference"].isna()["byo"]
