@@ -267,3 +267,69 @@ def test_byo_zip_in_a_run_is_labelled_training_data_unknown(byo, tmp_path):
     assert "TRAINING DATA UNKNOWN" in (result.run_dir / "report.md").read_text()
     wl = result.tables["wordlevel_agents"].set_index("agent")
     assert wl["trained_on_reference"].isna()["byo"]
+
+
+def test_one_policy_on_every_seat_of_hues_cues_v1_plays_with_role_selfplay(tmp_path, capsys):
+    """PettingZoo's "SB3: Action Masking" tutorial wrapper on the AEC env (flat observations): the zip's 581
+    actions read as a cue giver by default; ``role=selfplay`` plays every seat as sb3's predict does."""
+    import gymnasium
+    import pettingzoo.utils
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    from huesenv import hues_cues_v1
+    from huesenv.agents import make_agent
+    from huesenv.envs.hues_cues.adapters import answer_to_action, query_for
+
+    class SB3ActionMaskWrapper(pettingzoo.utils.BaseWrapper, gymnasium.Env):
+        def reset(self, seed=None, options=None):
+            super().reset(seed, options)
+            self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
+            self.action_space = super().action_space(self.possible_agents[0])
+            return self.observe(self.agent_selection), {}
+
+        def step(self, action):
+            current = self.agent_selection
+            super().step(action)
+            nxt = self.agent_selection
+            return (
+                self.observe(nxt),
+                self._cumulative_rewards[current],
+                self.terminations[current],
+                self.truncations[current],
+                self.infos[current],
+            )
+
+        def observe(self, agent):
+            return super().observe(agent)["observation"]
+
+        def action_mask(self):
+            return super().observe(self.agent_selection)["action_mask"]
+
+    env = SB3ActionMaskWrapper(hues_cues_v1.env(observation_mode="flat"))
+    env.reset(seed=0)
+    model = MaskablePPO(
+        "MlpPolicy", ActionMasker(env, lambda e: e.action_mask()), n_steps=32, batch_size=16, seed=0
+    )
+    model.learn(32)
+    path = tmp_path / "aec.zip"
+    model.save(str(path))
+    assert make_agent(f"policy:{path}").settings.role == "cue_giver"  # the default reading of 581 actions
+    agent = make_agent(f"policy:{path}", role="selfplay")
+    assert agent.settings.env_id == "hues_cues_v1"
+    game = hues_cues_v1.env(observation_mode="flat")
+    game.reset(seed=3)
+    raw, steps = game.unwrapped, 0
+    for name in game.agent_iter(max_iter=400):
+        obs, _, term, trunc, _ = game.last()
+        if term or trunc:
+            game.step(None)
+            continue
+        mask = obs["action_mask"]
+        theirs = int(model.predict(obs["observation"], action_masks=mask.astype(bool), deterministic=True)[0])
+        query = query_for(raw, name)
+        decision = answer_to_action(agent.act(query), query, mask, raw.layout)
+        assert decision.valid and decision.action == theirs, (steps, raw.state_obj.phase)
+        game.step(theirs)
+        steps += 1
+    assert steps > 10
