@@ -287,7 +287,9 @@ def test_probe_replies_drop_participants_the_paper_excludes(tmp_path, capsys):
     for distracted in (False, True):
         p = ClientParticipant(app.test_client())
         page = p.onboard()
-        while page.path == "/gca":
+        for _ in range(40):  # 12 trials, 1 attention check, 1 introspection
+            if page.path != "/gca":
+                break
             page = _answer_by_rule(p, page, db, 50, distracted=distracted)
         assert page.path == "/done"
     out = tmp_path / "gca.csv"
@@ -348,7 +350,7 @@ def _answer_by_rule(p, page, db, rule: int, distracted: bool = False):
     if kind == "introspection":
         data["threshold"] = str(rule)
     elif distracted and kind == "trial":
-        data["choice"] = distractor
+        data["choice"], data["confidence"] = distractor, "6"
     else:
         data["choice"] = expected if kind == "attention" else (colour if tau >= rule else "white")
         data["confidence"] = "6"
