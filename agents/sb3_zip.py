@@ -371,7 +371,7 @@ def observation_layouts(obs_dim: int, vocab_size: int | None) -> list[dict[str, 
     index_one = ObservationEncoder(DEFAULT_RULES, ("x",), "index")
     base = index_one.flat_size - 2 * (1 + 3)
     board = N_ROWS * N_COLS * 3
-    out = []
+    out: list[dict[str, Any]] = []
     for include_board in (False, True):
         rest = obs_dim - base - board * include_board
         if rest <= 0 or rest % 2:
