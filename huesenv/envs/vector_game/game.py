@@ -60,7 +60,8 @@ class TimeStep:
     """What :meth:`HuesCuesVectorGame.step` returns (arrays of the game's namespace, batch first).
 
     ``rewards[b, s]``: points (and penalties) seat ``s`` of game ``b`` received
-    since the previous caller decision, including opponent moves and the reveal;
+    since the previous caller decision, including opponent moves and the reveal,
+    except points of a game that began after it (see :meth:`HuesCuesVectorGame.step`);
     ``terminated[b]``: game ``b`` ended in this step (it has been reset:
     ``current_player`` and the masks are the new game's); ``final_scores[b]`` the
     ended game's scores (zeros elsewhere); ``illegal[b]``: it ended on an illegal action.
@@ -149,6 +150,11 @@ class HuesCuesVectorGame:
         self.n_used = z64(b, s)
         self.games_finished = 0
         self._has_reset = False
+        # rewards of games that began inside a step (or the reset), paid at the caller's first decision
+        self._carry = o.zeros((b, s), o.float32)
+        self._carry_role = o.zeros((b, s, 2), o.float32)
+        self._ended = o.zeros((b, s), o.float32)
+        self._ended_role = o.zeros((b, s, 2), o.float32)
         # called as f(rows, actions, seats, phases, cards) (numpy; seats/phases/cards before the move)
         # after every applied move (``pre_listeners``: the same, just before it)
         self.listeners: list[Any] = []
@@ -231,7 +237,10 @@ class HuesCuesVectorGame:
         role = self.ops.zeros((self.num_games, self.S, 2), self.ops.float32)
         self._new_games(self.rows)
         self._advance(rewards, role)
-        return self._timestep(rewards, role, self.ops.zeros(self.num_games, self.ops.bool), None, None)
+        self._carry, self._carry_role = rewards, role  # paid with the first decision (see step)
+        zero_r = self.ops.zeros((self.num_games, self.S), self.ops.float32)
+        zero_role = self.ops.zeros((self.num_games, self.S, 2), self.ops.float32)
+        return self._timestep(zero_r, zero_role, self.ops.zeros(self.num_games, self.ops.bool), None, None)
 
     def _new_games(self, rows: Any) -> None:
         o = self.ops
@@ -394,7 +403,15 @@ class HuesCuesVectorGame:
 
     # -- stepping ------------------------------------------------------------------------------
     def step(self, actions: Any) -> TimeStep:
-        """Apply the caller's action in every game, then play opponents until each waits for the caller."""
+        """Apply the caller's action in every game, then play opponents until each waits for the caller.
+
+        Rewards: what each seat scored from this decision to the caller's next one, so the rounds an
+        ended game finished without the caller are paid at its terminal step.  When a game ends and its
+        slot's new game plays moves before the caller's first decision in it (a round the caller takes no
+        part in, e.g. a table-played cue giver's), those points belong to the new game: they are kept and
+        paid with that first decision's step (the reset's likewise with the first step), so a game's
+        rewards, summed over its steps, are its final scores.
+        """
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         o = self.ops
@@ -407,13 +424,20 @@ class HuesCuesVectorGame:
             raise ValueError(
                 f"actions: expected {self.num_games} actions (one per game), got {int(a.shape[0])}"
             )
-        rewards = o.zeros((self.num_games, self.S), o.float32)
-        role = o.zeros((self.num_games, self.S, 2), o.float32)
+        rewards, role = self._carry, self._carry_role
         terminated = o.zeros(self.num_games, o.bool)
         illegal = o.zeros(self.num_games, o.bool)
         final = o.zeros((self.num_games, self.S), o.int64)
         self._apply(self.rows, a, rewards, role, terminated, final, illegal)
         self._advance(rewards, role, terminated, final)
+        self._carry = o.zeros((self.num_games, self.S), o.float32)
+        self._carry_role = o.zeros((self.num_games, self.S, 2), o.float32)
+        ended = o.nonzero(terminated)
+        if int(ended.shape[0]):  # what the new games scored so far waits for their first decision
+            self._carry[ended] = rewards[ended]
+            self._carry_role[ended] = role[ended]
+            rewards[ended] = self._ended[ended]
+            role[ended] = self._ended_role[ended]
         return self._timestep(rewards, role, terminated, final, illegal)
 
     def _advance(self, rewards: Any, role: Any, terminated: Any = None, final: Any = None) -> None:
@@ -454,7 +478,7 @@ class HuesCuesVectorGame:
                 br = rows[bad]
                 rewards[br, self.current[br]] += self.illegal_reward
                 illegal[br] = True
-                self._end_games(br, terminated, final, illegal=True)
+                self._end_games(br, terminated, final, rewards, role, illegal=True)
                 keep = o.nonzero(legal)
                 rows, a = rows[keep], a[keep]
         elif not bool(legal.all()):
@@ -552,13 +576,20 @@ class HuesCuesVectorGame:
         done = nxt >= self.rounds_total[rows]
         ended = o.nonzero(done)
         if int(ended.shape[0]):
-            self._end_games(rows[ended], terminated, final)
+            self._end_games(rows[ended], terminated, final, rewards, role)
         going = o.nonzero(~done)
         if int(going.shape[0]) and k:
             self._start_round(rows[going], nxt[going])
 
-    def _end_games(self, rows: Any, terminated: Any, final: Any, illegal: bool = False) -> None:
+    def _end_games(
+        self, rows: Any, terminated: Any, final: Any, rewards: Any, role: Any, illegal: bool = False
+    ) -> None:
         terminated[rows] = True
+        # the ended games' rewards of this step, kept apart from what their slots' new games score next
+        self._ended[rows] = rewards[rows]
+        self._ended_role[rows] = role[rows]
+        rewards[rows] = 0.0
+        role[rows] = 0.0
         final[rows] = self.scores[rows]
         self.final_role_points[rows] = self.role_points[rows]
         self.games_finished += int(rows.shape[0])
