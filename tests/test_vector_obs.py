@@ -147,3 +147,21 @@ def test_new_game_rounds_without_the_caller_are_paid_in_the_new_game():
             games += 1
         carried |= bool((np.asarray(env.game._carry)[ts.terminated] != 0).any())
     assert carried  # the case arose (the test can fail)
+
+
+def test_torch_sparse_and_in_place_forms_match_numpy_rules():
+    torch = pytest.importorskip("torch")
+    fresh = SelfPlayVectorEnv(32, PLAYERS[:32], xp=torch, device="cpu", seed=6)
+    inplace = SelfPlayVectorEnv(32, PLAYERS[:32], xp=torch, device="cpu", seed=6, copy=False)
+    sparse = SelfPlayVectorEnv(32, PLAYERS[:32], xp=torch, device="cpu", seed=6, observation_mode="sparse")
+    steps = [env.reset(seed=6) for env in (fresh, inplace, sparse)]
+    rng = np.random.default_rng(2)
+    size = fresh.encoder.size
+    for _ in range(80):
+        a, b, c = steps
+        assert torch.equal(a.observation, b.observation)
+        sp = c.observation
+        assert sp["index"].dtype == torch.int32 and sp["value"].dtype == torch.float32
+        assert torch.equal(to_dense(sp["index"], sp["value"], size), a.observation)
+        actions = torch.as_tensor(_legal(a.action_mask.numpy(), rng))
+        steps = [env.step(actions) for env in (fresh, inplace, sparse)]
