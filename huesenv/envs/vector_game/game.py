@@ -292,14 +292,11 @@ class HuesCuesVectorGame:
     # -- masks --------------------------------------------------------------------------
     def allowed_words(self, rows: Any) -> Any:
         """(R, V) bool: words valid as the current cue (static rules minus this game's used cues)."""
-        k = (
-            (self.phase[rows] == CUE2).to(self.ops.int64)
-            if self.ops.is_torch
-            else (self.phase[rows] == CUE2).astype(np.int64)
-        )
-        ok = self.static_ok[k]
+        full = rows is self.rows  # every game: no gathers
+        second = (self.phase if full else self.phase[rows]) == CUE2
+        ok = self.static_ok[self.ops.astype(second, self.ops.int64)]
         if self.rules.unique_cues:
-            ok = ok & ~self.used[rows]
+            ok &= ~(self.used if full else self.used[rows])
         return ok
 
     def action_mask(self, rows: Any = None) -> Any:
@@ -308,7 +305,7 @@ class HuesCuesVectorGame:
         all_rows = rows is None
         rows = self.rows if rows is None else rows
         k = int(rows.shape[0])
-        ph = self.phase[rows]
+        ph = self.phase if all_rows else self.phase[rows]
         mask = o.zeros((k, self.A), o.bool)
         guess = (ph == GUESS1) | (ph == GUESS2)
         cue = (ph == CUE1) | (ph == CUE2)
@@ -376,13 +373,29 @@ class HuesCuesVectorGame:
             out[guess] = self._random_free(rows[guess])
         cue = o.nonzero((ph == CUE1) | (ph == CUE2))
         if int(cue.shape[0]):
-            mask = self.action_mask(rows[cue])[:, N_CELLS:]
+            r = rows[cue]
+            mask = o.zeros((int(r.shape[0]), self.V + 1), o.bool)  # the mask's word and pass columns
+            mask[:, : self.V] = self.allowed_words(r)
+            if self.rules.allow_pass:
+                mask[:, self.V] = self.phase[r] == CUE2
             out[cue] = N_CELLS + self._random_in(mask)
         return out
 
     def _random_free(self, rows: Any) -> Any:
-        free = ~self.occupied[rows]
-        return self._random_in(free)
+        """``_random_in(~occupied[rows])`` (the same draws) without copying every row's cells first."""
+        o = self.ops
+        k = int(rows.shape[0])
+        pick = o.integers(N_CELLS, (k,))
+        for _ in range(4):
+            bad = o.nonzero(self.occupied[rows, pick])
+            if not int(bad.shape[0]):
+                return pick
+            pick[bad] = o.integers(N_CELLS, (int(bad.shape[0]),))
+        bad = o.nonzero(self.occupied[rows, pick])
+        if int(bad.shape[0]):
+            sub = ~self.occupied[rows[bad]]
+            pick[bad] = o.masked_argmax(o.random((int(bad.shape[0]), N_CELLS)), sub)
+        return pick
 
     def _random_in(self, mask: Any) -> Any:
         """A uniform true column per row of ``mask`` (rejection first, then exact for stragglers)."""
