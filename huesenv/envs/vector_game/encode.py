@@ -144,7 +144,7 @@ class FlatEncoder:
                 rel[n, me] = [(me + j) % n if j < n else min(n, s - 1) for j in range(s)]
         self._rel_seat = o.asarray(rel.reshape((s + 1) * s, s))  # row n * S + me -> (S,) absolute seats
         self._inside = o.asarray(inside)
-        self._slot_base = o.asarray(np.array([0, self.v + 3], dtype=np.int64)) + off["cues"]  # per slot
+        self._slot_base = o.asarray(np.array([0, self.v + 3], dtype=np.int32) + off["cues"])  # per slot
         # cue code (0 none, 1..V word, V+1 passed) -> cue_state entry of slot 0 / slot 1
         state = np.where(np.arange(self.v + 2) == 0, 0, 1)
         state[self.v + 1] = 2
@@ -190,16 +190,15 @@ class FlatEncoder:
 
         n = o.astype(take(g.n), i32)
         me = o.astype(seats, i32)
-        # cones: relative seat = (cone seat - observer) mod n, as d + (n where d < 0) via the sign bit
-        d = o.astype(take(g.cone_seat), i32) - me[:, None]
-        d += (d >> 31) & n[:, None]
-        d *= N_CELLS
-        d += o.astype(take(g.cone_cell), i32)
+        # cones: (seat - observer) * 480 + cell, plus n * 480 where negative (the relative seat mod n),
+        # from the game's seat * 480 + cell codes: four int32 passes and the write
+        d = take(g.cone_code) - (me * N_CELLS)[:, None]
+        d += (d >> 31) & (n * N_CELLS)[:, None]
         d += off["cones"]
         idx[:, c["cones"]] = d
         val[:, c["cones"]] = o.take_rows(self._cone_valid, take(g.n_cones))
         # cues: index one-hots (weighted) or the weighted embedding rows; cue_state one-hots
-        cue = take(g.cue)
+        cue = o.astype(take(g.cue), i32)
         v = g.V
         if self.cue_encoding == "index":
             idx[:, c["cues"]] = cue + self._slot_base
@@ -209,7 +208,7 @@ class FlatEncoder:
             row = o.where(word, cue - 1, v)
             val[:, c["cues"]] = self._emb_ext[row].reshape(k, 2 * self.dim)
         idx[:, c["cue_state"]] = o.take_flat(self._state_code, cue) + self._state_base
-        phase, giver = take(g.phase), take(g.giver)
+        phase, giver = o.astype(take(g.phase), i32), take(g.giver)
         gv = o.astype(giver, i32)
         is_giver = (me == gv) & (phase != DONE)  # the view hides card and role once the game is over
         giver_f = o.astype(is_giver, o.float32)[:, None]
@@ -217,12 +216,12 @@ class FlatEncoder:
         d1 = gv - me
         d1 += (d1 >> 31) & n
         idx[:, c["cue_giver"]] = (d1 + off["cue_giver"])[:, None]
-        rnd = o.clamp(take(g.round), high=self.reference.max_rounds - 1)
+        rnd = o.clamp(o.astype(take(g.round), i32), high=self.reference.max_rounds - 1)
         idx[:, c["round"]] = (rnd + off["round"])[:, None]
         val[:, c["role"]] = giver_f
-        idx[:, c["card"]] = take(g.card) + off["card"]
+        idx[:, c["card"]] = o.astype(take(g.card), i32) + off["card"]
         val[:, c["card"]] = giver_f
-        t = take(g.target)
+        t = o.astype(take(g.target), i32)
         idx[:, c["target"]] = (o.clamp(t, low=0) + off["target"])[:, None]
         val[:, c["target"]] = giver_f * o.astype(t >= 0, o.float32)[:, None]
         # scores of the relative seats / 100 (seats past n read a seat with no points), seat mask

@@ -138,6 +138,7 @@ class HuesCuesVectorGame:
         self.occupied = o.zeros((b, N_CELLS), o.bool)
         self.cone_cell = z64(b, self.K)
         self.cone_seat = z64(b, self.K)
+        self.cone_code = o.zeros((b, self.K), o.int32)  # seat * 480 + cell (the observation's cone entries)
         self.n_cones = z64(b)
         self.scores = z64(b, s)
         self.role_points = z64(b, s, 2)
@@ -540,6 +541,7 @@ class HuesCuesVectorGame:
             nc = self.n_cones[r]
             self.cone_cell[r, nc] = cell
             self.cone_seat[r, nc] = self.current[r]
+            self.cone_code[r, nc] = self.current[r] * N_CELLS + cell
             self.n_cones[r] = nc + 1
             pos = self.pos[r] + 1
             self.pos[r] = pos
