@@ -541,7 +541,7 @@ class HuesCuesVectorGame:
             nc = self.n_cones[r]
             self.cone_cell[r, nc] = cell
             self.cone_seat[r, nc] = self.current[r]
-            self.cone_code[r, nc] = self.current[r] * N_CELLS + cell
+            self.cone_code[r, nc] = o.astype(self.current[r] * N_CELLS + cell, o.int32)
             self.n_cones[r] = nc + 1
             pos = self.pos[r] + 1
             self.pos[r] = pos
