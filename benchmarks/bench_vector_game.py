@@ -24,12 +24,28 @@
 * Memory per game of the numpy state (every per-game array of the game object), of
   one step's outputs (mask, rewards, seat, terminated) and of each observation form.
 
-What meets which goal (``--num-games 4096`` on the 2-core machine; the
-numbers of one run are in the report, the goals in issue 24: >= 50x AEC,
->= 0.5x PGX): the core and the sparse observation are the lines meant to
-meet both; the dense flat vector cannot, since writing 24 kB per game per
-step is bound by memory bandwidth (the in-place buffer helps but still
-scatters into a 98 MB array); the run's ratios say which line met which goal.
+What meets which goal (issue 24: >= 50x AEC, >= 0.5x PGX; ``--num-games
+4096 --pgx-python /tmp/pgxenv/bin/python --torch`` on the shared 2-core
+machine, 2026-12-02, load average 8-9 from other jobs):
+
+===========================================  ========  ========  =====================
+line                                         vs AEC    vs PGX    goals met
+===========================================  ========  ========  =====================
+vector core (masks, seat, rewards)           109.7x    0.90x     both
+vector + sparse observation                   88.0x    0.72x     both
+vector + dense flat, in place (copy=False)    48.7x    0.40x     neither (close on AEC)
+vector + dense flat, fresh (the default)      22.2x    0.18x     neither
+torch on the CPU, core / sparse           37.9 / 24.9x  0.31 / 0.20x  neither (torch's
+                                                                 per-op overhead on a CPU)
+===========================================  ========  ========  =====================
+
+(An earlier run under heavier load, load average 10: sparse 68.7x AEC and
+0.46x PGX, core 100x and 0.67x; the ratios move with the load.)  The dense
+flat vector cannot meet the goals on a CPU: writing 24 kB per game per step
+(98 MB at 4,096 games) is bound by memory bandwidth; the in-place buffer
+writes only the changed entries but the consumer still reads 98 MB.  A
+trainer that wants the speed feeds the sparse form to an EmbeddingBag first
+layer (the same function as a Linear layer on the flat vector).
 * The equivalence count: ``--equivalence N`` games replayed through the rules
   state machine (:mod:`huesenv.envs.vector_game.check`) with every mask,
   reward and final score compared.
