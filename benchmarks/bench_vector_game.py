@@ -35,8 +35,8 @@ vector core (masks, seat, rewards)           109.7x    0.90x     both
 vector + sparse observation                   88.0x    0.72x     both
 vector + dense flat, in place (copy=False)    48.7x    0.40x     neither (close on AEC)
 vector + dense flat, fresh (the default)      22.2x    0.18x     neither
-torch on the CPU, core / sparse           37.9 / 24.9x  0.31 / 0.20x  neither (torch's
-                                                                 per-op overhead on a CPU)
+torch on the CPU, core                        37.9x    0.31x     neither (per-op cost)
+torch on the CPU, sparse                      24.9x    0.20x     neither (per-op cost)
 ===========================================  ========  ========  =====================
 
 (An earlier run under heavier load, load average 10: sparse 68.7x AEC and
