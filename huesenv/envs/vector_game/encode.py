@@ -271,10 +271,10 @@ class DenseBuffer:
         o = self.ops
         if self._last is not None:
             self._flat[self._last] = 0.0
-        flat = o.astype(index, o.int64) + self._base
         nz = value != 0
-        self._flat[flat[nz]] = value[nz]
-        self._last = flat
+        flat = (o.astype(index, o.int64) + self._base)[nz]
+        self._flat[flat] = value[nz]
+        self._last = flat  # only the entries set: the next step clears just these
         return self.x
 
 
