@@ -4,7 +4,8 @@
         [--pgx-python /tmp/pgxenv/bin/python] [--equivalence 2000] [--torch]
 
 * AEC: ``hues_cues_v1`` (4 players), random legal actions from the mask, the
-  loop of ``benchmarks/bench_env.py``; agent steps per CPU second.
+  loop of ``benchmarks/bench_env.py``; agent steps per CPU second.  Every
+  line (PGX's too) is the best of three rounds of ``--seconds / 3``.
 * Vector: :class:`~huesenv.envs.vector_game.game.HuesCuesVectorGame` with
   ``--num-games`` games (3-10 players, one per slot in turn), every seat
   played by the caller with random legal actions (one agent step per game per
@@ -99,13 +100,18 @@ PGX_SCRIPT = textwrap.dedent(
         key, k = jax.random.split(key)
         state = advance(k, state)
     jax.block_until_ready(state)
-    steps, c0, w0 = 0, time.process_time(), time.perf_counter()
-    while time.perf_counter() - w0 < seconds:
-        key, k = jax.random.split(key)
-        state = advance(k, state)
-        steps += n
-    jax.block_until_ready(state)
-    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    best = None
+    for _ in range(3):  # the best of three rounds, as every line of the benchmark
+        steps, c0, w0 = 0, time.process_time(), time.perf_counter()
+        while time.perf_counter() - w0 < seconds / 3:
+            key, k = jax.random.split(key)
+            state = advance(k, state)
+            steps += n
+        jax.block_until_ready(state)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        if best is None or steps / cpu > best[0] / best[1]:
+            best = (steps, cpu, wall)
+    steps, cpu, wall = best
     print(json.dumps({"steps": steps, "cpu": cpu, "wall": wall, "jax": jax.__version__, "pgx": pgx.__version__}))
     """
 )
@@ -144,13 +150,14 @@ def vector_steps_per_cpu_s(num_games: int, seconds: float, form: str, xp=None, d
     env.reset(seed=0) if observe else g.reset(seed=0)
     for _ in range(5):
         step(g.random_actions())
-    steps, start, wall = 0, time.process_time(), time.perf_counter()
-    while time.perf_counter() - wall < seconds:
-        step(g.random_actions())
-        steps += num_games
-    if xp is not None and getattr(xp, "cuda", None) is not None and device not in (None, "cpu"):
-        xp.cuda.synchronize()
-    return steps / (time.process_time() - start)
+    best = 0.0
+    for _ in range(3):  # the best of three rounds (as the AEC line): the least disturbed by other jobs
+        steps, start, wall = 0, time.process_time(), time.perf_counter()
+        while time.perf_counter() - wall < seconds / 3:
+            step(g.random_actions())
+            steps += num_games
+        best = max(best, steps / (time.process_time() - start))
+    return best
 
 
 def memory_per_game(num_games: int) -> dict[str, float]:
