@@ -27,29 +27,28 @@
 
 What meets which goal (issue 24: >= 50x AEC, >= 0.5x PGX; ``--num-games
 4096 --pgx-python /tmp/pgxenv/bin/python --torch`` on the shared 2-core
-machine, 2026-12-02, load average 8-9 from other jobs):
+machine, 2026-12-02 00:03, load average ~9 from other jobs; AEC 20,902,
+PGX 1,657,560 agent steps per CPU second in that run):
 
 ===========================================  ========  ========  =====================
 line                                         vs AEC    vs PGX    goals met
 ===========================================  ========  ========  =====================
-vector core (masks, seat, rewards)           109.7x    0.90x     both
-vector + sparse observation                   88.0x    0.72x     both
-vector + dense flat, in place (copy=False)    48.7x    0.40x     neither (close on AEC)
-vector + dense flat, fresh (the default)      22.2x    0.18x     neither
-torch on the CPU, core                        37.9x    0.31x     neither (per-op cost)
-torch on the CPU, sparse                      24.9x    0.20x     neither (per-op cost)
+vector core (masks, seat, rewards)           104.2x    1.31x     both
+vector + sparse observation                   69.6x    0.88x     both
+vector + dense flat, in place (copy=False)    40.6x    0.51x     PGX only
+vector + dense flat, fresh (the default)      19.8x    0.25x     neither
+torch on the CPU, core                        37.8x    0.48x     neither (per-op cost)
+torch on the CPU, sparse                      29.5x    0.37x     neither (per-op cost)
 ===========================================  ========  ========  =====================
 
-(An earlier run under heavier load, load average 10: sparse 68.7x AEC and
-0.46x PGX, core 100x and 0.67x; the ratios move with the load.)  The dense
-flat vector cannot meet the goals on a CPU: writing 24 kB per game per step
-(98 MB at 4,096 games) is bound by memory bandwidth; the in-place buffer
-writes only the changed entries but the consumer still reads 98 MB.  A
-trainer that wants the speed feeds the sparse form to an EmbeddingBag first
-layer (the same function as a Linear layer on the flat vector).
-* The equivalence count: ``--equivalence N`` games replayed through the rules
-  state machine (:mod:`huesenv.envs.vector_game.check`) with every mask,
-  reward and final score compared.
+The ratios move with the machine's load: over four runs that evening the
+sparse line was 53-88x AEC (always >= 50x) and 0.46-0.88x PGX (>= 0.5x in
+three of four; PGX itself varied 1.66-2.24M).  The dense flat vector cannot
+meet the AEC goal on a CPU: writing 24 kB per game per step (98 MB at 4,096
+games) is bound by memory bandwidth; the in-place buffer writes only the
+changed entries but the array is still 98 MB.  A trainer that wants the
+speed feeds the sparse form to an EmbeddingBag first layer (the same
+function as a Linear layer on the flat vector).
 """
 
 from __future__ import annotations
