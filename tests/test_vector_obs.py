@@ -165,3 +165,52 @@ def test_torch_sparse_and_in_place_forms_match_numpy_rules():
         assert torch.equal(to_dense(sp["index"], sp["value"], size), a.observation)
         actions = torch.as_tensor(_legal(a.action_mask.numpy(), rng))
         steps = [env.step(actions) for env in (fresh, inplace, sparse)]
+
+
+def _script(name: str) -> str:
+    from pathlib import Path
+
+    return str(Path(__file__).resolve().parents[1] / "benchmarks" / name)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expect"),
+    [
+        (
+            "gpu_vector_check.py",
+            [
+                "--device",
+                "cpu",
+                "--num-games",
+                "32",
+                "--cpu-games",
+                "32",
+                "--seconds",
+                "0.05",
+                "--equivalence",
+                "3",
+            ],
+            "equivalence on cpu",
+        ),
+        (
+            "bench_vector_game.py",
+            ["--num-games", "32", "--seconds", "0.15", "--equivalence", "3"],
+            "vector + sparse observation",
+        ),
+    ],
+)
+def test_vector_benchmark_scripts_run_without_a_gpu(tmp_path, name, args, expect):
+    """The prepared one-command scripts stay runnable (tiny sizes, CPU only; their numbers are not checked)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    out = subprocess.run(
+        [sys.executable, "-P", _script(name), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert expect in out.stdout
