@@ -307,21 +307,25 @@ class HuesCuesVectorGame:
         rows = self.rows if rows is None else rows
         k = int(rows.shape[0])
         ph = self.phase if all_rows else self.phase[rows]
-        mask = o.zeros((k, self.A), o.bool)
         guess = (ph == GUESS1) | (ph == GUESS2)
         cue = (ph == CUE1) | (ph == CUE2)
         occupied = self.occupied if all_rows else self.occupied[rows]
-        cells = mask[:, :N_CELLS]
-        o.xp.logical_not(occupied, out=cells)
-        cells &= guess[:, None]
+        if o.is_torch:
+            mask = o.zeros((k, self.A), o.bool)
+            cells = mask[:, :N_CELLS]
+            o.xp.logical_not(occupied, out=cells)
+            cells &= guess[:, None]
+            words = mask[:, N_CELLS : N_CELLS + self.V]
+            words[...] = self.allowed_words(rows)
+            words &= cue[:, None]
+        else:  # every column is written below: no zeroing, one pass per block
+            mask = np.empty((k, self.A), dtype=bool)
+            np.less(occupied, guess[:, None], out=mask[:, :N_CELLS])  # free and guessing
+            np.logical_and(self.allowed_words(rows), cue[:, None], out=mask[:, N_CELLS : N_CELLS + self.V])
         pick = o.nonzero(ph == PICK)
         if int(pick.shape[0]):
             mask[pick[:, None], self.card[rows[pick]]] = True
-        words = mask[:, N_CELLS : N_CELLS + self.V]
-        words[...] = self.allowed_words(rows)
-        words &= cue[:, None]
-        if self.rules.allow_pass:
-            mask[:, self.pass_action] = ph == CUE2
+        mask[:, self.pass_action] = (ph == CUE2) & self.rules.allow_pass
         return mask
 
     def legal(self, rows: Any, a: Any) -> Any:
