@@ -27,23 +27,25 @@
 
 What meets which goal (issue 24: >= 50x AEC, >= 0.5x PGX; ``--num-games
 4096 --pgx-python /tmp/pgxenv/bin/python --torch`` on the shared 2-core
-machine, 2026-12-02 00:03, load average ~9 from other jobs; AEC 20,902,
-PGX 1,657,560 agent steps per CPU second in that run):
+machine, 2026-12-02 00:09, load average ~9 from other jobs; AEC 21,255,
+vector core 2,884,937, sparse 1,643,890, PGX 2,487,355 agent steps per CPU
+second in that run):
 
 ===========================================  ========  ========  =====================
 line                                         vs AEC    vs PGX    goals met
 ===========================================  ========  ========  =====================
-vector core (masks, seat, rewards)           104.2x    1.31x     both
-vector + sparse observation                   69.6x    0.88x     both
-vector + dense flat, in place (copy=False)    40.6x    0.51x     PGX only
-vector + dense flat, fresh (the default)      19.8x    0.25x     neither
-torch on the CPU, core                        37.8x    0.48x     neither (per-op cost)
-torch on the CPU, sparse                      29.5x    0.37x     neither (per-op cost)
+vector core (masks, seat, rewards)           135.7x    1.16x     both
+vector + sparse observation                   77.3x    0.66x     both
+vector + dense flat, in place (copy=False)    45.9x    0.39x     neither
+vector + dense flat, fresh (the default)      21.4x    0.18x     neither
+torch on the CPU, core                        34.3x    0.29x     neither (per-op cost)
+torch on the CPU, sparse                      32.7x    0.28x     neither (per-op cost)
 ===========================================  ========  ========  =====================
 
-The ratios move with the machine's load: over four runs that evening the
-sparse line was 53-88x AEC (always >= 50x) and 0.46-0.88x PGX (>= 0.5x in
-three of four; PGX itself varied 1.66-2.24M).  The dense flat vector cannot
+The ratios move with the machine's load: over five runs that evening (the
+earlier ones before the last mask and cone speed-ups) the sparse line was
+53-88x AEC (always >= 50x) and 0.46-0.88x PGX (>= 0.5x in four of five; PGX
+itself varied 1.66-2.49M).  The dense flat vector cannot
 meet the AEC goal on a CPU: writing 24 kB per game per step (98 MB at 4,096
 games) is bound by memory bandwidth; the in-place buffer writes only the
 changed entries but the array is still 98 MB.  A trainer that wants the
