@@ -134,7 +134,7 @@ class SelfPlayConfig(TrainerConfig):
         if self.target_choice not in TARGET_CHOICES:
             raise ValueError(f"target_choice: expected one of {TARGET_CHOICES}, got {self.target_choice!r}")
         if not 2 <= int(self.guessers) <= 9:
-            raise ValueError(f"guessers: expected 1-9 (3-10 players), got {self.guessers!r}")
+            raise ValueError(f"guessers: expected 2-9 (3-10 players), got {self.guessers!r}")
         for name in ("total_games", "num_games", "hidden", "checkpoint_every", "snapshot_every"):
             positive(name, getattr(self, name))
         return self
