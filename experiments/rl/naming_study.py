@@ -271,22 +271,29 @@ def merge(parts: Sequence[str | Path], out: str | Path, sigma2: float = ib.DEFAU
 
 
 def plot_curves(curves: Any, path: Path) -> Path:
-    """ε and NMI over training: mean across seeds with the min–max band, one line per reward × size."""
+    """ε and NMI over training: mean across seeds with its 95 % Student-t band, one line per reward × size."""
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for (reward, size), part in curves.groupby(["reward", "vocab_size"]):
-        g = part.groupby("games")
         for ax, metric in zip(axes, ("efficiency_loss", "nmi_macro_colour")):
-            m = g[metric].mean()
-            ax.plot(m.index, m.values, "-" if reward == "frame" else "--", label=f"{reward} V={size}")
-            ax.fill_between(m.index, g[metric].min().values, g[metric].max().values, alpha=0.15)
+            stats = [(games, *interval(g[metric])) for games, g in part.groupby("games")]
+            x, m, lo, hi = (np.asarray(v, dtype=float) for v in zip(*stats))
+            (line,) = ax.plot(x, m, "-" if reward == "frame" else "--", label=f"{reward} V={size}")
+            ax.fill_between(
+                x,
+                np.where(np.isnan(lo), m, lo),
+                np.where(np.isnan(hi), m, hi),
+                alpha=0.15,
+                color=line.get_color(),
+            )
     axes[0].set_ylabel("efficiency loss ε")
     axes[1].set_ylabel("NMI with the macro-colours")
     for ax in axes:
-        ax.set_xlabel("games")
+        ax.set_xlabel("rounds played (update × num_games)")
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=7)
+    fig.suptitle("self-play on the full game: mean across seeds, 95 % Student-t band", fontsize=9)
     return save_figure(fig, path)
 
 

@@ -92,7 +92,8 @@ class SelfPlayConfig(TrainerConfig):
     guessers: int = 3
     vocabulary: str = "words"
     learning_rate: PositiveFloat = 1e-2
-    ent_coef_speaker: NonNegativeFloat = 0.05  # 0.01 collapsed to one word under the frame reward on the full game
+    # 0.05: with 0.01 the speaker collapsed to one word under the frame reward on the full game
+    ent_coef_speaker: NonNegativeFloat = 0.05
     ent_coef_listener: NonNegativeFloat = 0.003
     vf_coef: NonNegativeFloat = 0.5
     max_grad_norm: PositiveFloat = 0.5

@@ -204,12 +204,12 @@ class GameRounds:
 
         cell_t = torch.cat(cells)
         sampled = sp.points[tgt_rep, cell_t]  # the training reward of the sampled cones
-        cones = 2 * G * g.num_games
+        n_cones = 2 * G * g.num_games
         return {
             "points": float(sampled.mean()),  # per guesser cone, training reward
             "expected_points": float(exp_points.mean().detach()),
             "speaker_points": float(speaker_return.mean()),
-            "game_points": float(board_points[:, :, GUESSER_ROLE].sum() / cones),  # board points per cone
+            "game_points": float(board_points[:, :, GUESSER_ROLE].sum() / n_cones),  # board points per cone
             "game_giver_points": float(board_points[rows, giver, GIVER_ROLE].mean()),  # per round
             "hit_rate": float((cell_t == tgt_rep).float().mean()),
             "speaker_entropy": float(d1.entropy().mean().detach()),
