@@ -137,3 +137,22 @@ def test_selfplay_policy_plays_every_seat_of_an_aec_game_and_tables_name_the_hum
     assert len(result.rounds) == 8 and set(result.scores) == set(
         agents
     )  # every round, both roles, no refusal
+
+
+def test_the_wandb_config_and_summary_name_the_human_reference(tmp_path):
+    from types import SimpleNamespace
+
+    from huesenv.experiments.rl.logger import TrainLogger
+
+    class Config(dict):
+        def update(self, values, allow_val_change=False):  # wandb's signature
+            super().update(values)
+
+    logger = TrainLogger(tmp_path, tracker="none", quiet=True)
+    run = SimpleNamespace(config=Config(), summary={}, log=lambda values, step: None)
+    logger._tracker = SimpleNamespace(run=run, finish=lambda: None)
+    train_selfplay(tiny(total_games=64), tmp_path, logger=logger, progress=False, figure=False)
+    assert (
+        "not people" in run.config["human_reference"]
+        and run.summary["human_reference"] == run.config["human_reference"]
+    )

@@ -339,6 +339,11 @@ def train_selfplay(
     own_logger = logger is None
     if own_logger:
         logger = TrainLogger(run_dir, tracker="none", resume_step=update * cfg.num_games, quiet=not progress)
+    named = {"human_reference": reference.description}  # W&B config and summary name the cohort too
+    if hasattr(logger, "update_config"):
+        logger.update_config(named)
+    if hasattr(logger, "summary"):
+        logger.summary(named)
     history = _read_history(history_path, update * cfg.num_games)
     _truncate_maps(run_dir / "lexicon_maps.csv", update * cfg.num_games)
 
