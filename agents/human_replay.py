@@ -37,6 +37,8 @@ from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.humans import load_humans
 from huesenv.vocabulary import normalise_word
 
+_MAX_CACHED_TEXTS = 65_536
+
 
 @lru_cache(maxsize=1)
 def _default_cohort() -> Any:
@@ -70,7 +72,8 @@ class HumanReplayAgent(BaseAgent):
         self._used: dict[str, set[int]] = {}
         self._game: int | None = None
         self._frame_share: tuple[tuple[str, ...], np.ndarray] | None = None
-        self._rows: dict[str, int] | None = None  # word -> row of the frame-share table
+        self._word_rows: dict[str, int] | None = None  # word -> row of the frame-share table
+        self._text_rows: dict[str, int] = {}  # a cue text as queried -> its frame-share row (-1: unknown)
 
     @property
     def agent_id(self) -> str:
@@ -140,13 +143,37 @@ class HumanReplayAgent(BaseAgent):
             self._frame_share = (words, counts @ in_frame.T)
         return self._frame_share
 
+    def _row(self, text: object) -> int:
+        """Row of ``text``'s word in :meth:`frame_shares`, -1 when nobody answered it.
+
+        Cached per text as given (the one place a cue text is matched to the
+        table): a cue giver's query offers about a hundred words and forbids tens
+        more on every turn, the same texts all game, so each is normalised once
+        instead of on every query (the normalisation was most of a cue's cost).
+        """
+        if not isinstance(text, str):
+            return -1
+        row = self._text_rows.get(text)
+        if row is None:
+            if len(self._text_rows) >= _MAX_CACHED_TEXTS:  # free-text cues: keep the cache bounded
+                self._text_rows.clear()
+            key = self._known(text)
+            row = -1 if key is None else self._share_rows()[key]
+            self._text_rows[text] = row
+        return row
+
+    def _share_rows(self) -> dict[str, int]:
+        """Word -> its row in :meth:`frame_shares`."""
+        if self._word_rows is None:
+            self._word_rows = {w: i for i, w in enumerate(self.frame_shares()[0])}
+        return self._word_rows
+
     def give_cue(self, query: CueQuery) -> Answer:
         words, share = self.frame_shares()
-        row = self._rows if self._rows is not None else {w: i for i, w in enumerate(words)}
-        self._rows = row
         pool: Sequence[str] = query.vocabulary or words
-        forbidden = query.forbidden_words
-        allowed = [w for w in pool if self._known(w) is not None and normalise_word(w) not in forbidden]
+        # forbidden texts compared as words: the rows of query.forbidden_words (all-white-space texts left out)
+        forbidden = {self._row(f) for f in query.forbidden if isinstance(f, str) and f.strip()}
+        allowed = [(w, r) for w in pool if (r := self._row(w)) >= 0 and r not in forbidden]
         targets = query.targets
         if not allowed or not targets:
             return Answer(
@@ -155,11 +182,11 @@ class HumanReplayAgent(BaseAgent):
                 valid=query.cue_index == 2,
                 raw_text="no allowed cue with human answers",
             )
-        value = share[[row[normalise_word(w)] for w in allowed]][:, targets]  # (V, T)
+        value = share[np.ix_([r for _, r in allowed], targets)]  # (V, T)
         w, t = divmod(int(np.argmax(value)), value.shape[1])
         return Answer(
             target=targets[t],
-            cue=allowed[w],
+            cue=allowed[w][0],
             scores=np.asarray([value[w, t]]),
             info={"frame_share": float(value[w, t])},
         )

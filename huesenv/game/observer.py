@@ -101,7 +101,7 @@ def cue_query(
         if view.phase is Phase.PICK_TARGET or allowed is None:
             offered = words
         else:
-            ok = np.asarray(allowed, dtype=bool)
+            ok = np.asarray(allowed, dtype=bool).tolist()  # Python bools: a fast loop over the words
             offered = tuple(w for w, a in zip(words, ok) if a)
             forbidden |= {w for w, a in zip(words, ok) if not a}
     return CueQuery(
