@@ -24,7 +24,7 @@ Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from huesenv.board import N_CELLS
 from huesenv.game.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.humans import load_humans
-from huesenv.vocabulary import normalise_word
+from huesenv.vocabulary import EMPTY_INPUT, normalise_word
 
 _MAX_CACHED_TEXTS = 65_536
 
@@ -72,7 +72,8 @@ class HumanReplayAgent(BaseAgent):
         self._used: dict[str, set[int]] = {}
         self._game: int | None = None
         self._frame_share: tuple[tuple[str, ...], np.ndarray] | None = None
-        self._word_rows: dict[str, int] | None = None  # word -> row of the frame-share table
+        self._share_by_target = np.empty((N_CELLS, 0))  # frame shares as [target, word], set with them
+        self._word_rows: dict[str, int] = {}  # word -> its row of the frame-share table, set with it
         self._text_rows: dict[str, int] = {}  # a cue text as queried -> its frame-share row (-1: unknown)
 
     @property
@@ -141,39 +142,43 @@ class HumanReplayAgent(BaseAgent):
                 counts[i] = np.bincount(self._pool[w], minlength=N_CELLS) / max(len(self._pool[w]), 1)
             in_frame = np.asarray(self.rules.in_frame_matrix, dtype=np.float64)  # [target, cell]
             self._frame_share = (words, counts @ in_frame.T)
+            self._share_by_target = np.ascontiguousarray(self._frame_share[1].T)  # [target, word]
+            self._word_rows = {w: i for i, w in enumerate(words)}
         return self._frame_share
 
     def _row(self, text: object) -> int:
-        """Row of ``text``'s word in :meth:`frame_shares`, -1 when nobody answered it.
-
-        Cached per text as given (the one place a cue text is matched to the
-        table): a cue giver's query offers about a hundred words and forbids tens
-        more on every turn, the same texts all game, so each is normalised once
-        instead of on every query (the normalisation was most of a cue's cost).
-        """
+        """Row of ``text``'s word in :meth:`frame_shares`, -1 when nobody answered it (see :meth:`_rows`)."""
         if not isinstance(text, str):
             return -1
+        self.frame_shares()
         row = self._text_rows.get(text)
         if row is None:
             if len(self._text_rows) >= _MAX_CACHED_TEXTS:  # free-text cues: keep the cache bounded
                 self._text_rows.clear()
             key = self._known(text)
-            row = -1 if key is None else self._share_rows()[key]
+            row = -1 if key is None else self._word_rows[key]
             self._text_rows[text] = row
         return row
 
-    def _share_rows(self) -> dict[str, int]:
-        """Word -> its row in :meth:`frame_shares`."""
-        if self._word_rows is None:
-            self._word_rows = {w: i for i, w in enumerate(self.frame_shares()[0])}
-        return self._word_rows
+    def _rows(self, texts: Iterable[object]) -> list[int]:
+        """:meth:`_row` of each text, from the per-text cache (the one place a cue text is matched to the table).
+
+        Why a cache: a cue giver's query offers about a hundred words and forbids
+        tens more on every turn, the same texts all game; normalising each on
+        every query was most of a cue's cost.
+        """
+        get = self._text_rows.get
+        try:
+            return [row if (row := get(t)) is not None else self._row(t) for t in texts]  # type: ignore[arg-type]
+        except TypeError:  # an unhashable non-text
+            return [self._row(t) for t in texts]
 
     def give_cue(self, query: CueQuery) -> Answer:
-        words, share = self.frame_shares()
+        words, _ = self.frame_shares()
         pool: Sequence[str] = query.vocabulary or words
-        # forbidden texts compared as words: the rows of query.forbidden_words (all-white-space texts left out)
-        forbidden = {self._row(f) for f in query.forbidden if isinstance(f, str) and f.strip()}
-        allowed = [(w, r) for w in pool if (r := self._row(w)) >= 0 and r not in forbidden]
+        forbidden = set(self._rows(query.forbidden))  # query.forbidden_words as rows
+        forbidden.discard(self._row(EMPTY_INPUT))  # as there: all-white-space texts forbid nothing
+        allowed = [(w, r) for w, r in zip(pool, self._rows(pool)) if r >= 0 and r not in forbidden]
         targets = query.targets
         if not allowed or not targets:
             return Answer(
@@ -182,7 +187,7 @@ class HumanReplayAgent(BaseAgent):
                 valid=query.cue_index == 2,
                 raw_text="no allowed cue with human answers",
             )
-        value = share[np.ix_([r for _, r in allowed], targets)]  # (V, T)
+        value = self._share_by_target[targets][:, [r for _, r in allowed]].T  # (V, T), argmax in (V, T) order
         w, t = divmod(int(np.argmax(value)), value.shape[1])
         return Answer(
             target=targets[t],
