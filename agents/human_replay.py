@@ -75,6 +75,7 @@ class HumanReplayAgent(BaseAgent):
         self._share_by_target = np.empty((N_CELLS, 0))  # frame shares as [target, word], set with them
         self._word_rows: dict[str, int] = {}  # word -> its row of the frame-share table, set with it
         self._text_rows: dict[str, int] = {}  # a cue text as queried -> its frame-share row (-1: unknown)
+        self._last_pool: tuple[Sequence[str] | None, np.ndarray] = (None, np.empty(0, np.intp))
 
     @property
     def agent_id(self) -> str:
@@ -173,25 +174,39 @@ class HumanReplayAgent(BaseAgent):
         except TypeError:  # an unhashable non-text
             return [self._row(t) for t in texts]
 
+    def _pool_rows(self, pool: Sequence[str]) -> np.ndarray:
+        """:meth:`_rows` of an offered vocabulary as an array; the last tuple's kept (a game offers the same one)."""
+        if pool is not self._last_pool[0]:
+            rows = np.asarray(self._rows(pool), dtype=np.intp)
+            rows.setflags(write=False)
+            kept = pool if isinstance(pool, tuple) else None  # only a tuple cannot change
+            self._last_pool = (kept, rows)
+        return self._last_pool[1]
+
     def give_cue(self, query: CueQuery) -> Answer:
         words, _ = self.frame_shares()
         pool: Sequence[str] = query.vocabulary or words
-        forbidden = set(self._rows(query.forbidden))  # query.forbidden_words as rows
-        forbidden.discard(self._row(EMPTY_INPUT))  # as there: all-white-space texts forbid nothing
-        allowed = [(w, r) for w, r in zip(pool, self._rows(pool)) if r >= 0 and r not in forbidden]
+        rows = self._pool_rows(pool)
+        blocked = np.zeros(len(words) + 1, dtype=bool)  # the last entry: row -1, a text nobody answered
+        blocked[self._rows(query.forbidden)] = True  # query.forbidden_words as rows
+        empty = self._row(EMPTY_INPUT)  # as forbidden_words has it: all-white-space texts forbid nothing
+        if empty >= 0:
+            blocked[empty] = False
+        blocked[-1] = True
+        allowed = np.flatnonzero(~blocked[rows])  # positions in the pool, in its order
         targets = query.targets
-        if not allowed or not targets:
+        if not allowed.size or not targets:
             return Answer(
                 target=targets[0] if targets else None,
                 cue=None,
                 valid=query.cue_index == 2,
                 raw_text="no allowed cue with human answers",
             )
-        value = self._share_by_target[targets][:, [r for _, r in allowed]].T  # (V, T), argmax in (V, T) order
+        value = self._share_by_target[targets][:, rows[allowed]].T  # (V, T): argmax in (V, T) order
         w, t = divmod(int(np.argmax(value)), value.shape[1])
         return Answer(
             target=targets[t],
-            cue=allowed[w][0],
+            cue=pool[int(allowed[w])],
             scores=np.asarray([value[w, t]]),
             info={"frame_share": float(value[w, t])},
         )
