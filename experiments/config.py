@@ -67,10 +67,12 @@ from huesenv.validation import (
     did_you_mean,
     dump_yaml,
     key_line,
+    line_at,
     load_yaml,
     load_yaml_file,
     parse_yaml_value,
     validate,
+    yaml_lines,
 )
 
 DEFAULTS: dict[str, Any] = {
@@ -258,7 +260,7 @@ def load_config(
             "(a shared config must not grant itself code execution); pass --allow-code on the command line"
         )
     data.pop("allow_code", None)
-    lines = {str(key): key_line(text, str(key)) for key in data}
+    lines = yaml_lines(text)
     _refuse_unknown_keys(_merge(DEFAULTS, data), label, lines)
     overrides = list(overrides)
     for text_ in overrides:
@@ -266,7 +268,9 @@ def load_config(
         if keys[0] == "allow_code":
             raise ValueError(f"override {text_!r}: allow_code is only granted by --allow-code")
         _check_override_path(keys, text_)
-        lines.pop(keys[0], None)  # that key's value now comes from the command line
+        # that key's value now comes from the command line: no line of the file is its place
+        lines = {path: n for path, n in lines.items() if path[: len(keys)] != tuple(keys)}
+        lines[tuple(keys)] = 0
     merged = apply_overrides(_merge(DEFAULTS, data), overrides)
     merged["allow_code"] = bool(allow_code)
     try:
@@ -277,13 +281,13 @@ def load_config(
         raise ValueError(f"{err} (after the overrides {' '.join(overrides)})") from None
 
 
-def _refuse_unknown_keys(data: dict[str, Any], source: str, lines: Mapping[str, str]) -> None:
+def _refuse_unknown_keys(data: dict[str, Any], source: str, lines: Mapping[tuple[str, ...], int]) -> None:
     """A misspelt key in the file is reported as such (with its line), before any override is applied."""
     try:
         ExperimentSchema.model_validate(data)
     except ValidationError as err:
         if any(e["type"] == "extra_forbidden" for e in err.errors(include_url=False)):
-            where = lambda loc: lines.get(str(loc[0]), "") if loc else ""  # noqa: E731
+            where = lambda loc: line_at(lines, loc)  # noqa: E731
             raise ValueError(describe_error(err, ExperimentSchema, source, where=where)) from None
 
 
@@ -313,11 +317,16 @@ class ExperimentConfig:
     """A validated experiment config (a plain dict underneath, see the module docstring)."""
 
     def __init__(
-        self, data: dict[str, Any], source: str = "<dict>", *, lines: Mapping[str, str] | None = None
+        self,
+        data: dict[str, Any],
+        source: str = "<dict>",
+        *,
+        lines: Mapping[tuple[str, ...], int] | None = None,
     ) -> None:
         self.data = data
         self.source = source
-        self._lines: Mapping[str, str] = lines or {}  # top-level key -> ", line N" in the source file
+        # key path -> line in the source file (:func:`yaml_lines`); 0 marks a value set by an override
+        self._lines: Mapping[tuple[str, ...], int] = lines or {}
         self.model: ExperimentSchema
         self._validate()
 
@@ -347,8 +356,9 @@ class ExperimentConfig:
                 )
 
     def _where(self, loc: tuple[int | str, ...]) -> str:
-        """``, line N`` of the file's top-level key that an error at ``loc`` concerns (when known)."""
-        return self._lines.get(str(loc[0]), "") if loc else ""
+        """``, line N`` of the deepest key of the file that an error at ``loc`` concerns (when known)."""
+        at = line_at(self._lines, loc)
+        return "" if at == ", line 0" else at
 
     # -- views ----------------------------------------------------------------
     @property

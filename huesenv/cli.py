@@ -18,6 +18,7 @@ its traceback.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import sys
@@ -75,7 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = next((a for a in argv if not a.startswith("-")), None)
     prefix = f"huesenv {command}" if command in COMMANDS else "huesenv"
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:  # said by the (sub)command that was given them, not by the top-level parser
+            leaf = _leaf_parser(parser, argv)
+            leaf.error(f"unrecognized arguments: {' '.join(extras)}")
     except UsageError as err:
         print(f"{err.prog}: error: {err.message}", file=sys.stderr)
         return 2
@@ -106,6 +110,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         print(f"{prefix}: error: {message}", file=sys.stderr)
         return code
+
+
+def _leaf_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The deepest (sub)command parser that the words of ``argv`` select (``huesenv train guesser``'s)."""
+    current = parser
+    for word in argv:
+        actions = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
+        if actions and word in actions[0].choices:
+            current = actions[0].choices[word]
+    return current
 
 
 def _resolve_aliases(argv: list[str]) -> list[str]:

@@ -18,7 +18,7 @@ import difflib
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,10 +32,12 @@ __all__ = [
     "did_you_mean",
     "dump_yaml",
     "key_line",
+    "line_at",
     "load_yaml",
     "load_yaml_file",
     "parse_yaml_value",
     "validate",
+    "yaml_lines",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -338,6 +340,45 @@ def load_yaml(text: str, source: str) -> Any:
         if isinstance(err, _Refused):
             raise ValueError(f"{source}{where}: {problem}") from None
         raise ValueError(f"{source}{where}: not valid YAML ({problem})") from None
+
+
+def yaml_lines(text: str) -> dict[tuple[str, ...], int]:
+    """The line (1-based) of every key and list item of a YAML ``text``, by its path of keys and indices.
+
+    ``yaml_lines("a:\\n  b: [1, 2]\\n")`` is ``{("a",): 1, ("a", "b"): 2, ("a", "b", "0"): 2,
+    ("a", "b", "1"): 2}``; parts are strings (indices too) so a pydantic ``loc`` matches after
+    ``str``.  Built from the composed node tree (no object is constructed), so an error deep in a
+    file can name its own line rather than its top-level key's; ``{}`` for text that does not parse.
+    """
+    try:
+        root = yaml.compose(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
+    except (yaml.YAMLError, RecursionError):
+        return {}
+    lines: dict[tuple[str, ...], int] = {}
+    stack: list[tuple[tuple[str, ...], yaml.Node | None]] = [((), root)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    here = path + (str(key.value),)
+                    lines[here] = key.start_mark.line + 1
+                    stack.append((here, value))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                here = path + (str(index),)
+                lines[here] = item.start_mark.line + 1
+                stack.append((here, item))
+    return lines
+
+
+def line_at(lines: Mapping[tuple[str, ...], int], loc: Sequence[int | str]) -> str:
+    """``", line N"`` of the deepest part of ``loc`` that :func:`yaml_lines` found (``""`` if none)."""
+    parts = tuple(str(part) for part in loc)
+    for end in range(len(parts), 0, -1):
+        if parts[:end] in lines:
+            return f", line {lines[parts[:end]]}"
+    return ""
 
 
 def parse_yaml_value(raw: str, source: str) -> Any:

@@ -191,3 +191,18 @@ def test_every_option_says_what_it_is_for():
 def test_an_unknown_vlm_option_is_one_line_not_an_internal_error(capsys):
     assert main(["agents", "guess", "vlm:/nonexistent", "OCEAN", "--opt", "foo=1"]) == 2
     assert "unknown option(s) ['foo']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "prog"),
+    [
+        (["train", "guesser", "--bogus"], "huesenv train guesser"),
+        (["tournament", "--bogus"], "huesenv tournament"),
+        (["metrics", "naming", "-o", "x", "--bogus"], "huesenv metrics naming"),
+        (["logs", "check", "x.jsonl", "--bogus"], "huesenv logs check"),
+    ],
+)
+def test_an_unknown_option_is_said_by_the_command_that_got_it(argv, prog, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"{prog}: error: unrecognized arguments: --bogus (see {prog} --help)"

@@ -24,7 +24,7 @@ def test_bundled_configs_validate(name):
 def test_overrides_and_errors(tmp_path):
     cfg = load_training_config("learned_guesser", ["train.params.total_steps=4096", "evaluate.games=2"])
     assert cfg["train"]["params"]["total_steps"] == 4096 and cfg["evaluate"]["games"] == 2
-    with pytest.raises(ValueError, match=r"train.params: unknown field\(s\) \['lr'\]"):
+    with pytest.raises(ValueError, match=r"train.params: unknown config key 'lr'"):
         load_training_config("learned_guesser", ["train.params.lr=0.1"])
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ntrain: {trainer: dqn}\n")
@@ -34,12 +34,27 @@ def test_overrides_and_errors(tmp_path):
         load_training_config("no_such_config")
 
 
+def test_errors_name_the_line_of_the_key_at_fault(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "name: x\ntrain:\n  trainer: guesser-fast\n  params:\n    total_steps: 64\n    num_envz: 3\n"
+    )
+    with pytest.raises(ValueError, match=r"bad.yaml, line 6: train.params: unknown config key 'num_envz' "):
+        load_training_config(str(bad))
+    bad.write_text("name: x\ntrain:\n  trainer: guesser-fast\n  tracker: nonee\n")
+    with pytest.raises(ValueError, match=r"bad.yaml, line 4, field 'train.tracker'"):
+        load_training_config(str(bad))
+    with pytest.raises(ValueError) as info:  # the command line's value is nobody's file line
+        load_training_config(str(bad), ["train.tracker=nothing"])
+    assert ", line" not in str(info.value)
+
+
 def test_cli_reports_bad_config_in_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ntrainz: {}\n")
     assert main(["train", "experiment", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "unknown key(s) ['trainz']" in err and "\n" not in err
+    assert "unknown config key 'trainz'" in err and "\n" not in err
     assert main(["train", "selfplay", "--guessers", "12", "-o", str(tmp_path / "o")]) == 2
     assert "guessers: expected 1-9" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()  # nothing written on a bad command line

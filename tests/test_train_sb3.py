@@ -85,7 +85,7 @@ def test_train_cue_giver_plays_cues(tmp_path):
 def test_bad_trainer_option_is_one_line(tmp_path, capsys):
     assert main(["train", "guesser", "--steps", "64", "-o", str(tmp_path), "--set", "n_stepz=3"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "unknown field(s) ['n_stepz']" in err and "\n" not in err
+    assert "unknown config key 'n_stepz'" in err and "\n" not in err
 
 
 def test_sb3_trainers_play_with_the_training_part_and_are_refused_on_it(tmp_path):

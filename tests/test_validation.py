@@ -8,7 +8,15 @@ from typing import Literal
 import pytest
 from pydantic import Field
 
-from huesenv.validation import StrictModel, load_yaml, load_yaml_file, parse_yaml_value, validate
+from huesenv.validation import (
+    StrictModel,
+    line_at,
+    load_yaml,
+    load_yaml_file,
+    parse_yaml_value,
+    validate,
+    yaml_lines,
+)
 
 
 def alias_bomb() -> str:
@@ -96,3 +104,43 @@ def test_yaml_duplicates_nesting_and_plain_values():
     with pytest.raises(ValueError, match="not valid YAML"):
         load_yaml("!!python/object/apply:os.system ['true']", "x")
     assert parse_yaml_value("", "--set") is None and parse_yaml_value("[1, 2]", "--set") == [1, 2]
+
+
+def test_yaml_lines_map_every_key_and_item_to_its_own_line():
+    text = "name: x\nagents:\n  a: {spec: random}\n  b:\n    spec: 3\nlineups:\n  - [a, b]\n  - [b, a]\n"
+    lines = yaml_lines(text)
+    assert lines[("agents",)] == 2 and lines[("agents", "b", "spec")] == 5
+    assert lines[("lineups", "1", "0")] == 8
+    assert line_at(lines, ("agents", "b", "spec")) == ", line 5"
+    assert line_at(lines, ("agents", "b", "kwargs", "x")) == ", line 4"  # deepest known part
+    assert line_at(lines, ("nosuch",)) == "" and yaml_lines("a: [") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("name: x\ntournament:\n  enabled: true\n  bogus: 3\n", 4),  # unknown nested key
+        ("name: x\nagents:\n  a: {spec: random}\n  b:\n    spec: 3\n", 5),  # bad nested value
+        ("name: x\nagents: {a: random}\nlineups: [[a, a, a]]\nmetrics:\n  top_k: 5\n  alpha: abc\n", 6),
+    ],
+)
+def test_config_errors_name_the_line_of_the_key_at_fault(tmp_path, text, line):
+    from huesenv.experiments.config import load_config
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"bad.yaml, line {line}\b") as info:
+        load_config(str(path))
+    assert "\n" not in str(info.value)
+
+
+def test_an_overridden_key_is_not_pinned_on_the_file_line(tmp_path):
+    from huesenv.experiments.config import load_config
+
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "name: x\nagents: {a: random}\nlineups: [[a, a, a]]\nmetrics:\n  alpha: 0.05\n", encoding="utf-8"
+    )
+    with pytest.raises(ValueError) as info:
+        load_config(str(path), ["metrics.alpha=abc"])
+    assert ", line" not in str(info.value) and "after the overrides" in str(info.value)

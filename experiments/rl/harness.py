@@ -44,7 +44,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from huesenv.agents.devices import resolve_device
 from huesenv.atomic import write_bytes_atomic, write_text_atomic, write_with
-from huesenv.validation import StrictModel
+from huesenv.validation import StrictModel, did_you_mean
 
 # the number types of the trainers' fields: NaN and infinity are never a hyper-parameter
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
@@ -78,9 +78,14 @@ class TrainerConfig(StrictModel):
     def from_dict(cls, data: Mapping[str, Any], source: str = "trainer config") -> Any:
         """Build from plain data; ``ValueError`` (one line naming ``source`` and the field) on anything wrong."""
         known = sorted(cls.model_fields)
-        unknown = sorted(set(data) - set(known))
+        unknown = sorted(str(key) for key in set(data) - set(known))
         if unknown:
-            raise ValueError(f"{source}: unknown field(s) {unknown}; expected some of {known}")
+            # the phrase of every config error (huesenv.validation.describe_error): key, did-you-mean, choices
+            key = repr(unknown[0]) if len(unknown) == 1 else str(unknown)
+            raise ValueError(
+                f"{source}: unknown config key{'s' if len(unknown) > 1 else ''} {key}"
+                f"{did_you_mean(unknown[0], known)}; expected one of {', '.join(known)}"
+            )
         try:
             return cls(**dict(data))
         except ValidationError as err:

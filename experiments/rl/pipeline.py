@@ -46,7 +46,7 @@ from pydantic import Field
 
 from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
 from huesenv.experiments.experiment import run_experiment
-from huesenv.experiments.rl.harness import load_state
+from huesenv.experiments.rl.harness import TrainerConfig, load_state
 from huesenv.experiments.rl.human_data import write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
@@ -57,7 +57,7 @@ from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3
 from huesenv.experiments.rl.sb3_train import read_state as read_sb3_state
 from huesenv.experiments.rl.selfplay import SelfPlayConfig, train_selfplay
 from huesenv.experiments.runner import changed_policy_files
-from huesenv.validation import StrictModel, dump_yaml, load_yaml_file, validate
+from huesenv.validation import StrictModel, dump_yaml, line_at, load_yaml_file, validate, yaml_lines
 
 TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
 # trainers that learn from (or next to) replayed human answers: they train on a split's training part
@@ -126,7 +126,8 @@ def load_training_config(source: str, overrides: Iterable[str] = ()) -> dict[str
     path = _config_path(source)
     data = load_yaml_file(path) or {}
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping at the top level")
+        raise ValueError(f"{path}, line 1: expected a mapping at the top level")
+    lines = yaml_lines(path.read_text(encoding="utf-8"))
     merged = copy.deepcopy(DEFAULTS)
     for key, value in data.items():
         if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
@@ -134,20 +135,35 @@ def load_training_config(source: str, overrides: Iterable[str] = ()) -> dict[str
         else:
             merged[key] = value
     merged = apply_overrides(merged, overrides)
-    _validate(merged, str(path))
+    for text in overrides:  # an overridden key's value comes from the command line, not from a file line
+        keys = tuple(text.split("=", 1)[0].strip().split("."))
+        lines = {p: n for p, n in lines.items() if p[: len(keys)] != keys and keys[: len(p)] != p}
+    _validate(merged, str(path), lines)
     merged["_source"] = str(path)
     return merged
 
 
-def _validate(cfg: Mapping[str, Any], source: str) -> None:
+def _validate(
+    cfg: Mapping[str, Any], source: str, lines: Mapping[tuple[str, ...], int] | None = None
+) -> None:
     checked = validate(
         TrainingSchema,
         {k: v for k, v in cfg.items() if k != "_source"},
         source,
-        unknown="unknown key(s) {keys}",
+        where=lambda loc: line_at(lines or {}, loc),
         quote_field=True,
     )
-    trainer_from_params(checked.train.trainer, dict(checked.train.params), checked.seed, source)
+    params = dict(checked.train.params)
+    unknown = sorted(str(k) for k in params if str(k) not in _trainer_fields(checked.train.trainer))
+    at = line_at(lines or {}, ("train", "params", *unknown[:1]))
+    trainer_from_params(checked.train.trainer, params, checked.seed, f"{source}{at}")
+
+
+def _trainer_fields(trainer: str) -> set[str]:
+    """The ``train.params`` keys that ``trainer`` takes (``seed`` comes from the top level)."""
+    models: dict[str, type[TrainerConfig]] = {"guesser-fast": FastPPOConfig, "selfplay": SelfPlayConfig}
+    model = models.get(trainer, SB3Config)
+    return set(model.model_fields)
 
 
 def trainer_from_params(trainer: str, params: dict[str, Any], seed: int, source: str = "config") -> Any:
