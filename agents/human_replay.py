@@ -161,7 +161,7 @@ class HumanReplayAgent(BaseAgent):
             self._text_rows[text] = row
         return row
 
-    def _rows(self, texts: Iterable[object]) -> list[int]:
+    def _rows(self, texts: Iterable[str]) -> list[int]:
         """:meth:`_row` of each text, from the per-text cache (the one place a cue text is matched to the table).
 
         Why a cache: a cue giver's query offers about a hundred words and forbids
@@ -170,7 +170,7 @@ class HumanReplayAgent(BaseAgent):
         """
         get = self._text_rows.get
         try:
-            return [row if (row := get(t)) is not None else self._row(t) for t in texts]  # type: ignore[arg-type]
+            return [row if (row := get(t)) is not None else self._row(t) for t in texts]
         except TypeError:  # an unhashable non-text
             return [self._row(t) for t in texts]
 
