@@ -38,6 +38,7 @@ from huesenv.humans import load_humans
 from huesenv.vocabulary import EMPTY_INPUT, normalise_word
 
 _MAX_CACHED_TEXTS = 65_536
+_MAX_CACHED_POOLS = 64
 
 
 @lru_cache(maxsize=1)
@@ -75,7 +76,7 @@ class HumanReplayAgent(BaseAgent):
         self._share_by_target = np.empty((N_CELLS, 0))  # frame shares as [target, word], set with them
         self._word_rows: dict[str, int] = {}  # word -> its row of the frame-share table, set with it
         self._text_rows: dict[str, int] = {}  # a cue text as queried -> its frame-share row (-1: unknown)
-        self._last_pool: tuple[Sequence[str] | None, np.ndarray] = (None, np.empty(0, np.intp))
+        self._pool_rows_of: dict[tuple[str, ...], np.ndarray] = {}  # an offered vocabulary -> its rows
 
     @property
     def agent_id(self) -> str:
@@ -175,13 +176,16 @@ class HumanReplayAgent(BaseAgent):
             return [self._row(t) for t in texts]
 
     def _pool_rows(self, pool: Sequence[str]) -> np.ndarray:
-        """:meth:`_rows` of an offered vocabulary as an array; the last tuple's kept (a game offers the same one)."""
-        if pool is not self._last_pool[0]:
+        """:meth:`_rows` of an offered vocabulary as an array, kept per tuple (a game offers the same ones again)."""
+        rows = self._pool_rows_of.get(pool) if isinstance(pool, tuple) else None  # only a tuple cannot change
+        if rows is None:
             rows = np.asarray(self._rows(pool), dtype=np.intp)
             rows.setflags(write=False)
-            kept = pool if isinstance(pool, tuple) else None  # only a tuple cannot change
-            self._last_pool = (kept, rows)
-        return self._last_pool[1]
+            if isinstance(pool, tuple):
+                if len(self._pool_rows_of) >= _MAX_CACHED_POOLS:
+                    self._pool_rows_of.clear()
+                self._pool_rows_of[pool] = rows
+        return rows
 
     def give_cue(self, query: CueQuery) -> Answer:
         words, _ = self.frame_shares()
