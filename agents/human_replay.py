@@ -24,7 +24,7 @@ Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,10 @@ from huesenv.board import N_CELLS
 from huesenv.game.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.humans import load_humans
-from huesenv.vocabulary import normalise_word
+from huesenv.vocabulary import EMPTY_INPUT, normalise_word
+
+_MAX_CACHED_TEXTS = 65_536
+_MAX_CACHED_POOLS = 64
 
 
 @lru_cache(maxsize=1)
@@ -70,7 +73,10 @@ class HumanReplayAgent(BaseAgent):
         self._used: dict[str, set[int]] = {}
         self._game: int | None = None
         self._frame_share: tuple[tuple[str, ...], np.ndarray] | None = None
-        self._rows: dict[str, int] | None = None  # word -> row of the frame-share table
+        self._share_by_target = np.empty((N_CELLS, 0))  # frame shares as [target, word], set with them
+        self._word_rows: dict[str, int] = {}  # word -> its row of the frame-share table, set with it
+        self._text_rows: dict[str, int] = {}  # a cue text as queried -> its frame-share row (-1: unknown)
+        self._pool_rows_of: dict[tuple[str, ...], np.ndarray] = {}  # an offered vocabulary -> its rows
 
     @property
     def agent_id(self) -> str:
@@ -138,28 +144,73 @@ class HumanReplayAgent(BaseAgent):
                 counts[i] = np.bincount(self._pool[w], minlength=N_CELLS) / max(len(self._pool[w]), 1)
             in_frame = np.asarray(self.rules.in_frame_matrix, dtype=np.float64)  # [target, cell]
             self._frame_share = (words, counts @ in_frame.T)
+            self._share_by_target = np.ascontiguousarray(self._frame_share[1].T)  # [target, word]
+            self._word_rows = {w: i for i, w in enumerate(words)}
         return self._frame_share
 
+    def _row(self, text: object) -> int:
+        """Row of ``text``'s word in :meth:`frame_shares`, -1 when nobody answered it (see :meth:`_rows`)."""
+        if not isinstance(text, str):
+            return -1
+        self.frame_shares()
+        row = self._text_rows.get(text)
+        if row is None:
+            if len(self._text_rows) >= _MAX_CACHED_TEXTS:  # free-text cues: keep the cache bounded
+                self._text_rows.clear()
+            key = self._known(text)
+            row = -1 if key is None else self._word_rows[key]
+            self._text_rows[text] = row
+        return row
+
+    def _rows(self, texts: Iterable[str]) -> list[int]:
+        """:meth:`_row` of each text, from the per-text cache (the one place a cue text is matched to the table).
+
+        Why a cache: a cue giver's query offers about a hundred words and forbids
+        tens more on every turn, the same texts all game; normalising each on
+        every query was most of a cue's cost.
+        """
+        get = self._text_rows.get
+        try:
+            return [row if (row := get(t)) is not None else self._row(t) for t in texts]
+        except TypeError:  # an unhashable non-text
+            return [self._row(t) for t in texts]
+
+    def _pool_rows(self, pool: Sequence[str]) -> np.ndarray:
+        """:meth:`_rows` of an offered vocabulary as an array, kept per tuple (a game offers the same ones again)."""
+        rows = self._pool_rows_of.get(pool) if isinstance(pool, tuple) else None  # only a tuple cannot change
+        if rows is None:
+            rows = np.asarray(self._rows(pool), dtype=np.intp)
+            rows.setflags(write=False)
+            if isinstance(pool, tuple):
+                if len(self._pool_rows_of) >= _MAX_CACHED_POOLS:
+                    self._pool_rows_of.clear()
+                self._pool_rows_of[pool] = rows
+        return rows
+
     def give_cue(self, query: CueQuery) -> Answer:
-        words, share = self.frame_shares()
-        row = self._rows if self._rows is not None else {w: i for i, w in enumerate(words)}
-        self._rows = row
+        words, _ = self.frame_shares()
         pool: Sequence[str] = query.vocabulary or words
-        forbidden = query.forbidden_words
-        allowed = [w for w in pool if self._known(w) is not None and normalise_word(w) not in forbidden]
+        rows = self._pool_rows(pool)
+        blocked = np.zeros(len(words) + 1, dtype=bool)  # the last entry: row -1, a text nobody answered
+        blocked[self._rows(query.forbidden)] = True  # query.forbidden_words as rows
+        empty = self._row(EMPTY_INPUT)  # as forbidden_words has it: all-white-space texts forbid nothing
+        if empty >= 0:
+            blocked[empty] = False
+        blocked[-1] = True
+        allowed = np.flatnonzero(~blocked[rows])  # positions in the pool, in its order
         targets = query.targets
-        if not allowed or not targets:
+        if not allowed.size or not targets:
             return Answer(
                 target=targets[0] if targets else None,
                 cue=None,
                 valid=query.cue_index == 2,
                 raw_text="no allowed cue with human answers",
             )
-        value = share[[row[normalise_word(w)] for w in allowed]][:, targets]  # (V, T)
+        value = self._share_by_target[targets][:, rows[allowed]].T  # (V, T): argmax in (V, T) order
         w, t = divmod(int(np.argmax(value)), value.shape[1])
         return Answer(
             target=targets[t],
-            cue=allowed[w],
+            cue=pool[int(allowed[w])],
             scores=np.asarray([value[w, t]]),
             info={"frame_share": float(value[w, t])},
         )

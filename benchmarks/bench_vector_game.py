@@ -4,23 +4,53 @@
         [--pgx-python /tmp/pgxenv/bin/python] [--equivalence 2000] [--torch]
 
 * AEC: ``hues_cues_v1`` (4 players), random legal actions from the mask, the
-  loop of ``benchmarks/bench_env.py``; agent steps per CPU second.
+  loop of ``benchmarks/bench_env.py``; agent steps per CPU second.  Every
+  line (PGX's too) is the best of three rounds of ``--seconds / 3``.
 * Vector: :class:`~huesenv.envs.vector_game.game.HuesCuesVectorGame` with
   ``--num-games`` games (3-10 players, one per slot in turn), every seat
   played by the caller with random legal actions (one agent step per game per
-  step); "core" returns masks, the seat on turn and per-seat rewards; "+obs"
-  also builds the flat ``hues_cues_v1`` observation of every seat on turn
-  (:class:`SelfPlayVectorEnv`).  Agent steps per CPU second (this process).
+  step); "core" returns masks, the seat on turn and per-seat rewards; the
+  other lines also build the observation of every seat on turn
+  (:class:`SelfPlayVectorEnv`): "dense flat" the ``hues_cues_v1`` flat vector
+  as a fresh array each step (the default), "dense flat, in place" the same
+  vector in one persistent array updated in place (``copy=False``), "sparse"
+  the same observation as ``(index, value)`` (``observation_mode="sparse"``,
+  what an EmbeddingBag first layer reads).  Agent steps per CPU second (this
+  process).  ``--torch`` adds the torch path on the CPU (core and sparse).
 * PGX: ``connect_four``, ``jit(vmap(step))`` over ``--num-games`` games,
   random legal moves, run in the interpreter given by ``--pgx-python`` (a
   separate venv with ``pip install pgx jax``; not a project dependency).
   Reported per CPU second of that process (XLA uses several threads) and per
   wall second.  Without ``--pgx-python`` the PGX line says it was skipped.
-* Memory per game of the numpy state (every array of the game object) and of
-  one step's outputs (mask, rewards; with observations, the flat observation).
-* The equivalence count: ``--equivalence N`` games replayed through the rules
-  state machine (:mod:`huesenv.envs.vector_game.check`) with every mask,
-  reward and final score compared.
+* Memory per game of the numpy state (every per-game array of the game object), of
+  one step's outputs (mask, rewards, seat, terminated) and of each observation form.
+
+What meets which goal (issue 24: >= 50x AEC, >= 0.5x PGX; ``--num-games
+4096 --pgx-python /tmp/pgxenv/bin/python --torch`` on the shared 2-core
+machine, 2026-12-02 00:09, load average ~9 from other jobs; AEC 21,255,
+vector core 2,884,937, sparse 1,643,890, PGX 2,487,355 agent steps per CPU
+second in that run):
+
+===========================================  ========  ========  =====================
+line                                         vs AEC    vs PGX    goals met
+===========================================  ========  ========  =====================
+vector core (masks, seat, rewards)           135.7x    1.16x     both
+vector + sparse observation                   77.3x    0.66x     both
+vector + dense flat, in place (copy=False)    45.9x    0.39x     neither
+vector + dense flat, fresh (the default)      21.4x    0.18x     neither
+torch on the CPU, core                        34.3x    0.29x     neither (per-op cost)
+torch on the CPU, sparse                      32.7x    0.28x     neither (per-op cost)
+===========================================  ========  ========  =====================
+
+The ratios move with the machine's load: over five runs that evening (the
+earlier ones before the last mask and cone speed-ups) the sparse line was
+53-88x AEC (always >= 50x) and 0.46-0.88x PGX (>= 0.5x in four of five; PGX
+itself varied 1.66-2.49M).  The dense flat vector cannot
+meet the AEC goal on a CPU: writing 24 kB per game per step (98 MB at 4,096
+games) is bound by memory bandwidth; the in-place buffer writes only the
+changed entries but the array is still 98 MB.  A trainer that wants the
+speed feeds the sparse form to an EmbeddingBag first layer (the same
+function as a Linear layer on the flat vector).
 """
 
 from __future__ import annotations
@@ -71,13 +101,18 @@ PGX_SCRIPT = textwrap.dedent(
         key, k = jax.random.split(key)
         state = advance(k, state)
     jax.block_until_ready(state)
-    steps, c0, w0 = 0, time.process_time(), time.perf_counter()
-    while time.perf_counter() - w0 < seconds:
-        key, k = jax.random.split(key)
-        state = advance(k, state)
-        steps += n
-    jax.block_until_ready(state)
-    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    best = None
+    for _ in range(3):  # the best of three rounds, as every line of the benchmark
+        steps, c0, w0 = 0, time.process_time(), time.perf_counter()
+        while time.perf_counter() - w0 < seconds / 3:
+            key, k = jax.random.split(key)
+            state = advance(k, state)
+            steps += n
+        jax.block_until_ready(state)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        if best is None or steps / cpu > best[0] / best[1]:
+            best = (steps, cpu, wall)
+    steps, cpu, wall = best
     print(json.dumps({"steps": steps, "cpu": cpu, "wall": wall, "jax": jax.__version__, "pgx": pgx.__version__}))
     """
 )
@@ -96,25 +131,37 @@ def players(n: int) -> list[int]:
     return [3 + i % 8 for i in range(n)]
 
 
-def vector_steps_per_cpu_s(num_games: int, seconds: float, observe: bool, xp=None, device=None) -> float:
+FORMS = {  # line -> SelfPlayVectorEnv options (None: the game core without observations)
+    "core": None,
+    "dense": {"observation_mode": "flat"},
+    "dense_inplace": {"observation_mode": "flat", "copy": False},
+    "sparse": {"observation_mode": "sparse"},
+}
+
+
+def vector_steps_per_cpu_s(num_games: int, seconds: float, form: str, xp=None, device=None) -> float:
     from huesenv.envs.vector_game.gym import SelfPlayVectorEnv
 
-    env = SelfPlayVectorEnv(num_games, players(num_games), xp=xp, device=device, seed=0)
+    observe = FORMS[form] is not None
+    env = SelfPlayVectorEnv(
+        num_games, players(num_games), xp=xp, device=device, seed=0, **(FORMS[form] or {})
+    )
     g = env.game
     step = env.step if observe else g.step
     env.reset(seed=0) if observe else g.reset(seed=0)
     for _ in range(5):
         step(g.random_actions())
-    steps, start, wall = 0, time.process_time(), time.perf_counter()
-    while time.perf_counter() - wall < seconds:
-        step(g.random_actions())
-        steps += num_games
-    if xp is not None and getattr(xp, "cuda", None) is not None and device not in (None, "cpu"):
-        xp.cuda.synchronize()
-    return steps / (time.process_time() - start)
+    best = 0.0
+    for _ in range(3):  # the best of three rounds (as the AEC line): the least disturbed by other jobs
+        steps, start, wall = 0, time.process_time(), time.perf_counter()
+        while time.perf_counter() - wall < seconds / 3:
+            step(g.random_actions())
+            steps += num_games
+        best = max(best, steps / (time.process_time() - start))
+    return best
 
 
-def memory_per_game(num_games: int) -> tuple[float, float, float]:
+def memory_per_game(num_games: int) -> dict[str, float]:
     from huesenv.envs.vector_game.gym import SelfPlayVectorEnv
 
     env = SelfPlayVectorEnv(num_games, players(num_games), seed=0)
@@ -124,7 +171,15 @@ def memory_per_game(num_games: int) -> tuple[float, float, float]:
     )
     ts = env.reset(seed=0)
     outputs = ts.action_mask.nbytes + ts.rewards.nbytes + ts.current_player.nbytes + ts.terminated.nbytes
-    return state / num_games, outputs / num_games, ts.observation.nbytes / num_games
+    idx, val = env.encoder.sparse(g.rows, g.current)
+    return {
+        "state": state / num_games,
+        "outputs": outputs / num_games,
+        "dense": ts.observation.nbytes / num_games,
+        "sparse": (idx.nbytes + val.nbytes) / num_games,
+        "sparse_width": idx.shape[1],
+        "flat_size": ts.observation.shape[1],
+    }
 
 
 def pgx_rate(python: str, num_games: int, seconds: float) -> dict | None:
@@ -167,47 +222,50 @@ def main() -> None:
 
     load = os.getloadavg()
     aec = aec_steps_per_cpu_s(args.seconds)
-    core = vector_steps_per_cpu_s(args.num_games, args.seconds, observe=False)
-    full = vector_steps_per_cpu_s(args.num_games, args.seconds, observe=True)
-    torch_core = None
+    rates = {form: vector_steps_per_cpu_s(args.num_games, args.seconds, form) for form in FORMS}
+    torch_rates = {}
     if args.torch:
         import torch
 
         torch.set_num_threads(1)
-        torch_core = vector_steps_per_cpu_s(
-            args.num_games, args.seconds, observe=False, xp=torch, device="cpu"
-        )
+        for form in ("core", "sparse"):
+            torch_rates[form] = vector_steps_per_cpu_s(args.num_games, args.seconds, form, torch, "cpu")
     pgx = pgx_rate(args.pgx_python, args.num_games, args.seconds) if args.pgx_python else None
-    state_b, out_b, obs_b = memory_per_game(args.num_games)
+    mem = memory_per_game(args.num_games)
+    per_cpu = pgx["steps"] / pgx["cpu"] if pgx else None
+
+    def line(label: str, rate: float) -> str:
+        vs_pgx = f"   vs PGX {rate / per_cpu:5.2f}x" if per_cpu else ""
+        return f"  {label:44s} {rate:12,.0f}   vs AEC {rate / aec:6.1f}x{vs_pgx}"
 
     print(f"load average before the run: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} CPUs)")
-    print("Agent steps per CPU second (random legal actions):")
-    print(f"  AEC hues_cues_v1 (4 players)           {aec:12,.0f}")
-    print(
-        f"  vector core, {args.num_games} games (3-10 pl.)  {core:12,.0f}   vector/AEC = {core / aec:5.1f}x"
-    )
-    print(f"  vector + flat observations           {full:12,.0f}   vector/AEC = {full / aec:5.1f}x")
-    if torch_core is not None:
-        print(
-            f"  vector core, torch on the CPU        {torch_core:12,.0f}   torch/numpy = {torch_core / core:.2f}"
-        )
+    print("Agent steps per CPU second (random legal actions; goals: >= 50x AEC, >= 0.5x PGX):")
+    print(f"  {'AEC hues_cues_v1 (4 players)':44s} {aec:12,.0f}")
+    n = args.num_games
+    print(line(f"vector core, {n} games (3-10 players)", rates["core"]))
+    print(line("vector + dense flat observation (fresh)", rates["dense"]))
+    print(line("vector + dense flat, in place (copy=False)", rates["dense_inplace"]))
+    print(line("vector + sparse observation (index, value)", rates["sparse"]))
+    for form, rate in torch_rates.items():
+        print(line(f"torch on the CPU, {form}", rate) + f"   torch/numpy = {rate / rates[form]:.2f}")
     if pgx is None:
         print("  PGX connect_four: skipped (give --pgx-python PATH of a venv with `pip install pgx jax`)")
     else:
-        per_cpu, per_wall = pgx["steps"] / pgx["cpu"], pgx["steps"] / pgx["wall"]
         print(
-            f"  PGX connect_four jit(vmap(step))     {per_cpu:12,.0f}   vector core/PGX = {core / per_cpu:.2f}, "
-            f"+obs/PGX = {full / per_cpu:.2f}  (per wall s: {per_wall:,.0f}; pgx {pgx['pgx']}, jax {pgx['jax']})"
+            f"  {'PGX connect_four jit(vmap(step))':44s} {per_cpu:12,.0f}   (per wall s: "
+            f"{pgx['steps'] / pgx['wall']:,.0f}; pgx {pgx['pgx']}, jax {pgx['jax']})"
         )
     print(
-        f"Memory per game (numpy): state {state_b:,.0f} B, step outputs {out_b:,.0f} B, flat observation {obs_b:,.0f} B"
+        f"Memory per game (numpy): state {mem['state']:,.0f} B, step outputs {mem['outputs']:,.0f} B; "
+        f"observation: dense flat {mem['dense']:,.0f} B ({mem['flat_size']:,} float32), "
+        f"sparse {mem['sparse']:,.0f} B ({mem['sparse_width']} int32 + {mem['sparse_width']} float32)"
     )
     if args.equivalence:
         t0 = time.perf_counter()
-        n, masks = equivalence(args.equivalence)
+        games, masks = equivalence(args.equivalence)
         print(
-            f"Equivalence: {n} games replayed through GameState, {masks:,} masks, every mask/reward/score identical "
-            f"({time.perf_counter() - t0:.0f} s)"
+            f"Equivalence: {games} games replayed through GameState, {masks:,} masks, every mask/reward/score "
+            f"identical ({time.perf_counter() - t0:.0f} s)"
         )
 
 

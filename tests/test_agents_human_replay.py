@@ -97,3 +97,52 @@ def test_cue_giver_uses_the_rules_frame(humans):
     narrow = make_agent("human-replay", humans=humans, rules=TargetOnly())
     ans = narrow.act(CueQuery(card=card))
     assert (ans.cue, ans.target, ans.scores[0]) == ("SKY", parse_coord("L26"), pytest.approx(1 / 4))
+
+
+def _reference_cue(agent, query):
+    """The cue giver's choice computed the direct way: every text normalised on every query."""
+    from huesenv.vocabulary import normalise_word
+
+    words, share = agent.frame_shares()
+    row = {w: i for i, w in enumerate(words)}
+
+    def known(text):
+        try:
+            key = normalise_word(text)
+        except ValueError:
+            return None
+        return key if key in row else None
+
+    forbidden = query.forbidden_words
+    allowed = [w for w in (query.vocabulary or words) if known(w) is not None and known(w) not in forbidden]
+    if not allowed:
+        return None
+    value = share[[row[known(w)] for w in allowed]][:, query.targets]
+    w, t = divmod(int(np.argmax(value)), value.shape[1])
+    return allowed[w], query.targets[t], value[w, t]
+
+
+def test_cue_texts_are_matched_as_words_and_cached(monkeypatch):
+    """Spellings, aliases, white space and non-texts as the cached per-text rows see them, against the direct way."""
+    from huesenv.agents import human_replay
+    from huesenv.vocabulary import word_texts
+
+    monkeypatch.setattr(human_replay, "_MAX_CACHED_TEXTS", 50)  # the bound is hit and the cache refilled
+    agent = make_agent("human-replay", seed=0)
+    rng = np.random.default_rng(3)
+    spellings = [w for t in word_texts() for w in (t, t.lower(), f"  {t.title()} ")]
+    spellings += ["shrek", "Happiness", "zizax", "   ", "", 7, None]
+    for _ in range(300):
+        pool = tuple(rng.choice(np.array(spellings, dtype=object), size=int(rng.integers(1, 40))))
+        forbidden = frozenset(rng.choice(np.array(spellings, dtype=object), size=int(rng.integers(0, 60))))
+        card = tuple(int(c) for c in rng.choice(480, size=4, replace=False))
+        target = None if rng.random() < 0.5 else card[0]
+        query = CueQuery(card=card, target=target, cue_index=2, vocabulary=pool, forbidden=forbidden)
+        for _ in range(2):  # the second answer comes from the cache
+            ans = agent.act(query)
+            expected = _reference_cue(agent, query)
+            if expected is None:
+                assert ans.cue is None and ans.valid
+            else:
+                assert (ans.cue, ans.target, ans.scores[0]) == expected
+        assert len(agent._text_rows) <= 50

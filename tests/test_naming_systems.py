@@ -3,6 +3,8 @@ them, the study driver, and ``huesenv metrics naming``."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -210,3 +212,18 @@ def test_study_driver_tiny(tmp_path):
     assert summary.loc[0, "seeds"] == 2 and "efficiency_loss_lo" in summary
     assert (tmp_path / "lexicons" / "frame-v4-s1.csv").exists() and (tmp_path / "curves.png").exists()
     assert study.interval([1.0, 1.0, 1.0])[1:] == (1.0, 1.0)
+    for name in ("curves.csv", "final.csv", "summary.csv", "kmeans.csv"):
+        assert (pd.read_csv(tmp_path / name)["human_reference"] == study.NO_HUMAN_REFERENCE).all(), name
+    assert json.loads((tmp_path / "study.json").read_text())["env"].startswith("full vectorised game")
+    # two folders (e.g. the rewards run in two processes) merge into one study with the same summary
+    part = tmp_path / "part"
+    part.mkdir()
+    curves[curves["seed"] == 1].to_csv(part / "curves.csv", index=False)
+    first = tmp_path / "first"
+    first.mkdir()
+    curves[curves["seed"] == 0].to_csv(first / "curves.csv", index=False)
+    merged = study.merge([first, part], tmp_path / "merged")
+    cols = ["efficiency_loss", "efficiency_loss_lo", "nmi_macro_colour"]
+    assert np.allclose(merged[cols].to_numpy(), summary[cols].to_numpy())
+    with pytest.raises(ValueError, match="no such file"):
+        study.merge([tmp_path / "nowhere"], tmp_path / "m2")

@@ -56,7 +56,7 @@ def test_cli_reports_bad_config_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "unknown config key 'trainz'" in err and "\n" not in err
     assert main(["train", "selfplay", "--guessers", "12", "-o", str(tmp_path / "o")]) == 2
-    assert "guessers: expected 1-9" in capsys.readouterr().err
+    assert "guessers: expected 2-9" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()  # nothing written on a bad command line
 
 

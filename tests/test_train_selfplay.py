@@ -1,4 +1,4 @@
-"""Self-play on a tiny budget: the files, the lexicon outputs, and the policy playing both roles."""
+"""Self-play on a tiny budget: the full game, the files, the lexicon outputs, and the policy playing both roles."""
 
 from __future__ import annotations
 
@@ -8,9 +8,19 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
 from huesenv.agents import make_agent  # noqa: E402
 from huesenv.agents.protocol import CueQuery, GuessQuery  # noqa: E402
-from huesenv.experiments.rl.selfplay import SelfPlayConfig, cue1_allowed, selfplay_vocabulary, train_selfplay  # noqa: E402
+from huesenv.envs.hues_cues.play import play_game  # noqa: E402
+from huesenv.experiments.rl.selfplay import (  # noqa: E402
+    SelfPlay,
+    SelfPlayConfig,
+    cue1_allowed,
+    selfplay_vocabulary,
+    train_selfplay,
+)
 
 
 def tiny(**kw) -> SelfPlayConfig:
@@ -76,3 +86,73 @@ def test_selfplay_resume_matches_an_uninterrupted_run(tmp_path):
 def test_selfplay_figure(tmp_path):
     train_selfplay(tiny(vocabulary="words+nonsense"), tmp_path, progress=False, figure=True)
     assert (tmp_path / "lexicon.png").stat().st_size > 10_000
+
+
+def test_full_game_rounds_score_as_the_rules_and_rotate_the_cue_giver():
+    cfg = tiny(num_games=32, guessers=2, vocab_size=4)  # 3 players: 6 rounds per game
+    sp = SelfPlay(cfg, "cpu")
+    gen = sp.begin_segment(0)
+    g = sp.rounds.game
+    givers, finished = [], 0.0
+    for u in range(7):
+        givers.append(int(np.asarray(g.giver)[0]))
+        n = sp.train_step(u, gen)
+        finished += n["games_finished"]
+        # frame reward: the sampled cones' training points are the board's points the vector game scored
+        assert n["points"] == pytest.approx(n["game_points"]) and n["illegal"] == 0.0 and n["warmup"] == 0.0
+        assert n["words_sampled"] <= 4
+    assert (
+        givers == [0, 1, 2, 0, 1, 2, 0] and finished == 32
+    )  # six rounds, then every game ended and restarted
+    used = np.asarray(g.used).any(0)  # words said (unique_cues off: the same 4 may come back every round)
+    assert set(np.flatnonzero(used)) <= set(np.flatnonzero(sp.allowed.numpy()))
+
+
+def test_perceptual_reward_is_not_the_board_points_and_warmup_is_the_one_step_round():
+    sp = SelfPlay(tiny(num_games=32, reward="perceptual", warmup_updates=1), "cpu")
+    gen = sp.begin_segment(0)
+    first = sp.train_step(0, gen)
+    assert first["warmup"] == 1.0 and "game_points" not in first
+    gen = sp.begin_segment(1)
+    n = sp.train_step(1, gen)
+    assert n["warmup"] == 0.0 and n["points"] > n["game_points"]  # 3·exp(-ΔE²/2σ²) credits near misses
+
+
+def test_config_refuses_what_the_game_cannot_play():
+    with pytest.raises(ValueError, match="guessers: expected 2-9"):
+        SelfPlayConfig(guessers=1)
+    with pytest.raises(ValueError, match="target_choice: expected one of"):
+        SelfPlayConfig(target_choice="best")
+
+
+def test_selfplay_policy_plays_every_seat_of_an_aec_game_and_tables_name_the_humans(tmp_path):
+    summary = train_selfplay(tiny(target_choice="card-random"), tmp_path, progress=False, figure=False)
+    assert summary["env_id"] == "huesenv/SelfPlay-v1" and "not people" in summary["human_reference"]
+    for table in ("words", "regions", "wordlevel"):
+        frame = pd.read_csv(tmp_path / f"lexicon_{table}.csv")
+        assert (frame["human_reference"] == summary["human_reference"]).all(), table
+    assert "human_reference" in pd.read_csv(tmp_path / "lexicon_history.csv")
+    agents = {f"player_{i}": make_agent(f"policy:{tmp_path / 'policy.pt'}") for i in range(4)}
+    result = play_game(agents, num_players=4, seed=3)
+    assert len(result.rounds) == 8 and set(result.scores) == set(
+        agents
+    )  # every round, both roles, no refusal
+
+
+def test_the_wandb_config_and_summary_name_the_human_reference(tmp_path):
+    from types import SimpleNamespace
+
+    from huesenv.experiments.rl.logger import TrainLogger
+
+    class Config(dict):
+        def update(self, values, allow_val_change=False):  # wandb's signature
+            super().update(values)
+
+    logger = TrainLogger(tmp_path, tracker="none", quiet=True)
+    run = SimpleNamespace(config=Config(), summary={}, log=lambda values, step: None)
+    logger._tracker = SimpleNamespace(run=run, finish=lambda: None)
+    train_selfplay(tiny(total_games=64), tmp_path, logger=logger, progress=False, figure=False)
+    assert (
+        "not people" in run.config["human_reference"]
+        and run.summary["human_reference"] == run.config["human_reference"]
+    )

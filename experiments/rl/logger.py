@@ -125,6 +125,11 @@ class TrainLogger:
             shown = "  ".join(f"{k}={v:.3g}" for k, v in metrics.items())
             print(f"step {int(step):>10,d}  {shown}", file=sys.stdout, flush=True)
 
+    def update_config(self, values: Mapping[str, Any]) -> None:
+        """Add run facts known only once training starts (e.g. the human reference) to the W&B config."""
+        if self._tracker is not None and self._tracker.run is not None:
+            self._tracker.run.config.update(dict(values), allow_val_change=True)
+
     def summary(self, values: Mapping[str, Any]) -> None:
         if self._tracker is not None and self._tracker.run is not None:
             for k, v in values.items():

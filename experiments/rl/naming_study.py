@@ -1,9 +1,12 @@
 """Self-play as a study of efficient naming: seeds × vocabulary sizes × reward, measured as the field measures.
 
 For every (reward, vocabulary size, seed) a speaker/listener pair of
-:mod:`huesenv.experiments.rl.selfplay` learns from scratch (its ``SelfPlay``
-round, unchanged: only ``vocab_size`` and ``reward`` vary), and every
-``snapshot_every`` updates the speaker's greedy map cell → word is measured:
+:mod:`huesenv.experiments.rl.selfplay` learns from scratch on the full
+vectorised game (``SelfPlay.train_step``: one round of every game per update,
+the trainer of ``huesenv train selfplay`` unchanged; only ``vocab_size``,
+``reward`` and the seed vary; ``warmup_updates`` of the one-step round first,
+0 by default), and every ``snapshot_every`` updates the speaker's greedy map
+cell → word (its cue-1 word for each of the 480 target cells) is measured:
 
 * the information-bottleneck numbers of :mod:`huesenv.metrics.naming` (σ², need
   uniform): complexity, accuracy, efficiency loss ε and gNID to the nearest
@@ -22,16 +25,20 @@ baseline of the same size.
 Files in ``out``: ``curves.csv`` (one row per snapshot), ``final.csv`` (the
 last snapshot of each run), ``summary.csv`` (mean and a 95 % Student-t interval
 across seeds per reward × size), ``kmeans.csv``, ``lexicons/<reward>-v<size>-s<seed>.csv``
-(``coord,word``: readable by ``huesenv metrics naming --systems lexicon:PATH``)
-and ``curves.png``.
+(``coord,word``: readable by ``huesenv metrics naming --systems lexicon:PATH``),
+``curves.png`` and ``study.json`` (the config, run times and the human
+reference).  No human answer enters training or these measures (the macro-colour
+map is the board's); every table still has a ``human_reference`` column naming
+the cohort the trainer's lexicon reports are scored against, as every output does.
 
 Run: ``python -m huesenv.experiments.rl.naming_study -o DIR [--seeds 5] [--sizes 4 16 100]
-[--rewards frame perceptual] [--updates 40]``.
+[--rewards frame perceptual] [--updates 300]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,7 +50,6 @@ import numpy as np
 from huesenv.board import load_board
 from huesenv.experiments.naming import kmeans_system
 from huesenv.experiments.rl.lexicon import normalised_mutual_information
-from huesenv.experiments.rl.ppo_fast import segment_seed
 from huesenv.experiments.rl.selfplay import REWARDS, SelfPlay, SelfPlayConfig, _write_map
 from huesenv.metrics import naming as ib
 from huesenv.plots import pyplot, save_figure
@@ -54,11 +60,12 @@ class StudyConfig:
     seeds: int = 5
     sizes: tuple[int, ...] = (4, 16, 100)
     rewards: tuple[str, ...] = ("frame", "perceptual")
-    updates: int = 40
+    updates: int = 300
     num_games: int = 256
     hidden: int = 64
     learning_rate: float = 1e-2
-    snapshot_every: int = 10
+    snapshot_every: int = 25
+    warmup_updates: int = 0
     sigma2: float = ib.DEFAULT_SIGMA2
     torch_threads: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
@@ -89,7 +96,6 @@ def measure(speaker: np.ndarray, model: ib.IBModel, front: ib.Frontier) -> dict[
 def run_one(
     cfg: StudyConfig, reward: str, size: int, seed: int, model: ib.IBModel, front: ib.Frontier, out: Path
 ) -> list[dict[str, Any]]:
-    import torch
 
     sp = SelfPlayConfig(
         num_games=cfg.num_games,
@@ -101,13 +107,14 @@ def run_one(
         reward=reward,
         perceptual_sigma2=cfg.sigma2,
         total_games=cfg.num_games * cfg.updates,
+        warmup_updates=cfg.warmup_updates,
+        checkpoint_every=max(1, cfg.updates),
         **cfg.extra,
     )
     game = SelfPlay(sp, "cpu")
-    generator = torch.Generator()
-    generator.manual_seed(segment_seed(seed, 0))
-    torch.manual_seed(segment_seed(seed, 0) ^ 0x5EED)
+    generator = game.begin_segment(0)
     rows: list[dict[str, Any]] = []
+    last: dict[str, float] = {}
     t0 = time.perf_counter()
     for update in range(cfg.updates + 1):
         if update % cfg.snapshot_every == 0 or update == cfg.updates:
@@ -120,12 +127,19 @@ def run_one(
                     "update": update,
                     "games": update * cfg.num_games,
                     "greedy_points": game.greedy_points(),
+                    "game_points": last.get(
+                        "game_points", float("nan")
+                    ),  # board points per cone, last update
                     "wall_s": time.perf_counter() - t0,
                     **measure(speaker, model, front),
                 }
             )
         if update < cfg.updates:
-            game.round(generator)
+            if update == cfg.warmup_updates and update:
+                generator = game.begin_segment(
+                    update
+                )  # the game starts after the warm-up, as in train_selfplay
+            last = game.train_step(update, generator)
     speaker, _ = game.lexicon()
     (out / "lexicons").mkdir(parents=True, exist_ok=True)
     _write_map(out / "lexicons" / f"{reward}-v{size}-s{seed}.csv", speaker, game.vocabulary)
@@ -176,13 +190,16 @@ def run_study(
     torch.set_num_threads(int(cfg.torch_threads))
     model = ib.ib_model(sigma2=cfg.sigma2)
     front = ib.frontier(model, betas)
+    t0, c0 = time.perf_counter(), time.process_time()
     rows: list[dict[str, Any]] = []
     for reward in cfg.rewards:
         for size in cfg.sizes:
             for seed in range(cfg.seeds):
                 run_rows = run_one(cfg, reward, int(size), seed, model, front, out)
                 rows += run_rows
-                pd.DataFrame(rows).to_csv(out / "curves.csv", index=False)  # partial results survive a kill
+                pd.DataFrame(rows).assign(human_reference=NO_HUMAN_REFERENCE).to_csv(
+                    out / "curves.csv", index=False
+                )  # partial results survive a kill
                 if progress:
                     last = run_rows[-1]
                     print(
@@ -192,51 +209,110 @@ def run_study(
                         flush=True,
                     )
     curves = pd.DataFrame(rows)
+    finish(curves, cfg.sizes, out, model, front)
+    write_study_json(out, cfg, time.perf_counter() - t0, time.process_time() - c0)
+    return summarise(curves.sort_values("update").groupby(["reward", "vocab_size", "seed"]).tail(1))
+
+
+NO_HUMAN_REFERENCE = (
+    "none: the IB measures and the NMI use the board (CIELAB) and its macro-colour map, not people's answers"
+)
+
+
+def finish(curves: Any, sizes: Sequence[int], out: Path, model: ib.IBModel, front: ib.Frontier) -> None:
+    """``final.csv``, ``summary.csv``, ``kmeans.csv`` and ``curves.png`` from the curves (every table names its
+    human reference: none)."""
+    import pandas as pd
+
+    def save(frame: Any, name: str) -> None:
+        frame.assign(human_reference=NO_HUMAN_REFERENCE).to_csv(out / name, index=False)
+
+    save(curves, "curves.csv")
     final = curves.sort_values("update").groupby(["reward", "vocab_size", "seed"]).tail(1)
-    final.to_csv(out / "final.csv", index=False)
-    summary = summarise(final)
-    summary.to_csv(out / "summary.csv", index=False)
+    save(final, "final.csv")
+    save(summarise(final), "summary.csv")
     kmeans = []
-    for size in cfg.sizes:
+    for size in sizes:
         system = kmeans_system(int(size))
         speaker = np.argmax(system.encoder, axis=1)
         kmeans.append({"vocab_size": size, **measure(speaker, model, front)})
-    pd.DataFrame(kmeans).to_csv(out / "kmeans.csv", index=False)
+    save(pd.DataFrame(kmeans), "kmeans.csv")
     plot_curves(curves, out / "curves.png")
-    return summary
+
+
+def write_study_json(out: Path, cfg: StudyConfig, wall_s: float, cpu_s: float) -> None:
+    data = {
+        "config": {k: list(v) if isinstance(v, tuple) else v for k, v in vars(cfg).items()},
+        "env": "full vectorised game (huesenv.experiments.rl.selfplay_game)",
+        "wall_s": wall_s,
+        "cpu_s": cpu_s,
+        "human_reference": NO_HUMAN_REFERENCE,
+    }
+    (out / "study.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def merge(parts: Sequence[str | Path], out: str | Path, sigma2: float = ib.DEFAULT_SIGMA2) -> Any:
+    """One study from several folders' ``curves.csv`` (e.g. the two rewards run in parallel processes)."""
+    import pandas as pd
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    frames = []
+    for part in parts:
+        path = Path(part) / "curves.csv"
+        if not path.is_file():
+            raise ValueError(f"{path}: no such file (expected a study folder)")
+        frames.append(pd.read_csv(path).drop(columns=["human_reference"], errors="ignore"))
+    curves = pd.concat(frames, ignore_index=True)
+    model = ib.ib_model(sigma2=sigma2)
+    sizes = sorted({int(v) for v in curves["vocab_size"]})
+    finish(curves, sizes, out, model, ib.frontier(model))
+    return summarise(curves.sort_values("update").groupby(["reward", "vocab_size", "seed"]).tail(1))
 
 
 def plot_curves(curves: Any, path: Path) -> Path:
-    """ε and NMI over training: mean across seeds with the min–max band, one line per reward × size."""
+    """ε and NMI over training: mean across seeds with its 95 % Student-t band, one line per reward × size."""
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for (reward, size), part in curves.groupby(["reward", "vocab_size"]):
-        g = part.groupby("games")
         for ax, metric in zip(axes, ("efficiency_loss", "nmi_macro_colour")):
-            m = g[metric].mean()
-            ax.plot(m.index, m.values, "-" if reward == "frame" else "--", label=f"{reward} V={size}")
-            ax.fill_between(m.index, g[metric].min().values, g[metric].max().values, alpha=0.15)
+            stats = [(games, *interval(g[metric])) for games, g in part.groupby("games")]
+            x, m, lo, hi = (np.asarray(v, dtype=float) for v in zip(*stats))
+            (line,) = ax.plot(x, m, "-" if reward == "frame" else "--", label=f"{reward} V={size}")
+            ax.fill_between(
+                x,
+                np.where(np.isnan(lo), m, lo),
+                np.where(np.isnan(hi), m, hi),
+                alpha=0.15,
+                color=line.get_color(),
+            )
     axes[0].set_ylabel("efficiency loss ε")
     axes[1].set_ylabel("NMI with the macro-colours")
     for ax in axes:
-        ax.set_xlabel("games")
+        ax.set_xlabel("rounds played (update × num_games)")
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=7)
+    fig.suptitle("self-play on the full game: mean across seeds, 95 % Student-t band", fontsize=9)
     return save_figure(fig, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m huesenv.experiments.rl.naming_study")
     parser.add_argument("-o", "--out", required=True)
+    parser.add_argument("--merge", nargs="+", metavar="DIR", help="merge these study folders into --out")
+    parser.add_argument("--warmup-updates", type=int, default=0)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--sizes", type=int, nargs="+", default=[4, 16, 100])
     parser.add_argument("--rewards", nargs="+", default=["frame", "perceptual"], choices=REWARDS)
-    parser.add_argument("--updates", type=int, default=40)
+    parser.add_argument("--updates", type=int, default=300)
     parser.add_argument("--num-games", type=int, default=256)
-    parser.add_argument("--snapshot-every", type=int, default=10)
+    parser.add_argument("--snapshot-every", type=int, default=25)
     parser.add_argument("--sigma2", type=float, default=ib.DEFAULT_SIGMA2)
     args = parser.parse_args(argv)
+    if args.merge:
+        print(merge(args.merge, args.out, args.sigma2).round(3).to_string(index=False))
+        return 0
     cfg = StudyConfig(
         seeds=args.seeds,
         sizes=tuple(args.sizes),
@@ -245,6 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         num_games=args.num_games,
         snapshot_every=args.snapshot_every,
         sigma2=args.sigma2,
+        warmup_updates=args.warmup_updates,
     )
     summary = run_study(cfg, args.out)
     print(summary.round(3).to_string(index=False))

@@ -1,40 +1,50 @@
-"""``huesenv train selfplay``: a cue giver and guessers learn to play together from scratch, with no human data.
+"""``huesenv train selfplay``: a cue giver and guessers learn to play the full game together from scratch,
+with no human data.
 
-The round played (vectorised over ``num_games`` games per update, in torch):
+The game (:mod:`huesenv.experiments.rl.selfplay_game`): ``num_games`` complete
+games of ``guessers + 1`` players on the vectorised game
+(:class:`~huesenv.envs.vector_game.game.HuesCuesVectorGame`), every seat in both
+roles played by two networks: the **speaker** (cue giver;
+:func:`~huesenv.agents.policy_net.build_speaker_net`: the target's cell and CIELAB
+colour → one logit per word) and one shared **listener**
+(:func:`~huesenv.agents.policy_net.build_guesser_net`, the guesser policy of
+``huesenv train guesser``: latest cue and occupied cells → a cell).  Each update
+plays one whole round of every game — card and target, cue 1, the first cones,
+cue 2 (or a pass), the second cones, reveal and the rules' scoring — with the cue
+giver rotating and games auto-resetting after their last round, then takes one
+advantage actor-critic step on both networks (details and the documented choices
+in that module).  ``total_games`` counts rounds (one target, its cues and its
+cones), so one update is ``num_games`` of them.
 
-1. a target cell is drawn uniformly from the board (a card's random cell);
-2. the **speaker** (cue giver; :func:`~huesenv.agents.policy_net.build_speaker_net`)
-   sees the target (its cell and CIELAB colour) and says one word of the
-   vocabulary — the 100 words, optionally plus the 16 nonsense inputs — among
-   those the rules allow as cue 1;
-3. ``guessers`` guessers, one shared **listener** network
-   (:func:`~huesenv.agents.policy_net.build_guesser_net`, the guesser policy of
-   ``huesenv train guesser``), each put a cone on a free cell given the word and
-   the cones already placed;
-4. the rules' points: each guesser 3/2/1, the speaker 1 per cone in the 3×3 frame.
+The vocabulary is the 100 words (optionally plus the 16 nonsense inputs); the
+speaker may say only the first ``vocab_size`` words the rules allow as cue 1
+(``None``: all).  ``reward="frame"`` trains on the board's 3/2/1 points and 3×3
+frame; ``"perceptual"`` on a function of the CIELAB distance between cone and
+target (:func:`reward_matrices`), so a study can tell whether the grid or
+perception shapes the lexicon.
 
-Choices documented: one cue per round (the second cue and second cones are left
-out: the referential core of the game is cue 1 → cones 1), and the target is
-uniform over the board rather than picked from a card of 4, so every colour is
-talked about equally often.  Both networks learn with advantage actor-critic on
-these one-step episodes (policy gradient with a learned value baseline,
-normalised advantages, an entropy bonus), the two updated simultaneously from the
-same games.  No human answer enters training; the human cohort is used only to
-*measure* the lexicon (:mod:`huesenv.experiments.rl.lexicon`), every
-``snapshot_every`` updates, so the report shows how it changes with training.
+Warm-up (optional, off by default): the first ``warmup_updates`` updates play
+the earlier one-step round instead (a uniform target, cue 1 and the first cones
+only, no card, no second cue) — a referential-game warm start; it is not the game.
+
+No human answer enters training; the human cohort is used only to *measure* the
+lexicon (:mod:`huesenv.experiments.rl.lexicon`; the speaker's map is its greedy
+cue-1 word for each of the 480 target cells), every ``snapshot_every`` updates,
+and every output names that reference (``human_reference``).
 
 Files in ``run_dir``: ``policy.pt`` (speaker + listener: ``policy:run_dir/policy.pt``
 plays both roles), ``trainer_state.pt``, ``curve.csv``, ``lexicon_history.csv``,
-``lexicon.json``, ``lexicon_words.csv``, ``lexicon_regions.csv``, ``lexicon.png``, ``train.json``.
+``lexicon_maps.csv``, ``lexicon.json``, ``lexicon_map.csv``, ``lexicon_words.csv``,
+``lexicon_regions.csv``, ``lexicon_wordlevel.csv``, ``lexicon.png``, ``train.json``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from huesenv.agents.policy_net import (
     PolicySettings,
@@ -66,11 +76,12 @@ from huesenv.experiments.rl.lexicon import lexicon_metrics
 from huesenv.experiments.rl.lexicon_plots import plot_lexicon
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import segment_seed
+from huesenv.experiments.rl.selfplay_game import TARGET_CHOICES, GameRounds
 from huesenv.game.rules import DEFAULT_RULES
-from huesenv.humans import load_humans
+from huesenv.humans import REFERENCE_COLUMN, HumanReference, load_humans
 from huesenv.vocabulary import evaluation_inputs, word_texts
 
-ENV_ID = "huesenv/SelfPlay-v0"
+ENV_ID = "huesenv/SelfPlay-v1"  # v0: the one-step round only (before the full game)
 VOCABULARIES = ("words", "words+nonsense")
 REWARDS = ("frame", "perceptual")
 
@@ -81,7 +92,8 @@ class SelfPlayConfig(TrainerConfig):
     guessers: int = 3
     vocabulary: str = "words"
     learning_rate: PositiveFloat = 1e-2
-    ent_coef_speaker: NonNegativeFloat = 0.01
+    # 0.05: with 0.01 the speaker collapsed to one word under the frame reward on the full game
+    ent_coef_speaker: NonNegativeFloat = 0.05
     ent_coef_listener: NonNegativeFloat = 0.003
     vf_coef: NonNegativeFloat = 0.5
     max_grad_norm: PositiveFloat = 0.5
@@ -91,6 +103,9 @@ class SelfPlayConfig(TrainerConfig):
     vocab_size: int | None = None
     reward: str = "frame"
     perceptual_sigma2: float = 64.0
+    target_choice: str = "speaker"
+    unique_cues: bool = False
+    warmup_updates: Annotated[int, Field(ge=0)] = 0
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = (
         "num_games",
@@ -102,6 +117,9 @@ class SelfPlayConfig(TrainerConfig):
         "vocab_size",
         "reward",
         "perceptual_sigma2",
+        "target_choice",
+        "unique_cues",
+        "warmup_updates",
     )
 
     @model_validator(mode="after")
@@ -114,8 +132,10 @@ class SelfPlayConfig(TrainerConfig):
             raise ValueError(f"vocab_size: expected a positive integer or null, got {self.vocab_size!r}")
         if not float(self.perceptual_sigma2) > 0:
             raise ValueError(f"perceptual_sigma2: expected a positive number, got {self.perceptual_sigma2!r}")
-        if not 1 <= int(self.guessers) <= 9:
-            raise ValueError(f"guessers: expected 1-9 (3-10 players), got {self.guessers!r}")
+        if self.target_choice not in TARGET_CHOICES:
+            raise ValueError(f"target_choice: expected one of {TARGET_CHOICES}, got {self.target_choice!r}")
+        if not 2 <= int(self.guessers) <= 9:
+            raise ValueError(f"guessers: expected 2-9 (3-10 players), got {self.guessers!r}")
         for name in ("total_games", "num_games", "hidden", "checkpoint_every", "snapshot_every"):
             positive(name, getattr(self, name))
         return self
@@ -179,6 +199,25 @@ class SelfPlay:
         params = list(self.speaker.parameters()) + list(self.listener.parameters())
         self.params = params
         self.optimizer = torch.optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
+        self.rounds = GameRounds(self)
+
+    def begin_segment(self, update: int) -> Any:
+        """Reseed torch, the sampler and the games from ``(seed, update)``: a resumed run continues as the
+        uninterrupted one (games restart at each segment, so a segment is a whole number of fresh games)."""
+        import torch
+
+        seed = segment_seed(self.cfg.seed, update)
+        generator = torch.Generator(device=self.device)
+        generator.manual_seed(seed)
+        torch.manual_seed(seed ^ 0x5EED)
+        self.rounds.reset(seed)
+        return generator
+
+    def train_step(self, update: int, generator: Any) -> dict[str, float]:
+        """One update: the one-step warm-up round while ``update < warmup_updates``, else a round of the game."""
+        if update < self.cfg.warmup_updates:
+            return {**self.round(generator), "warmup": 1.0}
+        return {**self.rounds.round(generator), "warmup": 0.0}
 
     def settings(self) -> PolicySettings:
         return PolicySettings(
@@ -192,6 +231,11 @@ class SelfPlay:
                 "vocabulary_kind": self.cfg.vocabulary,
                 "vocab_size": self.cfg.vocab_size,
                 "reward": self.cfg.reward,
+                "env": "game",
+                "num_players": self.cfg.guessers + 1,
+                "target_choice": self.cfg.target_choice,
+                "unique_cues": self.cfg.unique_cues,
+                "warmup_updates": self.cfg.warmup_updates,
             },
         )
 
@@ -201,7 +245,8 @@ class SelfPlay:
         return logits.masked_fill(~self.allowed, float("-inf")), value
 
     def round(self, generator) -> dict[str, float]:
-        """Play ``num_games`` rounds, take one gradient step on both networks; return the round's numbers."""
+        """The one-step warm-up round (uniform target, cue 1, the first cones; not the game): play
+        ``num_games`` of them, take one gradient step on both networks; return the round's numbers."""
         import torch
         import torch.nn as nn
 
@@ -281,11 +326,10 @@ def train_selfplay(
     figure: bool = True,
 ) -> dict[str, Any]:
     """Train (or resume) self-play; snapshots of the lexicon metrics; final metrics, tables and figure."""
-    import torch
-
     run_dir, device = start_run(run_dir, cfg)
     if humans is None:
         humans = load_humans()
+    reference = HumanReference.of(humans)  # named in every lexicon table and in the summary
     game = SelfPlay(cfg, device)
     update, wall_before, cpu_before = 0, 0.0, 0.0
     state_path, policy_path = run_dir / "trainer_state.pt", run_dir / "policy.pt"
@@ -295,13 +339,23 @@ def train_selfplay(
     own_logger = logger is None
     if own_logger:
         logger = TrainLogger(run_dir, tracker="none", resume_step=update * cfg.num_games, quiet=not progress)
+    named = {"human_reference": reference.description}  # W&B config and summary name the cohort too
+    if hasattr(logger, "update_config"):
+        logger.update_config(named)
+    if hasattr(logger, "summary"):
+        logger.summary(named)
     history = _read_history(history_path, update * cfg.num_games)
     _truncate_maps(run_dir / "lexicon_maps.csv", update * cfg.num_games)
 
     def snapshot(step: int) -> dict[str, Any]:
         speaker, probs = game.lexicon()
         values, tables = lexicon_metrics(speaker, probs, game.vocabulary, humans, seed=cfg.seed)
-        row = {"step": step, "greedy_points": game.greedy_points(), **values}
+        row = {
+            "step": step,
+            "greedy_points": game.greedy_points(),
+            **values,
+            REFERENCE_COLUMN: reference.description,
+        }
         history[:] = [r for r in history if int(r["step"]) != step]  # a resumed final snapshot: once
         history.append(row)
         write_csv(history_path, pd_frame(history))
@@ -315,11 +369,9 @@ def train_selfplay(
     generator = None
     last = None
     while update < cfg.num_updates:
-        if generator is None or update % cfg.checkpoint_every == 0:
-            generator = torch.Generator(device=device)
-            generator.manual_seed(segment_seed(cfg.seed, update))
-            torch.manual_seed(segment_seed(cfg.seed, update) ^ 0x5EED)
-        numbers = game.round(generator)
+        if generator is None or update % cfg.checkpoint_every == 0 or update == cfg.warmup_updates:
+            generator = game.begin_segment(update)
+        numbers = game.train_step(update, generator)
         update += 1
         step = update * cfg.num_games
         wall = clock.wall
@@ -348,7 +400,7 @@ def train_selfplay(
     write_json(run_dir / "lexicon.json", final)
     _write_map(run_dir / "lexicon_map.csv", last["speaker"], game.vocabulary)
     for table in ("words", "regions", "wordlevel"):
-        write_csv(run_dir / f"lexicon_{table}.csv", last["tables"][table])
+        write_csv(run_dir / f"lexicon_{table}.csv", reference.annotate(last["tables"][table]))
     if figure:
         plot_lexicon(last["speaker"], last["probs"], game.vocabulary, humans, run_dir / "lexicon.png")
     summary = {
@@ -361,6 +413,8 @@ def train_selfplay(
         "device": device,
         "stopped_by_time_budget": budget.stopped and update < cfg.num_updates,
         "lexicon": final,
+        "human_reference": reference.description,
+        "humans": reference.as_dict(),
         "config": cfg.to_dict(),
         "policy": str(policy_path),
     }

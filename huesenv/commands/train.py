@@ -154,7 +154,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _common(q: argparse.ArgumentParser) -> None:
     add_out(q, help="run folder (default runs/train/<kind>-seed<N>)")
     add_seed(q)
-    q.add_argument("--steps", type=positive_int, help="environment steps (self-play: games)")
+    q.add_argument("--steps", type=positive_int, help="environment steps (self-play: rounds of the game)")
     q.add_argument(
         "--time-budget",
         type=positive_float,

@@ -16,6 +16,7 @@ derivations drifted apart (a passed cue 2 vanished from queries).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
 import numpy as np
 
@@ -102,8 +103,8 @@ def cue_query(
             offered = words
         else:
             ok = np.asarray(allowed, dtype=bool)
-            offered = tuple(w for w, a in zip(words, ok) if a)
-            forbidden |= {w for w, a in zip(words, ok) if not a}
+            offered = tuple(compress(words, ok.tolist()))
+            forbidden.update(compress(words, (~ok).tolist()))
     return CueQuery(
         card=tuple(int(c) for c in view.card),
         target=None if view.phase is Phase.PICK_TARGET else view.target,

@@ -13,6 +13,7 @@ and render views give to the moment after the last cone, when points are shown.
 from __future__ import annotations
 
 from enum import Enum
+from functools import cached_property
 
 
 class Phase(str, Enum):
@@ -24,33 +25,37 @@ class Phase(str, Enum):
     DONE = "done"
     REVEAL = "reveal"  # logs and views only: the state machine moves straight to the next round
 
+    # Why these two: phases are looked up on every env step.  str's own hash (equal to Enum's for a str
+    # mixin: the value's) runs in C, and the derived flags below are cached on the members (singletons).
+    __hash__ = str.__hash__
+
     def __str__(self) -> str:
         return self.value
 
     def __format__(self, spec: str) -> str:
         return format(self.value, spec)
 
-    @property
+    @cached_property
     def is_cue(self) -> bool:
         """The cue giver gives a cue (or passes) now."""
         return self in _CUE
 
-    @property
+    @cached_property
     def is_guess(self) -> bool:
         """Guessers place cones now."""
         return self in _GUESS
 
-    @property
+    @cached_property
     def is_cue_giver_turn(self) -> bool:
         """The cue giver acts now (target pick or a cue)."""
         return self in _GIVER
 
-    @property
+    @cached_property
     def cue_index(self) -> int:
         """Which cue this phase is about: 2 in ``cue_2`` / ``guess_2``, else 1."""
         return 2 if self in (Phase.CUE_2, Phase.GUESS_2) else 1
 
-    @property
+    @cached_property
     def index(self) -> int:  # type: ignore[override]  # a property, not str.index: Phase is a StrEnum
         """Position in :data:`PHASES` (what observations encode); ``REVEAL`` has none."""
         return _INDEX[self]

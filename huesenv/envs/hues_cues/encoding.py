@@ -109,6 +109,8 @@ class ObservationEncoder:
         )
         self._no_card = np.full(rules.card_size, -1, dtype=np.int16)
         self._no_target = np.full(1, -1, dtype=np.int16)
+        # the discrete fields' values as numpy scalars, built once (immutable, so shared by every observation)
+        self._int64 = tuple(np.int64(i) for i in range(max(self.seats, self.max_rounds, len(PHASES))))
         self._seat_masks = {n: (np.arange(self.seats) < n).astype(np.int8) for n in range(self.seats + 1)}
         self._offset = {}
         pos = 0
@@ -217,11 +219,9 @@ class ObservationEncoder:
         n, me = view.num_players, view.seat
         cones = np.zeros((self.seats, N_CELLS), dtype=np.int8)
         occupied = np.zeros(N_CELLS, dtype=np.int8)
-        if view.cones:
-            rows = [(c.seat - me) % n for c in view.cones]
-            cells = [c.cell for c in view.cones]
-            cones[rows, cells] = 1
-            occupied[cells] = 1
+        for seat, cell, _ in view.cones:  # at most 18: item by item beats building index arrays
+            cones[(seat - me) % n, cell] = 1
+            occupied[cell] = 1
         cues = view.cues
         cached = self._cue_arrays.get(cues)
         if cached is None:
@@ -237,15 +237,16 @@ class ObservationEncoder:
         scores = np.zeros(self.seats, dtype=np.int32)
         scores[:n] = view.scores[me:] + view.scores[:me]
         phase = view.phase
+        ints = self._int64
         obs = {
             "cones": cones,
             "occupied": occupied,
             "cues": cached[0].copy(),
             "cue_state": cached[1].copy(),
-            "phase": np.int64(phase.index),
-            "role": np.int64(view.seat == view.cue_giver and phase is not Phase.DONE),
-            "cue_giver": np.int64((view.cue_giver - me) % n),
-            "round": np.int64(min(view.round, self.max_rounds - 1)),
+            "phase": ints[phase.index],
+            "role": ints[view.seat == view.cue_giver and phase is not Phase.DONE],
+            "cue_giver": ints[(view.cue_giver - me) % n],
+            "round": ints[min(view.round, self.max_rounds - 1)],
             "card": card,
             "target": target,
             "scores": scores,
@@ -258,8 +259,8 @@ class ObservationEncoder:
     def encode_flat(self, view: PlayerView) -> np.ndarray:
         n, me, o = view.num_players, view.seat, self._offset
         x = np.zeros(self.flat_size, dtype=np.float32)
-        for c in view.cones:
-            x[o["cones"] + ((c.seat - me) % n) * N_CELLS + c.cell] = 1.0
+        for seat, cell, _ in view.cones:
+            x[o["cones"] + ((seat - me) % n) * N_CELLS + cell] = 1.0
         cues, w = self._cues(view), self.flat_cue_weight
         if self.cue_encoding == "index":
             for k in range(2):

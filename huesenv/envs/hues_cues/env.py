@@ -538,23 +538,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     def _infos(self, result: RoundResult | None, illegal: str | None) -> dict[str, dict]:
         s = self.state_obj
         rnd, phase, scores = int(s.round), s.phase.index, s.scores
-        points = result.points if result is not None else None
-        infos: dict[str, dict] = {}
-        for a in self.agents:
-            i = self._seat[a]
-            info: dict[str, Any] = {
+        points = result.points if result is not None else (0,) * self.num_players
+        seat = self._seat
+        infos: dict[str, dict[str, Any]] = {
+            a: {
                 "round": rnd,
                 "phase": phase,
-                "seat": i,
+                "seat": (i := seat[a]),
                 "score": scores[i],
-                "points": points[i] if points is not None else 0,
+                "points": points[i],
                 "illegal": int(illegal == a),
             }
-            if self.info_text:
+            for a in self.agents
+        }
+        if self.info_text:
+            for a, info in infos.items():
                 info["cues"] = tuple(s.cues)
                 info["used_cues"] = tuple(s.used_cues)
                 info["illegal_reason"] = self.last_illegal if illegal == a else ""
-            infos[a] = info
         return infos
 
     def step(self, action: Any) -> None:

@@ -66,6 +66,11 @@ class ArrayOps:
             return self.xp.zeros(shape, dtype=dtype, device=self.device)
         return np.zeros(shape, dtype=dtype)
 
+    def empty(self, shape: tuple[int, ...] | int, dtype: Any) -> Any:
+        if self.is_torch:
+            return self.xp.empty(shape, dtype=dtype, device=self.device)
+        return np.empty(shape, dtype=dtype)
+
     def full(self, shape: tuple[int, ...] | int, value: Any, dtype: Any) -> Any:
         if self.is_torch:
             size = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -102,6 +107,24 @@ class ArrayOps:
         if self.is_torch:
             return self.xp.nonzero(mask).reshape(-1)
         return np.flatnonzero(mask)
+
+    def clamp(self, x: Any, low: int | None = None, high: int | None = None) -> Any:
+        """``x`` limited to ``[low, high]`` (either bound optional)."""
+        if self.is_torch:
+            return x.clamp(min=low, max=high)
+        return np.clip(x, low, high)
+
+    def take_flat(self, x: Any, flat: Any) -> Any:
+        """``x.reshape(-1)[flat]`` (numpy's ``take``, the fast gather)."""
+        if self.is_torch:
+            return x.reshape(-1)[flat]
+        return np.take(x.reshape(-1), flat)
+
+    def take_rows(self, table: Any, index: Any) -> Any:
+        """``table[index]`` along the first axis (numpy's ``take``)."""
+        if self.is_torch:
+            return table[index]
+        return np.take(table, index, axis=0)
 
     def where(self, cond: Any, a: Any, b: Any) -> Any:
         if self.is_torch:

@@ -46,6 +46,10 @@ class Lockstep:
         self.g = game
         self.states: list[GameState | None] = [None] * game.num_games
         self.points = np.zeros((game.num_games, game.S), dtype=np.int64)
+        # points of a game that began since the last check (or before the first): due at the next check,
+        # the step of the caller's first decision in it (HuesCuesVectorGame.step)
+        self.carry = np.zeros_like(self.points)
+        self.fresh = np.ones(game.num_games, dtype=bool)
         self.finished: list[list[int]] = []
         self.compared_masks = 0
         self.check_obs = check_obs
@@ -71,6 +75,7 @@ class Lockstep:
         g = self.g
         for slot, a in zip(rows.tolist(), actions.tolist()):
             s = self.state(slot)
+            due = self.carry if self.fresh[slot] else self.points
             if s.phase.value == "pick_target":
                 act = Action("target", cell=a)
             elif s.phase.is_guess:
@@ -81,8 +86,9 @@ class Lockstep:
                 act = Action("cue", cue=g.vocabulary[a - N_CELLS])
             result = s.apply(act)  # raises IllegalActionError on any disagreement about legality
             if result is not None:
-                self.points[slot, : s.num_players] += result.points
+                due[slot, : s.num_players] += result.points
             if s.done:
+                self.fresh[slot] = True
                 assert s.scores == [sum(r.points[k] for r in s.history) for k in range(s.num_players)]
                 self.finished.append(list(s.scores))
 
@@ -109,7 +115,8 @@ class Lockstep:
         rewards = o.to_numpy(ts.rewards)
         if rewards_expected:
             np.testing.assert_array_equal(rewards, self.points.astype(np.float32))
-        self.points[:] = 0
+        self.points, self.carry = self.carry, np.zeros_like(self.carry)
+        self.fresh[:] = False
         obs = None
         if self.check_obs and len(self.finished) < self.check_obs:
             obs = o.to_numpy(self.encoder.encode(g.rows, g.current))

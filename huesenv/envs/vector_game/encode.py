@@ -9,6 +9,33 @@ vocabulary, so the two cannot drift): seat-relative, padded to
 ``(V, D)`` table of the vocabulary's vectors); the text and board options of
 the AEC env are not offered here.  ``tests/test_vector_game.py`` compares the
 two encoders observation by observation.
+
+Two forms of the same observation (:class:`FlatEncoder`):
+
+==========================  ==============================  ========================  ======================
+form                        arrays per game                  bytes per game (index)    what consumes it
+==========================  ==============================  ========================  ======================
+dense (:meth:`encode`)      ``(F,)`` float32, F = 6,021      24,084                    ``Linear(F, H)``
+sparse (:meth:`sparse`)     ``index (L,)`` int32 +           8 L = 408 (L = 51)        ``EmbeddingBag(F, H,
+                            ``value (L,)`` float32                                     mode="sum")`` with
+                                                                                       ``per_sample_weights``
+==========================  ==============================  ========================  ======================
+
+*Why a sparse form.*  The flat vector is > 99 % zeros: at most ``2 (S - 1)``
+cones, two cues and a few dozen one-hots and scores are set.  Writing 6,021
+float32 per game per step (98 MB at 4,096 games) is memory-bandwidth bound
+and costs several times the game itself, so a trainer that feeds the flat
+vector to a first ``Linear`` layer can instead gather that layer's weight rows:
+``sum_j value[j] * W[index[j]]`` equals ``flat @ W`` (the EmbeddingBag trick of
+recommendation models; :func:`sparse_linear` is the numpy form, in torch
+``torch.nn.functional.embedding_bag(index, W, per_sample_weights=value,
+mode="sum")``).  The sparse form has a fixed width ``L`` (one column per
+possible entry, in :attr:`FlatEncoder.sparse_layout` order), so it batches as
+two plain arrays.  An entry whose value is 0 carries nothing (its index is in
+range but otherwise arbitrary: a cone not yet placed, a cue not given, the
+card of a guesser); :func:`to_dense` (scatter of the non-zero entries)
+rebuilds the dense observation byte for byte, which the tests check against
+the AEC encoder.  Non-zero entries never share an index.
 """
 
 from __future__ import annotations
@@ -17,6 +44,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.encoding import SCORE_SCALE, ObservationEncoder
@@ -71,62 +99,189 @@ class FlatEncoder:
             assert text_encoder is not None
             self.embeddings = o.asarray(text_encoder._table * self.weight)
             self.dim = text_encoder.dim
+        self.v = game.V
+        self._sparse_setup()
+        low, high = float(self.space.low.min()), float(self.space.high.max())
+        self.sparse_space = spaces.Dict(
+            {
+                "index": spaces.Box(0, self.size - 1, (self.width,), np.int32),
+                "value": spaces.Box(low, high, (self.width,), np.float32),
+            }
+        )
+
+    # -- the sparse form --------------------------------------------------------------
+    def _sparse_setup(self) -> None:
+        g, o = self.game, self.game.ops
+        cues = 2 if self.cue_encoding == "index" else 2 * self.dim
+        layout = [
+            ("cones", g.K),
+            ("cues", cues),
+            ("cue_state", 2),
+            ("phase", 1),
+            ("role", 1),
+            ("cue_giver", 1),
+            ("round", 1),
+            ("card", g.rules.card_size),
+            ("target", 1),
+            ("scores", g.S),
+            ("seat_mask", g.S),
+        ]
+        self.sparse_layout = layout
+        self.col: dict[str, slice] = {}
+        pos = 0
+        for name, n in layout:
+            self.col[name] = slice(pos, pos + n)
+            pos += n
+        self.width = pos
+        s, off = g.S, self.offset
+        # seat-relative score gather: absolute seat of relative seat j for (players n, observer me);
+        # j >= n points at seat n (always 0 points) or, at 10 players, is never outside
+        rel = np.zeros((s + 1, s, s), dtype=np.int64)
+        inside = np.zeros((s + 1, s), dtype=np.float32)
+        for n in range(1, s + 1):
+            inside[n, :n] = 1.0
+            for me in range(n):
+                rel[n, me] = [(me + j) % n if j < n else min(n, s - 1) for j in range(s)]
+        self._rel_seat = o.asarray(rel.reshape((s + 1) * s, s))  # row n * S + me -> (S,) absolute seats
+        self._inside = o.asarray(inside)
+        self._slot_base = o.asarray(np.array([0, self.v + 3], dtype=np.int32) + off["cues"])  # per slot
+        # cue code (0 none, 1..V word, V+1 passed) -> cue_state entry of slot 0 / slot 1
+        state = np.where(np.arange(self.v + 2) == 0, 0, 1)
+        state[self.v + 1] = 2
+        self._state_code = o.asarray(state.astype(np.int32))
+        self._state_base = o.asarray(np.array([0, 3], dtype=np.int32) + off["cue_state"])
+        k_ = np.arange(g.K)
+        self._cone_valid = o.asarray((k_[None, :] < np.arange(g.K + 1)[:, None]).astype(np.float32))
+        self._row_base = o.asarray(np.arange(g.num_games, dtype=np.int64)[:, None] * s)
+        # the columns that never change (their indices; the ones; the seat mask of each slot's game) are
+        # copied from templates, so a step writes only what the state decides
+        idx = np.zeros(self.width, dtype=np.int32)
+        val = np.zeros(self.width, dtype=np.float32)
+        idx[self.col["role"]] = off["role"]
+        idx[self.col["scores"]] = np.arange(s) + off["scores"]
+        idx[self.col["seat_mask"]] = np.arange(s) + off["seat_mask"]
+        if self.cue_encoding == "embedding":
+            idx[self.col["cues"]] = np.arange(2 * self.dim) + off["cues"]
+        val[self.col["cue_state"].start : self.col["round"].stop] = 1.0
+        b = g.num_games
+        self._idx_template = o.asarray(np.ascontiguousarray(np.broadcast_to(idx, (b, self.width))))
+        vt = np.ascontiguousarray(np.broadcast_to(val, (b, self.width)))
+        vt[:, self.col["seat_mask"]] = inside[o.to_numpy(g.n)]
+        self._val_template = o.asarray(vt)
+        if self.cue_encoding == "embedding":
+            zero = np.zeros((1, self.dim), dtype=np.float32)
+            self._emb_ext = o.asarray(np.concatenate([o.to_numpy(self.embeddings), zero]))  # row V: none
+
+    def sparse(self, rows: Any, seats: Any) -> tuple[Any, Any]:
+        """``(index, value)``, each ``(R, L)`` (int32, float32): the observation of seat ``seats[i]`` in game
+        ``rows[i]`` as its possible non-zero entries (see the module docstring).
+
+        Written for speed at thousands of games: int32 arithmetic, one dtype per operation (mixed-dtype
+        broadcasts are numpy's slow path), table lookups by row instead of 2-D gathers."""
+        g, o, off, c = self.game, self.game.ops, self.offset, self.col
+        full = rows is g.rows  # every game in order: read the state arrays without gathering
+        k = int(rows.shape[0])
+        i32 = o.int32
+        idx = o.copy(self._idx_template[:k])
+        val = o.copy(self._val_template if full else self._val_template[:k])
+
+        def take(a: Any) -> Any:
+            return a if full else a[rows]
+
+        n = o.astype(take(g.n), i32)
+        me = o.astype(seats, i32)
+        # cones: (seat - observer) * 480 + cell, plus n * 480 where negative (the relative seat mod n),
+        # from the game's seat * 480 + cell codes: four int32 passes and the write
+        d = take(g.cone_code) - (me * N_CELLS)[:, None]
+        d += (d >> 31) & (n * N_CELLS)[:, None]
+        d += off["cones"]
+        idx[:, c["cones"]] = d
+        val[:, c["cones"]] = o.take_rows(self._cone_valid, take(g.n_cones))
+        # cues: index one-hots (weighted) or the weighted embedding rows; cue_state one-hots
+        cue = o.astype(take(g.cue), i32)
+        v = g.V
+        if self.cue_encoding == "index":
+            idx[:, c["cues"]] = cue + self._slot_base
+            val[:, c["cues"]] = o.astype(cue > 0, o.float32) * self.weight
+        else:
+            word = (cue > 0) & (cue <= v)
+            row = o.where(word, cue - 1, v)
+            val[:, c["cues"]] = self._emb_ext[row].reshape(k, 2 * self.dim)
+        idx[:, c["cue_state"]] = o.take_flat(self._state_code, cue) + self._state_base
+        phase, giver = o.astype(take(g.phase), i32), take(g.giver)
+        gv = o.astype(giver, i32)
+        is_giver = (me == gv) & (phase != DONE)  # the view hides card and role once the game is over
+        giver_f = o.astype(is_giver, o.float32)[:, None]
+        idx[:, c["phase"]] = (phase + off["phase"])[:, None]
+        d1 = gv - me
+        d1 += (d1 >> 31) & n
+        idx[:, c["cue_giver"]] = (d1 + off["cue_giver"])[:, None]
+        rnd = o.clamp(o.astype(take(g.round), i32), high=self.reference.max_rounds - 1)
+        idx[:, c["round"]] = (rnd + off["round"])[:, None]
+        val[:, c["role"]] = giver_f
+        idx[:, c["card"]] = o.astype(take(g.card), i32) + off["card"]
+        val[:, c["card"]] = giver_f
+        t = o.astype(take(g.target), i32)
+        idx[:, c["target"]] = (o.clamp(t, low=0) + off["target"])[:, None]
+        val[:, c["target"]] = giver_f * o.astype(t >= 0, o.float32)[:, None]
+        # scores of the relative seats / 100 (seats past n read a seat with no points), seat mask
+        absolute = o.take_rows(self._rel_seat, n * g.S + me)
+        absolute += self._row_base if full else rows[:, None] * g.S
+        val[:, c["scores"]] = o.astype(o.take_flat(g.scores, absolute), o.float32) / SCORE_SCALE
+        if not full:
+            val[:, c["seat_mask"]] = o.take_rows(self._inside, n)
+        return idx, val
 
     def encode(self, rows: Any, seats: Any) -> Any:
-        """Observations of seat ``seats[i]`` in game ``rows[i]``."""
-        g, o, off = self.game, self.game.ops, self.offset
-        k = int(rows.shape[0])
-        x = o.zeros((k, self.size), o.float32)
-        i = o.arange(k)
-        n, me = g.n[rows], seats
-        # cones per relative seat
-        valid = o.arange(g.K)[None, :] < g.n_cones[rows][:, None]
-        rel = (g.cone_seat[rows] - me[:, None]) % n[:, None]
-        col = off["cones"] + rel * N_CELLS + g.cone_cell[rows]
-        ii = i[:, None] + 0 * col
-        x[ii[valid], col[valid]] = 1.0
-        # cues
-        cue = g.cue[rows]
-        v = g.V
-        for slot in (0, 1):
-            c = cue[:, slot]
-            given = o.nonzero(c > 0)
-            if self.cue_encoding == "index":
-                x[given, off["cues"] + slot * (v + 3) + c[given]] = self.weight
-            else:
-                word = o.nonzero((c > 0) & (c <= v))
-                base = off["cues"] + slot * self.dim
-                x[word, base : base + self.dim] = self.embeddings[c[word] - 1]
-            state = o.where(c == 0, 0, o.where(c == v + 1, 2, 1))
-            x[i, off["cue_state"] + 3 * slot + state] = 1.0
-        x[i, off["phase"] + g.phase[rows]] = 1.0
-        giver = g.giver[rows]
-        is_giver = (me == giver) & (
-            g.phase[rows] != DONE
-        )  # the view hides card and role once the game is over
-        x[:, off["role"]] = o.astype(is_giver, o.float32)
-        x[i, off["cue_giver"] + (giver - me) % n] = 1.0
-        x[
-            i,
-            off["round"] + g.round[rows].clamp(max=self.reference.max_rounds - 1)
-            if o.is_torch
-            else off["round"] + np.minimum(g.round[rows], self.reference.max_rounds - 1),
-        ] = 1.0
-        gi = o.nonzero(is_giver)
-        if int(gi.shape[0]):
-            x[gi[:, None], off["card"] + g.card[rows[gi]]] = 1.0
-            t = g.target[rows[gi]]
-            has = o.nonzero(t >= 0)
-            x[gi[has], off["target"] + t[has]] = 1.0
-        s = g.S
-        j = o.arange(s)
-        inside = j[None, :] < n[:, None]
-        absolute = (me[:, None] + j[None, :]) % n[:, None]
-        sc = g.scores[rows[:, None], absolute]
-        x[:, off["scores"] : off["scores"] + s] = o.where(
-            inside,
-            o.astype(sc, o.float32) / SCORE_SCALE,
-            0.0 if not o.is_torch else o.full((), 0.0, o.float32),
-        )
-        x[:, off["seat_mask"] : off["seat_mask"] + s] = o.astype(inside, o.float32)
+        """``(R, F)`` float32: the dense flat observation of seat ``seats[i]`` in game ``rows[i]``."""
+        return to_dense(*self.sparse(rows, seats), self.size)
+
+
+def to_dense(index: Any, value: Any, size: int) -> Any:
+    """The dense ``(R, size)`` float32 observations of a sparse ``(index, value)`` pair (numpy or torch)."""
+    k = int(index.shape[0])
+    nz = value != 0
+    if not isinstance(index, np.ndarray):  # torch
+        x = value.new_zeros((k, size))
+        x[nz.nonzero()[:, 0], index[nz].long()] = value[nz]
         return x
+    x = np.zeros((k, size), dtype=np.float32)
+    flat = index.astype(np.int64) + (np.arange(k, dtype=np.int64) * size)[:, None]
+    x.reshape(-1)[flat[nz]] = value[nz]
+    return x
+
+
+class DenseBuffer:
+    """One persistent ``(N, F)`` dense observation array, updated in place from each step's sparse form.
+
+    Why: zeroing and rewriting 6,021 float32 per game per step is memory-bandwidth bound; here a step
+    clears only the entries the previous step set and writes the new ones (about 50 per game).  The array
+    returned is the same object every step and is overwritten by the next one (Gymnasium's ``copy=False``
+    contract): copy it to keep it.
+    """
+
+    def __init__(self, num: int, size: int, ops: Any) -> None:
+        self.ops, self.size = ops, size
+        self.x = ops.zeros((num, size), ops.float32)
+        self._flat = self.x.reshape(-1)
+        self._last: Any = None
+        self._base = ops.arange(num)[:, None] * size
+
+    def update(self, index: Any, value: Any) -> Any:
+        o = self.ops
+        if self._last is not None:
+            self._flat[self._last] = 0.0
+        nz = value != 0
+        flat = (o.astype(index, o.int64) + self._base)[nz]
+        self._flat[flat] = value[nz]
+        self._last = flat  # only the entries set: the next step clears just these
+        return self.x
+
+
+def sparse_linear(
+    index: np.ndarray, value: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None
+) -> np.ndarray:
+    """``to_dense(index, value) @ weight (+ bias)`` without the dense matrix: ``sum_j value[:, j] * weight[index[:, j]]``
+    (``weight`` ``(F, H)``; torch: ``embedding_bag(index, weight, per_sample_weights=value, mode="sum")``)."""
+    out = np.einsum("rl,rlh->rh", value, weight[index])
+    return out if bias is None else out + bias

@@ -60,7 +60,8 @@ class TimeStep:
     """What :meth:`HuesCuesVectorGame.step` returns (arrays of the game's namespace, batch first).
 
     ``rewards[b, s]``: points (and penalties) seat ``s`` of game ``b`` received
-    since the previous caller decision, including opponent moves and the reveal;
+    since the previous caller decision, including opponent moves and the reveal,
+    except points of a game that began after it (see :meth:`HuesCuesVectorGame.step`);
     ``terminated[b]``: game ``b`` ended in this step (it has been reset:
     ``current_player`` and the masks are the new game's); ``final_scores[b]`` the
     ended game's scores (zeros elsewhere); ``illegal[b]``: it ended on an illegal action.
@@ -137,6 +138,7 @@ class HuesCuesVectorGame:
         self.occupied = o.zeros((b, N_CELLS), o.bool)
         self.cone_cell = z64(b, self.K)
         self.cone_seat = z64(b, self.K)
+        self.cone_code = o.zeros((b, self.K), o.int32)  # seat * 480 + cell (the observation's cone entries)
         self.n_cones = z64(b)
         self.scores = z64(b, s)
         self.role_points = z64(b, s, 2)
@@ -149,6 +151,11 @@ class HuesCuesVectorGame:
         self.n_used = z64(b, s)
         self.games_finished = 0
         self._has_reset = False
+        # rewards of games that began inside a step (or the reset), paid at the caller's first decision
+        self._carry = o.zeros((b, s), o.float32)
+        self._carry_role = o.zeros((b, s, 2), o.float32)
+        self._ended = o.zeros((b, s), o.float32)
+        self._ended_role = o.zeros((b, s, 2), o.float32)
         # called as f(rows, actions, seats, phases, cards) (numpy; seats/phases/cards before the move)
         # after every applied move (``pre_listeners``: the same, just before it)
         self.listeners: list[Any] = []
@@ -231,7 +238,10 @@ class HuesCuesVectorGame:
         role = self.ops.zeros((self.num_games, self.S, 2), self.ops.float32)
         self._new_games(self.rows)
         self._advance(rewards, role)
-        return self._timestep(rewards, role, self.ops.zeros(self.num_games, self.ops.bool), None, None)
+        self._carry, self._carry_role = rewards, role  # paid with the first decision (see step)
+        zero_r = self.ops.zeros((self.num_games, self.S), self.ops.float32)
+        zero_role = self.ops.zeros((self.num_games, self.S, 2), self.ops.float32)
+        return self._timestep(zero_r, zero_role, self.ops.zeros(self.num_games, self.ops.bool), None, None)
 
     def _new_games(self, rows: Any) -> None:
         o = self.ops
@@ -283,14 +293,11 @@ class HuesCuesVectorGame:
     # -- masks --------------------------------------------------------------------------
     def allowed_words(self, rows: Any) -> Any:
         """(R, V) bool: words valid as the current cue (static rules minus this game's used cues)."""
-        k = (
-            (self.phase[rows] == CUE2).to(self.ops.int64)
-            if self.ops.is_torch
-            else (self.phase[rows] == CUE2).astype(np.int64)
-        )
-        ok = self.static_ok[k]
+        full = rows is self.rows  # every game: no gathers
+        second = (self.phase if full else self.phase[rows]) == CUE2
+        ok = self.static_ok[self.ops.astype(second, self.ops.int64)]
         if self.rules.unique_cues:
-            ok = ok & ~self.used[rows]
+            ok &= ~(self.used if full else self.used[rows])
         return ok
 
     def action_mask(self, rows: Any = None) -> Any:
@@ -299,22 +306,26 @@ class HuesCuesVectorGame:
         all_rows = rows is None
         rows = self.rows if rows is None else rows
         k = int(rows.shape[0])
-        ph = self.phase[rows]
-        mask = o.zeros((k, self.A), o.bool)
+        ph = self.phase if all_rows else self.phase[rows]
         guess = (ph == GUESS1) | (ph == GUESS2)
         cue = (ph == CUE1) | (ph == CUE2)
         occupied = self.occupied if all_rows else self.occupied[rows]
-        cells = mask[:, :N_CELLS]
-        o.xp.logical_not(occupied, out=cells)
-        cells &= guess[:, None]
+        if o.is_torch:
+            mask = o.zeros((k, self.A), o.bool)
+            cells = mask[:, :N_CELLS]
+            o.xp.logical_not(occupied, out=cells)
+            cells &= guess[:, None]
+            words = mask[:, N_CELLS : N_CELLS + self.V]
+            words[...] = self.allowed_words(rows)
+            words &= cue[:, None]
+        else:  # every column is written below: no zeroing, one pass per block
+            mask = np.empty((k, self.A), dtype=bool)
+            np.less(occupied, guess[:, None], out=mask[:, :N_CELLS])  # free and guessing
+            np.logical_and(self.allowed_words(rows), cue[:, None], out=mask[:, N_CELLS : N_CELLS + self.V])
         pick = o.nonzero(ph == PICK)
         if int(pick.shape[0]):
             mask[pick[:, None], self.card[rows[pick]]] = True
-        words = mask[:, N_CELLS : N_CELLS + self.V]
-        words[...] = self.allowed_words(rows)
-        words &= cue[:, None]
-        if self.rules.allow_pass:
-            mask[:, self.pass_action] = ph == CUE2
+        mask[:, self.pass_action] = (ph == CUE2) & self.rules.allow_pass
         return mask
 
     def legal(self, rows: Any, a: Any) -> Any:
@@ -367,13 +378,29 @@ class HuesCuesVectorGame:
             out[guess] = self._random_free(rows[guess])
         cue = o.nonzero((ph == CUE1) | (ph == CUE2))
         if int(cue.shape[0]):
-            mask = self.action_mask(rows[cue])[:, N_CELLS:]
+            r = rows[cue]
+            mask = o.zeros((int(r.shape[0]), self.V + 1), o.bool)  # the mask's word and pass columns
+            mask[:, : self.V] = self.allowed_words(r)
+            if self.rules.allow_pass:
+                mask[:, self.V] = self.phase[r] == CUE2
             out[cue] = N_CELLS + self._random_in(mask)
         return out
 
     def _random_free(self, rows: Any) -> Any:
-        free = ~self.occupied[rows]
-        return self._random_in(free)
+        """``_random_in(~occupied[rows])`` (the same draws) without copying every row's cells first."""
+        o = self.ops
+        k = int(rows.shape[0])
+        pick = o.integers(N_CELLS, (k,))
+        for _ in range(4):
+            bad = o.nonzero(self.occupied[rows, pick])
+            if not int(bad.shape[0]):
+                return pick
+            pick[bad] = o.integers(N_CELLS, (int(bad.shape[0]),))
+        bad = o.nonzero(self.occupied[rows, pick])
+        if int(bad.shape[0]):
+            sub = ~self.occupied[rows[bad]]
+            pick[bad] = o.masked_argmax(o.random((int(bad.shape[0]), N_CELLS)), sub)
+        return pick
 
     def _random_in(self, mask: Any) -> Any:
         """A uniform true column per row of ``mask`` (rejection first, then exact for stragglers)."""
@@ -394,7 +421,15 @@ class HuesCuesVectorGame:
 
     # -- stepping ------------------------------------------------------------------------------
     def step(self, actions: Any) -> TimeStep:
-        """Apply the caller's action in every game, then play opponents until each waits for the caller."""
+        """Apply the caller's action in every game, then play opponents until each waits for the caller.
+
+        Rewards: what each seat scored from this decision to the caller's next one, so the rounds an
+        ended game finished without the caller are paid at its terminal step.  When a game ends and its
+        slot's new game plays moves before the caller's first decision in it (a round the caller takes no
+        part in, e.g. a table-played cue giver's), those points belong to the new game: they are kept and
+        paid with that first decision's step (the reset's likewise with the first step), so a game's
+        rewards, summed over its steps, are its final scores.
+        """
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         o = self.ops
@@ -407,13 +442,20 @@ class HuesCuesVectorGame:
             raise ValueError(
                 f"actions: expected {self.num_games} actions (one per game), got {int(a.shape[0])}"
             )
-        rewards = o.zeros((self.num_games, self.S), o.float32)
-        role = o.zeros((self.num_games, self.S, 2), o.float32)
+        rewards, role = self._carry, self._carry_role
         terminated = o.zeros(self.num_games, o.bool)
         illegal = o.zeros(self.num_games, o.bool)
         final = o.zeros((self.num_games, self.S), o.int64)
         self._apply(self.rows, a, rewards, role, terminated, final, illegal)
         self._advance(rewards, role, terminated, final)
+        self._carry = o.zeros((self.num_games, self.S), o.float32)
+        self._carry_role = o.zeros((self.num_games, self.S, 2), o.float32)
+        ended = o.nonzero(terminated)
+        if int(ended.shape[0]):  # what the new games scored so far waits for their first decision
+            self._carry[ended] = rewards[ended]
+            self._carry_role[ended] = role[ended]
+            rewards[ended] = self._ended[ended]
+            role[ended] = self._ended_role[ended]
         return self._timestep(rewards, role, terminated, final, illegal)
 
     def _advance(self, rewards: Any, role: Any, terminated: Any = None, final: Any = None) -> None:
@@ -454,7 +496,7 @@ class HuesCuesVectorGame:
                 br = rows[bad]
                 rewards[br, self.current[br]] += self.illegal_reward
                 illegal[br] = True
-                self._end_games(br, terminated, final, illegal=True)
+                self._end_games(br, terminated, final, rewards, role, illegal=True)
                 keep = o.nonzero(legal)
                 rows, a = rows[keep], a[keep]
         elif not bool(legal.all()):
@@ -503,6 +545,7 @@ class HuesCuesVectorGame:
             nc = self.n_cones[r]
             self.cone_cell[r, nc] = cell
             self.cone_seat[r, nc] = self.current[r]
+            self.cone_code[r, nc] = o.astype(self.current[r] * N_CELLS + cell, o.int32)
             self.n_cones[r] = nc + 1
             pos = self.pos[r] + 1
             self.pos[r] = pos
@@ -552,13 +595,20 @@ class HuesCuesVectorGame:
         done = nxt >= self.rounds_total[rows]
         ended = o.nonzero(done)
         if int(ended.shape[0]):
-            self._end_games(rows[ended], terminated, final)
+            self._end_games(rows[ended], terminated, final, rewards, role)
         going = o.nonzero(~done)
         if int(going.shape[0]) and k:
             self._start_round(rows[going], nxt[going])
 
-    def _end_games(self, rows: Any, terminated: Any, final: Any, illegal: bool = False) -> None:
+    def _end_games(
+        self, rows: Any, terminated: Any, final: Any, rewards: Any, role: Any, illegal: bool = False
+    ) -> None:
         terminated[rows] = True
+        # the ended games' rewards of this step, kept apart from what their slots' new games score next
+        self._ended[rows] = rewards[rows]
+        self._ended_role[rows] = role[rows]
+        rewards[rows] = 0.0
+        role[rows] = 0.0
         final[rows] = self.scores[rows]
         self.final_role_points[rows] = self.role_points[rows]
         self.games_finished += int(rows.shape[0])

@@ -9,10 +9,11 @@
   tables, built by :mod:`huesenv.agents.vector_tables`; default random, since the
   environment layer cannot load people or models).  ``gymnasium.make_vec(
   "huesenv/Guesser-v1", num_envs=N, vectorization_mode="vector_entry_point")``
-  returns it.  Observations are ``hues_cues_v1``'s flat vector (index or
-  embedding cues; ``observation_mode="flat"``) or, with ``"compact"``, the
-  fast trainer's ``{"cue": latest known word index (V: none), "occupied",
-  "action_mask"}``; :meth:`HuesCuesVectorEnv.action_masks` and
+  returns it.  Observations (``observation_mode``, table below) are
+  ``hues_cues_v1``'s flat vector (index or embedding cues; ``"flat"``, the
+  default), the same vector in sparse form (``"sparse"``), or the fast
+  trainer's ``{"cue": latest known word index (V: none), "occupied",
+  "action_mask"}`` (``"compact"``); :meth:`HuesCuesVectorEnv.action_masks` and
   ``infos["action_mask"]`` give the ``(N, A)`` legal actions.  Rewards come at
   the reveal (``reward_timing="reveal"``, as ``Guesser-v1``); a guesser can
   instead be paid each cone's points when it is placed (``"decision"``: the
@@ -29,6 +30,34 @@
 
 Both run on numpy, or on torch with ``xp=torch, device=...`` (observations,
 masks and rewards are then tensors on that device).
+
+==============================  ========================================  ==================================
+``observation_mode``            observation per game                      cost at 4,096 games (see
+                                                                          ``benchmarks/bench_vector_game.py``)
+==============================  ========================================  ==================================
+``"flat"`` (default)            ``Box((6021,), float32)``, the AEC env's  memory bound: 24 kB per game
+                                ``hues_cues_v1`` flat vector              written each step
+``"flat"``, ``copy=False``      the same, one persistent array updated    only the ~50 changed entries per
+                                in place (overwritten by the next step)   game are written
+``"sparse"``                    ``Dict(index=Box((L,), int32),            408 B per game (L = 51 with index
+                                value=Box((L,), float32))``: the flat     cues); a first layer
+                                vector's possible non-zero entries        ``EmbeddingBag(F, H, mode="sum")``
+                                (:mod:`~huesenv.envs.vector_game.encode`) with ``per_sample_weights=value``
+                                                                          equals ``Linear(F, H)`` on "flat"
+``"compact"`` (guesser trainer)  ``cue``, ``occupied``, ``action_mask``     not the AEC observation
+==============================  ========================================  ==================================
+
+``to_dense(index, value, F)`` rebuilds the flat vector byte for byte from the sparse one.
+
+*Rewards of moves the caller did not make.*  A step's ``rewards`` are every
+point scored from the caller's decision until the caller's next decision,
+opponents' moves and reveals included, so an ended game's trailing rounds
+(played by opponents alone) are paid in its terminal step.  Points scored in a
+*new* game before the caller's first decision in it (a round opened by a
+table-played cue giver, when the caller is only some seats' guesser) are not
+paid at the old game's terminal step: they are carried to the step of that first
+decision (as the game's first rewards), so each game's rewards sum to its final
+scores (:meth:`HuesCuesVectorGame.step`).
 """
 
 from __future__ import annotations
@@ -43,13 +72,14 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from huesenv.board import N_CELLS
-from huesenv.envs.vector_game.encode import FlatEncoder
+from huesenv.envs.vector_game.encode import DenseBuffer, FlatEncoder
 from huesenv.envs.vector_game.game import GIVER_ROLE, GUESSER_ROLE, HuesCuesVectorGame
 from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent
 from huesenv.game.rules import HuesCuesRules
 
 ROLES = ("guesser", "cue_giver")
-OBSERVATION_MODES = ("flat", "compact")
+OBSERVATION_MODES = ("flat", "sparse", "compact")
+SELF_PLAY_OBSERVATION_MODES = ("flat", "sparse")
 REWARD_TIMINGS = ("reveal", "decision")
 
 
@@ -74,6 +104,7 @@ class HuesCuesVectorEnv(VectorEnv):
         illegal_reward: float = -1.0,
         observation_mode: str = "flat",
         reward_timing: str = "reveal",
+        copy: bool = True,
         xp: Any = None,
         device: Any = None,
         seed: int | None = None,
@@ -129,8 +160,11 @@ class HuesCuesVectorEnv(VectorEnv):
         self.num_envs = self.game.num_games
         self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
         self.n_actions = N_CELLS if role == "guesser" else self.game.A
+        self._dense = None if copy else DenseBuffer(self.num_envs, self.encoder.size, self.game.ops)
         if observation_mode == "flat":
             self.single_observation_space = self.encoder.space
+        elif observation_mode == "sparse":
+            self.single_observation_space = self.encoder.sparse_space
         else:
             self.single_observation_space = spaces.Dict(
                 {
@@ -153,14 +187,19 @@ class HuesCuesVectorEnv(VectorEnv):
     def _on_end(self, rows: Any, illegal: bool) -> None:
         o = self.ops
         seats = o.full(int(rows.shape[0]), self.seat, o.int64)
+        if self.observation_mode == "sparse":
+            idx, val = self.encoder.sparse(rows, seats)
+            for i, r in enumerate(o.to_numpy(rows).tolist()):
+                self._final[r] = {"index": idx[i], "value": val[i]}
+            return
         obs = self.encoder.encode(rows, seats)
         for i, r in enumerate(o.to_numpy(rows).tolist()):
             self._final[r] = obs[i]
 
     def _observe(self) -> Any:
         g, o = self.game, self.ops
-        if self.observation_mode == "flat":
-            return self.encoder.encode(g.rows, g.current)
+        if self.observation_mode != "compact":
+            return observe(self.encoder, self.observation_mode, self._dense)
         cue = g.cue
         known = (cue >= 1) & (cue <= g.V)
         latest = o.where(known[:, 1], cue[:, 1] - 1, o.where(known[:, 0], cue[:, 0] - 1, g.V))
@@ -219,6 +258,17 @@ class HuesCuesVectorEnv(VectorEnv):
         return self._observe(), rewards, ts.terminated, truncated, infos
 
 
+def observe(encoder: FlatEncoder, mode: str, dense: DenseBuffer | None) -> Any:
+    """Every game's observation of the seat on turn: flat (fresh, or the in-place buffer) or sparse."""
+    g = encoder.game
+    if mode == "sparse":
+        idx, val = encoder.sparse(g.rows, g.current)
+        return {"index": idx, "value": val}
+    if dense is not None:
+        return dense.update(*encoder.sparse(g.rows, g.current))
+    return encoder.encode(g.rows, g.current)
+
+
 def make_guesser_vector(num_envs: int = 256, **kwargs: Any) -> HuesCuesVectorEnv:
     """``gymnasium.make_vec("huesenv/Guesser-v1", vectorization_mode="vector_entry_point")``."""
     kwargs.pop("max_episode_steps", None)
@@ -235,7 +285,7 @@ def make_cue_giver_vector(num_envs: int = 256, **kwargs: Any) -> HuesCuesVectorE
 class SelfPlayStep:
     """One batched step of :class:`SelfPlayVectorEnv` (arrays of the env's namespace, batch first)."""
 
-    observation: Any  # (N, F) float32: the observation of the seat on turn
+    observation: Any  # (N, F) float32 (or {"index", "value"}, sparse): the observation of the seat on turn
     action_mask: Any  # (N, A) bool
     current_player: Any  # (N,) seat on turn
     rewards: Any  # (N, 10) per-seat points since the previous step (penalties included)
@@ -259,10 +309,17 @@ class SelfPlayVectorEnv:
         vocabulary: Sequence[str] | None = None,
         rules: HuesCuesRules | None = None,
         illegal_reward: float = -1.0,
+        observation_mode: str = "flat",
+        copy: bool = True,
         xp: Any = None,
         device: Any = None,
         seed: int | None = None,
     ) -> None:
+        if observation_mode not in SELF_PLAY_OBSERVATION_MODES:
+            raise ValueError(
+                f"observation_mode: expected one of {SELF_PLAY_OBSERVATION_MODES}, got {observation_mode!r}"
+            )
+        self.observation_mode = observation_mode
         self.game = HuesCuesVectorGame(
             num_envs,
             num_players,
@@ -277,14 +334,16 @@ class SelfPlayVectorEnv:
         )
         self.num_envs = self.game.num_games
         self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
-        self.observation_space = self.encoder.space
+        self._dense = None if copy else DenseBuffer(self.num_envs, self.encoder.size, self.game.ops)
+        self.observation_space = (
+            self.encoder.space if observation_mode == "flat" else self.encoder.sparse_space
+        )
         self.action_space = spaces.Discrete(self.game.A)
         self.num_seats = self.game.S
 
     def _wrap(self, ts: Any) -> SelfPlayStep:
-        g = self.game
         return SelfPlayStep(
-            observation=self.encoder.encode(g.rows, g.current),
+            observation=observe(self.encoder, self.observation_mode, self._dense),
             action_mask=ts.action_mask,
             current_player=ts.current_player,
             rewards=ts.rewards,
