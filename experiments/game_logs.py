@@ -61,12 +61,29 @@ def _offset_games(records: Sequence[LogRecord], offset: int) -> tuple[list[LogRe
     return out, top + 1
 
 
-def game_records(per_file: Mapping[Path, Sequence[LogRecord]]) -> list[LogRecord]:
-    """The game records of every file, game indices made distinct across files."""
+def complete_games(records: Sequence[LogRecord]) -> tuple[list[LogRecord], list[str]]:
+    """The records of games whose unit block is whole, and the units a killed run cut short (left out:
+    half a game is not a game; word-level blocks are kept as they are, each answer stands alone)."""
+    counts: dict[str, int] = {}
+    for rec in records:
+        if rec.unit:
+            counts[rec.unit] = counts.get(rec.unit, 0) + 1
+    cut = {
+        r.unit for r in records if r.unit and r.unit_size is not None and counts[r.unit] < int(r.unit_size)
+    }
+    return [r for r in records if r.unit not in cut], sorted(str(u) for u in cut)
+
+
+def game_records(
+    per_file: Mapping[Path, Sequence[LogRecord]], notes: list[str] | None = None
+) -> list[LogRecord]:
+    """The game records of every file, whole games only, game indices made distinct across files."""
     out: list[LogRecord] = []
     offset = 0
-    for records in per_file.values():
-        games = [r for r in records if is_game_record(r)]
+    for log, records in per_file.items():
+        games, cut = complete_games([r for r in records if is_game_record(r)])
+        if cut and notes is not None:
+            notes.append(f"note: {log}: {', '.join(cut)} cut short (an interrupted run): left out")
         shifted, offset = _offset_games(games, offset)
         out.extend(shifted)
     return out

@@ -135,3 +135,22 @@ def test_cue_giver_learning_curve_plots_its_round_points_without_a_warning(tmp_p
         plot_learning_curve(curve, {"random": 0.2}, tmp_path / "c.png", "", "cue giver")
         plot_learning_curve(pd.DataFrame({"step": [1]}), {}, tmp_path / "e.png", "", "nothing")
     assert (tmp_path / "c.png").stat().st_size > 0
+
+
+def test_a_game_cut_short_is_left_out_and_said(tmp_path, capsys):
+    from huesenv.agents import make_agent
+    from huesenv.envs.hues_cues.play import play_game
+    from huesenv.logs.units import tag_unit
+
+    with LogWriter(tmp_path / "full.jsonl") as writer:
+        for game in range(2):
+            agents = {f"player_{i}": make_agent("random", seed=i) for i in range(4)}
+            result = play_game(agents, num_players=4, seed=game, game_index=game, run_id="r")
+            writer.append(tag_unit(result.records, f"game:{game}"))
+    lines = (tmp_path / "full.jsonl").read_text().splitlines()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[:-5]) + "\n")  # the second game lost its last records
+    assert main(["metrics", str(cut), "-o", str(tmp_path / "m"), "--no-plots"]) == 0
+    assert "game:1 cut short" in capsys.readouterr().out
+    table = pd.read_csv(tmp_path / "m" / "game_points.csv")
+    assert table["games"].max() == 1

@@ -84,15 +84,13 @@ def _run(args: argparse.Namespace) -> int:
             "--cvd: expected together with --humans PATH (the packaged cohort has its own flags)"
         )
     paths = [Path(p) for p in args.logs]
-    # a bad log fails before the human cohort is loaded; a block a killed run cut short (half a game) is
-    # set aside as resuming would, and said
-    interrupted: list = []
-    per_file = {p: load_logs([p], complete_blocks=True, interrupted=interrupted) for p in paths}
-    for log, block in interrupted:
-        print(f"note: {log}: interrupted block {block.describe()} left out (a run cut short there)")
+    per_file = {p: load_logs([p]) for p in paths}  # a bad log fails before the human cohort is loaded
     records = [r for recs in per_file.values() for r in recs]
     words = [r for r in records if r.kind == "word_query"]
-    games = game_records(per_file)
+    cut: list[str] = []
+    games = game_records(per_file, cut)  # a game a killed run cut short is left out, and said
+    for note in cut:
+        print(note)
     if not words and not games:
         raise ValueError(
             f"{', '.join(args.logs)}: no word_query records (a word-level log) and no game_step records "
