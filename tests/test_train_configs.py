@@ -7,7 +7,13 @@ import pytest
 from huesenv.cli import main
 from huesenv.experiments.rl.pipeline import load_training_config
 
-BUNDLED = ("learned_guesser", "learned_guesser_sb3", "learned_cue_giver", "selfplay")
+BUNDLED = (
+    "learned_guesser",
+    "learned_guesser_sb3",
+    "learned_cue_giver",
+    "learned_cue_giver_fast",
+    "selfplay",
+)
 
 
 @pytest.mark.parametrize("name", BUNDLED)
@@ -15,10 +21,18 @@ def test_bundled_configs_validate(name):
     cfg = load_training_config(name)
     assert cfg["name"] == name and cfg["train"]["trainer"] in (
         "guesser-fast",
+        "cue-giver-fast",
         "guesser",
         "cue-giver",
         "selfplay",
     )
+
+
+def test_the_fast_cue_giver_is_a_pipeline_trainer():
+    cfg = load_training_config("learned_cue_giver_fast", ["train.params.total_steps=4096"])
+    assert cfg["train"]["trainer"] == "cue-giver-fast" and cfg["train"]["params"]["budget_clock"] == "cpu"
+    with pytest.raises(ValueError, match=r"unknown config key 'num_env' \(did you mean 'num_envs'\?\)"):
+        load_training_config("learned_cue_giver_fast", ["train.params.num_env=8"])
 
 
 def test_overrides_and_errors(tmp_path):

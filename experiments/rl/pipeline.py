@@ -6,8 +6,9 @@ Config (YAML; bundled ones in ``experiments/configs/``; unknown keys are errors)
     output: runs
     seed: 0                        # the trainer's seed (and the tournament's)
     train:
-      trainer: guesser-fast        # guesser-fast | guesser | cue-giver | selfplay
-      params: {...}                # the trainer's config fields (FastPPOConfig, SB3Config, SelfPlayConfig)
+      trainer: guesser-fast        # guesser-fast | cue-giver-fast | guesser | cue-giver | selfplay
+      params: {...}                # the trainer's config fields (FastPPOConfig, FastCueConfig, SB3Config,
+                                   # SelfPlayConfig)
       tracker: none                # wandb (offline by default) | tensorboard | none
       wandb_mode: offline
     references:
@@ -50,7 +51,7 @@ from huesenv.experiments.rl.harness import TrainerConfig, load_state
 from huesenv.experiments.rl.human_data import write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
-from huesenv.experiments.rl.ppo_fast_cue import train_fast_cue
+from huesenv.experiments.rl.ppo_fast_cue import FastCueConfig, train_fast_cue
 from huesenv.experiments.rl.references import gym_references, vector_references
 from huesenv.experiments.rl.report import write_training_report
 from huesenv.experiments.rl.sb3_train import SB3Config, train_sb3
@@ -59,10 +60,10 @@ from huesenv.experiments.rl.selfplay import SelfPlayConfig, train_selfplay
 from huesenv.experiments.runner import changed_policy_files
 from huesenv.validation import StrictModel, dump_yaml, line_at, load_yaml_file, validate, yaml_lines
 
-TRAINERS = ("guesser-fast", "guesser", "cue-giver", "selfplay")
+TRAINERS = ("guesser-fast", "cue-giver-fast", "guesser", "cue-giver", "selfplay")
 # trainers that learn from (or next to) replayed human answers: they train on a split's training part
 HUMAN_DATA_TRAINERS = ("guesser-fast", "guesser", "cue-giver", "cue-giver-fast")
-Trainer = Literal["guesser-fast", "guesser", "cue-giver", "selfplay"]
+Trainer = Literal["guesser-fast", "cue-giver-fast", "guesser", "cue-giver", "selfplay"]
 
 
 class TrainSection(StrictModel):
@@ -161,7 +162,11 @@ def _validate(
 
 def _trainer_fields(trainer: str) -> set[str]:
     """The ``train.params`` keys that ``trainer`` takes (``seed`` comes from the top level)."""
-    models: dict[str, type[TrainerConfig]] = {"guesser-fast": FastPPOConfig, "selfplay": SelfPlayConfig}
+    models: dict[str, type[TrainerConfig]] = {
+        "guesser-fast": FastPPOConfig,
+        "cue-giver-fast": FastCueConfig,
+        "selfplay": SelfPlayConfig,
+    }
     model = models.get(trainer, SB3Config)
     return set(model.model_fields)
 
@@ -170,6 +175,8 @@ def trainer_from_params(trainer: str, params: dict[str, Any], seed: int, source:
     params = {**params, "seed": seed}
     if trainer == "guesser-fast":
         return FastPPOConfig.from_dict(params, source=f"{source}: train.params")
+    if trainer == "cue-giver-fast":
+        return FastCueConfig.from_dict(params, source=f"{source}: train.params")
     if trainer == "selfplay":
         return SelfPlayConfig.from_dict(params, source=f"{source}: train.params")
 
@@ -236,6 +243,7 @@ def set_aside(out: Path) -> Path | None:
 
 
 def policy_path(trainer: str, train_dir: Path) -> Path:
+    """``model.zip`` for the SB3 trainers, ``policy.pt`` for the fast and self-play ones."""
     return train_dir / ("model.zip" if trainer in ("guesser", "cue-giver") else "policy.pt")
 
 
@@ -297,7 +305,9 @@ def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_
         cached = json.loads(path.read_text())
         if cached.get("key") == key:
             return cached
-    if trainer == "selfplay" or not agents:
+    if trainer in ("selfplay", "cue-giver-fast") or not agents:
+        # self-play has no fixed opponent to compare with; the fast cue giver's curve is points per round
+        # given, a unit no fixed agent is measured in here (its tournament shows the agents side by side)
         result = {"key": key, "unit": "", "points": {}}
     elif trainer == "guesser-fast":
         result = {

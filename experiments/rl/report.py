@@ -161,10 +161,11 @@ def write_training_report(
             "Tournament (the base config's lineups plus the learned agent's): points per game by role."
         )
         pbr = tables["points_by_role"]
-        g = pbr[pbr["role"] == "guesser"].set_index("agent")["mean"]
+        role = "cue_giver" if trainer in ("cue-giver", "cue-giver-fast") else "guesser"  # the role it learned
+        g = pbr[pbr["role"] == role].set_index("agent")["mean"]
         if "learned" in g.index:
             parts = [f"{a} {g[a]:.2f}" for a in g.index]
-            lines.append("guesser points per game in the tournament: " + ", ".join(parts))
+            lines.append(f"{role.replace('_', '-')} points per game in the tournament: " + ", ".join(parts))
     if "wordlevel_agents" in tables:
         wl = tables["wordlevel_agents"].set_index("agent")
         where = " (against the evaluation part)" if summary.get("evaluation_part") else ""
