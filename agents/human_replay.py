@@ -98,17 +98,30 @@ class HumanReplayAgent(BaseAgent):
         return key if key in self._pool else None
 
     def guess(self, query: GuessQuery) -> Answer:
-        legal = query.legal_mask()
+        return self.guess_cells(query.legal_mask(), query.cues, game=query.game, top_k=query.top_k)
+
+    def guess_cells(
+        self, legal: np.ndarray, cues: Sequence[str], *, game: int | None = None, top_k: int = 1
+    ) -> Answer:
+        """The guess for free cells ``legal`` ((480,) bool) after ``cues``: the whole rule of :meth:`guess`.
+
+        Why a narrow method: the single-learner envs (``Guesser-v1``,
+        ``CueGiver-v1``) ask replayed opponents a few times per learner step,
+        and building the query and its view cost more than the draw itself.
+        They call this with the same mask, cues and game id that :meth:`guess`
+        would read from its query, so both take the same random draws and the
+        episodes do not depend on which path asked.
+        """
         if not legal.any():
             return Answer(valid=False, raw_text="no legal cell")
-        if query.game is not None and query.game != self._game:
-            self._game, self._used = query.game, {}
-        k = max(1, int(query.top_k))
-        word = next((w for w in (self._known(c) for c in reversed(query.cues)) if w is not None), None)
+        if game is not None and game != self._game:
+            self._game, self._used = game, {}
+        k = max(1, int(top_k))
+        word = next((w for w in (self._known(c) for c in reversed(cues)) if w is not None), None)
         if word is None:
             return self._uniform(legal, k, "unknown_cue")
         pool = self._pool[word]
-        used = self._used.setdefault(word, set()) if query.game is not None else set()
+        used = self._used.setdefault(word, set()) if game is not None else set()
         cells: list[int] = []
         first_answer: int | None = None
         for i in self.rng.permutation(len(pool)):
@@ -122,7 +135,7 @@ class HumanReplayAgent(BaseAgent):
                     break
         if not cells:
             return self._uniform(legal, k, "exhausted", word=word)
-        if query.game is not None and first_answer is not None:
+        if game is not None and first_answer is not None:
             used.add(first_answer)
         return Answer(cells=np.asarray(cells, np.int64), info={"sampled": True, "word": word})
 

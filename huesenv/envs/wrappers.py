@@ -62,6 +62,9 @@ AgentLike = Agent | str
 class _SeatEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 4}
     learner_role = "guesser"
+    #: ask opponents through their narrow methods where they have one (:meth:`Driver.action`);
+    #: False asks every decision through a full query: the same episodes, slower (the tests compare both)
+    _fast_opponents = True
 
     def __init__(
         self,
@@ -186,8 +189,7 @@ class _SeatEnv(gymnasium.Env):
         while not g.game_over and not self._is_learner_turn():
             name = g.agent_selection
             agent = self._stand_in if name == self.learner else self._agents[name]
-            action, *_ = self._driver.decide(name, agent)
-            g.step(action)
+            g.step(self._driver.action(name, agent, fast=self._fast_opponents))
 
     def _info(self) -> dict[str, Any]:
         info = dict(self.game.infos.get(self.learner, {}))

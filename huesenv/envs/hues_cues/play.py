@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.board import format_coord, parse_coord
-from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, query_for
+from huesenv.board import N_CELLS, format_coord, parse_coord
+from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, guess_decision, query_for
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.game.phase import Phase
 from huesenv.game.protocol import Agent, Answer, CueQuery, GuessQuery
@@ -106,6 +106,27 @@ class Driver:
         if action is None:
             action = self._random_action(mask.astype(bool), phase)
         return action, decision, answer, query, seconds
+
+    def action(self, agent_name: str, agent: Agent, *, fast: bool = True) -> Any:
+        """Only the env action of :meth:`decide`: what the single-learner envs need of their opponents.
+
+        With ``fast``, a guesser that has the narrow method ``guess_cells(legal,
+        cues, game=, top_k=)`` (replayed humans: :class:`~huesenv.agents.HumanReplayAgent`)
+        is asked through it, with the mask, cues and game id its query would
+        carry, and no query, view or timing is built.  Why: those were most of
+        an opponent's cost in ``Guesser-v1``.  The answer, the fallback and the
+        random draws are :meth:`decide`'s, so an episode is the same either way
+        (``tests/test_wrappers_fast_opponents.py`` plays both).
+        """
+        env = self.env
+        s = env.state_obj
+        guess_cells = getattr(agent, "guess_cells", None) if fast and s.phase.is_guess else None
+        if guess_cells is None:
+            return self.decide(agent_name, agent)[0]
+        mask = env.action_mask(agent_name).astype(bool)
+        cues = tuple(c for c in s.cues if c is not None)  # the query's cues: passes left out
+        action = guess_decision(guess_cells(mask[:N_CELLS], cues, game=self.game, top_k=1), mask).action
+        return self._random_action(mask, s.phase) if action is None else action
 
 
 def _check_agents(agents: Mapping[str, Agent], seats: list[str]) -> None:
