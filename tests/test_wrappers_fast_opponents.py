@@ -50,15 +50,14 @@ def test_fast_opponents_play_the_same_episodes(env_id: str, kwargs: dict) -> Non
 
 
 def test_fast_path_is_taken_for_replayed_humans(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Not vacuous: with the fast path on, opponents' guesses never build a query."""
+    """Not vacuous: with the fast path on, replayed opponents never get a query (guessing or giving cues)."""
     from huesenv.envs.hues_cues import play
 
     calls = {"decide": 0}
     decide = play.Driver.decide
 
     def counting(self, name, agent):
-        if self.env.state_obj.phase.is_guess:
-            calls["decide"] += 1
+        calls["decide"] += 1
         return decide(self, name, agent)
 
     monkeypatch.setattr(play.Driver, "decide", counting)
@@ -66,3 +65,10 @@ def test_fast_path_is_taken_for_replayed_humans(monkeypatch: pytest.MonkeyPatch)
     assert calls["decide"] == 0
     _episodes("huesenv/Guesser-v1", False, 2)
     assert calls["decide"] > 0
+
+
+def test_other_agents_take_the_query_path() -> None:
+    """Agents without the narrow methods (here: random) still play, the same either way."""
+    assert _episodes("huesenv/Guesser-v1", True, 3, opponents="random") == _episodes(
+        "huesenv/Guesser-v1", False, 3, opponents="random"
+    )
