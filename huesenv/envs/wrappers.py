@@ -36,7 +36,11 @@ as in the AEC env (``illegal_action="end"``); ``"penalise"`` lets the learner
 act again after the penalty, ``"raise"`` raises.
 
 Every agent is ``reset`` with a seed derived from the episode seed, so
-``reset(seed=s)`` replays the same episode.  Unusable answers of the other
+``reset(seed=s)`` replays the same episode.  Replayed-human opponents are asked
+through their narrow methods, not a query (:meth:`~huesenv.envs.hues_cues.play.Driver.action`):
+most of a learner step went into building queries and views for them.  Their
+answers and random draws are those of the query path, so the episodes of a
+seed do not depend on it (a versioned id must not change its episodes).  Unusable answers of the other
 agents fall back exactly as in :func:`huesenv.envs.play_game`.
 """
 
