@@ -26,7 +26,10 @@ any other agent.
 * **SB3 zips** (``.zip``, the ``rl`` extra) are read without unpickling
   anything (:mod:`huesenv.agents.sb3_zip`: the weights with
   ``weights_only=True``, the architecture from their shapes); their observation
-  settings are the ``huesenv_settings`` entry written by ``huesenv train``.
+  settings are the ``huesenv_settings`` entry written by ``huesenv train``, or,
+  for a zip saved by a plain ``model.save`` (bring your own), inferred from the
+  zip's data; the options ``role``, ``cue_encoding``, ``include_board``,
+  ``vocabulary`` and ``flat_cue_weight`` settle what that inference cannot.
 
 :meth:`PolicyAgent.check_env` compares the recorded settings with an env's and
 raises :class:`~huesenv.agents.policy_net.PolicyMismatchError` (one line).
@@ -53,8 +56,8 @@ from huesenv.agents.policy_net import (
 )
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.agents.rllib_policy import is_rllib_checkpoint, load_rllib_policy, rllib_logits
-from huesenv.agents.sb3_zip import load_sb3_policy
-from huesenv.agents.text_encoders import MiniLMTextEncoder, make_text_encoder
+from huesenv.agents.sb3_zip import load_sb3_policy, read_sb3_zip, settings_of
+from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.encoding import ObservationEncoder
 from huesenv.game.phase import Phase
@@ -79,8 +82,29 @@ class PolicyAgent(BaseAgent):
         device: str | None = "cpu",
         rules: HuesCuesRules | None = None,
         allow_code: bool = False,
+        role: str | None = None,
+        cue_encoding: str | None = None,
+        include_board: bool | None = None,
+        vocabulary: str | Sequence[str] | None = None,
+        flat_cue_weight: float | None = None,
     ) -> None:
         self.path = Path(path)
+        hints = {
+            k: v
+            for k, v in dict(
+                role=role,
+                cue_encoding=cue_encoding,
+                include_board=include_board,
+                vocabulary=vocabulary,
+                flat_cue_weight=flat_cue_weight,
+            ).items()
+            if v is not None
+        }
+        if hints and self.path.suffix != ".zip":
+            raise ValueError(
+                f"policy {self.path}: {sorted(hints)} are options for SB3 zips that record no settings; "
+                "this checkpoint records its own"
+            )
         self.sample = bool(sample)
         self.rules = rules or DEFAULT_RULES
         self._seed = seed
@@ -95,7 +119,7 @@ class PolicyAgent(BaseAgent):
             self.rllib_module, self.settings = load_rllib_policy(self.path, allow_code=allow_code)
             self.sb3_model = self.rllib_module
         elif self.path.suffix == ".zip":
-            self.settings = self._load_sb3(device)
+            self.settings = self._load_sb3(device, hints)
         else:
             self.checkpoint = load_checkpoint(self.path)
             self.settings = self.checkpoint.settings
@@ -123,7 +147,7 @@ class PolicyAgent(BaseAgent):
     def check(self, settings: Mapping[str, Any]) -> None:
         check_settings(self.settings, settings, source=f"policy {self.path}")
 
-    def _load_sb3(self, device: str | None) -> PolicySettings:
+    def _load_sb3(self, device: str | None, hints: Mapping[str, Any]) -> PolicySettings:
         """Rebuild the zip's policy from plain data (:mod:`huesenv.agents.sb3_zip`, nothing unpickled).
 
         Only when that refuses the zip (a pickled ``policy_kwargs``: a custom
@@ -137,20 +161,23 @@ class PolicyAgent(BaseAgent):
                 f"policy {self.path}: SB3 zips need the rl extra (pip install 'huesenv[rl]')"
             ) from None
         try:
-            self.sb3_model = load_sb3_policy(self.path, device=device or "cpu")
+            self.sb3_model = load_sb3_policy(self.path, device=device or "cpu", hints=hints)
         except ValueError as err:
-            if not code_allowed() or "pickled" not in str(err):
+            if not code_allowed() or not ("pickled" in str(err) or "--allow-code" in str(err)):
                 raise
             from sb3_contrib import MaskablePPO
 
             self.sb3_model = MaskablePPO.load(str(self.path), device=device or "cpu")
+        source = f"policy {self.path}"
         raw = getattr(self.sb3_model, "huesenv_settings", None)
-        if not isinstance(raw, Mapping):
-            raise ValueError(
-                f"policy {self.path}: the zip has no huesenv_settings (train it with `huesenv train`, "
-                "or set model.huesenv_settings before model.save)"
-            )
-        return PolicySettings.from_dict(raw, source=f"policy {self.path}")
+        if not isinstance(
+            raw, Mapping
+        ):  # unpickled (--allow-code) and recording none: infer as for a plain zip
+            data, _ = read_sb3_zip(self.path)
+            space = self.sb3_model.observation_space
+            n_actions = int(getattr(self.sb3_model.action_space, "n", 0))
+            raw = settings_of(data, n_actions, source, obs_dim=int(np.prod(space.shape or (0,))), hints=hints)
+        return PolicySettings.from_dict(raw, source=source)
 
     # -- guessing -------------------------------------------------------------------------------------------------
     def _guess_logits(self, queries: Sequence[GuessQuery]) -> tuple[np.ndarray, np.ndarray]:
@@ -237,7 +264,7 @@ class PolicyAgent(BaseAgent):
         if self._obs_encoder is None:
             text_encoder = None
             if self.settings.cue_encoding == "embedding":
-                text_encoder = MiniLMTextEncoder()
+                text_encoder = make_text_encoder(str(self.settings.extra.get("text_encoder", "minilm")))
             self._obs_encoder = ObservationEncoder(
                 self.rules,
                 self.vocabulary,
@@ -348,8 +375,8 @@ class PolicyAgent(BaseAgent):
     def _sb3_cue(self, query: CueQuery, allowed: Sequence[str], card: Sequence[int]) -> Answer:
         """An SB3 cue giver: its most probable legal action in the env's layout (cells, then words, then pass)."""
         if (
-            self.settings.role != "cue_giver" and self.rllib_module is None
-        ):  # an RLlib policy plays every seat
+            self.settings.role not in ("cue_giver", "selfplay") and self.rllib_module is None
+        ):  # an RLlib (or selfplay) policy plays every seat
             raise NotImplementedError(f"policy {self.path}: an SB3 {self.settings.role} cannot give cues")
         V = len(self.vocabulary)
         mask = np.zeros(N_CELLS + V + 1, dtype=bool)

@@ -13,8 +13,15 @@ run is refused with one line, unless the config says ``humans:
 :func:`evaluation_default` makes the policies' evaluation part the reference of
 a run that names none (``huesenv tournament`` with a ``policy:PATH`` agent).
 
-Policies whose checkpoint records no human data (older checkpoints, SB3 zips,
-self-play) are not checked: :func:`overlap_labels` says so instead.
+*(Choice: a policy that records no human data is run, never called held out.)*
+A bring-your-own SB3 zip (a plain ``model.save``), an RLlib checkpoint, an
+older checkpoint or a zip trained with opponents of the user's choosing records
+nothing about the people it learned from: it may have replayed every answer of
+the reference.  Refusing it would make such policies unusable, so it is scored,
+and every output says its training data is unknown (:func:`training_labels`:
+``"TRAINING DATA UNKNOWN: ..."``; :func:`mark_trained_on`: the tables'
+``trained_on_reference`` is empty (``<NA>``) for it, never ``False``).  Self-play
+checkpoints (``train.trainer == "selfplay"``) learned from no people and say so.
 """
 
 from __future__ import annotations
@@ -83,13 +90,47 @@ def overlap_labels(found: Mapping[str, tuple[int, Mapping[str, Any]]]) -> list[s
     ]
 
 
+def _policy_path(spec: str) -> Path:
+    return Path(spec.split(":", 1)[1])
+
+
+def learned_without_people(spec: str) -> bool:
+    """Whether a ``policy:PATH`` torch checkpoint says it learned from no people (self-play)."""
+    path = _policy_path(spec)
+    if path.suffix == ".zip" or not path.is_file():
+        return False
+    return load_checkpoint(path).train.get("trainer") == "selfplay"
+
+
+def unknown_training(agents: Mapping[str, str]) -> list[str]:
+    """The learned agents whose human training data is unknown (no record, and not self-play)."""
+    return [
+        name
+        for name, spec in agents.items()
+        if isinstance(spec, str)
+        and spec.startswith("policy:")
+        and policy_training_data(spec) is None
+        and not learned_without_people(spec)
+    ]
+
+
 def training_labels(agents: Mapping[str, str]) -> list[str]:
-    """One line per learned agent naming its human training data (for reports)."""
+    """One line per learned agent naming its human training data (for reports); see the module docstring."""
     out = []
+    unknown = set(unknown_training(agents))
     for name, spec in agents.items():
-        if isinstance(spec, str) and spec.startswith("policy:"):
-            record = policy_training_data(spec)
-            out.append(f"{name}: human training data: {describe_training(record)}")
+        if not (isinstance(spec, str) and spec.startswith("policy:")):
+            continue
+        if name in unknown:
+            out.append(
+                f"TRAINING DATA UNKNOWN: {name} ({spec}) records no human training data (a plain SB3 "
+                "model.save, an RLlib or older checkpoint): it may have learned from the reference's answers, "
+                "so its numbers are not a held-out evaluation"
+            )
+        elif learned_without_people(spec):
+            out.append(f"{name}: human training data: none (self-play, no human answers)")
+        else:
+            out.append(f"{name}: human training data: {describe_training(policy_training_data(spec))}")
     return out
 
 
@@ -153,11 +194,15 @@ def evaluation_default(config: Any, load: Any = None) -> Any:
     return type(config)(data, source=config.source)
 
 
-def mark_trained_on(tables: Mapping[str, Any], names: Iterable[str]) -> None:
-    """Add a ``trained_on_reference`` column to every table with an ``agent`` column (only when some agent is)."""
-    names = set(names)
-    if not names:
+def mark_trained_on(tables: Mapping[str, Any], names: Iterable[str], unknown: Iterable[str] = ()) -> None:
+    """Add a ``trained_on_reference`` column to every table with an ``agent`` column (only when some agent is
+    trained on the reference or of unknown training data): a nullable boolean, ``<NA>`` for ``unknown``."""
+    names, unknown = set(names), set(unknown) - set(names)
+    if not names and not unknown:
         return
     for table in tables.values():
         if hasattr(table, "columns") and "agent" in table.columns:
-            table["trained_on_reference"] = table["agent"].astype(str).isin(names)
+            agent = table["agent"].astype(str)
+            column = agent.isin(names).astype("boolean")
+            column[agent.isin(unknown)] = None
+            table["trained_on_reference"] = column

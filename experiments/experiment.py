@@ -30,6 +30,7 @@ from huesenv.experiments.evaluation import (
     mark_trained_on,
     overlaps,
     training_labels,
+    unknown_training,
 )
 from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.provenance import HumanReference
@@ -454,7 +455,9 @@ def build_report_data(
     learned = {a.name: a.spec for a in config.agents() if str(a.spec).startswith("policy:")}
     if learned:
         summary[1:1] = check_references(config, humans, learned) + training_labels(learned)
-        mark_trained_on(tables, overlaps(learned, humans))  # allowed overlaps: labelled in every table too
+        mark_trained_on(
+            tables, overlaps(learned, humans), unknown_training(learned)
+        )  # labelled in every table
     summary.append("This invocation: " + "; ".join(s.message() for s in stages) if stages else "")
     summary.append(f"Backend: {backend_name}; run id {config.run_id}; seed {config['seed']}")
     if config.data.get("allow_code"):

@@ -201,7 +201,8 @@ def test_survey_rows_become_replies():
         ),
     ]
     replies, left = survey_replies(rows)
-    assert left == {"attention": 1, "unanswered": 1}
+    assert left["attention"] == 1 and left["unanswered"] == 1
+    assert left["flags_known"] == 0  # no flags, no distractor/expected columns: no exclusion could be applied
     assert [r["trial_id"] for _, r in replies] == [
         "gca/prior/apple/red/000/colour",
         "gca/prior/apple/red/050/colour",
@@ -212,6 +213,94 @@ def test_survey_rows_become_replies():
         survey_replies(
             [(7, {"userId": "u", "kind": "quiz", "stimulusId": "", "choice": "", "threshold": ""})]
         )
+
+
+def _item(user, kind, sid="", choice="", threshold="", **flags):
+    return {
+        "userId": user,
+        "kind": kind,
+        "stimulusId": sid,
+        "choice": choice,
+        "threshold": threshold,
+        **flags,
+    }
+
+
+def test_the_gca_papers_exclusions_apply_to_survey_replies():
+    """2+ distractor choices or a failed attention check exclude a participant (GCA paper §3.2); one
+    distractor choice, or an attention check left unanswered, does not."""
+    from huesenv.probes.replies import excluded_participants, survey_note
+
+    t = "prior/apple/red/0"
+    rows = list(
+        enumerate(
+            [
+                _item("twice", "trial", t + "10", "green", choseDistractor="True"),
+                _item("twice", "trial", t + "20", "green", choseDistractor="True"),
+                _item("twice", "introspection", threshold="50"),
+                _item("failed", "trial", t + "10", "red", choseDistractor="False"),
+                _item("failed", "attention", "attention/1", "blue", attentionPassed="False"),
+                _item("once", "trial", t + "10", "green", choseDistractor="True"),
+                _item("once", "trial", t + "20", "red", choseDistractor="False"),
+                _item("once", "attention", "attention/1", "", attentionPassed=""),  # unanswered: not failed
+            ],
+            start=2,
+        )
+    )
+    excluded, known = excluded_participants(rows)
+    assert known and excluded == {
+        "twice": "chose the distractor on 2 trials",
+        "failed": "failed 1 attention check(s)",
+    }
+    replies, left = survey_replies(rows)
+    assert {r["agent"] for _, r in replies} == {"human:once"}
+    assert left["excluded_participants"] == 2 and left["excluded_replies"] == 4
+    assert "2 participant(s) excluded" in survey_note(left, False) and "4 of their replies" in survey_note(
+        left, False
+    )
+    kept, left = survey_replies(rows, keep_excluded=True)
+    assert {r["agent"] for _, r in kept} == {"human:once", "human:twice", "human:failed"}
+    assert "kept (--keep-excluded)" in survey_note(left, True)
+    # an older export without the flags: the same rule from choice vs distractor / expected
+    older = [
+        (n, {k: v for k, v in r.items() if k not in ("choseDistractor", "attentionPassed")}) for n, r in rows
+    ]
+    older[0][1]["distractor"] = older[1][1]["distractor"] = "green"
+    older[4][1]["expected"] = "red"
+    assert set(excluded_participants(older)[0]) == {"twice", "failed"}
+
+
+def test_keep_excluded_needs_replies(capsys):
+    assert main(["probe", "gca", "--keep-excluded", "--export", "x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--keep-excluded" in err and "\n" not in err
+
+
+@pytest.mark.integration  # builds the probe's full GCA trial list twice (~20-60 s)
+def test_probe_replies_drop_participants_the_paper_excludes(tmp_path, capsys):
+    from huesenv.logs.io import read_records
+
+    app = make_app(
+        tmp_path, task="gca", gca_trials=12, gca_attention_positions=(3,), gca_introspection="last"
+    )
+    db = tmp_path / "collect.sqlite3"
+    for distracted in (False, True):
+        p = ClientParticipant(app.test_client())
+        page = p.onboard()
+        for _ in range(40):  # 12 trials, 1 attention check, 1 introspection
+            if page.path != "/gca":
+                break
+            page = _answer_by_rule(p, page, db, 50, distracted=distracted)
+        assert page.path == "/done"
+    out = tmp_path / "gca.csv"
+    export(db, out, task="gca")
+    assert main(["probe", "gca", "--replies", str(out), "--out", str(tmp_path / "a")]) == 0
+    said = capsys.readouterr().out
+    assert "GCA exclusions: 1 participant(s) excluded" in said
+    assert len({r.agent_id for r in read_records(tmp_path / "a" / "gca.jsonl").records}) == 1
+    assert main(["probe", "gca", "--replies", str(out), "--out", str(tmp_path / "b"), "--keep-excluded"]) == 0
+    assert "kept (--keep-excluded)" in capsys.readouterr().out
+    assert len({r.agent_id for r in read_records(tmp_path / "b" / "gca.jsonl").records}) == 2
 
 
 @pytest.mark.integration  # builds the probe's full GCA trial list (~10-30 s)
@@ -244,22 +333,24 @@ def test_probe_scores_people_from_the_apps_gca_export(tmp_path, capsys):
     assert frame.loc[frame.kind == "trial", "responseMs"].notna().all()
 
 
-def _answer_by_rule(p, page, db, rule: int):
+def _answer_by_rule(p, page, db, rule: int, distracted: bool = False):
     import re
 
     position = int(re.search(r'name="position" value="(\d+)"', page.text).group(1))
     data = {"csrf_token": page.token, "position": str(position)}
     with sqlite3.connect(db) as conn:
         row = conn.execute(
-            "SELECT i.kind, i.expected, s.colour, s.tau FROM gca_items i"
+            "SELECT i.kind, i.expected, s.colour, s.tau, i.distractor FROM gca_items i"
             " LEFT JOIN gca_stimuli s ON s.stimulus_id = i.stimulus_id"
             " WHERE i.participant_id = (SELECT id FROM participants ORDER BY serial DESC LIMIT 1)"
             " AND i.position = ?",
             (position,),
         ).fetchone()
-    kind, expected, colour, tau = row
+    kind, expected, colour, tau, distractor = row
     if kind == "introspection":
         data["threshold"] = str(rule)
+    elif distracted and kind == "trial":
+        data["choice"], data["confidence"] = distractor, "6"
     else:
         data["choice"] = expected if kind == "attention" else (colour if tau >= rule else "white")
         data["confidence"] = "6"

@@ -45,6 +45,12 @@ def _common(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="score replies gathered elsewhere (.csv/.jsonl: trial_id, reply[, agent]) instead of an agent",
     )
+    p.add_argument(
+        "--keep-excluded",
+        action="store_true",
+        help="with a GCA survey export as --replies: keep the participants the paper's exclusions drop "
+        "(2+ distractor choices or a failed attention check)",
+    )
     add_seed(p, default=0, help="stimulus-set and subsampling seed")
     add_device(p)
     add_allow_code(p)
@@ -86,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("nothing to do: give --agent SPEC, --replies FILE and/or --export DIR")
     if args.agent and args.replies:
         raise ValueError("--agent and --replies: give one source of answers")
+    if args.keep_excluded and not args.replies:
+        raise ValueError("--keep-excluded: only with --replies (a GCA survey export)")
     if args.replies:
         existing_file(args.replies, "--replies")
     for flag, value in (
@@ -134,9 +142,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {f}")
     if args.replies:
         check_appendable(Path(args.out) / f"{args.probe_task}.jsonl")
+        notes: list[str] = []
         records = import_replies(
-            args.replies, args.probe_task, seed=args.seed, run_id=args.run_id, **trial_kwargs
+            args.replies,
+            args.probe_task,
+            seed=args.seed,
+            run_id=args.run_id,
+            keep_excluded=args.keep_excluded,
+            notes=notes,
+            **trial_kwargs,
         )
+        for note in notes:
+            print(note)
         out = Path(args.out)
         log_path = out / f"{args.probe_task}.jsonl"
         with LogWriter(log_path) as writer:

@@ -26,6 +26,16 @@ pair the participant saw, which is how :mod:`huesenv.probes.gca.metrics` pairs a
 text-prior threshold with that pair's colour questions for faithfulness.
 Attention checks are not probe trials and items without a response (an
 unfinished survey) are not replies; :func:`survey_replies` counts both.
+
+*(Choice: the GCA paper's exclusions apply by default.)*  The paper (§3.2)
+excluded participants "for selecting the distractor color on two or more
+trials" and "for failing an attention check"; the export flags each item
+(``choseDistractor``, ``attentionPassed``; recomputed from ``choice`` against
+``distractor`` / ``expected`` when an older export lacks them), and
+:func:`excluded_participants` drops every participant with two or more
+distractor choices or at least one failed (answered) attention check.  The count
+is reported (``--keep-excluded`` keeps them); an export with neither the flags
+nor the columns to recompute them says that no exclusion could be applied.
 """
 
 from __future__ import annotations
@@ -43,17 +53,84 @@ FIELDS = ("trial_id", "reply")
 SURVEY_FIELDS = ("userId", "kind", "stimulusId", "choice", "threshold")  # the collection app's GCA export
 
 
+DISTRACTOR_LIMIT = 2  # the GCA paper: excluded "for selecting the distractor color on two or more trials"
+
+
+def _flag(row: dict[str, Any], column: str, choice_vs: str) -> bool | None:
+    """An item's export flag (``True``/``False``/unknown), or the same test redone from ``choice``."""
+    text = str(row.get(column) if row.get(column) is not None else "").strip().lower()
+    if text in ("true", "1"):
+        return True
+    if text in ("false", "0"):
+        return False
+    choice = str(row.get("choice") or "").strip()
+    if column not in row and choice and row.get(choice_vs) not in (None, ""):
+        return choice == str(row[choice_vs]).strip()
+    return None
+
+
+def excluded_participants(rows: list[tuple[int, dict[str, Any]]]) -> tuple[dict[str, str], bool]:
+    """``userId`` → why the GCA paper's rules exclude them, and whether the rows could tell at all."""
+    distractor: dict[str, int] = {}
+    failed: dict[str, int] = {}
+    known = False
+    for _, row in rows:
+        user, kind = str(row["userId"]), str(row["kind"])
+        if kind == "trial":
+            chose = _flag(row, "choseDistractor", "distractor")
+            known |= chose is not None or "choseDistractor" in row
+            distractor[user] = distractor.get(user, 0) + bool(chose)
+        elif kind == "attention":
+            passed = _flag(row, "attentionPassed", "expected")
+            known |= passed is not None or "attentionPassed" in row
+            failed[user] = failed.get(user, 0) + (passed is False)
+    out = {}
+    for user in dict.fromkeys([*distractor, *failed]):
+        why = []
+        if distractor.get(user, 0) >= DISTRACTOR_LIMIT:
+            why.append(f"chose the distractor on {distractor[user]} trials")
+        if failed.get(user, 0):
+            why.append(f"failed {failed[user]} attention check(s)")
+        if why:
+            out[user] = " and ".join(why)
+    return out, known
+
+
+def survey_note(left: dict[str, int], keep_excluded: bool) -> str:
+    """One line saying whom the GCA paper's exclusions left out (or kept, or could not judge)."""
+    if not left.get("flags_known", 1):
+        return "GCA exclusions: the export has no choseDistractor/attentionPassed flags; none applied"
+    n = left.get("excluded_participants", 0)
+    rule = f"{DISTRACTOR_LIMIT}+ distractor choices or a failed attention check"
+    if keep_excluded:
+        return f"GCA exclusions: {n} participant(s) meet the paper's rule ({rule}), kept (--keep-excluded)"
+    return (
+        f"GCA exclusions: {n} participant(s) excluded by the paper's rule ({rule}), "
+        f"{left.get('excluded_replies', 0)} of their replies dropped (--keep-excluded keeps them)"
+    )
+
+
 def survey_replies(
-    rows: list[tuple[int, dict[str, Any]]],
+    rows: list[tuple[int, dict[str, Any]]], *, keep_excluded: bool = False
 ) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, int]]:
     """The collection app's GCA export rows → reply rows (see the module docstring) and what was left out."""
     out: list[tuple[int, dict[str, Any]]] = []
     pairs: dict[str, dict[str, int]] = {}  # participant → text-prior pair → first line
     thresholds: dict[str, tuple[int, str]] = {}
-    left = {"attention": 0, "unanswered": 0}
+    excluded, known = excluded_participants(rows)
+    left = {
+        "attention": 0,
+        "unanswered": 0,
+        "excluded_participants": len(excluded),
+        "excluded_replies": 0,
+        "flags_known": int(known),
+    }
     for line_no, row in rows:
         user, kind = str(row["userId"]), str(row["kind"])
         agent = f"human:{user}"
+        if user in excluded and not keep_excluded and kind in ("trial", "introspection"):
+            left["excluded_replies"] += 1
+            continue
         if kind == "attention":
             left["attention"] += 1
         elif kind == "introspection":
@@ -81,8 +158,13 @@ def survey_replies(
     return out, left
 
 
-def read_replies(path: str | os.PathLike) -> list[tuple[int, dict[str, Any]]]:
-    """``(line number, row)`` for every reply in a CSV or JSONL file; bad structure raises ``ValueError``."""
+def read_replies(
+    path: str | os.PathLike, *, keep_excluded: bool = False, notes: list[str] | None = None
+) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, row)`` for every reply in a CSV or JSONL file; bad structure raises ``ValueError``.
+
+    A GCA survey export gets the paper's exclusions (``keep_excluded`` keeps them); ``notes`` receives the
+    line saying how many were excluded."""
     path = Path(path)
     rows: list[tuple[int, dict[str, Any]]] = []
     if path.suffix.lower() == ".jsonl":
@@ -102,9 +184,12 @@ def read_replies(path: str | os.PathLike) -> list[tuple[int, dict[str, Any]]]:
             if all(k in (reader.fieldnames or []) for k in SURVEY_FIELDS):
                 survey = [(reader.line_num, dict(r)) for r in reader]
                 try:
-                    return survey_replies(survey)[0]
+                    replies, left = survey_replies(survey, keep_excluded=keep_excluded)
                 except ValueError as err:
                     raise ValueError(f"{path}, {err}") from None
+                if notes is not None:
+                    notes.append(survey_note(left, keep_excluded))
+                return replies
             missing = [k for k in FIELDS if k not in (reader.fieldnames or [])]
             if missing:
                 raise ValueError(
@@ -128,11 +213,17 @@ def import_replies(
     agent_id: str | None = None,
     seed: int = 0,
     run_id: str | None = None,
+    keep_excluded: bool = False,
+    notes: list[str] | None = None,
     **task_kwargs: Any,
 ) -> list:
-    """The ``probe_trial`` records of the replies in ``path`` for ``task``'s seeded trial list (file order)."""
+    """The ``probe_trial`` records of the replies in ``path`` for ``task``'s seeded trial list (file order).
+
+    ``keep_excluded`` and ``notes``: as for :func:`read_replies` (a GCA survey export's exclusions)."""
     path = Path(path)
-    rows = list(read_replies(path))  # a malformed file fails before the (seconds-long) trial list is built
+    rows = list(
+        read_replies(path, keep_excluded=keep_excluded, notes=notes)
+    )  # a malformed file fails before the (seconds-long) trial list is built
     trials = {t.trial_id: t for t in build_trials(task, seed=seed, **task_kwargs)}
     default_agent = agent_id or f"replies:{path.stem}"
     seen: set[tuple[str, str]] = set()
@@ -158,4 +249,12 @@ def import_replies(
     return records
 
 
-__all__ = ["FIELDS", "SURVEY_FIELDS", "import_replies", "read_replies", "survey_replies"]
+__all__ = [
+    "FIELDS",
+    "SURVEY_FIELDS",
+    "excluded_participants",
+    "import_replies",
+    "read_replies",
+    "survey_note",
+    "survey_replies",
+]
