@@ -66,8 +66,9 @@ AgentLike = Agent | str
 class _SeatEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 4}
     learner_role = "guesser"
-    #: ask opponents through their narrow methods where they have one (:meth:`Driver.action`);
-    #: False asks every decision through a full query: the same episodes, slower (the tests compare both)
+    #: ask opponents through their narrow methods where they have one (:meth:`Driver.action`) and build
+    #: the infos once after their moves; False: a full query per decision and the infos after each move,
+    #: the same episodes, slower (tests/test_wrappers_fast_opponents.py compares both)
     _fast_opponents = True
 
     def __init__(
@@ -190,10 +191,15 @@ class _SeatEnv(gymnasium.Env):
         """Let the other agents (and the learner's stand-in) play until the learner must act or the game ends."""
         g = self.game
         assert self._driver is not None
+        fast = self._fast_opponents
+        moved = False
         while not g.game_over and not self._is_learner_turn():
             name = g.agent_selection
             agent = self._stand_in if name == self.learner else self._agents[name]
-            g.step(self._driver.action(name, agent, fast=self._fast_opponents))
+            g._step(self._driver.action(name, agent, fast=fast), infos=not fast)
+            moved = True
+        if moved and fast:
+            g._refresh_infos()  # the infos of the last move, built once (see raw_env._step)
 
     def _info(self) -> dict[str, Any]:
         info = dict(self.game.infos.get(self.learner, {}))
