@@ -13,6 +13,12 @@ give with no learning at all.  :class:`LookupAgent` is built from the
 * only legal cells are answered; a ranking shorter than ``top_k`` is filled
   with the cells nearest (CIE xy) to its first cell, so the Hotelling cloud has
   ``top_k`` cells like every other agent's.
+
+As a **cue giver** (so the baseline plays both seats of a tournament game) it
+uses the same table: the allowed word, and with no target yet the card cell,
+whose training answers put the largest share inside the target's 3×3 scoring
+frame — the rule the replayed humans give cues by, over the training part only
+(words without training answers are never given).
 """
 
 from __future__ import annotations
@@ -23,9 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.agents.protocol import Answer, BaseAgent, GuessQuery
+from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.agents.text_encoders import make_text_encoder
-from huesenv.board import load_board
+from huesenv.board import N_CELLS, load_board
+from huesenv.game.rules import DEFAULT_RULES
 from huesenv.humans import load_humans
 from huesenv.vocabulary import normalise_word
 
@@ -47,6 +54,8 @@ class LookupAgent(BaseAgent):
     def __init__(self, humans: Any, *, text_encoder: Any = None, label: str = "train") -> None:
         self.words = tuple(humans.words)
         self.table = {w: ranked_cells(humans.cells(w)) for w in self.words}
+        self._cells = {w: np.asarray(humans.cells(w), dtype=np.int64) for w in self.words}
+        self._frame_share: np.ndarray | None = None  # (words, 480): share of a word's answers in each frame
         self._encoder = text_encoder
         self._word_vectors: np.ndarray | None = None
         self._nearest: dict[str, str] = {}
@@ -103,3 +112,42 @@ class LookupAgent(BaseAgent):
             ranking += [int(c) for c in order if legal[int(c)] and int(c) not in seen][: k - len(ranking)]
         cells = np.asarray(ranking[:k], dtype=np.int64)
         return Answer(cells=cells, scores=-np.arange(len(cells), dtype=float), info=info)
+
+    def frame_shares(self) -> np.ndarray:
+        """``(words, 480)``: the share of each word's training answers inside each cell's scoring frame."""
+        if self._frame_share is None:
+            counts = np.zeros((len(self.words), N_CELLS))
+            for i, w in enumerate(self.words):
+                cells = self._cells[w]
+                counts[i] = np.bincount(cells, minlength=N_CELLS) / max(len(cells), 1)
+            in_frame = np.asarray(DEFAULT_RULES.in_frame_matrix, dtype=np.float64)  # [target, cell]
+            self._frame_share = counts @ in_frame.T
+        return self._frame_share
+
+    def give_cue(self, query: CueQuery) -> Answer:
+        row = {w: i for i, w in enumerate(self.words)}
+        forbidden = query.forbidden_words
+        allowed = []
+        for w in query.vocabulary or self.words:
+            try:
+                key = normalise_word(w)
+            except ValueError:
+                continue
+            if key in row and key not in forbidden:
+                allowed.append((w, row[key]))
+        targets = query.targets
+        if not allowed or not targets:
+            return Answer(
+                target=targets[0] if targets else None,
+                cue=None,
+                valid=query.cue_index == 2,
+                raw_text="no allowed cue with training answers",
+            )
+        value = self.frame_shares()[[i for _, i in allowed]][:, list(targets)]  # (W, T)
+        w, t = divmod(int(np.argmax(value)), value.shape[1])
+        return Answer(
+            target=targets[t],
+            cue=allowed[w][0],
+            scores=np.asarray([value[w, t]]),
+            info={"frame_share": float(value[w, t])},
+        )

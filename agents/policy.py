@@ -20,6 +20,10 @@ any other agent.
   policy puts the most probability inside the target's 3×3 scoring frame (the
   cue giver's points), and, with no target yet, the card cell where that share
   is largest — the same rule the replayed humans use over people's answers.
+  A speaker-only checkpoint (``train cue-giver --fast``) guesses as the literal
+  listener of its speaker (the cells from which it would most likely have said
+  the cues, :meth:`PolicyAgent._listener_logits`), so each learned agent plays
+  both seats of the game from its own network.
 * **RLlib checkpoints** (a folder with ``rllib_checkpoint.json``, from
   ``huesenv.experiments.rl.rllib_train``): pickles, so only with ``allow_code=True``;
   see :mod:`huesenv.agents.rllib_policy`.
@@ -64,6 +68,7 @@ from huesenv.game.phase import Phase
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.game.view import PlayerView
 from huesenv.trust import code_allowed
+from huesenv.vocabulary import normalise_word
 
 GUESS_PHASE = Phase.GUESS_1
 
@@ -114,6 +119,7 @@ class PolicyAgent(BaseAgent):
         self._obs_encoder: Any = None
         self._text_encoder: Any = None
         self._cue_cache: dict[str, np.ndarray] = {}
+        self._speaker_table: np.ndarray | None = None  # log S(word | cell) of a speaker-only checkpoint
         self.rllib_module: Any = None
         if is_rllib_checkpoint(self.path):  # acts through the SB3 path: flat observations, env action layout
             self.rllib_module, self.settings = load_rllib_policy(self.path, allow_code=allow_code)
@@ -186,6 +192,12 @@ class PolicyAgent(BaseAgent):
         idx, known = cue_indices([q.cues for q in queries], self.vocabulary)
         if self.sb3_model is not None:
             return self._sb3_guess_logits(queries, idx, legal), known
+        if (
+            self.checkpoint is not None
+            and "guesser" not in self.checkpoint.nets
+            and "speaker" in self.checkpoint.nets
+        ):
+            return self._listener_logits(queries, legal)
         if self.checkpoint is None or "guesser" not in self.checkpoint.nets:
             raise NotImplementedError(f"policy {self.path}: has no guesser network")
         import torch
@@ -202,6 +214,49 @@ class PolicyAgent(BaseAgent):
             )
             logits = logits.float().masked_fill(torch.as_tensor(~legal, device=self.device), float("-inf"))
             logp = torch.log_softmax(logits, dim=-1).cpu().numpy()
+        return logp, known
+
+    def _listener_logits(
+        self, queries: Sequence[GuessQuery], legal: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A speaker-only checkpoint guessing: the *literal listener* of its own speaker.
+
+        ``L(cell | cues) ∝ Π S(cue | cell)`` over the query's cues in the policy's
+        vocabulary (uniform prior over the legal cells): the cells from which the
+        speaker would most likely have said these words.  Why: it is the mirror of
+        the pragmatic speaker a guesser-only checkpoint gives cues with, so a
+        learned cue giver plays the guesser seat from its own network, not from
+        another agent's; the two cues of a round are treated as independent draws
+        of the speaker.  No known cue: uniform over the legal cells
+        (``known=False``, logged as ``agent_fallback``).
+        """
+        if self._speaker_table is None:
+            import torch
+
+            assert self.checkpoint is not None
+            with torch.no_grad():
+                logits, _ = speaker_forward(
+                    self.checkpoint.nets["speaker"], torch.arange(N_CELLS, device=self.device)
+                )
+                self._speaker_table = torch.log_softmax(logits.float(), -1).cpu().numpy()  # (480, V)
+        table = self._speaker_table
+        index = {w: i for i, w in enumerate(self.vocabulary)}
+        out = np.zeros((len(queries), N_CELLS))
+        known = np.zeros(len(queries), dtype=bool)
+        for q, query in enumerate(queries):
+            for cue in query.cues:
+                try:
+                    key = normalise_word(cue)
+                except ValueError:
+                    continue
+                if key in index:
+                    out[q] += table[:, index[key]]
+                    known[q] = True
+        out = np.where(legal, out, -np.inf)
+        m = out.max(axis=1, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0.0)
+        with np.errstate(divide="ignore"):
+            logp = out - m - np.log(np.exp(out - m).sum(axis=1, keepdims=True))
         return logp, known
 
     @property

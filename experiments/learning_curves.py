@@ -37,6 +37,10 @@ def plot_learning_curve(
     fig, ax = plt.subplots(figsize=(7, 4))
     if "points" in curve:
         ax.plot(curve["step"], curve["points"], lw=1, alpha=0.6, label="learner (training batch)")
+    elif "round_points" in curve:  # the fast cue giver's curve: its points per round given (training batch)
+        ax.plot(
+            curve["step"], curve["round_points"], lw=1, alpha=0.6, label="learner (points per round given)"
+        )
     if "eval_points" in curve and curve["eval_points"].notna().any():
         ev = curve.dropna(subset=["eval_points"])
         ax.plot(ev["step"], ev["eval_points"], lw=2, marker="o", ms=3, label="learner (greedy eval)")
@@ -46,7 +50,8 @@ def plot_learning_curve(
     ax.set_xlabel("environment steps" + (" (games)" if "game" in unit else ""))
     ax.set_ylabel(unit or "points per episode")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    if ax.get_legend_handles_labels()[0]:  # a curve with nothing to plot has no legend (and no warning)
+        ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

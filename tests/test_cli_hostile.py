@@ -111,7 +111,6 @@ CASES: list[tuple[str, list[str]]] = [
     ("metrics binary log", ["metrics", "{bin}", "-o", "{tmp}/m"]),
     ("metrics corrupt log", ["metrics", "{corrupt}", "-o", "{tmp}/m"]),
     ("metrics out is a file", ["metrics", "{log}", "-o", "{csv}"]),
-    ("metrics games log only", ["metrics", "{log}", "-o", "{tmp}/m"]),
     ("metrics empty log", ["metrics", "{empty}", "-o", "{tmp}/m"]),
     # -- agents
     ("agents no action", ["agents"]),

@@ -222,7 +222,6 @@ CASES: list[tuple[str, list[str], str | None]] = [
         ["collect", "serve", "--vocabulary", f"{D}/empty.csv", "--db", f"{D}/s.db"],
         "empty.csv",
     ),
-    ("metrics-game-log", ["metrics", f"{D}/g.jsonl", "-o", f"{D}/m", "--no-plots"], "g.jsonl"),
     ("words-out-v1-log", ["agents", "words", "random", "-o", f"{D}/g.jsonl"], "g.jsonl"),
     ("gca-replies-wrong-kind", ["probe", "gca", "--replies", f"{D}/w.jsonl", "-o", f"{D}/p"], "w.jsonl"),
     ("lb-unfinished-run", ["leaderboard", f"{D}/dir.csv"], "summary.json"),

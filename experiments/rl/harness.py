@@ -24,8 +24,13 @@ the field and both values).
 
 **Time budget** (:class:`TimeBudget`, the one rule): at each boundary (an
 update, a rollout), stop when one more unit as long as the last one would end
-past the budget, so a run never exceeds it.  A run stopped by its budget
-depends on the machine's speed; its steps are in the state and the summary.
+past the budget, so a run never exceeds it.  ``budget_clock`` says which
+clock the budget is read on: ``"wall"`` (default, ``time.perf_counter``) or
+``"cpu"`` (``time.process_time``: the CPU seconds of every thread of the
+process, so a "10 CPU-minute" budget holds on a shared machine where wall
+time is longer, and with several torch threads where it is shorter).  A run
+stopped by its budget depends on the machine's speed; its steps are in the
+state and the summary.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ import time
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
@@ -63,6 +68,7 @@ class TrainerConfig(StrictModel):
     seed: Annotated[int, Field(ge=0)] = 0
     device: str = "auto"
     time_budget_s: PositiveFloat | None = None
+    budget_clock: Literal["wall", "cpu"] = "wall"  # the clock time_budget_s is read on (module docstring)
     torch_threads: PositiveInt | None = None
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = ("seed",)
@@ -158,16 +164,29 @@ class Clock:
 
 
 class TimeBudget:
-    """The one time-budget rule (see the module docstring): :meth:`exhausted` at each boundary."""
+    """The one time-budget rule (see the module docstring): :meth:`exhausted` at each boundary.
 
-    def __init__(self, budget_s: float | None, clock: Clock) -> None:
-        self.budget_s, self.clock = budget_s, clock
-        self._last = clock.wall
+    ``measure`` is the clock: ``"wall"`` or ``"cpu"`` (a config's ``budget_clock``).
+    """
+
+    def __init__(self, budget_s: float | None, clock: Clock, measure: str = "wall") -> None:
+        if measure not in ("wall", "cpu"):
+            raise ValueError(f"budget_clock: expected 'wall' or 'cpu', got {measure!r}")
+        self.budget_s, self.clock, self.measure = budget_s, clock, measure
+        self._last = self._now()
         self.stopped = False
+
+    def _now(self) -> float:
+        return self.clock.cpu if self.measure == "cpu" else self.clock.wall
+
+    @classmethod
+    def of(cls, cfg: TrainerConfig, clock: Clock) -> TimeBudget:
+        """The budget a trainer config asks for (``time_budget_s`` on ``budget_clock``)."""
+        return cls(cfg.time_budget_s, clock, cfg.budget_clock)
 
     def exhausted(self) -> bool:
         """Whether one more unit, as long as the one that just ended, would end past the budget."""
-        now = self.clock.wall
+        now = self._now()
         last_dt, self._last = now - self._last, now
         if self.budget_s is None:
             return False

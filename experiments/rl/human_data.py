@@ -172,6 +172,17 @@ def write_parts(cfg: Any, folder: str | Path, humans: HumanResponses | None = No
     split = make_split(cfg, humans)
     if split is None:
         return None
+    return write_split_files(split, humans, folder)
+
+
+def write_split_files(split: DataSplit, humans: HumanResponses, folder: str | Path) -> dict[str, Any]:
+    """``split.json``, ``train.csv.gz`` and ``evaluation.csv.gz`` of ``split`` over ``humans`` in ``folder``.
+
+    The trainers write them into their run folder (``<run>/split/``), so the
+    lookup baseline (``lookup:<run>/split/train.csv.gz``) and a tournament's
+    reference (``humans.path: <run>/split/evaluation.csv.gz``) can be named
+    without recomputing the split.
+    """
     folder = Path(folder)
     return {
         "fingerprint": split.fingerprint,

@@ -24,14 +24,15 @@ updates; each segment starts by reseeding torch and resetting the env from
 ``SeedSequence([seed, update])``.  A run resumed from a checkpoint therefore
 continues exactly as the uninterrupted run would (same seed → same weights on
 the same device; with ``anneal_lr`` the schedule follows ``total_steps``, so
-*extending* a finished run changes the learning rate from the resume point on).  ``time_budget_s`` (wall seconds) stops at the update
+*extending* a finished run changes the learning rate from the resume point on).  ``time_budget_s`` (seconds on ``budget_clock``: wall by default, or CPU) stops at the update
 boundary where one more update, as long as the last one, would end past the
 budget (then the result depends on the machine's speed; the steps done are
 recorded in the checkpoint).
 
 Files in ``run_dir``: ``policy.pt`` (a :mod:`~huesenv.agents.policy_net`
 checkpoint, playable as ``policy:run_dir/policy.pt``), ``trainer_state.pt``
-(optimizer and counters), ``curve.csv`` (the learning curve), ``train.json``.
+(optimizer and counters), ``curve.csv`` (the learning curve), ``train.json``, ``split/`` (the
+split's training and evaluation parts as exports: ``lookup:<run>/split/train.csv.gz``).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ from huesenv.experiments.rl.harness import (
     start_run,
     write_summary,
 )
-from huesenv.experiments.rl.human_data import HumanSplitConfig, cue_lookup, guesser_data
+from huesenv.experiments.rl.human_data import HumanSplitConfig, cue_lookup, guesser_data, write_split_files
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.vocabulary import word_texts
@@ -322,7 +323,7 @@ def train_fast(
     buf_val = torch.zeros((T, B), device=device)
 
     clock = Clock(elapsed_before, cpu_before)
-    budget = TimeBudget(cfg.time_budget_s, clock)
+    budget = TimeBudget.of(cfg, clock)
     env_time = 0.0
     obs: dict[str, np.ndarray] | None = None
     while update < cfg.num_updates:
@@ -458,6 +459,10 @@ def train_fast(
         "policy": str(policy_path),
         "torch_threads": torch.get_num_threads(),
     }
+    if data.split is not None:  # the parts as exports: the lookup baseline's table, the evaluation reference
+        summary["split_files"] = write_split_files(
+            data.split, humans if humans is not None else load_humans(), run_dir / "split"
+        )
     summary = write_summary(run_dir, summary)
     if own_logger:
         logger.close()

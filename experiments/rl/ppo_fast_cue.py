@@ -20,7 +20,8 @@ Credit: a round's cue-giver points arrive at its reveal, right after the cue
 (rounds are independent for the cue giver's score), with the value of the
 target as the baseline (advantage = points − V(target)).  The update is
 CleanRL's clipped PPO over the collected cue decisions.  Files:
-``policy.pt`` (playable as ``policy:run_dir/policy.pt``), ``curve.csv``, ``train.json``.
+``policy.pt`` (playable as ``policy:run_dir/policy.pt``), ``curve.csv``, ``train.json``, and
+``split/`` (the split's parts as exports, :func:`~huesenv.experiments.rl.human_data.write_split_files`).
 
 Human data: with ``holdout="participants"`` (the default) the replayed humans the
 learner plays with are the training part of the same seeded participant split as
@@ -54,7 +55,7 @@ from huesenv.experiments.rl.harness import (
     start_run,
     write_summary,
 )
-from huesenv.experiments.rl.human_data import HumanSplitConfig, make_split
+from huesenv.experiments.rl.human_data import HumanSplitConfig, make_split, write_split_files
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.humans import load_humans
 from huesenv.humans.splits import describe_training, training_record
@@ -159,6 +160,7 @@ def train_fast_cue(
     run_dir, device = start_run(run_dir, cfg)
     vocab = tuple(vocabulary if vocabulary is not None else word_texts())
     human_data: dict[str, Any] | None = None
+    split = cohort = None
     if humans is None and cfg.opponents == "human-replay":  # the packaged cohort, split as the guesser's
         cohort = load_humans()
         split = make_split(cfg, cohort)
@@ -184,7 +186,7 @@ def train_fast_cue(
     B = cfg.num_envs
     pending: list[tuple[Any, ...] | None] = [None] * B  # this round's cue-1 sample per game
     clock = Clock()
-    budget = TimeBudget(cfg.time_budget_s, clock)
+    budget = TimeBudget.of(cfg, clock)
     steps = updates = 0
     while steps < cfg.total_steps:
         samples: list[tuple[Any, ...]] = []
@@ -268,6 +270,8 @@ def train_fast_cue(
         "torch_threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),
     }
+    if split is not None and cohort is not None:  # the parts as exports (see the guesser trainer)
+        summary["split_files"] = write_split_files(split, cohort, run_dir / "split")
     summary = write_summary(run_dir, summary)
     if own_logger:
         logger.close()

@@ -197,7 +197,7 @@ def train_sb3(
     if own_logger:
         logger = TrainLogger(run_dir, tracker="none", resume_step=state["steps"], quiet=not progress)
     clock = Clock(state["wall_s"], state["cpu_s"])
-    budget = TimeBudget(cfg.time_budget_s, clock)
+    budget = TimeBudget.of(cfg, clock)
     recent: list[float] = [float(x) for x in state["recent"]]
     episodes, running = int(state["episodes"]), 0.0
     start_steps = int(state["steps"])

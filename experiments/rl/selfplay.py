@@ -365,7 +365,7 @@ def train_selfplay(
     if update == 0 and not history:
         snapshot(0)
     clock = Clock(wall_before, cpu_before)
-    budget = TimeBudget(cfg.time_budget_s, clock)
+    budget = TimeBudget.of(cfg, clock)
     generator = None
     last = None
     while update < cfg.num_updates:

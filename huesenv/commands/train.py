@@ -156,7 +156,15 @@ def _common(q: argparse.ArgumentParser) -> None:
     add_seed(q)
     q.add_argument("--steps", type=positive_int, help="environment steps (self-play: rounds of the game)")
     q.add_argument(
-        "--time-budget", type=positive_float, metavar="MINUTES", help="stop after this much wall time"
+        "--time-budget",
+        type=positive_float,
+        metavar="MINUTES",
+        help="stop before this much time has passed (on the --budget-clock)",
+    )
+    q.add_argument(
+        "--budget-clock",
+        choices=("wall", "cpu"),
+        help="the clock --time-budget is read on: wall (default) or cpu (the process's CPU time, all threads)",
     )
     add_device(q, help=TRAIN_DEVICE_HELP)
     add_allow_code(q)
@@ -209,7 +217,13 @@ def _table_opponents(args: argparse.Namespace, params: dict[str, Any]) -> None:
 def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
     """The trainer name and its config object from the command line."""
     params = parse_sets(args.overrides)
-    flags = {"seed": "--seed", "device": "--device", "role": "the subcommand", "torch_threads": "--threads"}
+    flags = {
+        "seed": "--seed",
+        "device": "--device",
+        "role": "the subcommand",
+        "torch_threads": "--threads",
+        "budget_clock": "--budget-clock",
+    }
     for key, flag in flags.items():  # the command line sets these; a --set would be silently replaced
         if key in params:
             raise ValueError(f"--set {key}=...: {key} is set by {flag}; use that instead")
@@ -217,6 +231,8 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
         params["total_games" if kind == "selfplay" else "total_steps"] = args.steps
     if args.time_budget is not None:
         params["time_budget_s"] = args.time_budget * 60.0
+    if args.budget_clock is not None:
+        params["budget_clock"] = args.budget_clock
     params["seed"], params["device"] = args.seed, args.device or "auto"
     if args.threads:
         params["torch_threads"] = args.threads
