@@ -72,3 +72,43 @@ def test_other_agents_take_the_query_path() -> None:
     assert _episodes("huesenv/Guesser-v1", True, 3, opponents="random") == _episodes(
         "huesenv/Guesser-v1", False, 3, opponents="random"
     )
+
+
+def test_give_cue_among_with_a_mask_is_give_cue_with_the_offered_words() -> None:
+    """The fast cue path (whole vocabulary + mask) answers as the query path (offered words, the rest forbidden)."""
+    from itertools import compress
+
+    from huesenv.agents.human_replay import HumanReplayAgent
+    from huesenv.envs.hues_cues.env import raw_env
+    from huesenv.game.protocol import CueQuery
+
+    env = raw_env(num_players=4)
+    vocab = env.layout.vocabulary
+    agent = HumanReplayAgent()
+    rng = np.random.default_rng(3)
+    answered = 0
+    for trial in range(300):
+        offered = rng.random(len(vocab)) < rng.choice([0.05, 0.5, 0.95])
+        used = tuple(rng.choice(vocab, size=int(rng.integers(0, 6)), replace=False))
+        forbidden = (*used, *env.rules.forbidden_words, *env.rules.relative_words[: trial % 3 * 7])
+        targets = [int(c) for c in rng.choice(480, size=int(rng.choice([1, 4])), replace=False)]
+        cue_index = int(rng.integers(1, 3))
+        query = CueQuery(
+            card=tuple(targets),
+            target=targets[0] if len(targets) == 1 else None,
+            cue_index=cue_index,
+            forbidden=frozenset(forbidden) | frozenset(compress(vocab, (~offered).tolist())),
+            vocabulary=tuple(compress(vocab, offered.tolist())) or None,
+        )
+        if query.vocabulary is None:
+            continue  # an empty offer falls back to every answered word (Driver.action asks decide then)
+        slow = agent.give_cue(query)
+        fast = agent.give_cue_among(query.targets, cue_index, vocab, forbidden, offered)
+        assert (fast.target, fast.cue, fast.valid, fast.info) == (
+            slow.target,
+            slow.cue,
+            slow.valid,
+            slow.info,
+        )
+        answered += fast.cue is not None
+    assert answered > 100
