@@ -98,17 +98,30 @@ class HumanReplayAgent(BaseAgent):
         return key if key in self._pool else None
 
     def guess(self, query: GuessQuery) -> Answer:
-        legal = query.legal_mask()
+        return self.guess_cells(query.legal_mask(), query.cues, game=query.game, top_k=query.top_k)
+
+    def guess_cells(
+        self, legal: np.ndarray, cues: Sequence[str], *, game: int | None = None, top_k: int = 1
+    ) -> Answer:
+        """The guess for free cells ``legal`` ((480,) bool) after ``cues``: the whole rule of :meth:`guess`.
+
+        Why a narrow method: the single-learner envs (``Guesser-v1``,
+        ``CueGiver-v1``) ask replayed opponents a few times per learner step,
+        and building the query and its view cost more than the draw itself.
+        They call this with the same mask, cues and game id that :meth:`guess`
+        would read from its query, so both take the same random draws and the
+        episodes do not depend on which path asked.
+        """
         if not legal.any():
             return Answer(valid=False, raw_text="no legal cell")
-        if query.game is not None and query.game != self._game:
-            self._game, self._used = query.game, {}
-        k = max(1, int(query.top_k))
-        word = next((w for w in (self._known(c) for c in reversed(query.cues)) if w is not None), None)
+        if game is not None and game != self._game:
+            self._game, self._used = game, {}
+        k = max(1, int(top_k))
+        word = next((w for w in (self._known(c) for c in reversed(cues)) if w is not None), None)
         if word is None:
             return self._uniform(legal, k, "unknown_cue")
         pool = self._pool[word]
-        used = self._used.setdefault(word, set()) if query.game is not None else set()
+        used = self._used.setdefault(word, set()) if game is not None else set()
         cells: list[int] = []
         first_answer: int | None = None
         for i in self.rng.permutation(len(pool)):
@@ -122,7 +135,7 @@ class HumanReplayAgent(BaseAgent):
                     break
         if not cells:
             return self._uniform(legal, k, "exhausted", word=word)
-        if query.game is not None and first_answer is not None:
+        if game is not None and first_answer is not None:
             used.add(first_answer)
         return Answer(cells=np.asarray(cells, np.int64), info={"sampled": True, "word": word})
 
@@ -188,22 +201,46 @@ class HumanReplayAgent(BaseAgent):
         return rows
 
     def give_cue(self, query: CueQuery) -> Answer:
+        return self.give_cue_among(query.targets, query.cue_index, query.vocabulary, query.forbidden)
+
+    def give_cue_among(
+        self,
+        targets: Sequence[int],
+        cue_index: int,
+        vocabulary: Sequence[str] | None,
+        forbidden: Iterable[str],
+        offered: np.ndarray | None = None,
+    ) -> Answer:
+        """The cue (and target) for ``targets`` given the texts ``forbidden``: the whole rule of :meth:`give_cue`.
+
+        ``vocabulary``: the words to choose among (None: every word people
+        answered); ``offered``: a bool mask over it of the words the game allows
+        now, the others counted as forbidden (as a query lists them).  Why a
+        narrow method: see :meth:`guess_cells`; the single-learner envs pass the
+        full vocabulary with its mask (its rows are cached) instead of a query
+        whose offered words and forbidden set are rebuilt every turn.  Blocking
+        is by table row either way, so both give the same answer.
+        """
         words, _ = self.frame_shares()
-        pool: Sequence[str] = query.vocabulary or words
+        pool: Sequence[str] = vocabulary or words
         rows = self._pool_rows(pool)
         blocked = np.zeros(len(words) + 1, dtype=bool)  # the last entry: row -1, a text nobody answered
-        blocked[self._rows(query.forbidden)] = True  # query.forbidden_words as rows
+        blocked[self._rows(forbidden)] = True  # as CueQuery.forbidden_words: texts matched by their rows
+        if offered is not None:
+            blocked[rows[~offered]] = True  # words not offered are forbidden (a query lists them so)
         empty = self._row(EMPTY_INPUT)  # as forbidden_words has it: all-white-space texts forbid nothing
         if empty >= 0:
             blocked[empty] = False
         blocked[-1] = True
-        allowed = np.flatnonzero(~blocked[rows])  # positions in the pool, in its order
-        targets = query.targets
+        ok = ~blocked[rows]
+        allowed = np.flatnonzero(
+            ok if offered is None else ok & offered
+        )  # positions in the pool, in its order
         if not allowed.size or not targets:
             return Answer(
                 target=targets[0] if targets else None,
                 cue=None,
-                valid=query.cue_index == 2,
+                valid=cue_index == 2,
                 raw_text="no allowed cue with human answers",
             )
         value = self._share_by_target[targets][:, rows[allowed]].T  # (V, T): argmax in (V, T) order

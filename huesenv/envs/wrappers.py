@@ -36,7 +36,11 @@ as in the AEC env (``illegal_action="end"``); ``"penalise"`` lets the learner
 act again after the penalty, ``"raise"`` raises.
 
 Every agent is ``reset`` with a seed derived from the episode seed, so
-``reset(seed=s)`` replays the same episode.  Unusable answers of the other
+``reset(seed=s)`` replays the same episode.  Replayed-human opponents are asked
+through their narrow methods, not a query (:meth:`~huesenv.envs.hues_cues.play.Driver.action`):
+most of a learner step went into building queries and views for them.  Their
+answers and random draws are those of the query path, so the episodes of a
+seed do not depend on it (a versioned id must not change its episodes).  Unusable answers of the other
 agents fall back exactly as in :func:`huesenv.envs.play_game`.
 """
 
@@ -62,6 +66,10 @@ AgentLike = Agent | str
 class _SeatEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 4}
     learner_role = "guesser"
+    #: ask opponents through their narrow methods where they have one (:meth:`Driver.action`) and build
+    #: the infos once after their moves; False: a full query per decision and the infos after each move,
+    #: the same episodes, slower (tests/test_wrappers_fast_opponents.py compares both)
+    _fast_opponents = True
 
     def __init__(
         self,
@@ -183,11 +191,15 @@ class _SeatEnv(gymnasium.Env):
         """Let the other agents (and the learner's stand-in) play until the learner must act or the game ends."""
         g = self.game
         assert self._driver is not None
+        fast = self._fast_opponents
+        moved = False
         while not g.game_over and not self._is_learner_turn():
             name = g.agent_selection
             agent = self._stand_in if name == self.learner else self._agents[name]
-            action, *_ = self._driver.decide(name, agent)
-            g.step(action)
+            g._step(self._driver.action(name, agent, fast=fast), infos=not fast)
+            moved = True
+        if moved and fast:
+            g._refresh_infos()  # the infos of the last move, built once (see raw_env._step)
 
     def _info(self) -> dict[str, Any]:
         info = dict(self.game.infos.get(self.learner, {}))

@@ -62,6 +62,19 @@ def query_for(env: Any, agent: str, *, game: int | None = None, top_k: int = 1) 
     raise ValueError(f"no decision to make in phase {view.phase.value!r}")
 
 
+def guess_decision(answer: Answer, mask: np.ndarray) -> Decision:
+    """A guess answer's first legal ranked cell as the action (``mask``: the guesser's bool action mask)."""
+    if answer.cells is None or len(answer.cells) == 0:
+        return Decision(None, False, answer.raw_text or "answer has no cell")
+    for c in np.asarray(answer.cells).ravel():
+        c = int(c)
+        if 0 <= c < N_CELLS and mask[c]:
+            return Decision(
+                c, bool(answer.valid), "" if answer.valid else "agent marked its answer invalid", cell=c
+            )
+    return Decision(None, False, "no ranked cell is legal (occupied or off the board)")
+
+
 def answer_to_action(
     answer: Answer,
     query: GuessQuery | CueQuery,
@@ -73,15 +86,7 @@ def answer_to_action(
     """Turn an agent's answer into an env action, checking it against the acting agent's mask and the cue rules."""
     mask = np.asarray(action_mask, dtype=bool)
     if isinstance(query, GuessQuery):
-        if answer.cells is None or len(answer.cells) == 0:
-            return Decision(None, False, answer.raw_text or "answer has no cell")
-        for c in np.asarray(answer.cells).ravel():
-            c = int(c)
-            if 0 <= c < N_CELLS and mask[c]:
-                return Decision(
-                    c, bool(answer.valid), "" if answer.valid else "agent marked its answer invalid", cell=c
-                )
-        return Decision(None, False, "no ranked cell is legal (occupied or off the board)")
+        return guess_decision(answer, mask)
     if query.target is None:
         t = answer.target
         if t is None or not (0 <= int(t) < N_CELLS) or not mask[int(t)]:

@@ -531,9 +531,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._last_reveal = None
         self.last_illegal = None
         self.agent_selection = self.possible_agents[self.state_.current]
+        self._infos_of: tuple[RoundResult | None, str | None] = (None, None)
         self.infos = self._infos(None, None)
         if self.render_mode == "human":
             self.render()
+
+    def _refresh_infos(self) -> None:
+        """``infos`` as the last :meth:`_step` would have left them with ``infos=True``."""
+        self.infos = self._infos(*self._infos_of)
 
     def _infos(self, result: RoundResult | None, illegal: str | None) -> dict[str, dict]:
         s = self.state_obj
@@ -559,6 +564,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         return infos
 
     def step(self, action: Any) -> None:
+        self._step(action)
+
+    def _step(self, action: Any, infos: bool = True) -> None:
+        """:meth:`step`; ``infos=False`` leaves ``infos`` stale until :meth:`_refresh_infos`.
+
+        Why: the single-learner wrappers step the other seats' moves in a row
+        and read the infos only after the last one; building every seat's info
+        dict after each move cost as much as deciding a replayed human's cone.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -597,7 +611,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             elif self.max_cycles is not None and self._moves >= self.max_cycles:
                 self.truncations = {a: True for a in self.agents}
         self.agent_selection = self.possible_agents[s.current]
-        self.infos = self._infos(result, offender)
+        self._infos_of = (result, offender)
+        if infos:
+            self.infos = self._infos(result, offender)
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.board import format_coord, parse_coord
-from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, query_for
+from huesenv.board import N_CELLS, format_coord, parse_coord
+from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, guess_decision, query_for
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.game.phase import Phase
 from huesenv.game.protocol import Agent, Answer, CueQuery, GuessQuery
@@ -97,6 +97,14 @@ class Driver:
             except NotImplementedError as err:
                 answer = Answer(valid=False, raw_text=f"{type(err).__name__}: {err}")
         seconds = time.perf_counter() - t0
+        action, decision = self._to_action(answer, query, mask.astype(bool), phase)
+        return action, decision, answer, query, seconds
+
+    def _to_action(
+        self, answer: Answer, query: CueQuery | GuessQuery, mask: np.ndarray, phase: Phase
+    ) -> tuple[Any, Decision]:
+        """The answer as an env action (the documented fallback when unusable); keeps a target pick's cue 1."""
+        env = self.env
         decision = answer_to_action(answer, query, mask, env.layout, env.rules, env.used_cues())
         if phase is Phase.PICK_TARGET and decision.valid and answer.cue:
             self._pending_cue = Answer(cue=answer.cue, raw_text=answer.raw_text, valid=answer.valid)
@@ -104,8 +112,57 @@ class Driver:
             self._pending_cue = None
         action = decision.action
         if action is None:
-            action = self._random_action(mask.astype(bool), phase)
-        return action, decision, answer, query, seconds
+            action = self._random_action(mask, phase)
+        return action, decision
+
+    def action(self, agent_name: str, agent: Agent, *, fast: bool = True) -> Any:
+        """Only the env action of :meth:`decide`: what the single-learner envs need of their opponents.
+
+        With ``fast``, an agent with the narrow methods of
+        :class:`~huesenv.agents.HumanReplayAgent` is asked through them, with
+        what its query would carry and no query or view built: a guesser's
+        ``guess_cells(legal, cues, game=, top_k=)``; in vocabulary mode a cue
+        giver's ``give_cue_among(targets, cue_index, vocabulary, forbidden,
+        offered)`` (the env's vocabulary with its allowed-word mask, where the
+        query lists the allowed words and forbids the rest).  Why: building
+        queries and views was most of an opponent's cost in ``Guesser-v1``.
+        The answers, the fallback and the random draws are :meth:`decide`'s, so
+        an episode is the same either way (``tests/test_wrappers_fast_opponents.py``
+        plays both); anything else is asked through :meth:`decide`.
+        """
+        env = self.env
+        s = env.state_obj
+        phase = s.phase
+        if not fast:
+            return self.decide(agent_name, agent)[0]
+        if phase.is_guess:
+            guess_cells = getattr(agent, "guess_cells", None)
+            if guess_cells is None:
+                return self.decide(agent_name, agent)[0]
+            mask = env.action_mask(agent_name).astype(bool)
+            cues = tuple(c for c in s.cues if c is not None)  # the query's cues: passes left out
+            action = guess_decision(guess_cells(mask[:N_CELLS], cues, game=self.game, top_k=1), mask).action
+            return self._random_action(mask, phase) if action is None else action
+        give = getattr(agent, "give_cue_among", None)
+        layout = env.layout
+        if give is None or layout.cue_mode != "vocabulary" or not phase.is_cue_giver_turn:
+            return self.decide(agent_name, agent)[0]
+        picking = phase is Phase.PICK_TARGET
+        query = CueQuery(card=tuple(s.card), target=None if picking else s.target, cue_index=phase.cue_index)
+        if phase is Phase.CUE_1 and self._pending_cue is not None:
+            answer, self._pending_cue = self._pending_cue, None
+        else:
+            offered = None if picking else env.allowed_words().astype(bool)
+            if offered is not None and not offered.any():  # a query would offer no word (an edge case)
+                return self.decide(agent_name, agent)[0]
+            rules = env.rules
+            forbidden = (
+                *s.used_cues,
+                *rules.forbidden_words,
+                *(rules.relative_words if query.cue_index == 2 else ()),
+            )
+            answer = give(query.targets, query.cue_index, layout.vocabulary, forbidden, offered)
+        return self._to_action(answer, query, env.action_mask(agent_name).astype(bool), phase)[0]
 
 
 def _check_agents(agents: Mapping[str, Agent], seats: list[str]) -> None:
