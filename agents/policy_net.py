@@ -42,6 +42,7 @@ import numpy as np
 
 from huesenv.atomic import write_bytes_atomic
 from huesenv.board import N_CELLS, load_board
+from huesenv.trust import UnsafeTensorFile, check_tensor_archive
 from huesenv.vocabulary import normalise_word
 
 CHECKPOINT_FORMAT = "huesenv-policy"
@@ -355,6 +356,10 @@ def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"policy checkpoint {path}: no such file")
+    try:
+        check_tensor_archive(path)
+    except UnsafeTensorFile as err:
+        raise ValueError(f"policy checkpoint {path}: not a readable torch checkpoint ({err})") from None
     try:
         with warnings.catch_warnings():  # a foreign pickle's protocol warning: the refusal below says it
             warnings.simplefilter("ignore")

@@ -69,12 +69,15 @@ from gymnasium import spaces
 from huesenv.board import N_CELLS, N_COLS, N_ROWS
 from huesenv.envs.hues_cues.encoding import ObservationEncoder
 from huesenv.game.rules import DEFAULT_RULES
+from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive
 from huesenv.vocabulary import normalise_word, word_texts
 
 MAX_DATA_BYTES = 16 * 2**20  # the data JSON of a real model is a few kB
-MAX_WEIGHTS_BYTES = 2 * 2**30
 MAX_WIDTH = 1 << 16  # units per layer / observation size / actions
 MAX_PARAMETERS = 1 << 26  # 64M weights (256 MB in float32): far above any MlpPolicy huesenv trains
+MAX_WEIGHTS_BYTES = MAX_TENSOR_BYTES  # 8 bytes a weight: policy.pth's size and what torch.load may allocate
+MAX_VOCABULARY_BYTES = 1 << 20  # a vocabulary= word list
+MAX_VOCABULARY_WORDS = 100_000
 ROLE_OF_ENV = {"huesenv/Guesser": "guesser", "huesenv/CueGiver": "cue_giver"}
 ENV_OF_ROLE = {
     "guesser": "huesenv/Guesser-v1",
@@ -148,8 +151,16 @@ def read_sb3_zip(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ValueError(f"{source}: 'data' is not JSON ({err})") from None
+    except RecursionError:
+        raise ValueError(f"{source}: 'data' is JSON nested too deeply to read") from None
     if not isinstance(data, dict):
         raise ValueError(f"{source}: 'data': expected a JSON object")
+    try:
+        check_tensor_archive(io.BytesIO(weights), MAX_WEIGHTS_BYTES)
+    except UnsafeTensorFile as err:
+        raise ValueError(
+            f"{source}: 'policy.pth' is not a plain tensor file ({err}; nothing was unpickled)"
+        ) from None
     try:
         with warnings.catch_warnings():  # a foreign pickle's protocol warning: the refusal below says it
             warnings.simplefilter("ignore")
@@ -161,6 +172,9 @@ def read_sb3_zip(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     if not isinstance(state, Mapping) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise ValueError(f"{source}: 'policy.pth': expected a state dict of tensors")
     check_tensor_sizes(state, source)
+    for name, tensor in state.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise ValueError(f"{source}: 'policy.pth' tensor {name!r} holds NaN or infinite weights")
     return data, dict(state)
 
 
@@ -216,6 +230,8 @@ def infer_architecture(state: Mapping[str, Any], source: str) -> dict[str, Any]:
     pi_in, pi = _mlp_widths(state, "mlp_extractor.policy_net", source)
     vf_in, vf = _mlp_widths(state, "mlp_extractor.value_net", source)
     action_w = state["action_net.weight"]
+    if action_w.ndim != 2:
+        raise ValueError(f"{source}: action_net.weight: expected a linear layer's 2-D weight")
     obs = pi_in if pi else (vf_in if vf else int(action_w.shape[1]))
     if (pi and pi_in != obs) or (vf and vf_in != obs):
         raise ValueError(f"{source}: policy and value networks read different observation sizes")
@@ -235,10 +251,18 @@ def _declared_arch(kwargs: Mapping[str, Any], source: str) -> dict[str, list[int
     if arch is None:
         return None
     if isinstance(arch, list):
-        return {"pi": [int(x) for x in arch], "vf": [int(x) for x in arch]}
+        return {"pi": _widths(arch, "net_arch", source), "vf": _widths(arch, "net_arch", source)}
     if isinstance(arch, Mapping):
-        return {"pi": [int(x) for x in arch.get("pi", [])], "vf": [int(x) for x in arch.get("vf", [])]}
+        return {k: _widths(arch.get(k, []), f"net_arch.{k}", source) for k in ("pi", "vf")}
     raise ValueError(f"{source}: policy_kwargs.net_arch: expected a list or a {{pi, vf}} mapping")
+
+
+def _widths(value: Any, field: str, source: str) -> list[int]:
+    if not isinstance(value, list) or not all(type(x) is int for x in value):
+        raise ValueError(
+            f"{source}: policy_kwargs.{field} {str(value)[:80]}: expected a list of layer widths"
+        )
+    return list(value)
 
 
 def readable_policy_kwargs(kwargs: Any, source: str) -> tuple[dict[str, Any], str]:
@@ -311,9 +335,13 @@ def _flat_cue_weight(data: Mapping[str, Any], hint: Any, source: str) -> float:
             w = float(hint)
         except (TypeError, ValueError):
             raise ValueError(f"{source}: flat_cue_weight {hint!r}: expected a positive number") from None
-        if not w > 0 or (low is not None and low != -max(1.0, w)):
+        if not 0 < w < float("inf") or (low is not None and low != -max(1.0, w)):
             raise ValueError(f"{source}: flat_cue_weight {hint!r} does not fit the zip's bound {low}")
         return w
+    if low is not None and not np.isfinite(low) or high is not None and not np.isfinite(high):
+        raise ValueError(
+            f"{source}: observation_space bounds {low}, {high}: not finite; pass flat_cue_weight=<w>"
+        )
     if low is not None and low < -1.0:
         return -low
     if high is not None and high > 100.0:
@@ -327,7 +355,13 @@ def _vocabulary_hint(hint: Any, source: str) -> tuple[str, ...]:
     if isinstance(hint, (str, Path)):
         path = Path(hint)
         try:
-            words: Any = [w for w in path.read_text(encoding="utf-8").splitlines() if w.strip()]
+            if not path.is_file():
+                raise OSError("not a regular file")
+            with path.open("rb") as fh:
+                blob = fh.read(MAX_VOCABULARY_BYTES + 1)
+            if len(blob) > MAX_VOCABULARY_BYTES:
+                raise OSError(f"larger than {MAX_VOCABULARY_BYTES:,} bytes")
+            words: Any = [w for w in blob.decode("utf-8").splitlines() if w.strip()]
         except (OSError, UnicodeDecodeError) as err:
             raise ValueError(
                 f"{source}: vocabulary {str(hint)!r}: not a readable word list ({err})"
@@ -336,6 +370,8 @@ def _vocabulary_hint(hint: Any, source: str) -> tuple[str, ...]:
         words = list(hint)
     else:
         raise ValueError(f"{source}: vocabulary: expected a word-list file or a list of words")
+    if len(words) > MAX_VOCABULARY_WORDS:
+        raise ValueError(f"{source}: vocabulary: more than {MAX_VOCABULARY_WORDS:,} words")
     try:
         out = tuple(normalise_word(str(w)) for w in words)
     except ValueError as err:
@@ -350,7 +386,7 @@ def _vocabulary_hint(hint: Any, source: str) -> tuple[str, ...]:
 def _role(n_actions: int, hint: Any, source: str) -> tuple[str, int | None]:
     """The role (and, for cue givers, the vocabulary size) the action count allows."""
     opt = "pass role=guesser, cue_giver or selfplay"
-    if hint is not None and hint not in ENV_OF_ROLE:
+    if hint is not None and (not isinstance(hint, str) or hint not in ENV_OF_ROLE):
         raise ValueError(f"{source}: role {hint!r}: expected one of {sorted(ENV_OF_ROLE)}")
     if n_actions == N_CELLS:
         if hint not in (None, "guesser"):
@@ -494,8 +530,12 @@ def settings_of(
                 "or set model.huesenv_settings before model.save)"
             )
         return infer_settings(data, obs_dim, n_actions, source, hints)
-    if is_serialized(raw) or not isinstance(raw, Mapping):
+    if is_serialized(raw):
         raise ValueError(f"{source}: huesenv_settings is stored pickled; expected plain JSON (a dict)")
+    if not isinstance(raw, Mapping):
+        raise ValueError(
+            f"{source}: huesenv_settings is a JSON {type(raw).__name__}; expected an object (a dict)"
+        )
     settings = dict(raw)
     extra_hints = sorted(set(hints) - {"role"})
     if extra_hints:

@@ -75,3 +75,39 @@ def check_code_kwargs(kwargs: Mapping[str, Any], source: str) -> None:
             f"{source}: {keys[0]} runs code shipped with the model; "
             "pass --allow-code on the command line to allow it"
         )
+
+
+# Everything a tensor file may hold, in bytes: 8 bytes for each of agents.sb3_zip.MAX_PARAMETERS weights.
+MAX_TENSOR_BYTES = 8 * (1 << 26)
+
+
+class UnsafeTensorFile(ValueError):
+    """A file handed to ``torch.load`` that would make it allocate more than it may (see :func:`check_tensor_archive`)."""
+
+
+def check_tensor_archive(file: Any, max_bytes: int = MAX_TENSOR_BYTES) -> None:
+    """Refuse, before ``torch.load``, a ``torch.save`` file whose records would decompress past ``max_bytes``.
+
+    Why: ``torch.load`` allocates every storage of the file (inflating DEFLATE-compressed records, which
+    ``torch.save`` never writes) before a caller can look at a single tensor, so a 1.6 MB file could
+    claim a GB.  ``file``: a path or a seekable binary file object (left at its start).  Raises
+    :class:`UnsafeTensorFile` (the problem, without the file's name: the caller names it)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(file) as archive:
+            infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        raise UnsafeTensorFile(f"not torch.save's zip format ({err})") from None
+    finally:
+        if hasattr(file, "seek"):
+            file.seek(0)
+    total = 0
+    for info in infos:
+        if info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size:
+            raise UnsafeTensorFile(
+                f"record {info.filename!r} is compressed (torch.save stores records as is)"
+            )
+        total += info.file_size
+        if total > max_bytes:
+            raise UnsafeTensorFile(f"its tensors hold more than {max_bytes:,} bytes; refused")

@@ -49,6 +49,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from huesenv.agents.devices import resolve_device
 from huesenv.atomic import write_bytes_atomic, write_text_atomic, write_with
+from huesenv.trust import UnsafeTensorFile, check_tensor_archive
 from huesenv.validation import StrictModel, did_you_mean
 
 # the number types of the trainers' fields: NaN and infinity are never a hyper-parameter
@@ -208,6 +209,10 @@ def load_state(path: Path, device: str = "cpu") -> dict[str, Any]:
     """A state written by :func:`save_state` (tensors only, ``weights_only=True``); errors name the file."""
     import torch
 
+    try:
+        check_tensor_archive(path)
+    except UnsafeTensorFile as err:
+        raise ValueError(f"{path}: not a readable trainer state ({err}); use --fresh to start over") from None
     try:
         with warnings.catch_warnings():  # a foreign pickle's protocol warning: the refusal below says it
             warnings.simplefilter("ignore")
