@@ -60,7 +60,15 @@ class MiniLMTextEncoder:
                     "cue_encoding='embedding': sentence-transformers is missing; install the 'embed' extra"
                 ) from err
             quiet_model_loading()
-            self._model = SentenceTransformer(str(self.model_path), device="cpu")
+            # A folder named by a file (a zip's huesenv_settings.extra.text_encoder) is data: its modules.json
+            # may name any class, and sentence-transformers >= 6 (our pin) refuses every class outside
+            # ``sentence_transformers.*`` unless trust_remote_code=True, which huesenv never passes
+            # (tests/test_sb3_zip_hostile.py::test_text_encoder_folder_naming_a_foreign_class_is_refused).
+            try:
+                self._model = SentenceTransformer(str(self.model_path), device="cpu")
+            except ValueError as err:
+                first = str(err).splitlines()[0] if str(err) else type(err).__name__
+                raise ValueError(f"text encoder folder {self.model_path}: {first}") from None
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
