@@ -26,7 +26,9 @@ def byo_zip(tmp_path_factory) -> Path:
     import huesenv  # noqa: F401 - registers the env ids
 
     env = gymnasium.make("huesenv/Guesser-v1")
-    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, n_epochs=1, policy_kwargs={"net_arch": [8]})
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=16, batch_size=16, n_epochs=1, policy_kwargs={"net_arch": [8]}
+    )
     path = tmp_path_factory.mktemp("byo") / "model.zip"
     model.save(str(path))
     return path
@@ -211,3 +213,16 @@ def test_text_encoder_folder_naming_a_foreign_class_is_refused(tmp_path, monkeyp
         make_text_encoder(f"sentence-transformers:{folder}")
     assert len(str(err.value).splitlines()) == 1 and str(folder) in str(err.value)
     assert not marker.exists()
+
+
+def test_resume_checks_every_pth_member(tmp_path, byo_zip):
+    from huesenv.experiments.rl.sb3_train import check_pth_members
+
+    check_pth_members(byo_zip)
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(byo_zip) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for item in zin.infolist():
+            blob = zin.read(item.filename)
+            zout.writestr(item, _deflate(blob) if item.filename == "policy.optimizer.pth" else blob)
+    with pytest.raises(ValueError, match="policy.optimizer.pth.*compressed"):
+        check_pth_members(bad)

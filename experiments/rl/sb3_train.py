@@ -305,8 +305,37 @@ def read_state(model_path: Path) -> dict[str, Any]:
         state = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ValueError(f"{model_path}: {STATE_MEMBER} is not JSON ({err}); use --fresh") from None
+    except RecursionError:
+        raise ValueError(f"{model_path}: {STATE_MEMBER} is JSON nested too deeply; use --fresh") from None
     require(state, ("steps", "wall_s", "cpu_s", "config", "episodes", "recent"), model_path)
     return state
+
+
+def check_pth_members(model_path: Path) -> None:
+    """Every ``.pth`` member of the zip passes :func:`huesenv.trust.check_tensor_archive` (``torch.load`` next)."""
+    import io
+
+    from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive
+
+    try:
+        with zipfile.ZipFile(model_path) as archive:
+            for info in archive.infolist():
+                if not info.filename.endswith(".pth"):
+                    continue
+                if info.file_size > MAX_TENSOR_BYTES:
+                    raise UnsafeTensorFile(f"more than {MAX_TENSOR_BYTES:,} bytes")
+                with archive.open(info) as fh:
+                    blob = fh.read(MAX_TENSOR_BYTES + 1)
+                if len(blob) > MAX_TENSOR_BYTES:
+                    raise UnsafeTensorFile(f"more than {MAX_TENSOR_BYTES:,} bytes")
+                try:
+                    check_tensor_archive(io.BytesIO(blob))
+                except UnsafeTensorFile as err:
+                    raise UnsafeTensorFile(f"{info.filename!r}: {err}") from None
+    except UnsafeTensorFile as err:
+        raise ValueError(f"{model_path}: {err}; use --fresh to start over") from None
+    except (OSError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{model_path}: not a readable zip ({err}); use --fresh to start over") from None
 
 
 def _restore(model: Any, model_path: Path, cfg: SB3Config, settings: dict[str, Any], device: str) -> dict:
@@ -321,6 +350,7 @@ def _restore(model: Any, model_path: Path, cfg: SB3Config, settings: dict[str, A
         settings,
         source=f"resume {model_path}",
     )
+    check_pth_members(model_path)  # set_parameters torch.loads the optimiser's file too
     try:
         model.set_parameters(str(model_path), exact_match=True, device=device)
     except Exception as err:  # noqa: BLE001 - shapes or names that do not fit this config
