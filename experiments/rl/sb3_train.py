@@ -31,6 +31,7 @@ plays it and refuses a mismatching env).
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 from pathlib import Path
@@ -60,6 +61,7 @@ from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import segment_seed
 from huesenv.humans import load_humans
 from huesenv.humans.splits import describe_training, training_record
+from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive
 
 ROLE_ENVS = {"guesser": "huesenv/Guesser-v1", "cue_giver": "huesenv/CueGiver-v1"}
 
@@ -313,10 +315,6 @@ def read_state(model_path: Path) -> dict[str, Any]:
 
 def check_pth_members(model_path: Path) -> None:
     """Every ``.pth`` member of the zip passes :func:`huesenv.trust.check_tensor_archive` (``torch.load`` next)."""
-    import io
-
-    from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive
-
     try:
         with zipfile.ZipFile(model_path) as archive:
             for info in archive.infolist():
