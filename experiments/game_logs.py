@@ -230,6 +230,12 @@ def run_agent_specs(log: Path) -> dict[str, str] | None:
     if not path.is_file():
         return None
     data = load_yaml_file(path)
+    humans = data.get("humans") if isinstance(data, Mapping) else None
+    if humans is not None and not isinstance(humans, Mapping):
+        raise ValueError(
+            f"{path}, field humans: expected a mapping (humans: {{path: FILE}}), got {type(humans).__name__} "
+            f"{humans!r}"
+        )
     agents = data.get("agents") if isinstance(data, Mapping) else None
     if agents is None:
         return None
@@ -249,6 +255,21 @@ def run_agent_specs(log: Path) -> dict[str, str] | None:
 def record_agent(rec: LogRecord) -> str:
     """The name a metrics table uses for the record's agent (config name, seat name, else ``agent_id``)."""
     return str(rec.extra.get("config_agent") or rec.extra.get("seat_agent") or rec.agent_id)
+
+
+def learned_agents(per_file: Mapping[Path, Sequence[LogRecord]]) -> tuple[dict[str, str], set[str]]:
+    """``(specs, unchecked)``: the ``policy:`` agents of the logs' run configs (name → spec), and the names
+    of ``policy:`` agents of logs with no ``config.yaml`` (their training data is unknown)."""
+    specs: dict[str, str] = {}
+    unchecked: set[str] = set()
+    for log, records in per_file.items():
+        names = {record_agent(r) for r in records}
+        mine = run_agent_specs(log)
+        if mine is None:
+            unchecked |= {record_agent(r) for r in records if str(r.agent_id).startswith("policy:")}
+            continue
+        specs.update({n: s for n, s in mine.items() if n in names and s.startswith("policy:")})
+    return specs, unchecked
 
 
 def trained_on(
