@@ -24,8 +24,17 @@ run's ``config.yaml`` beside it, which names each agent's spec; a
 ``policy:PATH`` whose checkpoint records human training data that overlaps the
 reference the metrics score against is refused, as tournaments refuse it
 (:func:`huesenv.experiments.evaluation.overlaps`), unless allowed, and then
-labelled.  A log with ``policy:`` agents and no ``config.yaml`` beside it
-cannot be checked: the command says so.
+labelled.  A ``policy:PATH`` that records no human training data (a plain SB3
+zip) is scored and said to be of unknown training data
+(:func:`huesenv.experiments.evaluation.unknown_training`: its
+``trained_on_reference`` is ``<NA>``), as is every ``policy:`` agent of a log
+with no ``config.yaml`` beside it (the command says it could not be checked).
+
+**Whole games, each once** (:func:`complete_games`): a unit block cut short is
+left out (a resumed run writes the unit again after it); a second whole block
+of one (run_id, unit), a repeated step of one game (an untagged log appended to
+itself), a null ``extra.game`` or unit fields that contradict each other are
+refused in one line naming the file, line and field.
 """
 
 from __future__ import annotations
@@ -84,8 +93,8 @@ def _offset_games(
     for index, rec in records:
         game = _game_index(rec, where(index))
         key = (str(rec.run_id), game)
-        step = (*key, rec.extra.get("player"), rec.extra.get("round"), rec.extra.get("phase"))
-        step = (*step, rec.extra.get("cue_index"))
+        step: tuple[Any, ...] = (*key, rec.extra.get("player"), rec.extra.get("round"))
+        step = (*step, rec.extra.get("phase"), rec.extra.get("cue_index"))
         if step in steps:
             raise ValueError(
                 f"{where(index)}, field extra.game: game {game} of run {rec.run_id} repeats the step at "
