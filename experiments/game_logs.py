@@ -37,7 +37,7 @@ from typing import Any
 import pandas as pd
 
 from huesenv.experiments.analysis import guess_queries, points_by_role, seat_games
-from huesenv.experiments.evaluation import overlaps
+from huesenv.experiments.evaluation import run_overlaps
 from huesenv.experiments.uncertainty import add_role_intervals
 from huesenv.humans.splits import describe_training
 from huesenv.logs.schema import LogRecord
@@ -164,7 +164,9 @@ def trained_on(
                 )
             continue
         mine = {n: s for n, s in specs.items() if n in names}
-        for name, (n, record) in overlaps(mine, humans).items():
+        here, notes = run_overlaps(mine, humans, log.parent)  # relative paths: also in the run folder
+        unchecked.extend(notes)  # TRAINING DATA UNKNOWN (no record, or no such file): never held out
+        for name, (n, record) in here.items():
             found[name] = (n, record, mine[name])
     return found, unchecked
 
