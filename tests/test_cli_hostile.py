@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,6 +123,13 @@ CASES: list[tuple[str, list[str]]] = [
     ("guess empty word", ["agents", "guess", "random", " "]),
     ("guess top-k above the board", ["agents", "guess", "random", "BANANA", "--top-k", "1000"]),
     ("metrics top-k above the board", ["metrics", "{log}", "-o", "{tmp}/m", "--top-k", "481"]),
+    # -- metrics on game logs (a game log is scored; a broken one is refused, never mis-counted)
+    ("metrics game log twice in one file", ["metrics", "{gametwice}", "-o", "{tmp}/m", "--no-plots"]),
+    ("metrics game log null game", ["metrics", "{gamenull}", "-o", "{tmp}/m", "--no-plots"]),
+    ("metrics game log no game", ["metrics", "{gamenogame}", "-o", "{tmp}/m", "--no-plots"]),
+    ("metrics game log unit_pos past size", ["metrics", "{gameoverflow}", "-o", "{tmp}/m", "--no-plots"]),
+    ("metrics game log null unit_size", ["metrics", "{gamenosize}", "-o", "{tmp}/m", "--no-plots"]),
+    ("metrics game log humans a string", ["metrics", "{gamerun}", "-o", "{tmp}/m", "--no-plots"]),
     ("guess top-k 0", ["agents", "guess", "random", "BANANA", "--top-k", "0"]),
     ("guess top-k negative", ["agents", "guess", "random", "BANANA", "--top-k", "-5"]),
     ("guess seed negative", ["agents", "guess", "random", "BANANA", "--seed", "-1"]),
@@ -295,6 +303,23 @@ def inputs(tmp_path_factory) -> dict[str, str]:
         json.dumps({**good, "schema_version": SCHEMA_VERSION + 1}) + "\n"
     )  # a future one
     shutil.copy(GOOD_LOG, t / "games.jsonl")
+    game_lines = GOOD_LOG.read_text().splitlines()
+    (t / "gametwice.jsonl").write_text("\n".join(game_lines * 2) + "\n")
+
+    def broken(name: str, change: Any, at: int = 2) -> None:
+        lines = list(game_lines)
+        rec = json.loads(lines[at])
+        change(rec["extra"])
+        lines[at] = json.dumps(rec)
+        (t / name).write_text("\n".join(lines) + "\n")
+
+    broken("gamenull.jsonl", lambda e: e.update(game=None))
+    broken("gamenogame.jsonl", lambda e: e.pop("game"))
+    broken("gameoverflow.jsonl", lambda e: e.update(unit_pos=e["unit_size"]), at=len(game_lines) - 1)
+    broken("gamenosize.jsonl", lambda e: e.update(unit_size=None))
+    (t / "run").mkdir()
+    shutil.copy(GOOD_LOG, t / "run" / "games.jsonl")
+    (t / "run" / "config.yaml").write_text("humans: answers.csv\nagents: {random: {spec: random}}\n")
     shutil.copy(DATA / "v1_wordlevel.jsonl", t / "v1.jsonl")
     shutil.copy(DATA / "v1_wordlevel.jsonl", t / "words.jsonl")
     (t / "bad.yaml").write_text("games: [1, 2\nname: x\n")
@@ -323,6 +348,12 @@ def inputs(tmp_path_factory) -> dict[str, str]:
         "v3": str(t / "v3.jsonl"),
         "v1": str(t / "v1.jsonl"),
         "log": str(t / "games.jsonl"),
+        "gametwice": str(t / "gametwice.jsonl"),
+        "gamenull": str(t / "gamenull.jsonl"),
+        "gamenogame": str(t / "gamenogame.jsonl"),
+        "gameoverflow": str(t / "gameoverflow.jsonl"),
+        "gamenosize": str(t / "gamenosize.jsonl"),
+        "gamerun": str(t / "run" / "games.jsonl"),
         "wordlog": str(t / "words.jsonl"),
         "badyaml": str(t / "bad.yaml"),
         "unknownkey": str(t / "unknown.yaml"),

@@ -40,6 +40,22 @@ def files(tmp_path_factory) -> Path:
     log = (d / "w.jsonl").read_text().splitlines()
     rec = json.loads(log[0])
     shutil.copy(Path(__file__).parent / "data" / "v1_games.jsonl", d / "g.jsonl")
+    game = (d / "g.jsonl").read_text().splitlines()
+    (d / "g_twice.jsonl").write_text("\n".join(game + game) + "\n")  # a game log appended to itself
+    for name, key, value, at in (
+        ("g_nullgame", "game", None, 5),
+        ("g_textgame", "game", "three", 5),
+        ("g_badpos", "unit_pos", 999, len(game) - 1),
+        ("g_badsize", "unit_size", 3, 7),
+    ):
+        lines = list(game)
+        step = json.loads(lines[at])
+        step["extra"][key] = value
+        lines[at] = json.dumps(step)
+        (d / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    (d / "grun").mkdir()
+    shutil.copy(d / "g.jsonl", d / "grun" / "games.jsonl")
+    (d / "grun" / "config.yaml").write_text("humans: h.csv\nagents: {random: {spec: random}}\n")
     (d / "empty.csv").write_text("")
     (d / "empty.jsonl").write_text("")
     (d / "blank.jsonl").write_text("\n\n  \n")
@@ -404,6 +420,17 @@ CASES: list[tuple[str, list[str], str | None]] = [
         "w.jsonl",
     ),
     ("metrics-cvd-missing", ["metrics", f"{D}/w.jsonl", "-o", f"{D}/m", "--cvd", f"{D}/nocvd"], "--cvd"),
+    # -- metrics on game logs: scored when whole, refused (naming file, line, field) when not
+    ("metrics-game-log-twice", ["metrics", f"{D}/g_twice.jsonl", "-o", f"{D}/m", "--no-plots"], "line 105"),
+    ("metrics-game-null", ["metrics", f"{D}/g_nullgame.jsonl", "-o", f"{D}/m", "--no-plots"], "extra.game"),
+    ("metrics-game-text", ["metrics", f"{D}/g_textgame.jsonl", "-o", f"{D}/m", "--no-plots"], "line 6"),
+    ("metrics-game-unit-pos", ["metrics", f"{D}/g_badpos.jsonl", "-o", f"{D}/m", "--no-plots"], "unit_pos"),
+    (
+        "metrics-game-unit-size",
+        ["metrics", f"{D}/g_badsize.jsonl", "-o", f"{D}/m", "--no-plots"],
+        "unit_size",
+    ),
+    ("metrics-game-run-humans", ["metrics", f"{D}/grun/games.jsonl", "-o", f"{D}/m", "--no-plots"], "humans"),
     # -- agents
     ("agents-no-action", ["agents"], None),
     ("guess-clip-empty", ["agents", "guess", "clip:", "APPLE"], "clip:"),

@@ -78,3 +78,28 @@ def test_written_part_reads_back_and_other_cohort_is_refused(humans, tmp_path):
     assert len(ev) == len(s.evaluation(humans)) and ev.is_reconstruction
     with pytest.raises(ValueError, match="not from"):
         s.train(ev)
+
+
+def test_a_part_file_is_named_as_that_part_of_its_split_in_every_reference(humans, tmp_path):
+    from huesenv.humans import HumanReference
+
+    s = DataSplit.of(humans, seed=0)
+    s.save(tmp_path / "split.json")
+    for part in ("evaluation", "train"):
+        loaded = load_humans(s.write_part(humans, part, tmp_path / f"{part}.csv.gz"))
+        assert HumanReference.of(loaded).description.endswith(f"; {s.part_label(part)}")
+    named = tmp_path / "named"
+    s.save(named / f"split-{s.fingerprint}.json")
+    loaded = load_humans(
+        s.write_part(humans, "evaluation", named / f"split-{s.fingerprint}-evaluation.csv.gz")
+    )
+    assert f"evaluation part of split {s.fingerprint}" in HumanReference.of(loaded).description
+    # no record, another split's record, or a file whose people are not that part: named as itself
+    alone = tmp_path / "alone"
+    loaded = load_humans(s.write_part(humans, "evaluation", alone / "evaluation.csv.gz"))
+    assert "part of split" not in HumanReference.of(loaded).description
+    DataSplit.of(humans, seed=1).save(alone / "split.json")
+    assert "part of split" not in HumanReference.of(load_humans(alone / "evaluation.csv.gz")).description
+    s.save(alone / "split.json")
+    swapped = load_humans(s.write_part(humans, "train", alone / "evaluation.csv.gz"))
+    assert "part of split" not in HumanReference.of(swapped).description

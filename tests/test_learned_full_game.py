@@ -41,10 +41,12 @@ def test_learned_agents_play_both_seats_of_the_default_tournament(tmp_path, monk
         for role in ("cue_giver", "guesser", "total"):
             row = roles.loc[(agent, role)]
             assert row["mean_ci_low"] <= row["mean"] <= row["mean_ci_high"], (agent, role)
-    assert (
-        "evaluation" in str(roles["human_reference"].iloc[0]).lower()
-        or "split" in (run / "config.yaml").read_text()
-    )
+    # the human seats replay the split's evaluation part: the run's summary names that file and its people
+    humans = json.loads((run / "summary.json").read_text())["humans"]
+    split = json.loads((guesser / "split" / "split.json").read_text())
+    assert humans["source"].replace("\\", "/").endswith("split/evaluation.csv.gz"), humans
+    assert humans["participants"] == len(split["eval_participants"]), humans
+    assert set(roles["human_reference"].astype(str)) == {humans["description"]}
     games = [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()]
     own = [g for g in games if g["extra"].get("seat_agent") in ("learned-cue-giver", "lookup")]
     assert own and all(g["valid"] for g in own)  # both play both seats from their own tables/networks

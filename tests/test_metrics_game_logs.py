@@ -154,3 +154,121 @@ def test_a_game_cut_short_is_left_out_and_said(tmp_path, capsys):
     assert "game:1 cut short" in capsys.readouterr().out
     table = pd.read_csv(tmp_path / "m" / "game_points.csv")
     assert table["games"].max() == 1
+
+
+def _tournament_log(tmp_path, games=2):
+    """A tiny tournament-style game log: ``games`` games of four random agents, each a tagged unit block."""
+    from huesenv.agents import make_agent
+    from huesenv.envs.hues_cues.play import play_game
+    from huesenv.logs.units import tag_unit
+
+    path = tmp_path / "games.jsonl"
+    with LogWriter(path) as writer:
+        for game in range(games):
+            agents = {f"player_{i}": make_agent("random", seed=i) for i in range(4)}
+            result = play_game(agents, num_players=4, seed=game, game_index=game, run_id="r")
+            writer.append(tag_unit(result.records, f"game:{game}"))
+    return path
+
+
+def test_a_policy_of_unknown_training_data_is_said_and_marked_na(vector_log, tmp_path, capsys):
+    pytest.importorskip("torch")
+    from huesenv.agents.policy_net import PolicySettings, build_speaker_net, save_checkpoint
+
+    path, _ = vector_log
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "games.jsonl").write_bytes(path.read_bytes())
+    policy = save_checkpoint(  # records no human training data (like a plain SB3 model.save)
+        tmp_path / "policy.pt",
+        PolicySettings(env_id="huesenv/CueGiverVector-v0", role="cue_giver", vocabulary=("APPLE",)),
+        {"speaker": build_speaker_net(vocab_size=1, hidden=8)},
+        {"speaker": {"vocab_size": 1, "hidden": 8}},
+        {},
+    )
+    (run / "config.yaml").write_text(
+        f"agents:\n  caller: {{spec: 'policy:{policy}'}}\n  random: {{spec: random}}\n"
+    )
+    out = tmp_path / "m"
+    assert main(["metrics", str(run / "games.jsonl"), "-o", str(out), "--no-plots"]) == 0
+    assert "TRAINING DATA UNKNOWN: caller" in capsys.readouterr().out
+    for table in (out / "game_points.csv", out / "first_cones" / "agent_level.csv"):
+        marked = pd.read_csv(table).set_index("agent")["trained_on_reference"]
+        assert marked.loc[["caller"]].isna().all() and not marked.loc[["random"]].astype(bool).any()
+    points = pd.read_csv(out / "game_points.csv")
+    assert points["human_reference"].notna().all() and "self_scored" in points.columns
+
+
+def test_a_log_appended_to_itself_is_refused_naming_the_line(tmp_path, capsys):
+    path = _tournament_log(tmp_path)
+    text = path.read_text()
+    n = len(text.splitlines())
+    path.write_text(text + text)
+    assert main(["metrics", str(path), "-o", str(tmp_path / "m"), "--no-plots"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"line {n + 1}" in err[0] and "extra.unit" in err[0] and "twice" in err[0]
+
+
+def test_a_vector_log_appended_to_itself_is_refused(vector_log, tmp_path, capsys):
+    path, _ = vector_log
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text(path.read_text() * 2)
+    assert main(["metrics", str(twice), "-o", str(tmp_path / "m"), "--no-plots"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(twice) in err[0] and "line" in err[0] and "twice" in err[0]
+
+
+def test_a_resumed_log_counts_the_game_cut_short_once(tmp_path, capsys):
+    path = _tournament_log(tmp_path)
+    assert main(["metrics", str(path), "-o", str(tmp_path / "clean"), "--no-plots"]) == 0
+    clean = pd.read_csv(tmp_path / "clean" / "game_points.csv")
+    lines = path.read_text().splitlines()
+    first = [i for i, line in enumerate(lines) if '"game:1"' in line][0]
+    # a killed run wrote game 1 half, the resumed run wrote it whole after it
+    path.write_text("\n".join(lines[:-1] + lines[first:]) + "\n")
+    assert main(["metrics", str(path), "-o", str(tmp_path / "m"), "--no-plots"]) == 0
+    assert "cut short" not in capsys.readouterr().out
+    table = pd.read_csv(tmp_path / "m" / "game_points.csv")
+    assert table["games"].max() == 2 and table.loc[table["role"] == "total", "n"].sum() == 8
+    assert table["mean"].tolist() == pytest.approx(clean["mean"].tolist())  # the half game is not added
+
+
+def test_more_records_than_the_unit_wrote_is_refused(tmp_path, capsys):
+    import json
+
+    path = _tournament_log(tmp_path, games=1)
+    lines = path.read_text().splitlines()
+    extra = json.loads(lines[-1])
+    extra["extra"]["unit_pos"] = extra["extra"]["unit_size"]
+    path.write_text("\n".join([*lines, json.dumps(extra)]) + "\n")
+    assert main(["metrics", str(path), "-o", str(tmp_path / "m"), "--no-plots"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"line {len(lines) + 1}" in err[0] and "extra.unit_pos" in err[0]
+
+
+@pytest.mark.parametrize("how", ["null", "missing"])
+def test_a_game_step_without_its_game_number_is_one_line(tmp_path, capsys, how):
+    import json
+
+    path = _tournament_log(tmp_path, games=1)
+    lines = path.read_text().splitlines()
+    bad = json.loads(lines[2])
+    if how == "null":
+        bad["extra"]["game"] = None
+    else:
+        del bad["extra"]["game"]
+    lines[2] = json.dumps(bad)
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["metrics", str(path), "-o", str(tmp_path / "m"), "--no-plots"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "line 3" in err[0] and "extra.game" in err[0]
+
+
+@pytest.mark.parametrize("config", ["humans: file.csv\nagents: {}\n", "agents: [random]\n"])
+def test_a_run_config_of_the_wrong_shape_is_one_line(tmp_path, capsys, config):
+    path = _tournament_log(tmp_path, games=1)
+    (tmp_path / "config.yaml").write_text(config)
+    assert main(["metrics", str(path), "-o", str(tmp_path / "m"), "--no-plots"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    field = "humans" if config.startswith("humans") else "agents"
+    assert len(err) == 1 and "config.yaml" in err[0] and f"field {field}" in err[0]

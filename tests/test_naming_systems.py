@@ -227,3 +227,13 @@ def test_study_driver_tiny(tmp_path):
     assert np.allclose(merged[cols].to_numpy(), summary[cols].to_numpy())
     with pytest.raises(ValueError, match="no such file"):
         study.merge([tmp_path / "nowhere"], tmp_path / "m2")
+    # overlapping folders would count a run twice and narrow the bands: refused, naming the run
+    with pytest.raises(ValueError, match=r"run reward=frame vocab_size=4 seed=1: also in"):
+        study.merge([tmp_path, part], tmp_path / "m3")
+    assert not (tmp_path / "m3").exists()
+    whole = study.merge([tmp_path], tmp_path / "m4")  # one whole folder: its lexicons and a study.json
+    assert np.allclose(whole[cols].to_numpy(), summary[cols].to_numpy())
+    assert (tmp_path / "m4" / "lexicons" / "frame-v4-s1.csv").exists()
+    meta = json.loads((tmp_path / "m4" / "study.json").read_text())
+    assert meta["merged_from"] == [str(tmp_path)] and meta["parts"][0]["config"]["seeds"] == 2
+    assert study.main(["-o", str(tmp_path / "m5"), "--merge", str(tmp_path), str(tmp_path)]) == 2

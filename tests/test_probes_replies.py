@@ -85,3 +85,43 @@ def test_cli_scores_a_replies_file(tmp_path, capsys):
     assert (tmp_path / "out" / "interference.jsonl").is_file()
     assert (tmp_path / "out" / "interference_report_replies" / "interference.csv").is_file()
     assert "12 replies (12 readable)" in capsys.readouterr().out
+
+
+SURVEY_HEADER = ("userId", "kind", "stimulusId", "choice", "threshold", "choseDistractor", "attentionPassed")
+
+
+@pytest.mark.parametrize(
+    "row,field",
+    [
+        (("u1", "trial", "prior/apple/red/010", "green", "", "yes", ""), "choseDistractor"),
+        (("u1", "attention", "attention/1", "blue", "", "", "no"), "attentionPassed"),
+    ],
+)
+def test_survey_flags_other_than_the_exports_are_refused(tmp_path, row, field):
+    """A flag the export never writes used to read as "not excluded" while claiming exclusions were applied."""
+    from huesenv.probes.replies import read_replies
+
+    path = tmp_path / "gca.csv"
+    ok = ("u1", "trial", "prior/apple/red/020", "red", "", "False", "")
+    _write_csv(path, [ok, row], header=SURVEY_HEADER)
+    with pytest.raises(ValueError, match=rf"gca.csv, line 3, field {field}: .* is not a flag"):
+        read_replies(path)
+    _write_csv(
+        path, [ok, ("u1", "trial", "prior/apple/red/030", "green", "", "TRUE", "")], header=SURVEY_HEADER
+    )
+    assert len(read_replies(path)) == 2  # the export's True/False, any case
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_keep_excluded_on_a_plain_replies_file_is_refused(tmp_path, capsys, suffix):
+    path = tmp_path / f"replies{suffix}"
+    if suffix == ".csv":
+        _write_csv(path, _replies())
+    else:
+        path.write_text(json.dumps({"trial_id": _replies()[0][0], "reply": "red"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="--keep-excluded applies only to the collection app's GCA export"):
+        import_replies(path, "interference", keep_excluded=True, **KW)
+    argv = ["probe", "interference", "--replies", str(path), "--keep-excluded", "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--keep-excluded" in err and "\n" not in err and not (tmp_path / "o").exists()

@@ -84,3 +84,27 @@ def test_yaml_aliases_are_refused_in_training_configs_and_sets(tmp_path, capsys)
     assert main(["train", "guesser", "--set", "total_steps=[*a, *a]", "-o", str(tmp_path / "o")]) == 2
     assert "alias 'a' refused" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_the_lookup_baseline_plays_the_learned_agents_seat(tmp_path, monkeypatch):
+    """With a split, the tournament seats lookup (same training part) where the learned agent sat."""
+    from types import SimpleNamespace
+
+    from huesenv.experiments.rl import pipeline
+
+    seen = {}
+
+    def fake_run(config, **_):
+        seen["config"] = config
+        return SimpleNamespace(run_dir=tmp_path, reports={}, tables={}, elapsed_s=0.0)
+
+    monkeypatch.setattr(pipeline, "run_experiment", fake_run)
+    monkeypatch.setattr(pipeline, "changed_policy_files", lambda config: [])
+    cfg = load_training_config("learned_cue_giver_fast")
+    train_part = tmp_path / "train.csv.gz"
+    parts = {"train": str(train_part), "evaluation": str(tmp_path / "evaluation.csv.gz")}
+    pipeline.run_tournament(cfg, tmp_path / "policy.pt", tmp_path, False, None, parts)
+    data = seen["config"].data
+    assert ["learned", "human", "human", "human"] in data["lineups"]
+    assert ["lookup", "human", "human", "human"] in data["lineups"]
+    assert data["agents"]["lookup"]["spec"] == f"lookup:{train_part.resolve()}"

@@ -156,3 +156,19 @@ def test_the_wandb_config_and_summary_name_the_human_reference(tmp_path):
         "not people" in run.config["human_reference"]
         and run.summary["human_reference"] == run.config["human_reference"]
     )
+
+
+def test_unique_cues_needs_words_for_a_whole_game_and_sigma2_is_finite():
+    # 4 players: 8 rounds x 2 cues = 16 fresh words a game; 4 cannot last (the game used to crash on NaN logits)
+    with pytest.raises(ValueError, match=r"unique_cues, vocab_size: .*needs at least 16 words.*gives 4"):
+        SelfPlayConfig(unique_cues=True, vocab_size=4)
+    with pytest.raises(ValueError, match="perceptual_sigma2"):
+        SelfPlayConfig(perceptual_sigma2=float("inf"))
+    sp = SelfPlay(tiny(num_games=16, guessers=2, vocab_size=12, unique_cues=True), "cpu")  # 6 rounds x 2
+    gen = sp.begin_segment(0)
+    finished = 0.0
+    for u in range(7):  # a whole game and the first round of the next
+        n = sp.train_step(u, gen)
+        assert n["illegal"] == 0.0 and np.isfinite(n["points"])
+        finished += n["games_finished"]
+    assert finished == 16

@@ -32,13 +32,16 @@ map is the board's); every table still has a ``human_reference`` column naming
 the cohort the trainer's lexicon reports are scored against, as every output does.
 
 Run: ``python -m huesenv.experiments.rl.naming_study -o DIR [--seeds 5] [--sizes 4 16 100]
-[--rewards frame perceptual] [--updates 300]``.
+[--rewards frame perceptual] [--updates 300]``; ``-o OUT --merge DIR [DIR ...]`` writes the same files from
+several study folders (their lexicons copied, ``study.json`` naming the parts; a run found in two folders is
+refused).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -252,21 +255,60 @@ def write_study_json(out: Path, cfg: StudyConfig, wall_s: float, cpu_s: float) -
 
 
 def merge(parts: Sequence[str | Path], out: str | Path, sigma2: float = ib.DEFAULT_SIGMA2) -> Any:
-    """One study from several folders' ``curves.csv`` (e.g. the two rewards run in parallel processes)."""
+    """One study from several folders (e.g. the two rewards run in parallel processes): their ``curves.csv``
+    merged, their ``lexicons/`` copied, and a ``study.json`` naming the parts; every (reward, size, seed) run
+    must come from one folder only (``ValueError`` otherwise: overlapping folders would count a run twice)."""
+    import shutil
+
     import pandas as pd
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     frames = []
+    seen: dict[tuple[str, int, int], Path] = {}
     for part in parts:
         path = Path(part) / "curves.csv"
         if not path.is_file():
             raise ValueError(f"{path}: no such file (expected a study folder)")
-        frames.append(pd.read_csv(path).drop(columns=["human_reference"], errors="ignore"))
+        frame = pd.read_csv(path).drop(columns=["human_reference"], errors="ignore")
+        for col in ("reward", "vocab_size", "seed"):
+            if col not in frame.columns:
+                raise ValueError(f"{path}: column {col!r}: missing (expected a study's curves.csv)")
+        for reward, size, seed in (
+            frame[["reward", "vocab_size", "seed"]].drop_duplicates().itertuples(index=False)
+        ):
+            key = (str(reward), int(size), int(seed))
+            if key in seen:
+                raise ValueError(
+                    f"{path}: run reward={key[0]} vocab_size={key[1]} seed={key[2]}: also in {seen[key]} "
+                    "(expected each run in one folder only)"
+                )
+            seen[key] = path
+        frames.append(frame)
     curves = pd.concat(frames, ignore_index=True)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "lexicons").mkdir(exist_ok=True)
+    for part in parts:
+        for lexicon in sorted((Path(part) / "lexicons").glob("*.csv")):
+            target = out / "lexicons" / lexicon.name
+            if not (target.exists() and target.samefile(lexicon)):
+                shutil.copyfile(lexicon, target)
     model = ib.ib_model(sigma2=sigma2)
     sizes = sorted({int(v) for v in curves["vocab_size"]})
     finish(curves, sizes, out, model, ib.frontier(model))
+    studies = []
+    for part in parts:
+        meta = Path(part) / "study.json"
+        studies.append(json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else None)
+    data = {
+        "merged_from": [str(Path(p)) for p in parts],
+        "parts": studies,
+        "sigma2": sigma2,
+        "env": "full vectorised game (huesenv.experiments.rl.selfplay_game)",
+        "wall_s": sum(float(s.get("wall_s", 0.0)) for s in studies if s),
+        "cpu_s": sum(float(s.get("cpu_s", 0.0)) for s in studies if s),
+        "human_reference": NO_HUMAN_REFERENCE,
+    }
+    (out / "study.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     return summarise(curves.sort_values("update").groupby(["reward", "vocab_size", "seed"]).tail(1))
 
 
@@ -311,7 +353,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sigma2", type=float, default=ib.DEFAULT_SIGMA2)
     args = parser.parse_args(argv)
     if args.merge:
-        print(merge(args.merge, args.out, args.sigma2).round(3).to_string(index=False))
+        try:
+            summary = merge(args.merge, args.out, args.sigma2)
+        except ValueError as err:  # bad input: one line, exit 2
+            print(f"{parser.prog}: error: {err}", file=sys.stderr)
+            return 2
+        print(summary.round(3).to_string(index=False))
         return 0
     cfg = StudyConfig(
         seeds=args.seeds,

@@ -338,7 +338,8 @@ def run_tournament(
     With ``parts`` (:func:`~huesenv.experiments.rl.human_data.write_parts`) the
     human reference (replayed humans and the metrics) is the split's evaluation
     part, and the lookup baseline (``lookup``: the training part's cells per
-    word) joins the word level.
+    word and its cues) joins the word level and plays a copy of each learned
+    lineup in the learned agent's seat.
     """
 
     ev = cfg["evaluate"]
@@ -361,6 +362,9 @@ def run_tournament(
         data.setdefault("humans", {})["path"] = str(Path(parts["evaluation"]).resolve())
         data["agents"]["lookup"] = {"spec": f"lookup:{Path(parts['train']).resolve()}"}
         data["wordlevel"]["agents"].insert(1, "lookup")
+        # the simplest agent on the same data sits where the learned one sat, so the games compare them
+        learned = [lu for lu in ev.get("lineups", []) if "learned" in lu]
+        data["lineups"] += [["lookup" if a == "learned" else a for a in lu] for lu in learned]
     config = ExperimentConfig.from_dict(
         data, source=f"{cfg.get('_source', 'config')} (base {ev.get('base')})"
     )

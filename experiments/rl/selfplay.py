@@ -76,7 +76,7 @@ from huesenv.experiments.rl.lexicon import lexicon_metrics
 from huesenv.experiments.rl.lexicon_plots import plot_lexicon
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import segment_seed
-from huesenv.experiments.rl.selfplay_game import TARGET_CHOICES, GameRounds
+from huesenv.experiments.rl.selfplay_game import CUES_PER_ROUND, TARGET_CHOICES, GameRounds
 from huesenv.game.rules import DEFAULT_RULES
 from huesenv.humans import REFERENCE_COLUMN, HumanReference, load_humans
 from huesenv.vocabulary import evaluation_inputs, word_texts
@@ -102,7 +102,7 @@ class SelfPlayConfig(TrainerConfig):
     snapshot_every: int = 50
     vocab_size: int | None = None
     reward: str = "frame"
-    perceptual_sigma2: float = 64.0
+    perceptual_sigma2: PositiveFloat = 64.0
     target_choice: str = "speaker"
     unique_cues: bool = False
     warmup_updates: Annotated[int, Field(ge=0)] = 0
@@ -138,6 +138,19 @@ class SelfPlayConfig(TrainerConfig):
             raise ValueError(f"guessers: expected 2-9 (3-10 players), got {self.guessers!r}")
         for name in ("total_games", "num_games", "hidden", "checkpoint_every", "snapshot_every"):
             positive(name, getattr(self, name))
+        if self.unique_cues:  # every cue of a game a fresh word: the vocabulary must last a whole game
+            players = int(self.guessers) + 1
+            rounds = DEFAULT_RULES.num_rounds(players)
+            need = rounds * CUES_PER_ROUND
+            have = int(cue1_allowed(selfplay_vocabulary(self.vocabulary)).sum())
+            if self.vocab_size is not None:
+                have = min(have, int(self.vocab_size))
+            if have < need:
+                raise ValueError(
+                    f"unique_cues, vocab_size: unique_cues=true needs at least {need} words "
+                    f"({rounds} rounds x {CUES_PER_ROUND} cues in a game of {players} players), "
+                    f"vocab_size={self.vocab_size} gives {have}"
+                )
         return self
 
     @property

@@ -41,9 +41,10 @@ advantages normalised.
 Choices documented: cues may repeat across the rounds of a game
 (``unique_cues=False`` by default) — the board game forbids reusing a word in a
 game, which a lexicon of 4 words cannot satisfy over 16 cues and which would
-push any lexicon to grow; set ``unique_cues=True`` for the exact rules (then a
-cue 1 with no word left ends that game as an illegal move, ``illegal`` in the
-numbers).
+push any lexicon to grow; set ``unique_cues=True`` for the exact rules (then the
+configuration is refused unless the speaker's words last a whole game: at least
+the rules' rounds per game × :data:`CUES_PER_ROUND` of them, so no cue 1 ever
+finds no word left).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from huesenv.envs.vector_game.game import GIVER_ROLE, GUESSER_ROLE, PICK, HuesCu
 from huesenv.game.rules import DEFAULT_RULES
 
 TARGET_CHOICES = ("speaker", "card-random")
+CUES_PER_ROUND = 2  # cue 1 and cue 2 (the speaker passes cue 2 only when no word is left)
 
 
 class GameRounds:

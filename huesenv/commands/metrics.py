@@ -22,8 +22,15 @@ from rich.console import Console
 from rich.table import Table
 
 from huesenv.commands.common import add_humans, add_out, existing_files, probability, top_k_int
-from huesenv.experiments.evaluation import overlap_labels
-from huesenv.experiments.game_logs import first_cone_queries, game_points, game_records, refusal, trained_on
+from huesenv.experiments.evaluation import mark_trained_on, overlap_labels, training_labels, unknown_training
+from huesenv.experiments.game_logs import (
+    first_cone_queries,
+    game_points,
+    game_records,
+    learned_agents,
+    refusal,
+    trained_on,
+)
 from huesenv.humans import load_humans
 from huesenv.humans.reference import HumanReference
 from huesenv.logs import load_logs
@@ -110,7 +117,11 @@ def _run(args: argparse.Namespace) -> int:
         print(note)
     for line in overlap_labels({name: (n, rec) for name, (n, rec, _) in found.items()}):
         print(line)
-    reference: Any = TrainedOnLabel(HumanReference.of(humans), set(found))
+    learned, unchecked = learned_agents(per_file)
+    for line in training_labels({n: s for n, s in learned.items() if n not in found}):
+        print(line)
+    unknown = (set(unknown_training(learned)) | unchecked) - set(found)
+    reference: Any = TrainedOnLabel(HumanReference.of(humans), set(found), unknown)
     options = dict(
         alpha=args.alpha, top_k=args.top_k, plots=not args.no_plots, sampled_cloud=args.sampled_cloud
     )
@@ -124,13 +135,13 @@ def _run(args: argparse.Namespace) -> int:
 class TrainedOnLabel:
     """A human reference that also marks the agents scored on answers they trained on (``--allow-trained-on``)."""
 
-    def __init__(self, reference: HumanReference, names: set[str]) -> None:
-        self.reference, self.names = reference, names
+    def __init__(self, reference: HumanReference, names: set[str], unknown: set[str] | None = None) -> None:
+        self.reference, self.names, self.unknown = reference, names, set(unknown or ())
 
     def annotate(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The reference's columns, and ``trained_on_reference`` (``<NA>`` for training data unknown)."""
         out = self.reference.annotate(frame)
-        if self.names and "agent" in out.columns:
-            out["trained_on_reference"] = out["agent"].astype(str).isin(self.names)
+        mark_trained_on({"table": out}, self.names, self.unknown)
         return out
 
     def __getattr__(self, name: str) -> Any:
@@ -138,9 +149,11 @@ class TrainedOnLabel:
 
 
 def _game_metrics(games: list, humans: Any, out: Path, reference: Any, options: dict[str, Any]) -> None:
-    table = game_points(games)
-    if reference.names:
-        table["trained_on_reference"] = table["agent"].astype(str).isin(reference.names)
+    table = reference.annotate(game_points(games))  # human_reference, self_scored, trained_on_reference
+    if "agent_id" in table.columns:  # an agent playing under several ids is self-scored if any one replays
+        table["self_scored"] = [
+            any(reference.replays(a.strip()) for a in str(ids).split(",")) for ids in table["agent_id"]
+        ]
     out.mkdir(parents=True, exist_ok=True)
     path = write_tables({"game_points": table}, out, formats=("csv",))["game_points"]
     console = Console() if sys.stdout.isatty() else Console(width=160)

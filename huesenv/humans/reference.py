@@ -25,6 +25,7 @@ report section must be able to tell which answers a fail rate compares with.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -32,12 +33,44 @@ from typing import Any
 
 import pandas as pd
 
+from huesenv.humans.splits import PART_NAMES, DataSplit
+
 REFERENCE_COLUMN = "human_reference"
 SELF_SCORED_COLUMN = "self_scored"
 RECONSTRUCTED = "reconstructed cohort"
 EXPORT = "export"
 CUSTOM = "custom"  # an object with the HumanResponses interface but no export frame (tests, adapters)
 REPLAY_ID = "human-replay"  # the replayed-human agent's id (``human-replay[:FILE]``)
+
+
+_PART_FILE = re.compile(rf"(?:split-([0-9a-f]{{12}})-)?({'|'.join(PART_NAMES)})\.csv\.gz")
+
+
+def split_part(path: Path, participants: set[str]) -> str | None:
+    """The split part a file of answers is, e.g. ``evaluation part of split 2b0c439fb757: 158 …``, else None.
+
+    Why: a run scored on the evaluation part of a split must say so in every table, not only in its
+    summary.  A part file is one a split wrote (``<run>/split/evaluation.csv.gz`` beside ``split.json``,
+    or ``split-<fingerprint>-evaluation.csv.gz`` beside ``split-<fingerprint>.json``); it is named a
+    part only when that split record is readable, has the fingerprint the name says, and holds every
+    participant of the file in that part.  Anything else is no part (the file is named as itself).
+    """
+    match = _PART_FILE.fullmatch(path.name)
+    if match is None:
+        return None
+    fingerprint, part = match.groups()
+    record = path.parent / (f"split-{fingerprint}.json" if fingerprint else "split.json")
+    try:
+        if not record.is_file() or record.stat().st_size > 64 * 2**20:
+            return None
+        split = DataSplit.load(record)
+    except (OSError, ValueError):
+        return None
+    if fingerprint and split.fingerprint != fingerprint:
+        return None
+    if not participants <= set(split.part_participants(part)):
+        return None
+    return split.part_label(part)
 
 
 @dataclass(frozen=True)
@@ -69,6 +102,8 @@ class HumanReference:
                 part=part,
             )
         blob = frame[["user_id", "word", "cell"]].astype(str).to_csv(index=False).encode()
+        if part is None:
+            part = split_part(Path(str(humans.source)), set(frame["user_id"].astype(str)))
         return cls(
             kind=RECONSTRUCTED if humans.is_reconstruction else EXPORT,
             source=str(humans.source),

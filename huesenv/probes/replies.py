@@ -56,13 +56,26 @@ SURVEY_FIELDS = ("userId", "kind", "stimulusId", "choice", "threshold")  # the c
 DISTRACTOR_LIMIT = 2  # the GCA paper: excluded "for selecting the distractor color on two or more trials"
 
 
-def _flag(row: dict[str, Any], column: str, choice_vs: str) -> bool | None:
-    """An item's export flag (``True``/``False``/unknown), or the same test redone from ``choice``."""
-    text = str(row.get(column) if row.get(column) is not None else "").strip().lower()
-    if text in ("true", "1"):
+FLAG_TRUE = ("true", "1")  # the export writes True / False (pandas' CSV of the flags), empty when not set
+FLAG_FALSE = ("false", "0")
+
+
+def _flag(line_no: int, row: dict[str, Any], column: str, choice_vs: str) -> bool | None:
+    """An item's export flag (``True``/``False``/unset), or the same test redone from ``choice``.
+
+    Anything but the export's spellings (``True``/``False``, ``1``/``0``, any case; empty = unset) is refused
+    (``ValueError`` naming the line and field): a misread flag would silently exclude nobody."""
+    value = row.get(column)
+    text = str(value if value is not None else "").strip().lower()
+    if text in FLAG_TRUE:
         return True
-    if text in ("false", "0"):
+    if text in FLAG_FALSE:
         return False
+    if text:
+        raise ValueError(
+            f"line {line_no}, field {column}: {value!r} is not a flag (expected True, False or empty, "
+            "as huesenv collect export writes)"
+        )
     choice = str(row.get("choice") or "").strip()
     if column not in row and choice and row.get(choice_vs) not in (None, ""):
         return choice == str(row[choice_vs]).strip()
@@ -74,14 +87,14 @@ def excluded_participants(rows: list[tuple[int, dict[str, Any]]]) -> tuple[dict[
     distractor: dict[str, int] = {}
     failed: dict[str, int] = {}
     known = False
-    for _, row in rows:
+    for line_no, row in rows:
         user, kind = str(row["userId"]), str(row["kind"])
         if kind == "trial":
-            chose = _flag(row, "choseDistractor", "distractor")
+            chose = _flag(line_no, row, "choseDistractor", "distractor")
             known |= chose is not None or "choseDistractor" in row
             distractor[user] = distractor.get(user, 0) + bool(chose)
         elif kind == "attention":
-            passed = _flag(row, "attentionPassed", "expected")
+            passed = _flag(line_no, row, "attentionPassed", "expected")
             known |= passed is not None or "attentionPassed" in row
             failed[user] = failed.get(user, 0) + (passed is False)
     out = {}
@@ -163,8 +176,8 @@ def read_replies(
 ) -> list[tuple[int, dict[str, Any]]]:
     """``(line number, row)`` for every reply in a CSV or JSONL file; bad structure raises ``ValueError``.
 
-    A GCA survey export gets the paper's exclusions (``keep_excluded`` keeps them); ``notes`` receives the
-    line saying how many were excluded."""
+    A GCA survey export gets the paper's exclusions (``keep_excluded`` keeps them; refused for any other file,
+    where it would do nothing); ``notes`` receives the line saying how many were excluded."""
     path = Path(path)
     rows: list[tuple[int, dict[str, Any]]] = []
     if path.suffix.lower() == ".jsonl":
@@ -199,6 +212,11 @@ def read_replies(
             rows = [(reader.line_num, dict(r)) for r in reader]
     else:
         raise ValueError(f"{path}: expected a .csv or .jsonl file of replies")
+    if keep_excluded:  # only a survey export has exclusions to keep: the flag would do nothing here
+        raise ValueError(
+            f"{path}: --keep-excluded applies only to the collection app's GCA export (a .csv with columns "
+            f"{','.join(SURVEY_FIELDS)}); this is a plain replies file"
+        )
     for line_no, row in rows:
         for k in FIELDS:
             if k not in row:
