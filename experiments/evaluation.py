@@ -161,14 +161,11 @@ def overlaps(
     return out
 
 
-def run_overlaps(
-    agents: Mapping[str, str], humans: Any, base: str | Path
-) -> tuple[dict[str, tuple[int, dict[str, Any]]], list[str]]:
-    """:func:`overlaps` of a run folder's agents (relative paths also looked for in ``base``), and one
-    ``TRAINING DATA UNKNOWN`` line per learned agent whose data is unknown (no record, or no such file)."""
-    unknown = set(unknown_training(agents, base))
-    notes = training_labels({n: s for n, s in agents.items() if n in unknown}, base)
-    return overlaps(agents, humans, base), notes
+def spec_in(spec: str, base: str | Path) -> str:
+    """A run folder's ``policy:``/``lookup:`` spec with the file as found (:func:`spec_file`: the working
+    folder, else the run folder ``base``); unchanged when found in neither (then TRAINING DATA UNKNOWN)."""
+    path = spec_file(spec, base) if learned_spec(spec) else None
+    return spec if path is None else f"{spec.partition(':')[0]}:{path}"
 
 
 def check_references(config: Any, humans: Any, agents: Mapping[str, str] | None = None) -> list[str]:

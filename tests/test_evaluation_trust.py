@@ -72,6 +72,17 @@ def test_a_relative_policy_path_is_looked_for_in_the_run_folder(trained, tmp_pat
     assert main(["metrics", str(log), "-o", str(tmp_path / "m"), "--no-plots"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "agent caller" in err[0] and "--allow-trained-on" in err[0]
+    # against the split's evaluation part it is held out, and said so (found in the run folder, not "unknown")
+    from huesenv.humans import load_humans
+    from huesenv.humans.splits import DataSplit
+
+    cohort = load_humans()
+    evaluation = DataSplit.of(cohort, seed=0).write_part(cohort, "evaluation", tmp_path / "ev.csv.gz")
+    assert (
+        main(["metrics", str(log), "-o", str(tmp_path / "h"), "--no-plots", "--humans", str(evaluation)]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "caller: human training data: training part of" in out and "UNKNOWN" not in out
 
 
 def test_a_missing_policy_file_is_training_data_unknown_never_held_out(tmp_path, capsys):
@@ -81,7 +92,7 @@ def test_a_missing_policy_file_is_training_data_unknown_never_held_out(tmp_path,
     (tmp_path / "run" / "config.yaml").write_text("agents:\n  caller: {spec: 'policy:gone.pt'}\n")
     assert main(["metrics", str(log), "-o", str(tmp_path / "m"), "--no-plots"]) == 0
     out = capsys.readouterr().out
-    assert "TRAINING DATA UNKNOWN: caller (policy:gone.pt): no such file" in out
+    assert out.count("TRAINING DATA UNKNOWN: caller (policy:gone.pt): no such file") == 1
     assert evaluation.unknown_training({"caller": "policy:gone.pt"}) == ["caller"]
 
 
