@@ -10,6 +10,14 @@ when any of the reference's answers were in the policy's training part, the
 run is refused with one line, unless the config says ``humans:
 {allow_trained_on: true}``; then every output carries :func:`overlap_labels`.
 
+A ``lookup:PATH`` agent's table is its training data (every participant × word
+of the export): it is checked, refused and labelled exactly as a policy.  A run
+folder's config.yaml stores these paths absolute (:func:`absolute_spec`); a
+relative one (an older run, a hand-written config) is looked for in the working
+folder, then in the run folder; one found in neither is TRAINING DATA UNKNOWN,
+never held out.  A recorded training record is validated
+(:func:`valid_record`): an invalid one is refused with one line.
+
 :func:`evaluation_default` makes the policies' evaluation part the reference of
 a run that names none (``huesenv tournament`` with a ``policy:PATH`` agent).
 
@@ -27,43 +35,137 @@ checkpoints (``train.trainer == "selfplay"``) learned from no people and say so.
 from __future__ import annotations
 
 import copy
+import functools
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from huesenv.agents.policy_net import load_checkpoint
 from huesenv.agents.sb3_zip import read_sb3_zip
 from huesenv.humans import load_humans
-from huesenv.humans.splits import DataSplit, answers_sha256, describe_training, training_overlap
+from huesenv.humans.splits import (
+    DataSplit,
+    answers_sha256,
+    describe_training,
+    training_overlap,
+    whole_cohort_record,
+)
+from huesenv.validation import StrictModel, validate
 
 ALLOW_KEY = "allow_trained_on"
 
 
-def policy_training_data(spec: str) -> dict[str, Any] | None:
-    """The human training record of a ``policy:PATH`` torch checkpoint (``None``: none recorded or not one)."""
-    if not isinstance(spec, str) or not spec.startswith("policy:"):
+LEARNED_KINDS = (
+    "policy",
+    "lookup",
+)  # agents that learned from a file: a checkpoint, or a lookup's answer table
+
+
+class HumanDataRecord(StrictModel):
+    """The human training record a checkpoint carries (:func:`huesenv.humans.splits.training_record`)."""
+
+    format: Literal["huesenv-human-data"]
+    split: dict[str, Any] | None
+    source: str | None
+    cohort_sha256: str
+    train_participants: list[str] = Field(min_length=1)
+    train_words: list[str] = Field(min_length=1)
+
+
+def learned_spec(spec: Any) -> bool:
+    """Whether ``spec`` is a ``policy:PATH`` or ``lookup:PATH`` agent (one whose training data is checked)."""
+    if not isinstance(spec, str):
+        return False
+    kind, sep, arg = spec.partition(":")
+    return bool(sep and arg) and kind in LEARNED_KINDS
+
+
+def spec_file(spec: str, base: str | Path | None = None) -> Path | None:
+    """The file of a ``policy:``/``lookup:`` spec: as given (relative: to the working folder), else a relative
+    path taken in ``base`` (a run folder whose config.yaml names it); ``None`` when it is found in neither."""
+    path = Path(spec.partition(":")[2])
+    if path.is_file():
+        return path
+    if base is not None and not path.is_absolute() and (Path(base) / path).is_file():
+        return Path(base) / path
+    return None
+
+
+def absolute_spec(spec: Any) -> Any:
+    """``policy:``/``lookup:`` with an existing relative path made absolute (what a run folder stores)."""
+    if not learned_spec(spec):
+        return spec
+    kind, _, arg = spec.partition(":")
+    path = Path(arg)
+    return f"{kind}:{path.absolute()}" if not path.is_absolute() and path.is_file() else spec
+
+
+@functools.lru_cache(maxsize=8)
+def _lookup_record(path: str, _mtime_ns: int) -> dict[str, Any]:
+    return whole_cohort_record(load_humans(path))
+
+
+def valid_record(record: Any, source: str) -> dict[str, Any]:
+    """A checkpoint's human training record, checked: one-line ``ValueError`` naming ``source`` when invalid.
+
+    *(Choice: an invalid record is refused, never read as "unknown".)*  A record
+    that is there but malformed (``{}``, a serialized blob, no participants or
+    words) is a damaged or hand-edited file; taking it as unknown would run a
+    policy whose file claims something it cannot back.  The refusal names the
+    file and field, so the user can strip the field (then: TRAINING DATA
+    UNKNOWN) or restore the checkpoint.
+    """
+    checked = validate(HumanDataRecord, record, source).model_dump()
+    if checked["split"] is not None:
+        DataSplit.from_dict(checked["split"], source=f"{source}.split")
+    return checked
+
+
+def policy_training_data(spec: str, base: str | Path | None = None) -> dict[str, Any] | None:
+    """The human training data of a ``policy:PATH`` checkpoint or a ``lookup:PATH`` table (``None``: none recorded,
+    no such file, or not a learned agent); ``base``: the run folder relative paths are also looked for in.
+
+    A lookup's table *is* its training data: every participant and word of the export.
+    """
+    if not learned_spec(spec):
         return None
-    path = Path(spec.split(":", 1)[1])
-    if not path.is_file():
+    path = spec_file(spec, base)
+    if path is None:
         return None
+    if spec.startswith("lookup:"):
+        return _lookup_record(str(path.resolve()), path.stat().st_mtime_ns)
     if path.suffix == ".zip":  # an sb3 zip: its plain-JSON data (nothing unpickled), see sb3_train
         data, _ = read_sb3_zip(path)
-        record = data.get("huesenv_human_data")
+        record, field = data.get("huesenv_human_data"), "huesenv_human_data"
     else:
-        record = load_checkpoint(path).train.get("human_data")
-    return dict(record) if isinstance(record, Mapping) else None
+        record, field = load_checkpoint(path).train.get("human_data"), "train.human_data"
+    if record is None:
+        return None
+    return valid_record(record, f"policy {path}, field {field}")
 
 
-def overlaps(agents: Mapping[str, str], humans: Any) -> dict[str, tuple[int, dict[str, Any]]]:
-    """Per agent name whose policy was trained on answers of ``humans``: (overlapping answers, its record)."""
+def overlaps(
+    agents: Mapping[str, str], humans: Any, base: str | Path | None = None
+) -> dict[str, tuple[int, dict[str, Any]]]:
+    """Per agent name whose policy (or lookup table) was trained on answers of ``humans``: (overlapping answers,
+    its record)."""
     out = {}
     for name, spec in agents.items():
-        record = policy_training_data(spec)
+        record = policy_training_data(spec, base)
         n = training_overlap(record, humans)
         if n and record is not None:
             out[name] = (n, record)
     return out
+
+
+def spec_in(spec: str, base: str | Path) -> str:
+    """A run folder's ``policy:``/``lookup:`` spec with the file as found (:func:`spec_file`: the working
+    folder, else the run folder ``base``); unchanged when found in neither (then TRAINING DATA UNKNOWN)."""
+    path = spec_file(spec, base) if learned_spec(spec) else None
+    return spec if path is None else f"{spec.partition(':')[0]}:{path}"
 
 
 def check_references(config: Any, humans: Any, agents: Mapping[str, str] | None = None) -> list[str]:
@@ -90,47 +192,49 @@ def overlap_labels(found: Mapping[str, tuple[int, Mapping[str, Any]]]) -> list[s
     ]
 
 
-def _policy_path(spec: str) -> Path:
-    return Path(spec.split(":", 1)[1])
-
-
-def learned_without_people(spec: str) -> bool:
+def learned_without_people(spec: str, base: str | Path | None = None) -> bool:
     """Whether a ``policy:PATH`` torch checkpoint says it learned from no people (self-play)."""
-    path = _policy_path(spec)
-    if path.suffix == ".zip" or not path.is_file():
+    path = spec_file(spec, base) if learned_spec(spec) and spec.startswith("policy:") else None
+    if path is None or path.suffix == ".zip":
         return False
     return load_checkpoint(path).train.get("trainer") == "selfplay"
 
 
-def unknown_training(agents: Mapping[str, str]) -> list[str]:
-    """The learned agents whose human training data is unknown (no record, and not self-play)."""
+def unknown_training(agents: Mapping[str, str], base: str | Path | None = None) -> list[str]:
+    """The learned agents whose human training data is unknown (no record or no such file, and not self-play)."""
     return [
         name
         for name, spec in agents.items()
-        if isinstance(spec, str)
-        and spec.startswith("policy:")
-        and policy_training_data(spec) is None
-        and not learned_without_people(spec)
+        if learned_spec(spec)
+        and policy_training_data(spec, base) is None
+        and not learned_without_people(spec, base)
     ]
 
 
-def training_labels(agents: Mapping[str, str]) -> list[str]:
+def training_labels(agents: Mapping[str, str], base: str | Path | None = None) -> list[str]:
     """One line per learned agent naming its human training data (for reports); see the module docstring."""
     out = []
-    unknown = set(unknown_training(agents))
+    unknown = set(unknown_training(agents, base))
     for name, spec in agents.items():
-        if not (isinstance(spec, str) and spec.startswith("policy:")):
+        if not learned_spec(spec):
             continue
-        if name in unknown:
+        if name in unknown and spec_file(spec, base) is None:
+            where = "the working folder" + (f" or {base}" if base is not None else "")
+            out.append(
+                f"TRAINING DATA UNKNOWN: {name} ({spec}): no such file in {where}, so its human training data "
+                "could not be checked: it may have learned from the reference's answers, so its numbers are "
+                "not a held-out evaluation"
+            )
+        elif name in unknown:
             out.append(
                 f"TRAINING DATA UNKNOWN: {name} ({spec}) records no human training data (a plain SB3 "
                 "model.save, an RLlib or older checkpoint): it may have learned from the reference's answers, "
                 "so its numbers are not a held-out evaluation"
             )
-        elif learned_without_people(spec):
+        elif learned_without_people(spec, base):
             out.append(f"{name}: human training data: none (self-play, no human answers)")
         else:
-            out.append(f"{name}: human training data: {describe_training(policy_training_data(spec))}")
+            out.append(f"{name}: human training data: {describe_training(policy_training_data(spec, base))}")
     return out
 
 

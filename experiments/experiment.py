@@ -27,6 +27,7 @@ from huesenv.experiments.evaluation import (
     check_references,
     evaluation_default,
     fallback_lines,
+    learned_spec,
     mark_trained_on,
     overlaps,
     training_labels,
@@ -108,7 +109,7 @@ def preflight(config: ExperimentConfig) -> None:
         raise ValueError(
             f"{config.source}, field humans.path: {humans}: {what} (expected a human-response export)"
         )
-    if any(str(a.spec).startswith("policy:") for a in config.agents()):
+    if any(learned_spec(a.spec) for a in config.agents()):
         check_references(config, _load_humans(config))  # a policy never scored on its training answers
     names = clip_checkpoints(config, sorted(used))
     if names and config["weights"].get("required", True):
@@ -452,7 +453,7 @@ def build_report_data(
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
     summary.insert(0, f"Human reference: {human_ref.description} — {human_ref.label}")
-    learned = {a.name: a.spec for a in config.agents() if str(a.spec).startswith("policy:")}
+    learned = {a.name: a.spec for a in config.agents() if learned_spec(a.spec)}
     if learned:
         summary[1:1] = check_references(config, humans, learned) + training_labels(learned)
         mark_trained_on(

@@ -46,7 +46,7 @@ from typing import Any
 import pandas as pd
 
 from huesenv.experiments.analysis import guess_queries, points_by_role, seat_games
-from huesenv.experiments.evaluation import overlaps
+from huesenv.experiments.evaluation import learned_spec, overlaps, spec_in
 from huesenv.experiments.uncertainty import add_role_intervals
 from huesenv.humans.splits import describe_training
 from huesenv.logs.schema import LogRecord
@@ -277,7 +277,7 @@ def learned_agents(per_file: Mapping[Path, Sequence[LogRecord]]) -> tuple[dict[s
         if mine is None:
             unchecked |= {record_agent(r) for r in records if str(r.agent_id).startswith("policy:")}
             continue
-        specs.update({n: s for n, s in mine.items() if n in names and s.startswith("policy:")})
+        specs.update({n: spec_in(s, log.parent) for n, s in mine.items() if n in names and learned_spec(s)})
     return specs, unchecked
 
 
@@ -300,7 +300,7 @@ def trained_on(
                 )
             continue
         mine = {n: s for n, s in specs.items() if n in names}
-        for name, (n, record) in overlaps(mine, humans).items():
+        for name, (n, record) in overlaps(mine, humans, log.parent).items():  # relative: also in the run
             found[name] = (n, record, mine[name])
     return found, unchecked
 

@@ -22,9 +22,10 @@ from typing import Any
 from huesenv.atomic import write_text_atomic
 from huesenv.experiments.backends import Task
 from huesenv.experiments.config import ExperimentConfig
+from huesenv.experiments.evaluation import absolute_spec
 from huesenv.experiments.tournament import batches, plan_games
 from huesenv.logs import LogState, LogWriter, read_log_state, tag_unit
-from huesenv.validation import load_yaml, load_yaml_file
+from huesenv.validation import dump_yaml, load_yaml, load_yaml_file
 
 GAMES_LOG = "games.jsonl"
 WORDLEVEL_LOG = "wordlevel.jsonl"
@@ -81,11 +82,33 @@ def conflicting_fields(config: ExperimentConfig) -> list[str]:
         if _holds_records(run_dir):
             raise ValueError(f"{stored}: the run folder's stored config is unreadable ({err})") from None
         return []
-    # the stored copy has its secrets masked: compare it with this config masked the same way
-    current = ExperimentConfig.from_dict(load_yaml(config.masked_yaml(), config.source), source=config.source)
+    # the stored copy has its secrets masked and its file paths absolute: compare it with this config the same way
+    current = ExperimentConfig.from_dict(load_yaml(stored_yaml(config), config.source), source=config.source)
+    old = ExperimentConfig.from_dict(absolute_specs(old.data), source=str(stored))
     if old.fingerprint() == current.fingerprint() or not _holds_records(run_dir):
         return []
     return [k for k in old.identity() if old.identity()[k] != current.identity()[k]]
+
+
+def absolute_specs(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with every ``policy:``/``lookup:`` agent's relative path made absolute (see ``absolute_spec``)."""
+    agents = data.get("agents")
+    if not isinstance(agents, dict):
+        return data
+    out = dict(data)
+    out["agents"] = {
+        name: {**entry, "spec": absolute_spec(entry.get("spec"))}
+        if isinstance(entry, dict)
+        else absolute_spec(entry)
+        for name, entry in agents.items()
+    }
+    return out
+
+
+def stored_yaml(config: ExperimentConfig) -> str:
+    """The run folder's config.yaml: the masked config with ``policy:``/``lookup:`` paths absolute, so that a
+    later ``huesenv metrics`` from another folder finds the files the games were played with."""
+    return dump_yaml(absolute_specs(load_yaml(config.masked_yaml(), config.source)))
 
 
 POLICY_FILES = "policy_files.json"
@@ -151,7 +174,7 @@ def prepare_run_dir(config: ExperimentConfig, fresh: bool = False) -> Path:
             if (run_dir / name).exists():
                 (run_dir / name).rename(backup_path(run_dir / name))
     run_dir.mkdir(parents=True, exist_ok=True)
-    stored.write_text(config.masked_yaml(), encoding="utf-8")
+    stored.write_text(stored_yaml(config), encoding="utf-8")
     write_text_atomic(run_dir / POLICY_FILES, json.dumps(policy_files(config), indent=1) + "\n")
     return run_dir
 

@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
@@ -44,6 +45,7 @@ from huesenv.commands.common import (
     seed_int,
 )
 from huesenv.experiments.config import bundled_configs, load_config
+from huesenv.experiments.evaluation import ALLOW_KEY, learned_spec, mark_trained_on, training_labels
 from huesenv.experiments.experiment import run_experiment
 from huesenv.experiments.merge import merge_runs, report_data
 from huesenv.experiments.report import annotate, reference_of, write_html, write_markdown, write_parquet
@@ -287,6 +289,7 @@ def _sweep(args: argparse.Namespace, console: Any, base: Any, specs: list[str]) 
             return code
     runs = [str(c.run_dir()) for c in configs]
     merged = merge_runs(runs, seed=int(base["seed"]))
+    labels = _sweep_training(configs, merged)  # the runs' trained-on / unknown labels, carried over
     out = sweep_dir(base)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("leaderboard", "head_to_head", "runs"):
@@ -294,11 +297,45 @@ def _sweep(args: argparse.Namespace, console: Any, base: Any, specs: list[str]) 
         table.to_csv(out / f"{name}.csv", index=False)
         write_parquet(table, out / f"{name}.parquet")
     data = report_data(merged, runs)
+    data.summary[1:1] = labels
+    for line in labels:
+        console.print(line)
     write_markdown(data, out, "leaderboard.md")
     write_html(data, out, "leaderboard.html")
     _board_table(console, merged["leaderboard"], f"Sweep leaderboard over {len(runs)} runs")
     console.print(f"merged leaderboard: [bold]{out}/leaderboard.html[/] (and .md, .csv)")
     return 0
+
+
+def _sweep_training(configs: list[Any], merged: dict[str, Any]) -> list[str]:
+    """Label the merged tables as each run labelled its own (``trained_on_reference``: true for a learned agent
+    scored on answers it trained on, empty for one of unknown training data); the lines saying so."""
+    trained, unknown, lines = set(), set(), []
+    for config in configs:
+        learned = {a.name: a.spec for a in config.agents() if learned_spec(a.spec)}
+        if not learned:
+            continue
+        folder = config.run_dir() / "tables"
+        path = folder / "seat_games.parquet"
+        frame = pd.read_parquet(path) if path.is_file() else pd.read_csv(folder / "seat_games.csv")
+        marks = (
+            frame.set_index(frame["agent"].astype(str))["trained_on_reference"]
+            if "trained_on_reference" in frame.columns
+            else None
+        )
+        for name in learned:
+            mine = marks[marks.index == name] if marks is not None else None
+            if mine is not None and bool(mine.isna().any()):
+                unknown.add(name)
+            elif mine is not None and bool(mine.fillna(False).astype(bool).any()):
+                trained.add(name)
+                lines.append(
+                    f"TRAINED ON THE REFERENCE: {name} was scored against answers it was trained on in "
+                    f"{config.run_dir()} (humans.{ALLOW_KEY}: true); its numbers are not a held-out evaluation"
+                )
+        lines.extend(training_labels({n: s for n, s in learned.items() if n in unknown}))
+    mark_trained_on({k: merged[k] for k in ("leaderboard", "runs")}, trained, unknown)
+    return lines
 
 
 def _board_table(console: Any, board: Any, title: str) -> None:
