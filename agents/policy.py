@@ -33,7 +33,8 @@ any other agent.
   settings are the ``huesenv_settings`` entry written by ``huesenv train``, or,
   for a zip saved by a plain ``model.save`` (bring your own), inferred from the
   zip's data; the options ``role``, ``cue_encoding``, ``include_board``,
-  ``vocabulary`` and ``flat_cue_weight`` settle what that inference cannot.
+  ``cue_vocabulary`` (not ``vocabulary``: that name is the env's words, which agent kinds taking it are
+  handed) and ``flat_cue_weight`` settle what that inference cannot.
 
 :meth:`PolicyAgent.check_env` compares the recorded settings with an env's and
 raises :class:`~huesenv.agents.policy_net.PolicyMismatchError` (one line).
@@ -90,7 +91,7 @@ class PolicyAgent(BaseAgent):
         role: str | None = None,
         cue_encoding: str | None = None,
         include_board: bool | None = None,
-        vocabulary: str | Sequence[str] | None = None,
+        cue_vocabulary: str | Sequence[str] | None = None,
         flat_cue_weight: float | None = None,
     ) -> None:
         self.path = Path(path)
@@ -100,7 +101,7 @@ class PolicyAgent(BaseAgent):
                 role=role,
                 cue_encoding=cue_encoding,
                 include_board=include_board,
-                vocabulary=vocabulary,
+                cue_vocabulary=cue_vocabulary,
                 flat_cue_weight=flat_cue_weight,
             ).items()
             if v is not None

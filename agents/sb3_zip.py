@@ -76,7 +76,7 @@ MAX_DATA_BYTES = 16 * 2**20  # the data JSON of a real model is a few kB
 MAX_WIDTH = 1 << 16  # units per layer / observation size / actions
 MAX_PARAMETERS = 1 << 26  # 64M weights (256 MB in float32): far above any MlpPolicy huesenv trains
 MAX_WEIGHTS_BYTES = MAX_TENSOR_BYTES  # 8 bytes a weight: policy.pth's size and what torch.load may allocate
-MAX_VOCABULARY_BYTES = 1 << 20  # a vocabulary= word list
+MAX_VOCABULARY_BYTES = 1 << 20  # a cue_vocabulary= word list
 MAX_VOCABULARY_WORDS = 100_000
 ROLE_OF_ENV = {"huesenv/Guesser": "guesser", "huesenv/CueGiver": "cue_giver"}
 ENV_OF_ROLE = {
@@ -101,7 +101,7 @@ ACTIVATIONS = (
     "ReLU6",
 )
 ACTIVATION_STR = re.compile(r"^<class 'torch\.nn\.modules\.activation\.(\w+)'>$")
-HINTS = ("role", "cue_encoding", "include_board", "vocabulary", "flat_cue_weight")
+HINTS = ("role", "cue_encoding", "include_board", "cue_vocabulary", "flat_cue_weight")
 MINILM_DIM = 384  # the env's default text encoder for cue_encoding="embedding"
 
 
@@ -446,9 +446,11 @@ def infer_settings(
     if not isinstance(hints.get("include_board", False), bool):
         raise ValueError(f"{source}: include_board {hints['include_board']!r}: expected true or false")
     role, vocab_size = _role(n_actions, hints.get("role"), source)
-    vocabulary = _vocabulary_hint(hints["vocabulary"], source) if "vocabulary" in hints else None
+    vocabulary = _vocabulary_hint(hints["cue_vocabulary"], source) if "cue_vocabulary" in hints else None
     if vocabulary is not None and vocab_size not in (None, len(vocabulary)):
-        raise ValueError(f"{source}: vocabulary has {len(vocabulary)} words, the actions give {vocab_size}")
+        raise ValueError(
+            f"{source}: cue_vocabulary has {len(vocabulary)} words, the actions give {vocab_size}"
+        )
     layouts = observation_layouts(obs_dim, vocab_size or (len(vocabulary) if vocabulary else None))
     fitting = layouts
     for key in ("cue_encoding", "include_board"):
@@ -487,7 +489,7 @@ def infer_settings(
         if size != default_size:
             raise ValueError(
                 f"{source}: trained with a {size}-word cue vocabulary, not huesenv's {default_size} words; "
-                "pass vocabulary=<file of one word a line, in the env's order>"
+                "pass cue_vocabulary=<file of one word a line, in the env's order>"
             )
         vocabulary = tuple(normalise_word(w) for w in word_texts())
     extra: dict[str, Any] = {

@@ -115,13 +115,13 @@ def test_byo_zip_with_its_own_vocabulary_needs_it(tmp_path, capsys):
     _train("huesenv/CueGiver-v1", path, env_kwargs={"vocabulary": words, "opponents": "random"})
     assert main(["agents", "guess", f"policy:{path}", "BANANA"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "20-word cue vocabulary" in err and "vocabulary=" in err and "\n" not in err
+    assert "20-word cue vocabulary" in err and "cue_vocabulary=" in err and "\n" not in err
     listed = tmp_path / "words.txt"
     listed.write_text("\n".join(words) + "\n")
-    agent = make_agent(f"policy:{path}", vocabulary=str(listed))
+    agent = make_agent(f"policy:{path}", cue_vocabulary=str(listed))
     assert agent.vocabulary == tuple(normalise_word(w) for w in words)
     with pytest.raises(ValueError, match="19 words"):
-        make_agent(f"policy:{path}", vocabulary=words[:19])
+        make_agent(f"policy:{path}", cue_vocabulary=words[:19])
 
 
 def test_hints_are_refused_for_checkpoints_that_record_settings(tmp_path):

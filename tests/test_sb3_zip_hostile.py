@@ -181,14 +181,14 @@ def test_unhashable_role_option_refused(byo_zip, capsys, opt):
     _one_line_naming(capsys, byo_zip, "role")
 
 
-# -- 3. vocabulary= ----------------------------------------------------------------------------------------------
+# -- 3. cue_vocabulary= ----------------------------------------------------------------------------------------------
 def test_vocabulary_option_reads_only_a_small_regular_file(tmp_path, byo_zip, capsys):
     if Path("/dev/zero").exists():
-        assert _guess(byo_zip, "vocabulary=/dev/zero") == 2
+        assert _guess(byo_zip, "cue_vocabulary=/dev/zero") == 2
         _one_line_naming(capsys, byo_zip, "not a regular file")
     big = tmp_path / "big.txt"
     big.write_text("word\n" * 300_000)
-    assert _guess(byo_zip, f"vocabulary={big}") == 2
+    assert _guess(byo_zip, f"cue_vocabulary={big}") == 2
     _one_line_naming(capsys, byo_zip, "bytes")
 
 
