@@ -265,7 +265,8 @@ def evaluation_default(config: Any, load: Any = None) -> Any:
     When ``humans.path`` is unset, ``humans.allow_trained_on`` is not true, and
     every ``policy:PATH`` that records a split drew it from the cohort the
     config loads (same answers), the evaluation part is written next to the
-    checkpoint (``split-<fingerprint>-evaluation.csv.gz``, once) and becomes
+    checkpoint (``split-<fingerprint>-evaluation.csv.gz`` with its record ``split-<fingerprint>.json``,
+    once) and becomes
     ``humans.path``: replayed opponents and the metrics' reference are then
     people the policies never saw.  Otherwise the config is returned unchanged
     (and :func:`check_references` decides).
@@ -293,6 +294,9 @@ def evaluation_default(config: Any, load: Any = None) -> Any:
     target = Path(spec.split(":", 1)[1]).resolve().parent / f"split-{fingerprint}-evaluation.csv.gz"
     if not target.exists():
         split.write_part(humans, "evaluation", target)
+    record = target.with_name(f"split-{fingerprint}.json")
+    if not record.exists():  # beside the part, so every table names it as that part (HumanReference.of)
+        split.save(record)
     data = copy.deepcopy(config.data)
     data["humans"] = {**humans_cfg, "path": str(target)}
     return type(config)(data, source=config.source)

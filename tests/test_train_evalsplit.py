@@ -294,6 +294,9 @@ def test_a_policys_tournament_uses_its_evaluation_part_by_default(runs, humans):
     split = DataSplit.from_dict(load_checkpoint(runs["index"]).train["human_data"]["split"])
     ev = load_humans(path)
     assert set(ev.frame["user_id"]) <= set(split.eval_participants)  # (not all answered a held-out word)
+    from huesenv.humans import HumanReference
+
+    assert f"evaluation part of split {split.fingerprint}" in HumanReference.of(ev).description
     assert set(ev.words) == set(split.evaluation_words)
     assert check_references(moved, ev) == []  # nothing of the reference was trained on
     assert evaluation_default(moved) is moved  # a named reference is kept
