@@ -294,9 +294,9 @@ def evaluation_default(config: Any, load: Any = None) -> Any:
     target = Path(spec.split(":", 1)[1]).resolve().parent / f"split-{fingerprint}-evaluation.csv.gz"
     if not target.exists():
         split.write_part(humans, "evaluation", target)
-    record = target.with_name(f"split-{fingerprint}.json")
-    if not record.exists():  # beside the part, so every table names it as that part (HumanReference.of)
-        split.save(record)
+    split_file = target.with_name(f"split-{fingerprint}.json")
+    if not split_file.exists():  # beside the part, so every table names it as that part (HumanReference.of)
+        split.save(split_file)
     data = copy.deepcopy(config.data)
     data["humans"] = {**humans_cfg, "path": str(target)}
     return type(config)(data, source=config.source)
