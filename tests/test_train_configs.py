@@ -55,6 +55,12 @@ def test_errors_name_the_line_of_the_key_at_fault(tmp_path):
     )
     with pytest.raises(ValueError, match=r"bad.yaml, line 6: train.params: unknown config key 'num_envz' "):
         load_training_config(str(bad))
+    bad.write_text("name: x\ntrain:\n  trainer: selfplay\n  params:\n    total_games: 64\n    guessers: 12\n")
+    with pytest.raises(ValueError, match=r"bad.yaml, line 6: train.params: guessers: expected 2-9"):
+        load_training_config(str(bad))  # a bad value of a known key: its own line too
+    bad.write_text("name: x\ntrain:\n  trainer: cue-giver\n  params:\n    n_steps: 0\n")
+    with pytest.raises(ValueError, match=r"bad.yaml, line 5: train.params: n_steps: "):
+        load_training_config(str(bad))
     bad.write_text("name: x\ntrain:\n  trainer: guesser-fast\n  tracker: nonee\n")
     with pytest.raises(ValueError, match=r"bad.yaml, line 4, field 'train.tracker'"):
         load_training_config(str(bad))

@@ -43,7 +43,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
 from huesenv.experiments.experiment import run_experiment
@@ -155,33 +155,53 @@ def _validate(
         quote_field=True,
     )
     params = dict(checked.train.params)
-    unknown = sorted(str(k) for k in params if str(k) not in _trainer_fields(checked.train.trainer))
-    at = line_at(lines or {}, ("train", "params", *unknown[:1]))
+    at = _params_line(checked.train.trainer, params, checked.seed, lines or {})
     trainer_from_params(checked.train.trainer, params, checked.seed, f"{source}{at}")
 
 
-def _trainer_fields(trainer: str) -> set[str]:
-    """The ``train.params`` keys that ``trainer`` takes (``seed`` comes from the top level)."""
-    models: dict[str, type[TrainerConfig]] = {
-        "guesser-fast": FastPPOConfig,
-        "cue-giver-fast": FastCueConfig,
-        "selfplay": SelfPlayConfig,
-    }
-    model = models.get(trainer, SB3Config)
-    return set(model.model_fields)
+# the trainer config each pipeline trainer reads from ``train.params`` (SB3's two roles share one)
+TRAINER_CONFIGS: dict[str, type[TrainerConfig]] = {
+    "guesser-fast": FastPPOConfig,
+    "cue-giver-fast": FastCueConfig,
+    "selfplay": SelfPlayConfig,
+    "guesser": SB3Config,
+    "cue-giver": SB3Config,
+}
+
+
+def _trainer_data(trainer: str, params: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """``train.params`` as its trainer config's fields: the top-level seed, and SB3's role from the trainer."""
+    data = {**params, "seed": seed}
+    if TRAINER_CONFIGS[trainer] is SB3Config:
+        data["role"] = "cue_giver" if trainer == "cue-giver" else "guesser"
+    return data
+
+
+def _params_line(
+    trainer: str, params: Mapping[str, Any], seed: int, lines: Mapping[tuple[str, ...], int]
+) -> str:
+    """``", line N"`` of the ``train.params`` key at fault (an unknown key first, then a bad value), else of
+    ``params:`` itself."""
+    model = TRAINER_CONFIGS[trainer]
+    unknown = sorted(str(k) for k in params if str(k) not in model.model_fields)
+    if unknown:
+        return line_at(lines, ("train", "params", unknown[0]))
+    try:
+        model(**_trainer_data(trainer, params, seed))
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = [str(p) for p in first["loc"][:1]]
+        if not field:  # a cross-field check names its field first ("Value error, guessers: expected ...")
+            named = str(first["msg"]).removeprefix("Value error, ").split(":", 1)[0].strip()
+            field = [named] if named in model.model_fields else []
+        return line_at(lines, ("train", "params", *field))
+    return line_at(lines, ("train", "params"))
 
 
 def trainer_from_params(trainer: str, params: dict[str, Any], seed: int, source: str = "config") -> Any:
-    params = {**params, "seed": seed}
-    if trainer == "guesser-fast":
-        return FastPPOConfig.from_dict(params, source=f"{source}: train.params")
-    if trainer == "cue-giver-fast":
-        return FastCueConfig.from_dict(params, source=f"{source}: train.params")
-    if trainer == "selfplay":
-        return SelfPlayConfig.from_dict(params, source=f"{source}: train.params")
-
-    params["role"] = "cue_giver" if trainer == "cue-giver" else "guesser"
-    return SB3Config.from_dict(params, source=f"{source}: train.params")
+    return TRAINER_CONFIGS[trainer].from_dict(
+        _trainer_data(trainer, params, seed), source=f"{source}: train.params"
+    )
 
 
 def train(
