@@ -137,12 +137,7 @@ class LookupAgent(BaseAgent):
                 allowed.append((w, row[key]))
         targets = query.targets
         if not allowed or not targets:
-            return Answer(
-                target=targets[0] if targets else None,
-                cue=None,
-                valid=query.cue_index == 2,
-                raw_text="no allowed cue with training answers",
-            )
+            return query.no_cue("no allowed cue with training answers")
         value = self.frame_shares()[[i for _, i in allowed]][:, list(targets)]  # (W, T)
         w, t = divmod(int(np.argmax(value)), value.shape[1])
         return Answer(

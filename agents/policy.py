@@ -398,12 +398,7 @@ class PolicyAgent(BaseAgent):
         card = [int(c) for c in query.card]
         targets = query.targets
         if not allowed or not targets:
-            return Answer(
-                target=targets[0] if targets else None,
-                cue=None,
-                valid=query.cue_index == 2,
-                raw_text="no allowed cue in the policy's vocabulary",
-            )
+            return query.no_cue("no allowed cue in the policy's vocabulary")
         if self.sb3_model is not None:
             return self._sb3_cue(query, allowed, card)
         if (

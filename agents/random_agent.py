@@ -57,7 +57,7 @@ class RandomAgent(BaseAgent):
         pool = query.vocabulary or self._vocabulary or word_texts()
         allowed = [w for w in pool if w not in query.forbidden]
         if not allowed:
-            return Answer(target=target, cue=None, valid=query.cue_index == 2, raw_text="no allowed cue")
+            return query.no_cue("no allowed cue", target)
         return Answer(target=target, cue=str(allowed[int(self.rng.integers(len(allowed)))]))
 
     def answer_probe(self, query: ProbeQuery) -> Answer:

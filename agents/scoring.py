@@ -121,7 +121,7 @@ class ScoringAgent(BaseAgent):
             return Answer(valid=False, raw_text="empty card")
         targets = query.targets
         if not words:
-            return Answer(target=targets[0], cue=None, valid=query.cue_index == 2, raw_text="no allowed cue")
+            return query.no_cue("no allowed cue", targets[0])
         scores = np.stack([table[w] for w in words])  # (V, 480)
         if self.cue_strategy == "similarity":
             value = scores[:, targets]  # (V, T)

@@ -220,3 +220,19 @@ def test_pragmatic_cue_contrasts_with_the_other_card_colours():
         CueQuery(card=(target, other), target=target, cue_index=2, forbidden=frozenset(vocab))
     )
     assert two.cue is None and two.valid  # passing is allowed on cue 2
+
+
+@pytest.mark.parametrize("spec", ["random", "text-embedding"])
+def test_an_agent_with_no_allowed_word_passes_cue_2_and_is_invalid_at_cue_1(spec):
+    from huesenv.agents import make_agent
+    from huesenv.game.protocol import CueQuery
+
+    agent = make_agent(spec)
+    agent.reset(seed=0)
+    for cue_index, valid in ((1, False), (2, True)):
+        query = CueQuery(
+            card=(5, 9), target=9, cue_index=cue_index, vocabulary=("red",), forbidden=frozenset({"red"})
+        )
+        answer = agent.act(query)
+        assert (answer.cue, answer.valid, answer.target) == (None, valid, 9)
+    assert CueQuery(card=(5, 9)).no_cue("why").target == 5  # a target pick defaults to the first card cell

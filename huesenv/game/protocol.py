@@ -81,6 +81,14 @@ class CueQuery:
         """The cells a cue may aim at: the chosen target, or every card cell when the agent picks it."""
         return [int(c) for c in self.card] if self.target is None else [int(self.target)]
 
+    def no_cue(self, why: str, target: int | None = None) -> Answer:
+        """The answer of an agent with no allowed word left: a pass for cue 2 (the rules allow one), an
+        invalid answer for cue 1 (the env's fallback then plays); ``target`` defaults to the first target."""
+        if target is None:
+            targets = self.targets
+            target = targets[0] if targets else None
+        return Answer(target=target, cue=None, valid=self.cue_index == 2, raw_text=why)
+
     @property
     def forbidden_words(self) -> frozenset[str]:
         """The words already used this game, normalised, for comparing with candidate cues."""
