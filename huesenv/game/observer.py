@@ -15,7 +15,7 @@ derivations drifted apart (a passed cue 2 vanished from queries).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import compress
 
 import numpy as np
@@ -73,6 +73,15 @@ def guess_query(
     )
 
 
+def forbidden_cues(used: Iterable[str], rules: HuesCuesRules, cue_index: int) -> set[str]:
+    """The words the rules forbid as cue ``cue_index``: the game's used cues, the rules' colour names and,
+    for cue 2, the relative words (the one statement of it, for queries and the envs' fast opponents)."""
+    forbidden = set(used) | set(rules.forbidden_words)
+    if cue_index == 2:
+        forbidden |= set(rules.relative_words)
+    return forbidden
+
+
 def cue_query(
     view: PlayerView,
     rules: HuesCuesRules,
@@ -93,9 +102,7 @@ def cue_query(
     if not view.phase.is_cue_giver_turn:
         raise ValueError(f"cue_query: the cue giver does not act in phase {view.phase.value!r}")
     cue_index = view.phase.cue_index
-    forbidden = set(view.used_cues) | set(rules.forbidden_words)
-    if cue_index == 2:
-        forbidden |= set(rules.relative_words)
+    forbidden = forbidden_cues(view.used_cues, rules, cue_index)
     offered: tuple[str, ...] | None = None
     if vocabulary is not None:
         words = tuple(vocabulary)

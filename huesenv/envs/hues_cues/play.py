@@ -39,6 +39,7 @@ import numpy as np
 from huesenv.board import N_CELLS, format_coord, parse_coord
 from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, guess_decision, query_for
 from huesenv.envs.hues_cues.env import raw_env
+from huesenv.game.observer import forbidden_cues
 from huesenv.game.phase import Phase
 from huesenv.game.protocol import Agent, Answer, CueQuery, GuessQuery
 from huesenv.game.rules import HuesCuesRules, RoundResult, score_round
@@ -155,12 +156,7 @@ class Driver:
             offered = None if picking else env.allowed_words().astype(bool)
             if offered is not None and not offered.any():  # a query would offer no word (an edge case)
                 return self.decide(agent_name, agent)[0]
-            rules = env.rules
-            forbidden = (
-                *s.used_cues,
-                *rules.forbidden_words,
-                *(rules.relative_words if query.cue_index == 2 else ()),
-            )
+            forbidden = forbidden_cues(s.used_cues, env.rules, query.cue_index)
             answer = give(query.targets, query.cue_index, layout.vocabulary, forbidden, offered)
         return self._to_action(answer, query, env.action_mask(agent_name).astype(bool), phase)[0]
 
