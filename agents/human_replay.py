@@ -47,6 +47,16 @@ def _default_cohort() -> Any:
     return load_humans(None)
 
 
+def frame_share_table(answers: Sequence[np.ndarray], rules: HuesCuesRules = DEFAULT_RULES) -> np.ndarray:
+    """``(words, 480)``: for each word's answer cells, the share of them inside each target cell's scoring
+    frame: what a cue giver replaying those answers expects a cue to earn (replayed humans and lookup)."""
+    counts = np.zeros((len(answers), N_CELLS))
+    for i, cells in enumerate(answers):
+        counts[i] = np.bincount(cells, minlength=N_CELLS) / max(len(cells), 1)
+    in_frame = np.asarray(rules.in_frame_matrix, dtype=np.float64)  # [target, cell]
+    return counts @ in_frame.T
+
+
 class HumanReplayAgent(BaseAgent):
     """Samples the human cohort's answers (see the module docstring)."""
 
@@ -152,11 +162,7 @@ class HumanReplayAgent(BaseAgent):
         """Words and ``(words, 480)`` shares of their human answers inside each cell's scoring frame."""
         if self._frame_share is None:
             words = tuple(self._pool)
-            counts = np.zeros((len(words), N_CELLS))
-            for i, w in enumerate(words):
-                counts[i] = np.bincount(self._pool[w], minlength=N_CELLS) / max(len(self._pool[w]), 1)
-            in_frame = np.asarray(self.rules.in_frame_matrix, dtype=np.float64)  # [target, cell]
-            self._frame_share = (words, counts @ in_frame.T)
+            self._frame_share = (words, frame_share_table([self._pool[w] for w in words], self.rules))
             self._share_by_target = np.ascontiguousarray(self._frame_share[1].T)  # [target, word]
             self._word_rows = {w: i for i, w in enumerate(words)}
         return self._frame_share

@@ -29,9 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from huesenv.agents.human_replay import frame_share_table
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.agents.text_encoders import make_text_encoder
-from huesenv.board import N_CELLS, load_board
+from huesenv.board import load_board
 from huesenv.game.rules import DEFAULT_RULES
 from huesenv.humans import load_humans
 from huesenv.vocabulary import normalise_word
@@ -116,12 +117,7 @@ class LookupAgent(BaseAgent):
     def frame_shares(self) -> np.ndarray:
         """``(words, 480)``: the share of each word's training answers inside each cell's scoring frame."""
         if self._frame_share is None:
-            counts = np.zeros((len(self.words), N_CELLS))
-            for i, w in enumerate(self.words):
-                cells = self._cells[w]
-                counts[i] = np.bincount(cells, minlength=N_CELLS) / max(len(cells), 1)
-            in_frame = np.asarray(DEFAULT_RULES.in_frame_matrix, dtype=np.float64)  # [target, cell]
-            self._frame_share = counts @ in_frame.T
+            self._frame_share = frame_share_table([self._cells[w] for w in self.words], DEFAULT_RULES)
         return self._frame_share
 
     def give_cue(self, query: CueQuery) -> Answer:
