@@ -80,13 +80,14 @@ class HumanReplayAgent(BaseAgent):
         self._seed = seed
         self.rng = np.random.default_rng(seed)
         self._pool = {w: np.asarray(humans.cells(w), dtype=np.int64) for w in humans.words}
-        self._used: dict[str, set[int]] = {}
+        self._used: dict[str, np.ndarray] = {}  # word -> answers used up in this game (bool, by pool index)
         self._game: int | None = None
         self._frame_share: tuple[tuple[str, ...], np.ndarray] | None = None
         self._share_by_target = np.empty((N_CELLS, 0))  # frame shares as [target, word], set with them
         self._word_rows: dict[str, int] = {}  # word -> its row of the frame-share table, set with it
+        self._keys: dict[str, str | None] = {}  # a cue text as asked -> its answered word (None: none)
         self._text_rows: dict[str, int] = {}  # a cue text as queried -> its frame-share row (-1: unknown)
-        self._pool_rows_of: dict[tuple[str, ...], np.ndarray] = {}  # an offered vocabulary -> its rows
+        self._pool_tables: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}  # see _pool_table
 
     @property
     def agent_id(self) -> str:
@@ -101,11 +102,26 @@ class HumanReplayAgent(BaseAgent):
 
     # -- guessing ---------------------------------------------------------------
     def _known(self, cue: str) -> str | None:
+        """The answered word ``cue`` normalises to (``None``: not a word people answered), cached per text.
+
+        Why a cache: a game asks about the same few cue texts again and again.
+        """
         try:
-            key = normalise_word(cue)
-        except ValueError:
+            return self._keys[cue]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable non-text: normalise_word says why it is no word
             return None
-        return key if key in self._pool else None
+        try:
+            key: str | None = normalise_word(cue)
+        except ValueError:
+            key = None
+        if key not in self._pool:
+            key = None
+        if len(self._keys) >= _MAX_CACHED_TEXTS:  # free-text cues: keep the cache bounded
+            self._keys.clear()
+        self._keys[cue] = key
+        return key
 
     def guess(self, query: GuessQuery) -> Answer:
         return self.guess_cells(query.legal_mask(), query.cues, game=query.game, top_k=query.top_k)
@@ -127,27 +143,43 @@ class HumanReplayAgent(BaseAgent):
         if game is not None and game != self._game:
             self._game, self._used = game, {}
         k = max(1, int(top_k))
-        word = next((w for w in (self._known(c) for c in reversed(cues)) if w is not None), None)
+        word = next((w for w in map(self._known, reversed(cues)) if w is not None), None)
         if word is None:
             return self._uniform(legal, k, "unknown_cue")
         pool = self._pool[word]
-        used = self._used.setdefault(word, set()) if game is not None else set()
-        cells: list[int] = []
-        first_answer: int | None = None
-        for i in self.rng.permutation(len(pool)):
-            if int(i) in used:
-                continue
-            c = int(pool[i])
-            if legal[c] and c not in cells:
-                cells.append(c)
-                first_answer = int(i) if first_answer is None else first_answer
-                if len(cells) == k:
-                    break
-        if not cells:
+        used = self._used.get(word) if game is not None else None
+        order = self.rng.permutation(len(pool))  # the one draw of a guess (its numbers fix the episodes)
+        picks = self._first_distinct_legal(pool, order, legal, used, k)
+        if picks is None:
             return self._uniform(legal, k, "exhausted", word=word)
-        if game is not None and first_answer is not None:
-            used.add(first_answer)
-        return Answer(cells=np.asarray(cells, np.int64), info={"sampled": True, "word": word})
+        if game is not None:
+            if used is None:
+                used = self._used[word] = np.zeros(len(pool), dtype=bool)
+            used[order[picks[0]]] = True  # the answer behind the placed cell is used up in this game
+        return Answer(cells=pool[order[picks]], info={"sampled": True, "word": word})
+
+    @staticmethod
+    def _first_distinct_legal(
+        pool: np.ndarray, order: np.ndarray, legal: np.ndarray, used: np.ndarray | None, k: int
+    ) -> np.ndarray | None:
+        """Positions in ``order`` of the first ``k`` answers, in that order, that are not ``used``, fall on a
+        ``legal`` cell and repeat no earlier pick's cell (``None``: not one).
+
+        Why arrays: this scan is most of a replayed guess, and a Python loop over
+        the permutation cost more than the draw; one pass over it does the same.
+        """
+        cells = pool[order]
+        ok = legal[cells]
+        if used is not None:
+            ok &= ~used[order]
+        if k == 1:  # the envs' case: the first usable answer
+            first = int(ok.argmax())
+            return np.array([first]) if ok[first] else None
+        at = np.flatnonzero(ok)
+        if not at.size:
+            return None
+        _, first_of_cell = np.unique(cells[at], return_index=True)  # a cell's first usable answer
+        return at[np.sort(first_of_cell)[:k]]
 
     def _uniform(self, legal: np.ndarray, k: int, why: str, word: str | None = None) -> Answer:
         idx = np.flatnonzero(legal)
@@ -194,17 +226,27 @@ class HumanReplayAgent(BaseAgent):
         except TypeError:  # an unhashable non-text
             return [self._row(t) for t in texts]
 
-    def _pool_rows(self, pool: Sequence[str]) -> np.ndarray:
-        """:meth:`_rows` of an offered vocabulary as an array, kept per tuple (a game offers the same ones again)."""
-        rows = self._pool_rows_of.get(pool) if isinstance(pool, tuple) else None  # only a tuple cannot change
-        if rows is None:
+    def _pool_table(self, pool: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, shares)`` of an offered vocabulary: :meth:`_rows` of its texts and the frame shares of
+        their words as ``[target, position in the pool]``, kept per tuple (a game offers the same ones again).
+
+        Why the shares by pool position: a cue is then one gather and one argmax
+        over the pool, the way it is chosen (first in the pool's order on ties).
+        """
+        table = self._pool_tables.get(pool) if isinstance(pool, tuple) else None  # a tuple cannot change
+        if table is None:
             rows = np.asarray(self._rows(pool), dtype=np.intp)
-            rows.setflags(write=False)
+            shares = np.ascontiguousarray(
+                self._share_by_target[:, np.maximum(rows, 0)]
+            )  # row -1: never allowed
+            for a in (rows, shares):
+                a.setflags(write=False)
+            table = (rows, shares)
             if isinstance(pool, tuple):
-                if len(self._pool_rows_of) >= _MAX_CACHED_POOLS:
-                    self._pool_rows_of.clear()
-                self._pool_rows_of[pool] = rows
-        return rows
+                if len(self._pool_tables) >= _MAX_CACHED_POOLS:
+                    self._pool_tables.clear()
+                self._pool_tables[pool] = table
+        return table
 
     def give_cue(self, query: CueQuery) -> Answer:
         return self.give_cue_among(query.targets, query.cue_index, query.vocabulary, query.forbidden)
@@ -229,7 +271,7 @@ class HumanReplayAgent(BaseAgent):
         """
         words, _ = self.frame_shares()
         pool: Sequence[str] = vocabulary or words
-        rows = self._pool_rows(pool)
+        rows, shares = self._pool_table(pool)
         blocked = np.zeros(len(words) + 1, dtype=bool)  # the last entry: row -1, a text nobody answered
         blocked[self._rows(forbidden)] = True  # as CueQuery.forbidden_words: texts matched by their rows
         if offered is not None:
@@ -238,22 +280,23 @@ class HumanReplayAgent(BaseAgent):
         if empty >= 0:
             blocked[empty] = False
         blocked[-1] = True
-        ok = ~blocked[rows]
-        allowed = np.flatnonzero(
-            ok if offered is None else ok & offered
-        )  # positions in the pool, in its order
-        if not allowed.size or not targets:
+        allowed = ~blocked[rows]  # over the pool, in its order
+        if offered is not None:
+            allowed &= offered
+        if not targets or not allowed.any():
             return Answer(
                 target=targets[0] if targets else None,
                 cue=None,
                 valid=cue_index == 2,
                 raw_text="no allowed cue with human answers",
             )
-        value = self._share_by_target[targets][:, rows[allowed]].T  # (V, T): argmax in (V, T) order
-        w, t = divmod(int(np.argmax(value)), value.shape[1])
+        # shares are >= 0, so -1 is never the largest: the argmax in (pool, target) order of the allowed words
+        value = np.where(allowed, shares[list(targets)], -1.0).T
+        w, t = divmod(int(value.argmax()), len(targets))
+        share = value[w, t]
         return Answer(
             target=targets[t],
-            cue=pool[int(allowed[w])],
-            scores=np.asarray([value[w, t]]),
-            info={"frame_share": float(value[w, t])},
+            cue=pool[w],
+            scores=np.asarray([share]),
+            info={"frame_share": float(share)},
         )

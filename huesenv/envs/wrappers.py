@@ -188,18 +188,25 @@ class _SeatEnv(gymnasium.Env):
         return self.game.state_obj.points_by_role[self.seat][self.learner_role]
 
     def _advance(self) -> None:
-        """Let the other agents (and the learner's stand-in) play until the learner must act or the game ends."""
-        g = self.game
+        """Let the other agents (and the learner's stand-in) play until the learner must act or the game ends.
+
+        With fast opponents the moves leave the infos stale and they are built
+        once at the end (see ``raw_env._step``): only the learner reads them.
+        """
+        g, s, learner = self.game, self.game.state_obj, self.learner
         assert self._driver is not None
-        fast = self._fast_opponents
-        moved = False
-        while not g.game_over and not self._is_learner_turn():
+        act, fast = self._driver.action, self._fast_opponents
+        while not g.game_over:
             name = g.agent_selection
-            agent = self._stand_in if name == self.learner else self._agents[name]
-            g._step(self._driver.action(name, agent, fast=fast), infos=not fast)
-            moved = True
-        if moved and fast:
-            g._refresh_infos()  # the infos of the last move, built once (see raw_env._step)
+            if name == learner:
+                if s.role(self.seat) == self.learner_role:
+                    break
+                agent = self._stand_in
+            else:
+                agent = self._agents[name]
+            g._step(act(name, agent, fast=fast), infos=not fast)
+        if fast:
+            g._refresh_infos()
 
     def _info(self) -> dict[str, Any]:
         info = dict(self.game.infos.get(self.learner, {}))
@@ -225,8 +232,8 @@ class _SeatEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset()")
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
             action = int(action.reshape(()))
-        g.step(action)
-        illegal = bool(g.infos.get(self.learner, {}).get("illegal", 0))
+        g._step(action, infos=not self._fast_opponents)  # fast: the infos are built once, by _advance
+        illegal = g.last_illegal is not None
         penalty = float(g.rewards.get(self.learner, 0.0)) if illegal else 0.0
         self._advance()
         now = self._learner_points()

@@ -63,10 +63,14 @@ def query_for(env: Any, agent: str, *, game: int | None = None, top_k: int = 1) 
 
 
 def guess_decision(answer: Answer, mask: np.ndarray) -> Decision:
-    """A guess answer's first legal ranked cell as the action (``mask``: the guesser's bool action mask)."""
+    """A guess answer's first legal ranked cell as the action.
+
+    ``mask``: the guesser's bool action mask, or just its first 480 entries
+    (the free cells): only cells are read.
+    """
     if answer.cells is None or len(answer.cells) == 0:
         return Decision(None, False, answer.raw_text or "answer has no cell")
-    for c in np.asarray(answer.cells).ravel():
+    for c in np.asarray(answer.cells).ravel().tolist():  # Python scalars: cheaper to test than numpy's
         c = int(c)
         if 0 <= c < N_CELLS and mask[c]:
             return Decision(

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from huesenv.board import N_CELLS, format_coord, parse_coord
+from huesenv.board import format_coord, parse_coord
 from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, guess_decision, query_for
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.game.observer import forbidden_cues
@@ -122,32 +122,47 @@ class Driver:
         With ``fast``, an agent with the narrow methods of
         :class:`~huesenv.agents.HumanReplayAgent` is asked through them, with
         what its query would carry and no query or view built: a guesser's
-        ``guess_cells(legal, cues, game=, top_k=)``; in vocabulary mode a cue
-        giver's ``give_cue_among(targets, cue_index, vocabulary, forbidden,
-        offered)`` (the env's vocabulary with its allowed-word mask, where the
-        query lists the allowed words and forbids the rest).  Why: building
+        ``guess_cells(legal, cues, game=, top_k=)`` (:meth:`_guess_action`); in
+        vocabulary mode a cue giver's ``give_cue_among(targets, cue_index,
+        vocabulary, forbidden, offered)`` (:meth:`_cue_action`).  Why: building
         queries and views was most of an opponent's cost in ``Guesser-v1``.
         The answers, the fallback and the random draws are :meth:`decide`'s, so
         an episode is the same either way (``tests/test_wrappers_fast_opponents.py``
         plays both); anything else is asked through :meth:`decide`.
         """
+        if fast:
+            phase = self.env.state_obj.phase
+            if phase.is_guess and hasattr(agent, "guess_cells"):
+                return self._guess_action(agent_name, agent, phase)
+            if (
+                phase.is_cue_giver_turn
+                and hasattr(agent, "give_cue_among")
+                and self.env.cue_mode == "vocabulary"
+            ):
+                return self._cue_action(agent_name, agent, phase)
+        return self.decide(agent_name, agent)[0]
+
+    def _guess_action(self, agent_name: str, agent: Any, phase: Phase) -> Any:
+        """A cone from ``agent.guess_cells``, asked with the free cells and the cues a query would carry.
+
+        The free cells are the rules' own (``GameState.legal_cells``: what the
+        env's mask allows a cone on), so no mask is built for a guess that is
+        legal, as a replayed person's always is; the fallback takes the mask.
+        """
+        s = self.env.state_obj
+        legal = s.legal_cells()
+        cues = tuple(c for c in s.cues if c is not None)  # the query's cues: passes left out
+        action = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal).action
+        if action is None:
+            return self._random_action(self.env.action_mask(agent_name).astype(bool), phase)
+        return action
+
+    def _cue_action(self, agent_name: str, agent: Any, phase: Phase) -> Any:
+        """A target or cue from ``agent.give_cue_among``, asked with the env's vocabulary and allowed-word mask
+        (the query lists the allowed words and forbids the rest); a target pick's cue 1 is kept as in
+        :meth:`decide`."""
         env = self.env
         s = env.state_obj
-        phase = s.phase
-        if not fast:
-            return self.decide(agent_name, agent)[0]
-        if phase.is_guess:
-            guess_cells = getattr(agent, "guess_cells", None)
-            if guess_cells is None:
-                return self.decide(agent_name, agent)[0]
-            mask = env.action_mask(agent_name).astype(bool)
-            cues = tuple(c for c in s.cues if c is not None)  # the query's cues: passes left out
-            action = guess_decision(guess_cells(mask[:N_CELLS], cues, game=self.game, top_k=1), mask).action
-            return self._random_action(mask, phase) if action is None else action
-        give = getattr(agent, "give_cue_among", None)
-        layout = env.layout
-        if give is None or layout.cue_mode != "vocabulary" or not phase.is_cue_giver_turn:
-            return self.decide(agent_name, agent)[0]
         picking = phase is Phase.PICK_TARGET
         query = CueQuery(card=tuple(s.card), target=None if picking else s.target, cue_index=phase.cue_index)
         if phase is Phase.CUE_1 and self._pending_cue is not None:
@@ -157,7 +172,9 @@ class Driver:
             if offered is not None and not offered.any():  # a query would offer no word (an edge case)
                 return self.decide(agent_name, agent)[0]
             forbidden = forbidden_cues(s.used_cues, env.rules, query.cue_index)
-            answer = give(query.targets, query.cue_index, layout.vocabulary, forbidden, offered)
+            answer = agent.give_cue_among(
+                query.targets, query.cue_index, env.layout.vocabulary, forbidden, offered
+            )
         return self._to_action(answer, query, env.action_mask(agent_name).astype(bool), phase)[0]
 
 
