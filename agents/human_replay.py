@@ -57,6 +57,38 @@ def frame_share_table(answers: Sequence[np.ndarray], rules: HuesCuesRules = DEFA
     return counts @ in_frame.T
 
 
+class _PoolTable:
+    """One offered vocabulary (a pool of cue texts) matched to a frame-share table, for the cue giver.
+
+    ``rows``: each text's row of the table (-1: nobody answered it).  ``ranked(t)``:
+    the pool positions of answered words from the largest share of target
+    ``t``'s frame to the smallest, ties in pool order, built the first time ``t``
+    is asked about.  Why: a cue is then the first allowed word of each target's
+    ranking (the blocked words are few), not an argmax over every word per turn.
+    """
+
+    def __init__(self, rows: list[int], share_by_target: np.ndarray) -> None:
+        self.rows = np.asarray(rows, dtype=np.intp)
+        self.rows.setflags(write=False)
+        self.row_of = rows
+        answered = [r for r in rows if r >= 0]
+        #: two texts of the pool share a row (e.g. two spellings of a word): blocking one blocks both
+        self.shared_rows = len(set(answered)) < len(answered)
+        self._shares = share_by_target  # [target, row]
+        self._ranked: dict[int, list[int]] = {}
+
+    def share(self, target: int, position: int) -> np.float64:
+        return self._shares[target, self.row_of[position]]
+
+    def ranked(self, target: int) -> list[int]:
+        ranking = self._ranked.get(target)
+        if ranking is None:
+            shares = self._shares[target, np.maximum(self.rows, 0)]
+            order = np.argsort(-shares, kind="stable")  # stable: equal shares stay in pool order
+            ranking = self._ranked[target] = order[self.rows[order] >= 0].tolist()
+        return ranking
+
+
 class HumanReplayAgent(BaseAgent):
     """Samples the human cohort's answers (see the module docstring)."""
 
@@ -87,7 +119,7 @@ class HumanReplayAgent(BaseAgent):
         self._word_rows: dict[str, int] = {}  # word -> its row of the frame-share table, set with it
         self._keys: dict[str, str | None] = {}  # a cue text as asked -> its answered word (None: none)
         self._text_rows: dict[str, int] = {}  # a cue text as queried -> its frame-share row (-1: unknown)
-        self._pool_tables: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}  # see _pool_table
+        self._pool_tables: dict[tuple[str, ...], _PoolTable] = {}  # an offered vocabulary -> its table
 
     @property
     def agent_id(self) -> str:
@@ -226,22 +258,12 @@ class HumanReplayAgent(BaseAgent):
         except TypeError:  # an unhashable non-text
             return [self._row(t) for t in texts]
 
-    def _pool_table(self, pool: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """``(rows, shares)`` of an offered vocabulary: :meth:`_rows` of its texts and the frame shares of
-        their words as ``[target, position in the pool]``, kept per tuple (a game offers the same ones again).
-
-        Why the shares by pool position: a cue is then one gather and one argmax
-        over the pool, the way it is chosen (first in the pool's order on ties).
-        """
+    def _pool_table(self, pool: Sequence[str]) -> _PoolTable:
+        """The :class:`_PoolTable` of an offered vocabulary, kept per tuple (a game offers the same ones again)."""
         table = self._pool_tables.get(pool) if isinstance(pool, tuple) else None  # a tuple cannot change
         if table is None:
-            rows = np.asarray(self._rows(pool), dtype=np.intp)
-            shares = np.ascontiguousarray(
-                self._share_by_target[:, np.maximum(rows, 0)]
-            )  # row -1: never allowed
-            for a in (rows, shares):
-                a.setflags(write=False)
-            table = (rows, shares)
+            self.frame_shares()
+            table = _PoolTable(self._rows(pool), self._share_by_target)
             if isinstance(pool, tuple):
                 if len(self._pool_tables) >= _MAX_CACHED_POOLS:
                     self._pool_tables.clear()
@@ -271,32 +293,35 @@ class HumanReplayAgent(BaseAgent):
         """
         words, _ = self.frame_shares()
         pool: Sequence[str] = vocabulary or words
-        rows, shares = self._pool_table(pool)
-        blocked = np.zeros(len(words) + 1, dtype=bool)  # the last entry: row -1, a text nobody answered
-        blocked[self._rows(forbidden)] = True  # as CueQuery.forbidden_words: texts matched by their rows
-        if offered is not None:
-            blocked[rows[~offered]] = True  # words not offered are forbidden (a query lists them so)
+        table = self._pool_table(pool)
+        blocked = set(self._rows(forbidden))  # as CueQuery.forbidden_words: texts matched by their rows
+        if offered is not None and table.shared_rows:  # a word not offered blocks its row's other texts
+            blocked.update(table.rows[~offered].tolist())
         empty = self._row(EMPTY_INPUT)  # as forbidden_words has it: all-white-space texts forbid nothing
         if empty >= 0:
-            blocked[empty] = False
-        blocked[-1] = True
-        allowed = ~blocked[rows]  # over the pool, in its order
-        if offered is not None:
-            allowed &= offered
-        if not targets or not allowed.any():
+            blocked.discard(empty)
+        row_of = table.row_of
+        best: tuple[float, int, int] | None = None  # (-share, pool position, target index): the smallest wins
+        for k, t in enumerate(targets):
+            for p in table.ranked(t):  # the first allowed word is the target's best (ties: pool order)
+                if row_of[p] not in blocked and (offered is None or offered[p]):
+                    key = (-float(table.share(t, p)), p, k)
+                    best = key if best is None or key < best else best
+                    break
+            else:
+                break  # no word allowed for one target: none for any
+        if best is None:
             return Answer(
                 target=targets[0] if targets else None,
                 cue=None,
                 valid=cue_index == 2,
                 raw_text="no allowed cue with human answers",
             )
-        # shares are >= 0, so -1 is never the largest: the argmax in (pool, target) order of the allowed words
-        value = np.where(allowed, shares[list(targets)], -1.0).T
-        w, t = divmod(int(value.argmax()), len(targets))
-        share = value[w, t]
+        _, p, k = best
+        share = table.share(targets[k], p)
         return Answer(
-            target=targets[t],
-            cue=pool[w],
+            target=targets[k],
+            cue=pool[p],
             scores=np.asarray([share]),
             info={"frame_share": float(share)},
         )
