@@ -146,3 +146,88 @@ def test_cue_texts_are_matched_as_words_and_cached(monkeypatch):
             else:
                 assert (ans.cue, ans.target, ans.scores[0]) == expected
         assert len(agent._text_rows) <= 50
+
+
+def test_cue_among_offered_words_blocks_their_rows_as_the_query_does():
+    """``give_cue_among`` with an offered mask over a pool holding several spellings of one word: a word not
+    offered blocks its other spellings too, as the query (offered texts, the rest forbidden) has it."""
+    from itertools import compress
+
+    from huesenv.vocabulary import word_texts
+
+    agent = make_agent("human-replay", seed=0)
+    rng = np.random.default_rng(5)
+    spellings = [w for t in word_texts()[:30] for w in (t, t.lower(), f" {t.title()}")] + ["zizax", "   "]
+    checked = 0
+    for _ in range(300):
+        pool = tuple(rng.choice(np.array(spellings, dtype=object), size=int(rng.integers(2, 50))))
+        offered = rng.random(len(pool)) < rng.choice([0.3, 0.9])
+        forbidden = frozenset(rng.choice(np.array(spellings, dtype=object), size=int(rng.integers(0, 8))))
+        card = tuple(int(c) for c in rng.choice(480, size=4, replace=False))
+        target = None if rng.random() < 0.5 else card[0]
+        query = CueQuery(
+            card=card,
+            target=target,
+            cue_index=2,
+            vocabulary=tuple(compress(pool, offered.tolist())) or None,
+            forbidden=forbidden | frozenset(compress(pool, (~offered).tolist())),
+        )
+        if query.vocabulary is None:
+            continue
+        ans = agent.give_cue_among(query.targets, 2, pool, forbidden, offered)
+        expected = _reference_cue(agent, query)
+        if expected is None:
+            assert ans.cue is None and ans.valid
+        else:
+            cue, t, share = expected
+            assert (ans.target, ans.scores[0]) == (t, share)
+            assert agent._known(ans.cue) == agent._known(cue)  # the same word (the first offered spelling)
+            checked += 1
+    assert checked > 100
+
+
+def _reference_guess(agent, legal, word, used, k):
+    """The replayed guess the direct way: walk the permutation, skip used answers, illegal and repeated cells."""
+    pool = agent._pool[word]
+    cells, first = [], None
+    for i in agent.rng.permutation(len(pool)):
+        c = int(pool[i])
+        if int(i) not in used and legal[c] and c not in cells:
+            cells.append(c)
+            first = int(i) if first is None else first
+            if len(cells) == k:
+                break
+    return cells, first
+
+
+@pytest.mark.parametrize("top_k", [1, 3, 6])
+def test_guess_cells_takes_the_answers_of_the_permutation_walk(top_k):
+    """The array scan of a replayed guess against the loop over the same permutation: the same cells, the same
+    answers used up within a game, the generator left in the same state (so the next draws agree too)."""
+    from copy import deepcopy
+
+    agent = make_agent("human-replay", seed=2)
+    words = list(agent._pool)[:12]
+    rng = np.random.default_rng(top_k)
+    used: dict[str, set[int]] = {}
+    compared = exhausted = 0
+    for turn in range(600):
+        game = turn // 40
+        if turn % 40 == 0:
+            used = {}
+        word = words[int(rng.integers(len(words)))]
+        legal = rng.random(480) < rng.choice([0.2, 0.97])
+        twin = deepcopy(agent.rng)
+        ans = agent.guess_cells(legal, ("zizax", word.lower()), game=game, top_k=top_k)
+        reference = deepcopy(agent)
+        reference.rng = twin
+        cells, first = _reference_guess(reference, legal, word, used.setdefault(word, set()), top_k)
+        if not cells:
+            assert ans.info["fallback"] == "exhausted"
+            exhausted += 1
+            continue
+        assert ans.cells.tolist() == cells and ans.info == {"sampled": True, "word": word}
+        used[word].add(first)
+        assert twin.integers(2**62) == deepcopy(agent.rng).integers(2**62)
+        compared += 1
+    assert compared > 400 and exhausted > 0
