@@ -149,6 +149,7 @@ from huesenv.board import N_CELLS, format_coord
 from huesenv.envs.hues_cues.defaults import default_text_encoder
 from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
 from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.envs.spaces import MaskedDiscrete
 from huesenv.game.cues import CUE_CHARSET
 from huesenv.game.observer import player_view, render_view
 from huesenv.game.phase import Phase
@@ -188,6 +189,11 @@ class ActionLayout:
             self.text_action = N_CELLS
             self.pass_action = N_CELLS + 1
         self.n = self.pass_action + 1
+        # every cell and word action built once (immutable named tuples): decoding is on every env step
+        self._targets = tuple(Action("target", cell=c) for c in range(N_CELLS))
+        self._cones = tuple(Action("cone", cell=c) for c in range(N_CELLS))
+        self._words = tuple(Action("cue", cue=w) for w in self.vocabulary)
+        self._pass = Action("cue", cue=None)
 
     def cue_action(self, word: str) -> int:
         """The action giving vocabulary word ``word`` as a cue (vocabulary mode)."""
@@ -227,22 +233,22 @@ class ActionLayout:
         if not 0 <= a < self.n:
             raise IllegalActionError(f"action {a} out of range 0-{self.n - 1}")
         if a < N_CELLS:
-            if phase is Phase.PICK_TARGET:
-                return Action("target", cell=a)
             if phase.is_guess:
-                return Action("cone", cell=a)
+                return self._cones[a]
+            if phase is Phase.PICK_TARGET:
+                return self._targets[a]
             raise IllegalActionError(
                 f"a cell ({format_coord(a)}) is not a valid action in phase {phase.value!r}"
             )
         if not phase.is_cue:
             raise IllegalActionError(f"a cue or pass is not a valid action in phase {phase.value!r}")
         if a == self.pass_action:
-            return Action("cue", cue=None)
+            return self._pass
         if a == self.text_action:
             if not isinstance(cue_text, str):
                 raise IllegalActionError("text-mode cue action needs {'action': 480, 'cue': <text>}")
             return Action("cue", cue=cue_text)
-        return Action("cue", cue=self.vocabulary[a - self.cue_offset])
+        return self._words[a - self.cue_offset]
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -439,10 +445,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     # -- spaces -------------------------------------------------------------------
     def _make_action_space(self) -> spaces.Space:
         if self.cue_mode == "vocabulary":
-            return spaces.Discrete(self.layout.n)
+            return MaskedDiscrete(self.layout.n)
         return spaces.Dict(
             {
-                "action": spaces.Discrete(self.layout.n),
+                "action": MaskedDiscrete(self.layout.n),
                 "cue": spaces.Text(min_length=0, max_length=self.rules.max_cue_chars, charset=CUE_CHARSET),
             }
         )
