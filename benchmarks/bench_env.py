@@ -164,7 +164,9 @@ def main() -> None:
         guess_runs.append(g)
         ttt_runs.append(aec_rate(tictactoe_v3.env, args.seconds / 3)[0])
         hues_common.append(
-            aec_rate(lambda: hues_cues_v1.env(num_players=args.players), args.seconds / 3, common_draw=True)[0]
+            aec_rate(lambda: hues_cues_v1.env(num_players=args.players), args.seconds / 3, common_draw=True)[
+                0
+            ]
         )
         ttt_common.append(aec_rate(tictactoe_v3.env, args.seconds / 3, common_draw=True)[0])
         rate, build = guesser_rate(args.seconds / 3)

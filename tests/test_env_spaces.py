@@ -34,7 +34,9 @@ def test_other_arguments_go_to_gymnasium() -> None:
     theirs.seed(1)
     assert [ours.sample() for _ in range(20)] == [theirs.sample() for _ in range(20)]
     p = np.array([0.1, 0.2, 0.3, 0.4, 0.0])
-    assert [ours.sample(probability=p) for _ in range(20)] == [theirs.sample(probability=p) for _ in range(20)]
+    assert [ours.sample(probability=p) for _ in range(20)] == [
+        theirs.sample(probability=p) for _ in range(20)
+    ]
     for bad in (
         np.array([1, 0, 2, 0, 0], dtype=np.int8),  # a value other than 0/1
         np.array([1, 0, -1, 0, 0], dtype=np.int8),
