@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -360,8 +360,9 @@ class GameState:
         return state
 
     # -- queries ----------------------------------------------------------------
-    @property
+    @cached_property
     def num_rounds(self) -> int:
+        """Rounds in this game (fixed by the rules and the number of players; asked at every view)."""
         return self.rules.num_rounds(self.num_players)
 
     @property
@@ -397,31 +398,35 @@ class GameState:
 
     def problem(self, action: Action) -> str | None:
         """Why ``action`` is illegal now, or ``None``: the single legality check."""
-        if self.done:
+        phase = self.phase
+        if phase is Phase.DONE:
             return "the game is over"
-        if action.kind == "target":
-            if self.phase is not Phase.PICK_TARGET:
-                return f"picking a target is not allowed in phase {self.phase!r}"
-            if action.cell not in self.card:
-                return f"target {action.cell!r} is not on the cue giver's card {[format_coord(c) for c in self.card]}"
-            return None
-        if action.kind == "cue":
-            if self.phase not in CUE_PHASES:
-                return f"giving a cue is not allowed in phase {self.phase!r}"
-            if is_pass(action.cue):
-                return None if self.can_pass() else f"passing is not allowed in phase {self.phase!r}"
-            return self.cue_problem(action.cue)
-        if action.kind == "cone":
-            if self.phase not in GUESS_PHASES:
-                return f"placing a cone is not allowed in phase {self.phase!r}"
-            try:
-                cell = check_index(action.cell)
-            except ValueError as err:
-                return str(err)
+        kind = action.kind
+        if kind == "cone":  # most moves of a game are cones: checked first
+            if not phase.is_guess:
+                return f"placing a cone is not allowed in phase {phase!r}"
+            cell = action.cell
+            if type(cell) is not int or not 0 <= cell < N_CELLS:  # the common case needs no conversion
+                try:
+                    cell = check_index(cell)
+                except ValueError as err:
+                    return str(err)
             if self.occupied[cell]:
                 return f"cell {format_coord(cell)} already holds a cone"
             return None
-        return f"unknown action kind {action.kind!r}"
+        if kind == "target":
+            if phase is not Phase.PICK_TARGET:
+                return f"picking a target is not allowed in phase {phase!r}"
+            if action.cell not in self.card:
+                return f"target {action.cell!r} is not on the cue giver's card {[format_coord(c) for c in self.card]}"
+            return None
+        if kind == "cue":
+            if not phase.is_cue:
+                return f"giving a cue is not allowed in phase {phase!r}"
+            if is_pass(action.cue):
+                return None if self.can_pass() else f"passing is not allowed in phase {phase!r}"
+            return self.cue_problem(action.cue)
+        return f"unknown action kind {kind!r}"
 
     # -- transitions --------------------------------------------------------------
     def apply(self, action: Action, *, checked: bool = False) -> RoundResult | None:
@@ -434,37 +439,41 @@ class GameState:
         if why is not None:
             raise IllegalActionError(why)
         self.moves += 1
-        if action.kind == "target":
+        kind = action.kind
+        if kind == "cone":
+            assert action.cell is not None  # checked by problem()
+            cell = int(action.cell)
+            phase = self.phase
+            self.occupied[cell] = True
+            self.cones.append(Cone(self.current, cell, phase.cue_index))
+            order = self.order
+            del order[0]
+            if order:
+                self.current = order[0]
+                return None
+            if phase is Phase.GUESS_1:
+                self.phase = Phase.CUE_2
+                self.current = self.cue_giver
+                return None
+            return self._reveal()
+        if kind == "target":
             assert action.cell is not None  # checked by problem()
             self.target = int(action.cell)
             self.phase = Phase.CUE_1
             return None
-        if action.kind == "cue":
-            passed = is_pass(action.cue)
-            cue = None if passed else normalise_word(action.cue)
-            self.cues.append(cue)
-            if cue is not None:
-                self.used_cues.append(cue)
-            if self.phase is Phase.CUE_1:
-                self._start_guessing(Phase.GUESS_1, clockwise=True)
-            elif passed and not self.rules.second_cone_after_pass:
-                return self._reveal()
-            else:
-                self._start_guessing(Phase.GUESS_2, clockwise=False)
-            return None
-        assert action.cell is not None  # checked by problem()
-        cell = int(action.cell)
-        self.occupied[cell] = True
-        self.cones.append(Cone(self.current, cell, self.phase.cue_index))
-        self.order.pop(0)
-        if self.order:
-            self.current = self.order[0]
-            return None
-        if self.phase is Phase.GUESS_1:
-            self.phase = Phase.CUE_2
-            self.current = self.cue_giver
-            return None
-        return self._reveal()
+        # kind == "cue" (checked by problem())
+        passed = is_pass(action.cue)
+        cue = None if passed else normalise_word(action.cue)
+        self.cues.append(cue)
+        if cue is not None:
+            self.used_cues.append(cue)
+        if self.phase is Phase.CUE_1:
+            self._start_guessing(Phase.GUESS_1, clockwise=True)
+        elif passed and not self.rules.second_cone_after_pass:
+            return self._reveal()
+        else:
+            self._start_guessing(Phase.GUESS_2, clockwise=False)
+        return None
 
     def _start_round(self, index: int) -> None:
         self.round = index

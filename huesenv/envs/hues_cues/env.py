@@ -149,6 +149,7 @@ from huesenv.board import N_CELLS, format_coord
 from huesenv.envs.hues_cues.defaults import default_text_encoder
 from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
 from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.envs.spaces import MaskedDiscrete
 from huesenv.game.cues import CUE_CHARSET
 from huesenv.game.observer import player_view, render_view
 from huesenv.game.phase import Phase
@@ -188,6 +189,11 @@ class ActionLayout:
             self.text_action = N_CELLS
             self.pass_action = N_CELLS + 1
         self.n = self.pass_action + 1
+        # every cell and word action built once (immutable named tuples): decoding is on every env step
+        self._targets = tuple(Action("target", cell=c) for c in range(N_CELLS))
+        self._cones = tuple(Action("cone", cell=c) for c in range(N_CELLS))
+        self._words = tuple(Action("cue", cue=w) for w in self.vocabulary)
+        self._pass = Action("cue", cue=None)
 
     def cue_action(self, word: str) -> int:
         """The action giving vocabulary word ``word`` as a cue (vocabulary mode)."""
@@ -227,22 +233,22 @@ class ActionLayout:
         if not 0 <= a < self.n:
             raise IllegalActionError(f"action {a} out of range 0-{self.n - 1}")
         if a < N_CELLS:
-            if phase is Phase.PICK_TARGET:
-                return Action("target", cell=a)
             if phase.is_guess:
-                return Action("cone", cell=a)
+                return self._cones[a]
+            if phase is Phase.PICK_TARGET:
+                return self._targets[a]
             raise IllegalActionError(
                 f"a cell ({format_coord(a)}) is not a valid action in phase {phase.value!r}"
             )
         if not phase.is_cue:
             raise IllegalActionError(f"a cue or pass is not a valid action in phase {phase.value!r}")
         if a == self.pass_action:
-            return Action("cue", cue=None)
+            return self._pass
         if a == self.text_action:
             if not isinstance(cue_text, str):
                 raise IllegalActionError("text-mode cue action needs {'action': 480, 'cue': <text>}")
             return Action("cue", cue=cue_text)
-        return Action("cue", cue=self.vocabulary[a - self.cue_offset])
+        return self._words[a - self.cue_offset]
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -269,8 +275,35 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             self._has_updated = True
             self.env.step(action)
 
+    def agent_iter(self, max_iter: int = 2**63) -> wrappers.order_enforcing.AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
     def __str__(self) -> str:
         return str(self.env)
+
+
+class _OrderEnforcingIterable(wrappers.order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self) -> _OrderEnforcingIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(wrappers.order_enforcing.AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing ``agent_iter``, reading the env's agents without two ``__getattr__`` hops.
+
+    Same contract: stops when no agent is left or after ``max_iter``, and
+    asserts that ``step`` or ``reset`` was called between two agents.
+    """
+
+    def __next__(self) -> str:
+        raw = self.env.env
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return raw.agent_selection
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -388,6 +421,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._seat_pairs = tuple(enumerate(self.possible_agents))
+        self._no_points = (0,) * self.num_players
         # static cue validity of each vocabulary word for cue 1 / cue 2 (used cues are removed per game)
         self._vocab_ok = {
             k: np.array([self.rules.cue_problem(w, k) is None for w in words], dtype=np.int8) for k in (1, 2)
@@ -410,10 +445,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     # -- spaces -------------------------------------------------------------------
     def _make_action_space(self) -> spaces.Space:
         if self.cue_mode == "vocabulary":
-            return spaces.Discrete(self.layout.n)
+            return MaskedDiscrete(self.layout.n)
         return spaces.Dict(
             {
-                "action": spaces.Discrete(self.layout.n),
+                "action": MaskedDiscrete(self.layout.n),
                 "cue": spaces.Text(min_length=0, max_length=self.rules.max_cue_chars, charset=CUE_CHARSET),
             }
         )
@@ -527,6 +562,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._moves = 0
+        self._rewards_set = True  # PettingZoo's first step clears them (to int 0), as every step would
         self._mask_cache = None
         self._last_reveal = None
         self.last_illegal = None
@@ -543,19 +579,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     def _infos(self, result: RoundResult | None, illegal: str | None) -> dict[str, dict]:
         s = self.state_obj
         rnd, phase, scores = int(s.round), s.phase.index, s.scores
-        points = result.points if result is not None else (0,) * self.num_players
-        seat = self._seat
+        points = result.points if result is not None else self._no_points
         infos: dict[str, dict[str, Any]] = {
             a: {
                 "round": rnd,
                 "phase": phase,
-                "seat": (i := seat[a]),
+                "seat": i,
                 "score": scores[i],
                 "points": points[i],
-                "illegal": int(illegal == a),
+                "illegal": 0,
             }
-            for a in self.agents
+            for i, a in (
+                self._seat_pairs
+                if len(self.agents) == self.num_players
+                else [(self._seat[a], a) for a in self.agents]
+            )
         }
+        if illegal is not None and illegal in infos:
+            infos[illegal]["illegal"] = 1
         if self.info_text:
             for a, info in infos.items():
                 info["cues"] = tuple(s.cues)
@@ -572,6 +613,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         Why: the single-learner wrappers step the other seats' moves in a row
         and read the infos only after the last one; building every seat's info
         dict after each move cost as much as deciding a replayed human's cone.
+        Rewards are cleared and accumulated (PettingZoo's ``_clear_rewards`` /
+        ``_accumulate_rewards``) only after a step that set some: most moves
+        score nothing, and the two loops over the seats were a tenth of a step.
         """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -579,7 +623,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             return
         s = self.state_obj
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._rewards_set:
+            self._clear_rewards()
+            self._rewards_set = False
         try:
             rule_action = self.layout.decode(action, s.phase)
             why = s.problem(rule_action)
@@ -593,6 +639,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             if self.illegal_action == "raise":
                 raise IllegalActionError(message)
             self.rewards[agent] = self.illegal_reward
+            self._rewards_set = True
             self.last_illegal = message
             offender = agent
             if self.illegal_action == "end":
@@ -604,9 +651,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             self._moves += 1
             if result is not None:
                 self._last_reveal = result
-                for i, a in enumerate(self.possible_agents):
-                    self.rewards[a] = float(result.points[i])
-            if s.done:
+                rewards = self.rewards
+                for a, p in zip(self.possible_agents, result.points):
+                    rewards[a] = float(p)
+                self._rewards_set = True
+            if s.phase is Phase.DONE:
                 self.terminations = {a: True for a in self.agents}
             elif self.max_cycles is not None and self._moves >= self.max_cycles:
                 self.truncations = {a: True for a in self.agents}
@@ -614,7 +663,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._infos_of = (result, offender)
         if infos:
             self.infos = self._infos(result, offender)
-        self._accumulate_rewards()
+        if self._rewards_set:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -1,0 +1,42 @@
+"""Action spaces of the Hues and Cues envs: Gymnasium's ``Discrete`` with a cheaper masked ``sample``.
+
+Why: drawing a random legal action, ``space.sample(mask)``, is what random
+baselines, PettingZoo's API tests and masked rollouts do on every step, and
+Gymnasium's implementation makes seven passes over the mask (``== 1``,
+``== 0``, ``or``, ``all``, ``any``, ``where``, ``choice``).  Over the
+480 + V + 1 actions of this game that was a third of a random-play step.
+:class:`MaskedDiscrete` checks the mask in one pass and finds the legal
+actions in a second.  It is a ``Discrete`` (``isinstance``, equality, SB3,
+flattening, seeding and pickling are unchanged) and returns exactly what
+Gymnasium's ``Discrete.sample`` returns for the same generator state: the
+draw is ``integers(len(legal))``, the call ``Generator.choice`` makes for a
+uniform choice (``tests/test_env_spaces.py`` checks both draw for draw).
+Any other argument (no mask, a probability mask, a mask of the wrong dtype,
+shape or values) goes to Gymnasium's own code, with its checks and messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+
+class MaskedDiscrete(spaces.Discrete):
+    """``gymnasium.spaces.Discrete`` whose ``sample(mask)`` takes two passes over the mask (see the module)."""
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        if (
+            mask is None
+            or probability is not None
+            or type(mask) is not np.ndarray
+            or mask.dtype != np.int8
+            or mask.shape != (self.n,)
+            or mask.view(np.uint8).max(initial=0) > 1  # a value other than 0 / 1 (negatives wrap above 1)
+        ):
+            return super().sample(mask, probability)  # Gymnasium's checks, errors and draws
+        legal = np.flatnonzero(mask)
+        if not legal.size:
+            return self.start
+        return self.start + self.dtype.type(legal[self.np_random.integers(legal.size)])
