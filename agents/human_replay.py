@@ -24,7 +24,7 @@ Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ra
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -60,11 +60,12 @@ def frame_share_table(answers: Sequence[np.ndarray], rules: HuesCuesRules = DEFA
 class _PoolTable:
     """One offered vocabulary (a pool of cue texts) matched to a frame-share table, for the cue giver.
 
-    ``rows``: each text's row of the table (-1: nobody answered it).  ``ranked(t)``:
-    the pool positions of answered words from the largest share of target
-    ``t``'s frame to the smallest, ties in pool order, built the first time ``t``
-    is asked about.  Why: a cue is then the first allowed word of each target's
-    ranking (the blocked words are few), not an argmax over every word per turn.
+    ``rows``: each text's row of the table (-1: nobody answered it).
+    ``ranked[t]``: the pool positions of answered words from the largest share
+    of target ``t``'s frame to the smallest, ties in pool order (``None`` until
+    :meth:`rank` builds it, the first time ``t`` is asked about).  Why: a cue is
+    then the first allowed word of each target's ranking (the blocked words are
+    few), not an argmax over every word per turn.
     """
 
     def __init__(self, rows: list[int], share_by_target: np.ndarray) -> None:
@@ -74,19 +75,53 @@ class _PoolTable:
         answered = [r for r in rows if r >= 0]
         #: two texts of the pool share a row (e.g. two spellings of a word): blocking one blocks both
         self.shared_rows = len(set(answered)) < len(answered)
-        self._shares = share_by_target  # [target, row]
-        self._ranked: dict[int, list[int]] = {}
+        self.by_target = share_by_target  # [target, row]
+        self.ranked: list[list[int] | None] = [None] * N_CELLS
 
-    def share(self, target: int, position: int) -> np.float64:
-        return self._shares[target, self.row_of[position]]
-
-    def ranked(self, target: int) -> list[int]:
-        ranking = self._ranked.get(target)
-        if ranking is None:
-            shares = self._shares[target, np.maximum(self.rows, 0)]
-            order = np.argsort(-shares, kind="stable")  # stable: equal shares stay in pool order
-            ranking = self._ranked[target] = order[self.rows[order] >= 0].tolist()
+    def rank(self, target: int) -> list[int]:
+        shares = self.by_target[target, np.maximum(self.rows, 0)]
+        order = np.argsort(-shares, kind="stable")  # stable: equal shares stay in pool order
+        ranking = self.ranked[target] = order[self.rows[order] >= 0].tolist()
         return ranking
+
+
+class _CueTable:
+    """The frame shares of one cohort's answers under one rule set, with the vocabularies offered so far.
+
+    Why shared (:func:`_cue_table`): an env seats one replayed person per
+    opponent seat, and each computed the same table and target rankings on its
+    first cues.
+    """
+
+    def __init__(self, pool: dict[str, np.ndarray], rules: HuesCuesRules) -> None:
+        self.words = tuple(pool)
+        self.share = frame_share_table([pool[w] for w in self.words], rules)  # [word, target]
+        self.by_target = np.ascontiguousarray(self.share.T)  # [target, word]
+        for a in (self.share, self.by_target):
+            a.setflags(write=False)
+        self.word_rows = {w: i for i, w in enumerate(self.words)}
+        self.pools: dict[tuple[str, ...], _PoolTable] = {}  # an offered vocabulary -> its table
+
+
+_CUE_TABLES: dict[tuple[int, int], tuple[Any, HuesCuesRules, _CueTable]] = {}
+_MAX_CUE_TABLES = 8
+
+
+def _cue_table(humans: Any, rules: HuesCuesRules, pool: dict[str, np.ndarray]) -> _CueTable:
+    """The :class:`_CueTable` of ``humans`` (whose answers ``pool`` holds) under ``rules``, one per pair.
+
+    Keyed by identity, holding both objects so that neither id is reused while
+    the entry lives; a cohort is read-only once loaded (see :func:`_default_cohort`).
+    """
+    key = (id(humans), id(rules))
+    hit = _CUE_TABLES.get(key)
+    if hit is not None and hit[0] is humans and hit[1] is rules:
+        return hit[2]
+    table = _CueTable(pool, rules)
+    if len(_CUE_TABLES) >= _MAX_CUE_TABLES:
+        _CUE_TABLES.clear()
+    _CUE_TABLES[key] = (humans, rules, table)
+    return table
 
 
 class HumanReplayAgent(BaseAgent):
@@ -112,14 +147,11 @@ class HumanReplayAgent(BaseAgent):
         self._seed = seed
         self.rng = np.random.default_rng(seed)
         self._pool = {w: np.asarray(humans.cells(w), dtype=np.int64) for w in humans.words}
-        self._used: dict[str, np.ndarray] = {}  # word -> answers used up in this game (bool, by pool index)
+        self._used: dict[str, list[int]] = {}  # word -> its answers used up in this game (pool indices)
         self._game: int | None = None
-        self._frame_share: tuple[tuple[str, ...], np.ndarray] | None = None
-        self._share_by_target = np.empty((N_CELLS, 0))  # frame shares as [target, word], set with them
-        self._word_rows: dict[str, int] = {}  # word -> its row of the frame-share table, set with it
+        self._cues: _CueTable | None = None  # the frame shares, shared with agents of this cohort and rules
         self._keys: dict[str, str | None] = {}  # a cue text as asked -> its answered word (None: none)
         self._text_rows: dict[str, int] = {}  # a cue text as queried -> its frame-share row (-1: unknown)
-        self._pool_tables: dict[tuple[str, ...], _PoolTable] = {}  # an offered vocabulary -> its table
 
     @property
     def agent_id(self) -> str:
@@ -170,31 +202,32 @@ class HumanReplayAgent(BaseAgent):
         would read from its query, so both take the same random draws and the
         episodes do not depend on which path asked.
         """
-        if not legal.any():
+        if not legal[legal.argmax()]:  # no free cell (argmax: ndarray.any goes through Python)
             return Answer(valid=False, raw_text="no legal cell")
         if game is not None and game != self._game:
             self._game, self._used = game, {}
         k = max(1, int(top_k))
-        word = next((w for w in map(self._known, reversed(cues)) if w is not None), None)
+        word = None
+        for cue in reversed(cues):  # the latest cue people answered
+            if (word := self._known(cue)) is not None:
+                break
         if word is None:
             return self._uniform(legal, k, "unknown_cue")
         pool = self._pool[word]
         used = self._used.get(word) if game is not None else None
         order = self.rng.permutation(len(pool))  # the one draw of a guess (its numbers fix the episodes)
-        picks = self._first_distinct_legal(pool, order, legal, used, k)
-        if picks is None:
+        picked = self._first_distinct_legal(pool, order, legal, used, k)
+        if picked is None:
             return self._uniform(legal, k, "exhausted", word=word)
-        if game is not None:
-            if used is None:
-                used = self._used[word] = np.zeros(len(pool), dtype=bool)
-            used[order[picks[0]]] = True  # the answer behind the placed cell is used up in this game
-        return Answer(cells=pool[order[picks]], info={"sampled": True, "word": word})
+        if game is not None:  # the answer behind the placed cell is used up in this game
+            self._used.setdefault(word, []).append(int(picked[0]))
+        return Answer(cells=pool[picked], info={"sampled": True, "word": word})
 
     @staticmethod
     def _first_distinct_legal(
-        pool: np.ndarray, order: np.ndarray, legal: np.ndarray, used: np.ndarray | None, k: int
+        pool: np.ndarray, order: np.ndarray, legal: np.ndarray, used: list[int] | None, k: int
     ) -> np.ndarray | None:
-        """Positions in ``order`` of the first ``k`` answers, in that order, that are not ``used``, fall on a
+        """The first ``k`` answers (indices into ``pool``) in ``order`` that are not ``used``, fall on a
         ``legal`` cell and repeat no earlier pick's cell (``None``: not one).
 
         Why arrays: this scan is most of a replayed guess, and a Python loop over
@@ -202,16 +235,18 @@ class HumanReplayAgent(BaseAgent):
         """
         cells = pool[order]
         ok = legal[cells]
-        if used is not None:
-            ok &= ~used[order]
+        if used:
+            gone = np.zeros(len(pool), dtype=bool)
+            gone[used] = True
+            ok[gone[order]] = False
         if k == 1:  # the envs' case: the first usable answer
             first = int(ok.argmax())
-            return np.array([first]) if ok[first] else None
+            return order[first : first + 1] if ok[first] else None
         at = np.flatnonzero(ok)
         if not at.size:
             return None
         _, first_of_cell = np.unique(cells[at], return_index=True)  # a cell's first usable answer
-        return at[np.sort(first_of_cell)[:k]]
+        return order[at[np.sort(first_of_cell)[:k]]]
 
     def _uniform(self, legal: np.ndarray, k: int, why: str, word: str | None = None) -> Answer:
         idx = np.flatnonzero(legal)
@@ -223,25 +258,25 @@ class HumanReplayAgent(BaseAgent):
 
     # -- cue giving -------------------------------------------------------------
     def frame_shares(self) -> tuple[tuple[str, ...], np.ndarray]:
-        """Words and ``(words, 480)`` shares of their human answers inside each cell's scoring frame."""
-        if self._frame_share is None:
-            words = tuple(self._pool)
-            self._frame_share = (words, frame_share_table([self._pool[w] for w in words], self.rules))
-            self._share_by_target = np.ascontiguousarray(self._frame_share[1].T)  # [target, word]
-            self._word_rows = {w: i for i, w in enumerate(words)}
-        return self._frame_share
+        """Words and ``(words, 480)`` shares of their human answers inside each cell's scoring frame (read-only)."""
+        table = self._table()
+        return table.words, table.share
+
+    def _table(self) -> _CueTable:
+        if self._cues is None:
+            self._cues = _cue_table(self.humans, self.rules, self._pool)
+        return self._cues
 
     def _row(self, text: object) -> int:
         """Row of ``text``'s word in :meth:`frame_shares`, -1 when nobody answered it (see :meth:`_rows`)."""
         if not isinstance(text, str):
             return -1
-        self.frame_shares()
         row = self._text_rows.get(text)
         if row is None:
             if len(self._text_rows) >= _MAX_CACHED_TEXTS:  # free-text cues: keep the cache bounded
                 self._text_rows.clear()
             key = self._known(text)
-            row = -1 if key is None else self._word_rows[key]
+            row = -1 if key is None else self._table().word_rows[key]
             self._text_rows[text] = row
         return row
 
@@ -258,16 +293,31 @@ class HumanReplayAgent(BaseAgent):
         except TypeError:  # an unhashable non-text
             return [self._row(t) for t in texts]
 
+    def _blocked_rows(self, forbidden: Iterable[str]) -> set[int]:
+        """:meth:`_rows` of the ``forbidden`` texts as a set (a forbidden text blocks its word's row).
+
+        Why the first try: the texts a game forbids are the same few dozen all
+        along, so they are nearly always cached, and one C-level pass over
+        them is most of this lookup saved.
+        """
+        if not isinstance(forbidden, Collection):  # a one-pass iterable: read it once
+            forbidden = list(forbidden)
+        try:
+            rows = set(map(self._text_rows.get, forbidden))
+        except TypeError:  # an unhashable non-text
+            rows = {None}
+        return rows if None not in rows else set(self._rows(forbidden))
+
     def _pool_table(self, pool: Sequence[str]) -> _PoolTable:
         """The :class:`_PoolTable` of an offered vocabulary, kept per tuple (a game offers the same ones again)."""
-        table = self._pool_tables.get(pool) if isinstance(pool, tuple) else None  # a tuple cannot change
+        pools = self._table().pools
+        table = pools.get(pool) if isinstance(pool, tuple) else None  # only a tuple cannot change
         if table is None:
-            self.frame_shares()
-            table = _PoolTable(self._rows(pool), self._share_by_target)
+            table = _PoolTable(self._rows(pool), self._table().by_target)
             if isinstance(pool, tuple):
-                if len(self._pool_tables) >= _MAX_CACHED_POOLS:
-                    self._pool_tables.clear()
-                self._pool_tables[pool] = table
+                if len(pools) >= _MAX_CACHED_POOLS:
+                    pools.clear()
+                pools[pool] = table
         return table
 
     def give_cue(self, query: CueQuery) -> Answer:
@@ -291,21 +341,22 @@ class HumanReplayAgent(BaseAgent):
         whose offered words and forbidden set are rebuilt every turn.  Blocking
         is by table row either way, so both give the same answer.
         """
-        words, _ = self.frame_shares()
-        pool: Sequence[str] = vocabulary or words
+        pool: Sequence[str] = vocabulary or self._table().words
         table = self._pool_table(pool)
-        blocked = set(self._rows(forbidden))  # as CueQuery.forbidden_words: texts matched by their rows
+        blocked = self._blocked_rows(forbidden)  # as CueQuery.forbidden_words: texts matched by their rows
         if offered is not None and table.shared_rows:  # a word not offered blocks its row's other texts
             blocked.update(table.rows[~offered].tolist())
         empty = self._row(EMPTY_INPUT)  # as forbidden_words has it: all-white-space texts forbid nothing
         if empty >= 0:
             blocked.discard(empty)
-        row_of = table.row_of
+        row_of, ranked, by_target = table.row_of, table.ranked, table.by_target
         best: tuple[float, int, int] | None = None  # (-share, pool position, target index): the smallest wins
         for k, t in enumerate(targets):
-            for p in table.ranked(t):  # the first allowed word is the target's best (ties: pool order)
+            for p in ranked[t] or table.rank(
+                t
+            ):  # the first allowed word is the target's best (ties: pool order)
                 if row_of[p] not in blocked and (offered is None or offered[p]):
-                    key = (-float(table.share(t, p)), p, k)
+                    key = (-float(by_target[t, row_of[p]]), p, k)
                     best = key if best is None or key < best else best
                     break
             else:
@@ -318,7 +369,7 @@ class HumanReplayAgent(BaseAgent):
                 raw_text="no allowed cue with human answers",
             )
         _, p, k = best
-        share = table.share(targets[k], p)
+        share = by_target[targets[k], row_of[p]]
         return Answer(
             target=targets[k],
             cue=pool[p],

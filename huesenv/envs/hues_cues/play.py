@@ -151,7 +151,7 @@ class Driver:
         """
         s = self.env.state_obj
         legal = s.legal_cells()
-        cues = tuple(c for c in s.cues if c is not None)  # the query's cues: passes left out
+        cues = [c for c in s.cues if c is not None]  # the query's cues: passes left out
         action = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal).action
         if action is None:
             return self._random_action(self.env.action_mask(agent_name).astype(bool), phase)
