@@ -14,8 +14,7 @@ asked for ``top_k > 1`` cells degrade gracefully when their favourite is taken.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,9 +27,11 @@ from huesenv.game.rules import HuesCuesRules
 from huesenv.vocabulary import normalise_word
 
 
-@dataclass(frozen=True)
-class Decision:
-    """An env action decoded from an answer: ``valid`` False means the answer was unusable (``reason`` says why)."""
+class Decision(NamedTuple):
+    """An env action decoded from an answer: ``valid`` False means the answer was unusable (``reason`` says why).
+
+    A named tuple (immutable, built on every opponent move, so cheap to build).
+    """
 
     action: Any
     valid: bool
@@ -92,10 +93,28 @@ def answer_to_action(
     if isinstance(query, GuessQuery):
         return guess_decision(answer, mask)
     if query.target is None:
-        t = answer.target
-        if t is None or not (0 <= int(t) < N_CELLS) or not mask[int(t)]:
-            return Decision(None, False, f"target {t!r} is not a cell of the card {query.card}")
-        return Decision(int(t), True, cell=int(t))
+        return target_decision(answer, query.card, mask)
+    return cue_decision(answer, query.cue_index, mask, layout, rules, used_cues)
+
+
+def target_decision(answer: Answer, card: tuple[int, ...], mask: np.ndarray) -> Decision:
+    """A target pick's answer as the action (``mask``: the cue giver's bool mask, or its first 480 entries)."""
+    t = answer.target
+    if t is None or not (0 <= int(t) < N_CELLS) or not mask[int(t)]:
+        return Decision(None, False, f"target {t!r} is not a cell of the card {card}")
+    return Decision(int(t), True, cell=int(t))
+
+
+def cue_decision(
+    answer: Answer,
+    cue_index: int,
+    mask: np.ndarray,
+    layout: ActionLayout,
+    rules: HuesCuesRules | None = None,
+    used_cues: tuple[str, ...] = (),
+) -> Decision:
+    """A cue answer (cue ``cue_index``) as the action: a pass, a vocabulary word's action or a text cue,
+    checked against the cue giver's bool ``mask`` (vocabulary mode) or the cue rules (text mode)."""
     cue = answer.cue
     if is_pass(cue):
         if mask[layout.pass_action]:
@@ -114,7 +133,7 @@ def answer_to_action(
             return Decision(None, False, f"cue {word!r} is not allowed now")
         return Decision(a, True, cue=word)
     if rules is not None:
-        why = rules.cue_problem(word, query.cue_index, used_cues)
+        why = rules.cue_problem(word, cue_index, used_cues)
         if why is not None:
             return Decision(None, False, why)
     return Decision({"action": layout.text_action, "cue": word}, True, cue=word)

@@ -37,7 +37,14 @@ from typing import Any
 import numpy as np
 
 from huesenv.board import format_coord, parse_coord
-from huesenv.envs.hues_cues.adapters import Decision, answer_to_action, guess_decision, query_for
+from huesenv.envs.hues_cues.adapters import (
+    Decision,
+    answer_to_action,
+    cue_decision,
+    guess_decision,
+    query_for,
+    target_decision,
+)
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.game.observer import forbidden_cues
 from huesenv.game.phase import Phase
@@ -107,14 +114,22 @@ class Driver:
         """The answer as an env action (the documented fallback when unusable); keeps a target pick's cue 1."""
         env = self.env
         decision = answer_to_action(answer, query, mask, env.layout, env.rules, env.used_cues())
-        if phase is Phase.PICK_TARGET and decision.valid and answer.cue:
-            self._pending_cue = Answer(cue=answer.cue, raw_text=answer.raw_text, valid=answer.valid)
-        elif phase is Phase.PICK_TARGET:
-            self._pending_cue = None
-        action = decision.action
-        if action is None:
-            action = self._random_action(mask, phase)
-        return action, decision
+        if phase is Phase.PICK_TARGET:
+            self._keep_cue(decision, answer)
+        return self._settle(decision, lambda: mask, phase), decision
+
+    def _keep_cue(self, decision: Decision, answer: Answer) -> None:
+        """After a target pick: a valid pick's cue is the cue giver's cue 1 (asked once for both)."""
+        self._pending_cue = (
+            Answer(cue=answer.cue, raw_text=answer.raw_text, valid=answer.valid)
+            if decision.valid and answer.cue
+            else None
+        )
+
+    def _settle(self, decision: Decision, mask: Callable[[], np.ndarray], phase: Phase) -> Any:
+        """The decision's action, or the documented fallback drawn from ``mask()`` (the acting agent's bool
+        mask, asked only then)."""
+        return self._random_action(mask(), phase) if decision.action is None else decision.action
 
     def action(self, agent_name: str, agent: Agent, *, fast: bool = True) -> Any:
         """Only the env action of :meth:`decide`: what the single-learner envs need of their opponents.
@@ -152,30 +167,42 @@ class Driver:
         s = self.env.state_obj
         legal = s.legal_cells()
         cues = [c for c in s.cues if c is not None]  # the query's cues: passes left out
-        action = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal).action
-        if action is None:
-            return self._random_action(self.env.action_mask(agent_name).astype(bool), phase)
-        return action
+        decision = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal)
+        return self._settle(decision, lambda: self._mask(agent_name), phase)
 
     def _cue_action(self, agent_name: str, agent: Any, phase: Phase) -> Any:
-        """A target or cue from ``agent.give_cue_among``, asked with the env's vocabulary and allowed-word mask
-        (the query lists the allowed words and forbids the rest); a target pick's cue 1 is kept as in
-        :meth:`decide`."""
-        env = self.env
-        s = env.state_obj
-        picking = phase is Phase.PICK_TARGET
-        query = CueQuery(card=tuple(s.card), target=None if picking else s.target, cue_index=phase.cue_index)
+        """A target or cue from ``agent.give_cue_among``, asked with what its query would carry.
+
+        A target pick is checked against the card cells (``GameState.legal_cells``),
+        a cue against the env's mask; the offered words are the mask's words (the
+        query lists them and forbids the rest).  No query is built: the
+        decisions are :func:`target_decision` and :func:`cue_decision`, the
+        parts of :func:`answer_to_action` a query would pick.
+        """
+        env, s = self.env, self.env.state_obj
+        layout = env.layout
+        cue_index = phase.cue_index
+        if phase is Phase.PICK_TARGET:
+            forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
+            answer = agent.give_cue_among([int(c) for c in s.card], cue_index, layout.vocabulary, forbidden)
+            decision = target_decision(answer, tuple(s.card), s.legal_cells())
+            self._keep_cue(decision, answer)
+            return self._settle(decision, lambda: self._mask(agent_name), phase)
+        mask = self._mask(agent_name)
         if phase is Phase.CUE_1 and self._pending_cue is not None:
             answer, self._pending_cue = self._pending_cue, None
         else:
-            offered = None if picking else env.allowed_words().astype(bool)
-            if offered is not None and not offered.any():  # a query would offer no word (an edge case)
+            offered = mask[layout.cue_offset : layout.cue_offset + len(layout.vocabulary)]
+            if not offered[offered.argmax()]:  # a query would offer no word (an edge case)
                 return self.decide(agent_name, agent)[0]
-            forbidden = forbidden_cues(s.used_cues, env.rules, query.cue_index)
-            answer = agent.give_cue_among(
-                query.targets, query.cue_index, env.layout.vocabulary, forbidden, offered
-            )
-        return self._to_action(answer, query, env.action_mask(agent_name).astype(bool), phase)[0]
+            forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
+            answer = agent.give_cue_among([int(s.target)], cue_index, layout.vocabulary, forbidden, offered)
+        decision = cue_decision(answer, cue_index, mask, layout, env.rules, env.used_cues())
+        return self._settle(decision, lambda: mask, phase)
+
+    def _mask(self, agent_name: str) -> np.ndarray:
+        """The acting agent's action mask as bools."""
+        return self.env.action_mask(agent_name).astype(bool)
 
 
 def _check_agents(agents: Mapping[str, Agent], seats: list[str]) -> None:
