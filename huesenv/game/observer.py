@@ -29,21 +29,23 @@ from huesenv.game.view import PlayerView, RenderView
 
 def player_view(state: GameState, seat: int) -> PlayerView:
     """What ``seat`` knows now: public state plus, for the cue giver, its card and target."""
-    giver = seat == state.cue_giver and state.phase is not Phase.DONE
-    return PlayerView(
-        seat=seat,
-        num_players=state.num_players,
-        phase=state.phase,
-        round=state.round,
-        num_rounds=state.num_rounds,
-        cue_giver=state.cue_giver,
-        current=None if state.done else state.current,
-        cues=tuple(state.cues),
-        used_cues=tuple(state.used_cues),
-        cones=tuple(state.cones),
-        scores=tuple(state.scores),
-        card=tuple(state.card) if giver else (),
-        target=state.target if giver else None,
+    phase = state.phase
+    done = phase is Phase.DONE
+    giver = seat == state.cue_giver and not done
+    return PlayerView(  # positional, in the field order (built on every observation)
+        seat,
+        state.num_players,
+        phase,
+        state.round,
+        state.num_rounds,
+        state.cue_giver,
+        None if done else state.current,
+        tuple(state.cues),
+        tuple(state.used_cues),
+        tuple(state.cones),
+        tuple(state.scores),
+        tuple(state.card) if giver else (),
+        state.target if giver else None,
     )
 
 

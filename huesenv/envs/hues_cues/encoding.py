@@ -117,6 +117,7 @@ class ObservationEncoder:
         for name, n in self.flat_layout:
             self._offset[name] = pos
             pos += n
+        self._flat_cues: dict[tuple, np.ndarray] = {}  # this round's cues -> the flat cue + cue_state block
 
     # -- spaces ---------------------------------------------------------------------
     def _cue_space(self) -> spaces.Space:
@@ -256,34 +257,60 @@ class ObservationEncoder:
             obs["board"] = self._board.copy()
         return obs
 
-    def encode_flat(self, view: PlayerView) -> np.ndarray:
-        n, me, o = view.num_players, view.seat, self._offset
-        x = np.zeros(self.flat_size, dtype=np.float32)
-        for seat, cell, _ in view.cones:
-            x[o["cones"] + ((seat - me) % n) * N_CELLS + cell] = 1.0
-        cues, w = self._cues(view), self.flat_cue_weight
+    def _flat_cue_block(self, view: PlayerView) -> np.ndarray:
+        """The flat vector's ``cues`` and ``cue_state`` entries (adjacent in the layout) for this round's cues.
+
+        Built once per distinct cues: a round's cues are seen by every seat at every move.
+        """
+        block = self._flat_cues.get(view.cues)
+        if block is None:
+            if len(self._flat_cues) > 4096:
+                self._flat_cues.clear()
+            block = self._flat_cues[view.cues] = self._build_flat_cue_block(view)
+        return block
+
+    def _build_flat_cue_block(self, view: PlayerView) -> np.ndarray:
+        cues, w, v = self._cues(view), self.flat_cue_weight, self.v
+        block = np.zeros(self._offset["phase"] - self._offset["cues"], dtype=np.float32)
         if self.cue_encoding == "index":
             for k in range(2):
                 if cues[k]:  # 0: not given, no entry
-                    x[o["cues"] + k * (self.v + 3) + int(cues[k])] = w
+                    block[k * (v + 3) + int(cues[k])] = w
         elif self.cue_encoding == "embedding":
-            x[o["cues"] : o["cues"] + cues.size] = cues.ravel() * w
+            block[: cues.size] = cues.ravel() * w
         else:
-            x[o["cues"] : o["cues"] + cues.size] = cues.ravel() * (w / MAX_CODEPOINT)
+            block[: cues.size] = cues.ravel() * (w / MAX_CODEPOINT)
+        at = self._offset["cue_state"] - self._offset["cues"]
         for k in range(2):
             state = 0 if k >= len(view.cues) else (2 if view.cues[k] is None else 1)
-            x[o["cue_state"] + 3 * k + state] = 1.0
+            block[at + 3 * k + state] = 1.0
+        block.setflags(write=False)
+        return block
+
+    def encode_flat(self, view: PlayerView) -> np.ndarray:
+        """The flat float32 observation (layout: :attr:`flat_layout`; a fresh vector)."""
+        n, me, o = view.num_players, view.seat, self._offset
+        x = np.zeros(self.flat_size, dtype=np.float32)
+        at = o["cones"]
+        for seat, cell, _ in view.cones:
+            x[at + ((seat - me) % n) * N_CELLS + cell] = 1.0
+        block = self._flat_cue_block(view)
+        at = o["cues"]
+        x[at : at + block.size] = block
         x[o["phase"] + view.phase.index] = 1.0
         x[o["role"]] = float(view.is_cue_giver)
         x[o["cue_giver"] + (view.cue_giver - me) % n] = 1.0
         x[o["round"] + min(view.round, self.max_rounds - 1)] = 1.0
+        at = o["card"]
         for cell in view.card:
-            x[o["card"] + cell] = 1.0
+            x[at + cell] = 1.0
         if view.target is not None:
             x[o["target"] + view.target] = 1.0
-        x[o["scores"] : o["scores"] + n] = view.scores[me:] + view.scores[:me]
-        x[o["scores"] : o["scores"] + n] /= SCORE_SCALE
-        x[o["seat_mask"] : o["seat_mask"] + n] = 1.0
+        at = o["scores"]
+        x[at : at + n] = view.scores[me:] + view.scores[:me]
+        x[at : at + n] /= SCORE_SCALE
+        at = o["seat_mask"]
+        x[at : at + n] = 1.0
         if self._board is not None:
             x[o["board"] :] = self._board.ravel() / 255.0
         return x

@@ -1,0 +1,118 @@
+"""Seeded episodes of the versioned envs stay byte for byte what they were when the pins were taken.
+
+Why: a versioned id (``hues_cues_v1``, ``huesenv/Guesser-v1``, ``huesenv/CueGiver-v1``)
+promises its episodes; speed work on the env, the observation encoders or the
+replayed-human opponents must not change a single observation, reward, info or
+random draw.  Each pin hashes a few seeded episodes (random legal play from the
+action spaces' own ``sample``, replayed-human and random opponents), types
+included.  The pins were taken on main a006f65 (before the third wave's speed
+work on the single-game paths).  If a change is *meant* to alter episodes, it
+needs a new env version, not new pins.  NumPy and Gymnasium do not promise their
+random streams across minor versions, so the pins are checked only on the
+versions they were taken with (the skip says so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+
+import huesenv  # noqa: F401 - registers the ids
+from huesenv import hues_cues_v1
+
+PINNED_WITH = {"numpy": "2.4", "gymnasium": "1.4"}
+PINS = {
+    "aec4_dict": "b29312da16d632b18854a3b1c301ae58d74a4526872fc73daab686a017e21366",
+    "aec3_flat": "2eed25a54a2ab7b5b59d3a6f3eda1763ce2b5349f9eff4fe525949280ac52f18",
+    "aec10_dict": "24eaf7d1b02043291517b29ae5980e243874ffffe6d36d0f6fa860b883d02359",
+    "guesser4": "df4b4ec58b6b005cebd04018be5d4e430dbff4df112feff844044b8c87840881",
+    "guesser6s2": "9a23bd3a81c14104494b51f41799e2933de8786035c4aca16336fe725ef2a9d9",
+    "guesser_random": "e4ac61f92f37d47d3a163dbe87d0c7464458151737678ad785c4a95f5b664a34",
+    "cuegiver4": "4e1f3a518afc23c3cacf448f281caf335042566d98e685776164bc53d0b6ce0c",
+    "cuegiver3s1": "35e405466fb254d92efcb3323e9c749463063ad665d5da13f247a60d18632e24",
+}
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+pytestmark = pytest.mark.skipif(
+    _minor(np.__version__) != PINNED_WITH["numpy"]
+    or _minor(gymnasium.__version__) != PINNED_WITH["gymnasium"],
+    reason=f"pins taken with {PINNED_WITH}; numpy {np.__version__}, gymnasium {gymnasium.__version__} here",
+)
+
+
+def _feed(h: Any, obj: Any) -> None:
+    """Hash ``obj`` with its types: dicts by sorted key, arrays with dtype and shape, scalars by type and repr."""
+    if isinstance(obj, dict):
+        for key in sorted(obj):
+            h.update(key.encode())
+            _feed(h, obj[key])
+    elif isinstance(obj, np.ndarray):
+        h.update(f"{obj.dtype}{obj.shape}".encode())
+        h.update(obj.tobytes())
+    elif isinstance(obj, (tuple, list)):
+        h.update(b"[")
+        for item in obj:
+            _feed(h, item)
+        h.update(b"]")
+    else:
+        h.update(repr((type(obj).__name__, obj)).encode())
+
+
+def _aec(num_players: int, mode: str, games: int) -> str:
+    h = hashlib.sha256()
+    env = hues_cues_v1.env(num_players=num_players, observation_mode=mode)
+    env.reset(seed=11)
+    for i, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(i)
+    for _ in range(games):
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            _feed(h, (agent, obs, reward, term, trunc, info, env.rewards, env.terminations))
+            env.step(None if term or trunc else env.action_space(agent).sample(obs["action_mask"]))
+        env.reset()
+    return h.hexdigest()
+
+
+def _single(env_id: str, games: int, **kwargs: Any) -> str:
+    h = hashlib.sha256()
+    env = gymnasium.make(env_id, **kwargs)
+    rng = np.random.default_rng(3)
+    for episode in range(games):
+        obs, info = env.reset(seed=500 + episode)
+        _feed(h, (obs, info))
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(env.unwrapped.action_masks())))
+            obs, reward, terminated, truncated, info = env.step(action)
+            _feed(h, (obs, reward, terminated, truncated, info))
+            done = terminated or truncated
+    return h.hexdigest()
+
+
+CASES = {
+    "aec4_dict": lambda: _aec(4, "dict", 6),
+    "aec3_flat": lambda: _aec(3, "flat", 6),
+    "aec10_dict": lambda: _aec(10, "dict", 2),
+    "guesser4": lambda: _single("huesenv/Guesser-v1", 5),
+    "guesser6s2": lambda: _single("huesenv/Guesser-v1", 5, num_players=6, seat=2),
+    "guesser_random": lambda: _single("huesenv/Guesser-v1", 2, opponents="random"),
+    "cuegiver4": lambda: _single("huesenv/CueGiver-v1", 5),
+    "cuegiver3s1": lambda: _single("huesenv/CueGiver-v1", 5, num_players=3, seat=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_seeded_episodes_match_their_pin(name: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        digest = CASES[name]()
+    assert digest == PINS[name], f"{name}: the episodes changed (a new env version, not a new pin)"
