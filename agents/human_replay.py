@@ -145,7 +145,8 @@ class HumanReplayAgent(BaseAgent):
         self.humans = humans
         self.rules = rules or DEFAULT_RULES
         self._seed = seed
-        self.rng = np.random.default_rng(seed)
+        self._rng_seed = seed
+        self._rng: np.random.Generator | None = None
         self._pool = {w: np.asarray(humans.cells(w), dtype=np.int64) for w in humans.words}
         self._used: dict[str, list[int]] = {}  # word -> its answers used up in this game (pool indices)
         self._game: int | None = None
@@ -159,8 +160,23 @@ class HumanReplayAgent(BaseAgent):
         name = Path(str(source)).name if source else ""
         return "human-replay" if not name or name.startswith("reconstructed") else f"human-replay:{name}"
 
+    @property
+    def rng(self) -> np.random.Generator:
+        """The generator of the draws, ``default_rng`` of the seed, made at its first draw after a reset.
+
+        Why lazily: envs reset every agent per episode, and an agent that only
+        gives cues in it (a stand-in cue giver) never draws.
+        """
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._rng_seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
+
     def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(self._seed if seed is None else seed)
+        self._rng_seed, self._rng = (self._seed if seed is None else seed), None
         self._used = {}
         self._game = None
 

@@ -219,7 +219,7 @@ class _SeatEnv(gymnasium.Env):
         self._episode += 1
         self.game.reset(seed=game_seed)
         self._reset_agents(np.random.default_rng(game_seed))
-        self._driver = Driver(self.game, np.random.default_rng(game_seed ^ 0x5EED), game=self._episode)
+        self._driver = Driver(self.game, game_seed ^ 0x5EED, game=self._episode)
         self._advance()
         self._points = self._learner_points()
         return self._observation(), self._info()

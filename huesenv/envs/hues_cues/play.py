@@ -70,11 +70,19 @@ class GameResult:
 class Driver:
     """Turns the acting agent's answer into a legal env action (with the documented fallback)."""
 
-    def __init__(self, env: raw_env, rng: np.random.Generator, game: int | None = None) -> None:
+    def __init__(self, env: raw_env, rng: np.random.Generator | int, game: int | None = None) -> None:
+        """``rng``: the generator of the fallback draws, or a seed for ``default_rng``, made at the first
+        fallback (why: a game whose answers are all usable draws nothing, and envs make a driver per episode)."""
         self.env = env
-        self.rng = rng
+        self._rng = rng
         self.game = game
         self._pending_cue: Answer | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if not isinstance(self._rng, np.random.Generator):
+            self._rng = np.random.default_rng(self._rng)
+        return self._rng
 
     def _random_action(self, mask: np.ndarray, phase: Phase) -> Any:
         layout = self.env.layout
