@@ -112,3 +112,58 @@ def test_give_cue_among_with_a_mask_is_give_cue_with_the_offered_words() -> None
         )
         answered += fast.cue is not None
     assert answered > 100
+
+
+def test_unusable_narrow_answers_fall_back_alike() -> None:
+    """Replayed people whose narrow answers are unusable half the time (an occupied or off-card cell, a word
+    not allowed now): the fast path's fallback draws the same actions as the query path's."""
+    from huesenv.agents.human_replay import HumanReplayAgent
+    from huesenv.game.protocol import Answer
+
+    class Clumsy(HumanReplayAgent):
+        def guess_cells(self, legal, cues, *, game=None, top_k=1):
+            ans = super().guess_cells(legal, cues, game=game, top_k=top_k)
+            return Answer(cells=np.flatnonzero(~legal)[:1]) if self.rng.random() < 0.5 else ans
+
+        def give_cue_among(self, targets, cue_index, vocabulary, forbidden, offered=None):
+            ans = super().give_cue_among(targets, cue_index, vocabulary, forbidden, offered)
+            if self.rng.random() < 0.5:
+                return Answer(target=479 if 479 not in targets else 0, cue="RED")  # off the card; forbidden
+            return ans
+
+    def clumsy(spec, vocabulary=None):
+        return Clumsy(seed=0)
+
+    from huesenv.envs.hues_cues import play
+
+    fallbacks = {"n": 0}
+    draw = play.Driver._random_action
+
+    def counting(self, mask, phase):
+        fallbacks["n"] += 1
+        return draw(self, mask, phase)
+
+    kwargs = {"agent_factory": clumsy}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(play.Driver, "_random_action", counting)
+        fast = _episodes("huesenv/Guesser-v1", True, 6, **kwargs)
+    assert fallbacks["n"] > 50  # not vacuous: the fast path fell back, many times
+    assert fast == _episodes("huesenv/Guesser-v1", False, 6, **kwargs)
+    assert _episodes("huesenv/CueGiver-v1", True, 4, **kwargs) == _episodes(
+        "huesenv/CueGiver-v1", False, 4, **kwargs
+    )
+
+
+def test_a_driver_seeded_lazily_draws_as_one_given_the_generator() -> None:
+    """``Driver(env, seed)`` makes ``default_rng(seed)`` at its first fallback: the same draws."""
+    from huesenv.envs.hues_cues.env import raw_env
+    from huesenv.envs.hues_cues.play import Driver
+    from huesenv.game.phase import Phase
+
+    env = raw_env(num_players=4)
+    env.reset(seed=3)
+    mask = env.action_mask(env.agent_selection).astype(bool)
+    lazy, eager = Driver(env, 1234), Driver(env, np.random.default_rng(1234))
+    drawn = [lazy._random_action(mask, Phase.PICK_TARGET) for _ in range(30)]
+    assert drawn == [eager._random_action(mask, Phase.PICK_TARGET) for _ in range(30)]
+    assert len(set(drawn)) > 1 and Driver(env, 99).rng is not lazy.rng
