@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -319,10 +319,12 @@ class HumanReplayAgent(BaseAgent):
         if not isinstance(forbidden, Collection):  # a one-pass iterable: read it once
             forbidden = list(forbidden)
         try:
-            rows = set(map(self._text_rows.get, forbidden))
+            cached = set(map(self._text_rows.get, forbidden))
         except TypeError:  # an unhashable non-text
-            rows = {None}
-        return rows if None not in rows else set(self._rows(forbidden))
+            cached = {None}
+        if None in cached:  # a text not seen yet
+            return set(self._rows(forbidden))
+        return cast(set[int], cached)
 
     def _pool_table(self, pool: Sequence[str]) -> _PoolTable:
         """The :class:`_PoolTable` of an offered vocabulary, kept per tuple (a game offers the same ones again)."""

@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -204,7 +204,8 @@ class Driver:
             if not offered[offered.argmax()]:  # a query would offer no word (an edge case)
                 return self.decide(agent_name, agent)[0]
             forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
-            answer = agent.give_cue_among([int(s.target)], cue_index, layout.vocabulary, forbidden, offered)
+            target = cast(int, s.target)  # set at the pick, before any cue
+            answer = agent.give_cue_among([int(target)], cue_index, layout.vocabulary, forbidden, offered)
         decision = cue_decision(answer, cue_index, mask, layout, env.rules, env.used_cues())
         return self._settle(decision, lambda: mask, phase)
 
