@@ -85,7 +85,9 @@ rules forbid (basic colour names, too many words, already used, relative words i
 cue 2) and every action of another phase.  Text mode (`cue_mode="text"`, for
 language agents): `Dict(action=Discrete(482), cue=Text(64))`: `0-479` a cell,
 `480` "give the cue in `cue`", `481` pass; `step` also accepts a bare cell
-index or a bare string (the cue; `""` passes).
+index or a bare string (the cue; `""` passes).  The `Discrete` spaces are
+:class:`~huesenv.envs.spaces.MaskedDiscrete`: Gymnasium's `Discrete` whose
+`sample(mask)` returns the same draws with two passes over the mask instead of seven.
 
 ### Rewards
 
