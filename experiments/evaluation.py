@@ -46,11 +46,13 @@ from pydantic import Field
 from huesenv.agents.policy_net import load_checkpoint
 from huesenv.agents.sb3_zip import read_sb3_zip
 from huesenv.humans import load_humans
+from huesenv.humans.reference import part_file_split
 from huesenv.humans.splits import (
     DataSplit,
     answers_sha256,
     describe_training,
     training_overlap,
+    training_record,
     whole_cohort_record,
 )
 from huesenv.validation import StrictModel, validate
@@ -105,7 +107,13 @@ def absolute_spec(spec: Any) -> Any:
 
 @functools.lru_cache(maxsize=8)
 def _lookup_record(path: str, _mtime_ns: int) -> dict[str, Any]:
-    return whole_cohort_record(load_humans(path))
+    """A lookup table's training data: the split's training part when ``path`` is one a split wrote
+    (``split/train.csv.gz`` beside ``split.json``), else every answer of the file."""
+    humans = load_humans(path)
+    found = part_file_split(Path(path), set(humans.frame["user_id"].astype(str)))
+    if found is not None and found[1] == "train":
+        return training_record(found[0], humans)
+    return whole_cohort_record(humans)
 
 
 def valid_record(record: Any, source: str) -> dict[str, Any]:
@@ -128,7 +136,8 @@ def policy_training_data(spec: str, base: str | Path | None = None) -> dict[str,
     """The human training data of a ``policy:PATH`` checkpoint or a ``lookup:PATH`` table (``None``: none recorded,
     no such file, or not a learned agent); ``base``: the run folder relative paths are also looked for in.
 
-    A lookup's table *is* its training data: every participant and word of the export.
+    A lookup's table *is* its training data: every participant and word of the export, named as a split's
+    training part when the export is one (``split/train.csv.gz`` beside its ``split.json``).
     """
     if not learned_spec(spec):
         return None

@@ -6,17 +6,20 @@ probe answer parser all convert sRGB; doing it in one place means one colour spa
 (IEC 61966-2-1 sRGB, its D65 white, Y in [0, 1], L in [0, 100]), one transfer
 function and one ΔE, so two modules can never disagree about a colour.
 
-colour-science is imported inside the functions: it takes about a second to
-import and ``import huesenv`` must stay fast.
+colour-science is imported inside the functions (:func:`colour_science`): it
+takes about a second to import and ``import huesenv`` must stay fast.
 """
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "colour_science",
     "delta_e2000",
     "linear_srgb_to_lab",
     "srgb_decode",
@@ -27,10 +30,22 @@ __all__ = [
 ]
 
 
-def _srgb() -> Any:
-    import colour
+def colour_science() -> ModuleType:
+    """The ``colour`` module, imported on first use with NumPy's print options kept as they were.
 
-    return colour.RGB_COLOURSPACES["sRGB"]
+    Why: colour-science's ``__init__`` calls ``numpy.set_printoptions(legacy="1.13")``
+    for the whole process, so merely loading the human cohort changed how a
+    user's NumPy 2 scalars print (``3`` instead of ``np.int64(3)``) and made
+    reprs differ with the order things were imported in.
+    """
+    if "colour" not in sys.modules:
+        with np.printoptions():  # restores every print option on exit
+            import colour  # noqa: F401 - registers the module
+    return sys.modules["colour"]
+
+
+def _srgb() -> Any:
+    return colour_science().RGB_COLOURSPACES["sRGB"]
 
 
 def srgb_decode(rgb: Any, scale: float = 255.0) -> np.ndarray:
@@ -40,7 +55,7 @@ def srgb_decode(rgb: Any, scale: float = 255.0) -> np.ndarray:
 
 def srgb_to_xyz(rgb: Any, scale: float = 255.0) -> np.ndarray:
     """CIE XYZ (D65, Y in [0, 1]) of encoded sRGB values, shape ``(..., 3)``."""
-    import colour
+    colour = colour_science()
 
     return np.asarray(
         colour.RGB_to_XYZ(np.asarray(rgb) / scale, _srgb(), apply_cctf_decoding=True), dtype=np.float64
@@ -49,7 +64,7 @@ def srgb_to_xyz(rgb: Any, scale: float = 255.0) -> np.ndarray:
 
 def linear_srgb_to_xyz(linear: Any) -> np.ndarray:
     """CIE XYZ (D65) of linear sRGB in [0, 1] (e.g. after a colour-vision simulation)."""
-    import colour
+    colour = colour_science()
 
     return np.asarray(
         colour.RGB_to_XYZ(np.asarray(linear), _srgb(), apply_cctf_decoding=False), dtype=np.float64
@@ -58,14 +73,14 @@ def linear_srgb_to_xyz(linear: Any) -> np.ndarray:
 
 def xyz_to_xy(xyz: Any) -> np.ndarray:
     """CIE 1931 xy chromaticity of CIE XYZ."""
-    import colour
+    colour = colour_science()
 
     return np.asarray(colour.XYZ_to_xy(np.asarray(xyz)), dtype=np.float64)
 
 
 def xyz_to_lab(xyz: Any) -> np.ndarray:
     """CIELAB (the sRGB white, D65; L in [0, 100]) of CIE XYZ."""
-    import colour
+    colour = colour_science()
 
     return np.asarray(colour.XYZ_to_Lab(np.asarray(xyz), _srgb().whitepoint), dtype=np.float64)
 
@@ -82,7 +97,7 @@ def linear_srgb_to_lab(linear: Any) -> np.ndarray:
 
 def delta_e2000(lab_a: Any, lab_b: Any) -> np.ndarray:
     """CIE ΔE2000 between CIELAB colours (broadcast like numpy)."""
-    import colour
+    colour = colour_science()
 
     return np.asarray(
         colour.delta_E(np.asarray(lab_a), np.asarray(lab_b), method="CIE 2000"), dtype=np.float64

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from huesenv.board import N_COLS, N_ROWS, ROW_LETTERS, Board, load_board, parse_coord
+from huesenv.colourspace import colour_science
 from huesenv.stats import wilson_interval
 from huesenv.vocabulary import CATEGORIES
 
@@ -68,6 +69,7 @@ def draw_board_grid(ax: Any, board: Board, highlight: dict[int, str] | None = No
 
 def plot_board_cie(board: Board, path: Path) -> Path:
     """The paper's Figure 1: the board grid and its 480 cells on the CIE 1931 xy diagram."""
+    colour_science()  # first, so that NumPy's print options survive the import
     import colour.plotting as cplot
 
     plt = pyplot()

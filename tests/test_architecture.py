@@ -286,7 +286,10 @@ EXTRA_AT_TOP = {
 }
 # Required third-party packages imported inside a function, and why (module prefix, package): reason.
 EXTERNAL_LAZY_ALLOWED = {
-    ("huesenv.colourspace", "colour"): "colour-science takes ~0.5 s to import; import huesenv stays light",
+    (
+        "huesenv.colourspace",
+        "colour",
+    ): "colour-science takes ~0.5 s to import; import huesenv stays light (colour_science())",
     ("huesenv.board", "pandas"): "Board.frame() only; import huesenv must not load pandas",
     ("huesenv.categories", "matplotlib"): "the colour-chip figure only",
     ("huesenv.plots", "colour"): "figures import light; colour-science only for the chart that needs it",
@@ -305,7 +308,6 @@ EXTERNAL_LAZY_ALLOWED = {
         "huesenv.probes.interference.words",
         "matplotlib",
     ): "XKCD colour names only when the simple-word rule runs",
-    ("huesenv.humans.reconstruct", "colour"): "colour-science only when a cohort is reconstructed",
     ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
     ("huesenv.metrics.report", "rich"): "the terminal table only",
     ("huesenv.collect.gca_probes", "PIL"): "the collect app draws GCA stimuli on request",

@@ -55,3 +55,20 @@ def test_no_module_converts_colours_by_itself():
             if calls.search(path.read_text(encoding="utf-8")):
                 offenders.append(str(path.relative_to(ROOT)))
     assert not offenders, offenders
+
+
+def test_colour_science_leaves_numpy_print_options_alone() -> None:
+    """colour-science sets ``legacy="1.13"`` on import; loading it through huesenv must not (a fresh process)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "before, shown = np.get_printoptions(), repr(np.int64(3))\n"
+        "from huesenv.colourspace import srgb_to_lab; srgb_to_lab([[10, 200, 30]])\n"
+        "assert 'colour' in sys.modules, 'colour-science was not imported'\n"
+        "assert np.get_printoptions() == before, np.get_printoptions()\n"
+        "assert repr(np.int64(3)) == shown, repr(np.int64(3))\n"
+    )
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

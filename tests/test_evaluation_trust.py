@@ -234,3 +234,31 @@ def test_the_sweep_leaderboard_says_training_data_unknown(plain_zip, tmp_path, c
     board = pd.read_csv(sweep / "leaderboard.csv").set_index("agent")
     assert board["trained_on_reference"].isna()[f"policy:{plain_zip}"]
     assert "TRAINING DATA UNKNOWN" in (sweep / "leaderboard.md").read_text()
+
+
+def test_a_lookup_of_a_split_training_part_is_named_as_that_part(cohort, tmp_path):
+    """``split/train.csv.gz`` beside its ``split.json`` is the training part (an evaluation part exists)."""
+    from huesenv.experiments.evaluation import check_references, policy_training_data, training_labels
+    from huesenv.humans.splits import DataSplit
+
+    split = DataSplit.of(cohort, seed=0)
+    folder = tmp_path / "split"
+    folder.mkdir()
+    split.save(folder / "split.json")
+    train = split.write_part(cohort, "train", folder / "train.csv.gz")
+    spec = f"lookup:{train}"
+    record = policy_training_data(spec)
+    assert record is not None and record["split"] == split.to_dict()
+    assert sorted(record["train_participants"]) == sorted(split.train_participants)
+    (line,) = training_labels({"lk": spec})
+    assert "training part of" in line and split.fingerprint in line and "no evaluation part" not in line
+    assert check_references(_with_agent(spec), split.evaluation(cohort), {"lk": spec}) == []
+    with pytest.raises(ValueError, match=r"agents\.lk: lookup:.* was trained on \d+ of the"):
+        check_references(_with_agent(spec), cohort, {"lk": spec})
+    # the evaluation part's answers under the training part's name: not that part, so every answer of the file
+    other = tmp_path / "renamed"
+    other.mkdir()
+    split.save(other / "split.json")
+    split.write_part(cohort, "evaluation", other / "train.csv.gz")
+    (line,) = training_labels({"lk": f"lookup:{other / 'train.csv.gz'}"})
+    assert "every answer of" in line

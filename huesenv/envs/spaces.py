@@ -36,7 +36,7 @@ class MaskedDiscrete(spaces.Discrete):
             or mask.view(np.uint8).max(initial=0) > 1  # a value other than 0 / 1 (negatives wrap above 1)
         ):
             return super().sample(mask, probability)  # Gymnasium's checks, errors and draws
-        legal = np.flatnonzero(mask)
+        legal = mask.nonzero()[0]  # 1-D: flatnonzero without its ravel
         if not legal.size:
             return self.start
         return self.start + self.dtype.type(legal[self.np_random.integers(legal.size)])

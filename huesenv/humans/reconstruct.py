@@ -77,7 +77,7 @@ import numpy as np
 import pandas as pd
 
 from huesenv.board import N_CELLS, N_COLS, N_ROWS, chebyshev_distance, format_coord, load_board, parse_coord
-from huesenv.colourspace import delta_e2000, linear_srgb_to_lab, srgb_decode
+from huesenv.colourspace import colour_science, delta_e2000, linear_srgb_to_lab, srgb_decode
 from huesenv.humans.consistency import word_consistency
 from huesenv.humans.loader import EXPORT_COLUMNS, RECONSTRUCTION_PREFIX
 from huesenv.stats import chi2_threshold, loo_mahalanobis_d2
@@ -238,7 +238,7 @@ def _assign_words(
 @lru_cache(maxsize=4)
 def _cvd_lab(deficiency: str, severity: float) -> np.ndarray:
     """CIELAB of the board as simulated for a CVD observer (Machado et al. 2009 on linear sRGB)."""
-    import colour
+    colour = colour_science()
 
     linear = srgb_decode(load_board().rgb)
     simulated = np.clip(linear @ colour.matrix_cvd_Machado2009(deficiency, severity).T, 0.0, 1.0)

@@ -46,14 +46,13 @@ REPLAY_ID = "human-replay"  # the replayed-human agent's id (``human-replay[:FIL
 _PART_FILE = re.compile(rf"(?:split-([0-9a-f]{{12}})-)?({'|'.join(PART_NAMES)})\.csv\.gz")
 
 
-def split_part(path: Path, participants: set[str]) -> str | None:
-    """The split part a file of answers is, e.g. ``evaluation part of split 2b0c439fb757: 158 …``, else None.
+def part_file_split(path: Path, participants: set[str]) -> tuple[DataSplit, str] | None:
+    """``(split, part)`` when ``path`` is a part file a split wrote and holds only that part's participants.
 
-    Why: a run scored on the evaluation part of a split must say so in every table, not only in its
-    summary.  A part file is one a split wrote (``<run>/split/evaluation.csv.gz`` beside ``split.json``,
-    or ``split-<fingerprint>-evaluation.csv.gz`` beside ``split-<fingerprint>.json``); it is named a
-    part only when that split record is readable, has the fingerprint the name says, and holds every
-    participant of the file in that part.  Anything else is no part (the file is named as itself).
+    A part file is one a split wrote (``<run>/split/train.csv.gz`` or ``evaluation.csv.gz`` beside
+    ``split.json``, or ``split-<fingerprint>-<part>.csv.gz`` beside ``split-<fingerprint>.json``); it
+    counts as a part only when that split record is readable, has the fingerprint the name says, and
+    holds every participant of the file in that part.  Anything else is no part (``None``).
     """
     match = _PART_FILE.fullmatch(path.name)
     if match is None:
@@ -70,7 +69,17 @@ def split_part(path: Path, participants: set[str]) -> str | None:
         return None
     if not participants <= set(split.part_participants(part)):
         return None
-    return split.part_label(part)
+    return split, part
+
+
+def split_part(path: Path, participants: set[str]) -> str | None:
+    """The split part a file of answers is, e.g. ``evaluation part of split 2b0c439fb757: 158 …``, else None.
+
+    Why: a run scored on the evaluation part of a split must say so in every table, not only in its
+    summary (see :func:`part_file_split` for what counts as a part file).
+    """
+    found = part_file_split(path, participants)
+    return None if found is None else found[0].part_label(found[1])
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,9 @@ rules forbid (basic colour names, too many words, already used, relative words i
 cue 2) and every action of another phase.  Text mode (`cue_mode="text"`, for
 language agents): `Dict(action=Discrete(482), cue=Text(64))`: `0-479` a cell,
 `480` "give the cue in `cue`", `481` pass; `step` also accepts a bare cell
-index or a bare string (the cue; `""` passes).
+index or a bare string (the cue; `""` passes).  The `Discrete` spaces are
+:class:`~huesenv.envs.spaces.MaskedDiscrete`: Gymnasium's `Discrete` whose
+`sample(mask)` returns the same draws with two passes over the mask instead of seven.
 
 ### Rewards
 
@@ -440,6 +442,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._last_reveal: RoundResult | None = None
         self.last_illegal: str | None = None
         self._moves = 0
+        self._ended = False
         self._mask_cache: tuple[int, np.ndarray] | None = None
 
     # -- spaces -------------------------------------------------------------------
@@ -561,6 +564,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
+        self._ended = False  # set with the terminations / truncations that end the game (game_over)
         self._moves = 0
         self._rewards_set = True  # PettingZoo's first step clears them (to int 0), as every step would
         self._mask_cache = None
@@ -645,6 +649,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             if self.illegal_action == "end":
                 warnings.warn(f"[WARNING]: Illegal move made, game terminating: {message}", stacklevel=2)
                 self.terminations = {a: True for a in self.agents}
+                self._ended = True
         else:
             self.last_illegal = None
             result = s.apply(rule_action, checked=True)
@@ -657,8 +662,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
                 self._rewards_set = True
             if s.phase is Phase.DONE:
                 self.terminations = {a: True for a in self.agents}
+                self._ended = True
             elif self.max_cycles is not None and self._moves >= self.max_cycles:
                 self.truncations = {a: True for a in self.agents}
+                self._ended = True
         self.agent_selection = self.possible_agents[s.current]
         self._infos_of = (result, offender)
         if infos:
@@ -670,8 +677,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     @property
     def game_over(self) -> bool:
-        """The game finished, ended on an illegal action, or was truncated."""
-        return any(self.terminations.values()) or any(self.truncations.values()) or self.state_obj.done
+        """The game finished, ended on an illegal action, or was truncated (a flag: asked after every move)."""
+        return self._ended or self.state_obj.phase is Phase.DONE
 
     # -- rendering --------------------------------------------------------------------------
     def render_view(self, message: str = "") -> RenderView:
