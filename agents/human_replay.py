@@ -24,7 +24,7 @@ Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ra
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
@@ -316,7 +316,7 @@ class HumanReplayAgent(BaseAgent):
         along, so they are nearly always cached, and one C-level pass over
         them is most of this lookup saved.
         """
-        if not isinstance(forbidden, Collection):  # a one-pass iterable: read it once
+        if iter(forbidden) is forbidden:  # an iterator can be read once: keep its texts
             forbidden = list(forbidden)
         try:
             cached = set(map(self._text_rows.get, forbidden))

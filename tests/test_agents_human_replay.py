@@ -231,3 +231,16 @@ def test_guess_cells_takes_the_answers_of_the_permutation_walk(top_k):
         assert twin.integers(2**62) == deepcopy(agent.rng).integers(2**62)
         compared += 1
     assert compared > 400 and exhausted > 0
+
+
+def test_forbidden_texts_may_come_as_a_one_pass_iterator():
+    """A generator of forbidden texts blocks as the list does, though the rows of texts not seen yet are
+    looked up in a second pass (a fresh agent: none cached)."""
+    from huesenv.agents.human_replay import HumanReplayAgent
+
+    targets = [parse_coord("C5"), parse_coord("L26")]
+    best = HumanReplayAgent(seed=0).give_cue_among(targets, 1, None, []).cue
+    fresh = HumanReplayAgent(seed=0)
+    from_generator = fresh.give_cue_among(targets, 1, None, (w for w in [best.lower(), "zizax"]))
+    assert from_generator.cue not in (None, best)
+    assert from_generator.cue == HumanReplayAgent(seed=0).give_cue_among(targets, 1, None, [best]).cue
