@@ -249,6 +249,10 @@ class HumanReplayAgent(BaseAgent):
         Why arrays: this scan is most of a replayed guess, and a Python loop over
         the permutation cost more than the draw; one pass over it does the same.
         """
+        if not order.size:  # a word without answers
+            return None
+        if k == 1 and not used and legal[pool[order[0]]]:  # the usual case: the first answer's cell is free
+            return order[:1]
         cells = pool[order]
         ok = legal[cells]
         if used:

@@ -231,6 +231,9 @@ def test_guess_cells_takes_the_answers_of_the_permutation_walk(top_k):
         assert twin.integers(2**62) == deepcopy(agent.rng).integers(2**62)
         compared += 1
     assert compared > 400 and exhausted > 0
+    agent._pool["EMPTY POOL"] = np.zeros(0, np.int64)  # a word without answers: exhausted, as the walk has it
+    for k in (1, 3):
+        assert agent.guess_cells(np.ones(480, bool), ("empty pool",), top_k=k).info["fallback"] == "exhausted"
 
 
 def test_forbidden_texts_may_come_as_a_one_pass_iterator():
