@@ -41,7 +41,9 @@ through their narrow methods, not a query (:meth:`~huesenv.envs.hues_cues.play.D
 most of a learner step went into building queries and views for them.  Their
 answers and random draws are those of the query path, so the episodes of a
 seed do not depend on it (a versioned id must not change its episodes).  Unusable answers of the other
-agents fall back exactly as in :func:`huesenv.envs.play_game`.
+agents fall back exactly as in :func:`huesenv.envs.play_game`.  The AEC env's
+infos are built once per learner step, after the last move before the learner's
+turn (only the learner's are returned).
 """
 
 from __future__ import annotations
@@ -177,11 +179,9 @@ class _SeatEnv(gymnasium.Env):
         return self.game.action_mask(self.learner).astype(bool)
 
     def _is_learner_turn(self) -> bool:
-        s = self.game.state_obj
-        return (
-            not s.done
-            and self.game.agent_selection == self.learner
-            and s.role(self.seat) == self.learner_role
+        """The learner's seat acts now, in the learner's role (in a game not over: see :meth:`_advance`)."""
+        return self.game.agent_selection == self.learner and (
+            self.game.state_obj.role(self.seat) == self.learner_role
         )
 
     def _learner_points(self) -> int:
@@ -193,17 +193,12 @@ class _SeatEnv(gymnasium.Env):
         With fast opponents the moves leave the infos stale and they are built
         once at the end (see ``raw_env._step``): only the learner reads them.
         """
-        g, s, learner = self.game, self.game.state_obj, self.learner
+        g = self.game
         assert self._driver is not None
         act, fast = self._driver.action, self._fast_opponents
-        while not g.game_over:
+        while not g.game_over and not self._is_learner_turn():
             name = g.agent_selection
-            if name == learner:
-                if s.role(self.seat) == self.learner_role:
-                    break
-                agent = self._stand_in
-            else:
-                agent = self._agents[name]
+            agent = self._stand_in if name == self.learner else self._agents[name]
             g._step(act(name, agent, fast=fast), infos=not fast)
         if fast:
             g._refresh_infos()
