@@ -100,6 +100,8 @@ class _CueTable:
         for a in (self.share, self.by_target):
             a.setflags(write=False)
         self.word_rows = {w: i for i, w in enumerate(self.words)}
+        #: the row of the all-white-space input (-1: not answered), which a forbidden list never blocks
+        self.empty_row = self.word_rows.get(normalise_word(EMPTY_INPUT), -1)
         self.pools: dict[tuple[str, ...], _PoolTable] = {}  # an offered vocabulary -> its table
 
 
@@ -151,6 +153,7 @@ class HumanReplayAgent(BaseAgent):
         self._used: dict[str, list[int]] = {}  # word -> its answers used up in this game (pool indices)
         self._game: int | None = None
         self._cues: _CueTable | None = None  # the frame shares, shared with agents of this cohort and rules
+        self._last_pool: tuple[tuple[str, ...] | None, Any] = (None, None)  # (vocabulary, its _PoolTable)
         self._keys: dict[str, str | None] = {}  # a cue text as asked -> its answered word (None: none)
         self._text_rows: dict[str, int] = {}  # a cue text as queried -> its frame-share row (-1: unknown)
 
@@ -332,6 +335,8 @@ class HumanReplayAgent(BaseAgent):
 
     def _pool_table(self, pool: Sequence[str]) -> _PoolTable:
         """The :class:`_PoolTable` of an offered vocabulary, kept per tuple (a game offers the same ones again)."""
+        if pool is self._last_pool[0]:  # the same vocabulary as last time (an env's): no tuple hash
+            return self._last_pool[1]
         pools = self._table().pools
         table = pools.get(pool) if isinstance(pool, tuple) else None  # only a tuple cannot change
         if table is None:
@@ -340,6 +345,8 @@ class HumanReplayAgent(BaseAgent):
                 if len(pools) >= _MAX_CACHED_POOLS:
                     pools.clear()
                 pools[pool] = table
+        if isinstance(pool, tuple):
+            self._last_pool = (pool, table)
         return table
 
     def give_cue(self, query: CueQuery) -> Answer:
@@ -368,7 +375,7 @@ class HumanReplayAgent(BaseAgent):
         blocked = self._blocked_rows(forbidden)  # as CueQuery.forbidden_words: texts matched by their rows
         if offered is not None and table.shared_rows:  # a word not offered blocks its row's other texts
             blocked.update(table.rows[~offered].tolist())
-        empty = self._row(EMPTY_INPUT)  # as forbidden_words has it: all-white-space texts forbid nothing
+        empty = self._table().empty_row  # as forbidden_words has it: all-white-space texts forbid nothing
         if empty >= 0:
             blocked.discard(empty)
         row_of, ranked, by_target = table.row_of, table.ranked, table.by_target

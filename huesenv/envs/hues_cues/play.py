@@ -135,7 +135,7 @@ class Driver:
         )
 
     def _settle(self, decision: Decision, mask: Callable[[], np.ndarray], phase: Phase) -> Any:
-        """The decision's action, or the documented fallback drawn from ``mask()`` (the acting agent's bool
+        """The decision's action, or the documented fallback drawn from ``mask()`` (the acting agent's
         mask, asked only then)."""
         return self._random_action(mask(), phase) if decision.action is None else decision.action
 
@@ -200,7 +200,7 @@ class Driver:
         if phase is Phase.CUE_1 and self._pending_cue is not None:
             answer, self._pending_cue = self._pending_cue, None
         else:
-            offered = mask[layout.cue_offset : layout.cue_offset + len(layout.vocabulary)]
+            offered = mask[layout.cue_offset : layout.cue_offset + len(layout.vocabulary)].astype(bool)
             if not offered[offered.argmax()]:  # a query would offer no word (an edge case)
                 return self.decide(agent_name, agent)[0]
             forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
@@ -210,8 +210,8 @@ class Driver:
         return self._settle(decision, lambda: mask, phase)
 
     def _mask(self, agent_name: str) -> np.ndarray:
-        """The acting agent's action mask as bools."""
-        return self.env.action_mask(agent_name).astype(bool)
+        """The acting agent's action mask (the env's int8 copy: read as truth values, as :meth:`decide`'s bools)."""
+        return self.env.action_mask(agent_name)
 
 
 def _check_agents(agents: Mapping[str, Agent], seats: list[str]) -> None:
