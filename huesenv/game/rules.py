@@ -264,7 +264,7 @@ class Deck(Sequence):
             raise IndexError(f"deck index {index} out of range 0-{self._size - 1}")
         while len(self._cards) <= i:
             draw = self._rng.choice(N_CELLS, size=self._card_size, replace=False)
-            self._cards.append(tuple(int(c) for c in draw))
+            self._cards.append(tuple(draw.tolist()))  # Python ints
         return self._cards[i]
 
     def __eq__(self, other: object) -> bool:
