@@ -42,8 +42,8 @@ most of a learner step went into building queries and views for them.  Their
 answers and random draws are those of the query path, so the episodes of a
 seed do not depend on it (a versioned id must not change its episodes).  Unusable answers of the other
 agents fall back exactly as in :func:`huesenv.envs.play_game`.  The AEC env's
-infos are built once per learner step, after the last move before the learner's
-turn (only the learner's are returned).
+infos are built when read: once per learner step, after the last move before
+the learner's turn (only the learner's are returned).
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.defaults import AgentFactory, default_agent_factory
 from huesenv.envs.hues_cues.env import raw_env
 from huesenv.envs.hues_cues.play import Driver
+from huesenv.envs.spaces import MaskedDiscrete
 from huesenv.game.protocol import Agent
 from huesenv.game.rules import HuesCuesRules
 
@@ -68,9 +69,8 @@ AgentLike = Agent | str
 class _SeatEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 4}
     learner_role = "guesser"
-    #: ask opponents through their narrow methods where they have one (:meth:`Driver.action`) and build
-    #: the infos once after their moves; False: a full query per decision and the infos after each move,
-    #: the same episodes, slower (tests/test_wrappers_fast_opponents.py compares both)
+    #: ask opponents through their narrow methods where they have one (:meth:`Driver.action`); False: a
+    #: full query per decision, the same episodes, slower (tests/test_wrappers_fast_opponents.py compares both)
     _fast_opponents = True
 
     def __init__(
@@ -171,8 +171,9 @@ class _SeatEnv(gymnasium.Env):
         self.action_space = self.game.action_space(self.learner)
 
     def _observation(self) -> Any:
-        obs = self.game.observe(self.learner)
-        return obs["observation"] if self.observation_mode == "flat" else obs
+        if self.observation_mode == "flat":
+            return self.game.observation(self.learner)  # the encoding alone: masks come from action_masks()
+        return self.game.observe(self.learner)
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions now (sb3-contrib's ``MaskablePPO`` reads it)."""
@@ -190,8 +191,8 @@ class _SeatEnv(gymnasium.Env):
     def _advance(self) -> None:
         """Let the other agents (and the learner's stand-in) play until the learner must act or the game ends.
 
-        With fast opponents the moves leave the infos stale and they are built
-        once at the end (see ``raw_env._step``): only the learner reads them.
+        The env builds its infos only when read (``raw_env.infos``): once per
+        learner step, after the last of these moves.
         """
         g = self.game
         assert self._driver is not None
@@ -199,9 +200,7 @@ class _SeatEnv(gymnasium.Env):
         while not g.game_over and not self._is_learner_turn():
             name = g.agent_selection
             agent = self._stand_in if name == self.learner else self._agents[name]
-            g._step(act(name, agent, fast=fast), infos=not fast)
-        if fast:
-            g._refresh_infos()
+            g._step(act(name, agent, fast=fast))
 
     def _info(self) -> dict[str, Any]:
         info = dict(self.game.infos.get(self.learner, {}))
@@ -227,15 +226,17 @@ class _SeatEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset()")
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
             action = int(action.reshape(()))
-        g._step(action, infos=not self._fast_opponents)  # fast: the infos are built once, by _advance
+        g._step(action)
         illegal = g.last_illegal is not None
         penalty = float(g.rewards.get(self.learner, 0.0)) if illegal else 0.0
         self._advance()
         now = self._learner_points()
         reward = float(now - self._points) + penalty
         self._points = now
-        terminated = g.state_obj.done or any(g.terminations.values())
-        truncated = not terminated and any(g.truncations.values())
+        terminated = truncated = False
+        if g.game_over:
+            terminated = g.state_obj.done or any(g.terminations.values())
+            truncated = not terminated and any(g.truncations.values())
         return self._observation(), reward, terminated, truncated, self._info()
 
     def render(self) -> np.ndarray | None:
@@ -258,12 +259,12 @@ class GuesserEnv(_SeatEnv):
             self.observation_space = spaces.Dict(
                 {"observation": space["observation"], "action_mask": spaces.Box(0, 1, (N_CELLS,), np.int8)}
             )
-        self.action_space = spaces.Discrete(N_CELLS)
+        self.action_space = MaskedDiscrete(N_CELLS)
 
     def _observation(self) -> Any:
-        obs = self.game.observe(self.learner)
         if self.observation_mode == "flat":
-            return obs["observation"]
+            return self.game.observation(self.learner)
+        obs = self.game.observe(self.learner)
         return {"observation": obs["observation"], "action_mask": obs["action_mask"][:N_CELLS].copy()}
 
     def action_masks(self) -> np.ndarray:

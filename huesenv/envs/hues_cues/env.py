@@ -444,6 +444,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._moves = 0
         self._ended = False
         self._mask_cache: tuple[int, np.ndarray] | None = None
+        self._allowed_cache: tuple[tuple[GameState, int, int], np.ndarray] | None = None
+        self._infos_now: dict[str, dict[str, Any]] = {}
+        self._infos_stale = False
 
     # -- spaces -------------------------------------------------------------------
     def _make_action_space(self) -> spaces.Space:
@@ -463,12 +466,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         return self._act_spaces[agent]
 
     # -- state access ---------------------------------------------------------------
-    @property
-    def state_obj(self) -> GameState:
-        """The rules-level :class:`GameState` (read it; mutate only through ``step``)."""
-        if self.state_ is None:
+    #: The rules-level :class:`GameState` (read it; mutate only through ``step``).  A plain attribute
+    #: set by ``reset`` (why: it is read several times a move, and a property cost more than the read);
+    #: before the first reset, :meth:`__getattr__` raises the ``RuntimeError`` a property would.
+    state_obj: GameState
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for attributes not set: ``state_obj`` before the first ``reset``."""
+        if name == "state_obj":
             raise RuntimeError("call reset() before using the environment")
-        return self.state_
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def last_reveal(self) -> RoundResult | None:
@@ -497,12 +504,26 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     def allowed_words(self) -> np.ndarray:
         """(V,) int8: vocabulary words valid as the current cue (static checks minus used cues)."""
+        return self._allowed().copy()
+
+    def _allowed(self) -> np.ndarray:
+        """:meth:`allowed_words`, read-only, built once per game, cue and number of used cues.
+
+        Why: every cue turn asks for it (the mask, the opponents' offered words),
+        and it only changes when a cue is given (used cues only grow in a game).
+        """
         s = self.state_obj
-        ok = self._vocab_ok[s.cue_index].copy()
+        key = (s, s.cue_index, len(s.used_cues))
+        cached = self._allowed_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        ok = self._vocab_ok[key[1]].copy()
         for cue in s.used_cues:
             i = self.layout.word_index.get(cue)
             if i is not None:
                 ok[i] = 0
+        ok.setflags(write=False)
+        self._allowed_cache = (key, ok)
         return ok
 
     def _current_mask(self) -> np.ndarray:
@@ -519,7 +540,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         elif s.phase.is_cue:
             if self.cue_mode == "vocabulary":
                 off = self.layout.cue_offset
-                mask[off : off + len(self.layout.vocabulary)] = self.allowed_words()
+                mask[off : off + len(self.layout.vocabulary)] = self._allowed()
             else:
                 mask[self.layout.text_action] = 1
             if s.can_pass():
@@ -539,11 +560,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             return np.zeros(self.layout.n, dtype=np.int8)
         return self._current_mask().copy()
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def observation(self, agent: str) -> Any:
+        """``observe(agent)["observation"]`` alone: what a single-agent wrapper returns (no mask built)."""
         view = self.view(agent)
         enc = self.encoder
-        obs = enc.encode_flat(view) if self.observation_mode == "flat" else enc.encode_dict(view)
-        return {"observation": obs, "action_mask": self.action_mask(agent)}
+        return enc.encode_flat(view) if self.observation_mode == "flat" else enc.encode_dict(view)
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        return {"observation": self.observation(agent), "action_mask": self.action_mask(agent)}
 
     # -- AEC API --------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -559,6 +583,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             )
         else:
             self.state_ = GameState.new(self.num_players, game_rng, self.rules)
+        self.state_obj = self.state_
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -572,13 +597,22 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.last_illegal = None
         self.agent_selection = self.possible_agents[self.state_.current]
         self._infos_of: tuple[RoundResult | None, str | None] = (None, None)
-        self.infos = self._infos(None, None)
+        self._infos_stale = True
         if self.render_mode == "human":
             self.render()
 
-    def _refresh_infos(self) -> None:
-        """``infos`` as the last :meth:`_step` would have left them with ``infos=True``."""
-        self.infos = self._infos(*self._infos_of)
+    @property  # type: ignore[override]  # AECEnv declares a plain attribute; this one is built when read
+    def infos(self) -> dict[str, dict[str, Any]]:
+        """Per-agent infos of the last step, built when first read after it (see :meth:`_step`)."""
+        if self._infos_stale:
+            self._infos_now = self._infos(*self._infos_of)
+            self._infos_stale = False
+        return self._infos_now
+
+    @infos.setter
+    def infos(self, value: dict[str, dict[str, Any]]) -> None:
+        self._infos_now = value
+        self._infos_stale = False
 
     def _infos(self, result: RoundResult | None, illegal: str | None) -> dict[str, dict]:
         s = self.state_obj
@@ -611,8 +645,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     def step(self, action: Any) -> None:
         self._step(action)
 
-    def _step(self, action: Any, infos: bool = True) -> None:
-        """:meth:`step`; ``infos=False`` leaves ``infos`` stale until :meth:`_refresh_infos`.
+    def _step(self, action: Any) -> None:
+        """:meth:`step`.  The infos are built when first read after it (:attr:`infos`).
 
         Why: the single-learner wrappers step the other seats' moves in a row
         and read the infos only after the last one; building every seat's info
@@ -668,8 +702,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
                 self._ended = True
         self.agent_selection = self.possible_agents[s.current]
         self._infos_of = (result, offender)
-        if infos:
-            self.infos = self._infos(result, offender)
+        self._infos_stale = True
         if self._rewards_set:
             self._accumulate_rewards()
         if self.render_mode == "human":
