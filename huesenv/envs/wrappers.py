@@ -196,14 +196,13 @@ class _SeatEnv(gymnasium.Env):
         """
         g = self.game
         assert self._driver is not None
-        act, fast = self._driver.action, self._fast_opponents
+        act, fast, agents, learner = self._driver.action, self._fast_opponents, self._agents, self.learner
         while not g.game_over and not self._is_learner_turn():
             name = g.agent_selection
-            agent = self._stand_in if name == self.learner else self._agents[name]
-            g._step(act(name, agent, fast=fast))
+            g._step(act(name, self._stand_in if name == learner else agents[name], fast=fast))
 
     def _info(self) -> dict[str, Any]:
-        info = dict(self.game.infos.get(self.learner, {}))
+        info = self.game.agent_info(self.learner)
         info["seat"] = self.seat
         return info
 
@@ -268,7 +267,12 @@ class GuesserEnv(_SeatEnv):
         return {"observation": obs["observation"], "action_mask": obs["action_mask"][:N_CELLS].copy()}
 
     def action_masks(self) -> np.ndarray:
-        return self.game.action_mask(self.learner)[:N_CELLS].astype(bool)
+        """The free cells when the learner places a cone: the rules' ``legal_cells`` (the AEC mask's cells)."""
+        g = self.game
+        s = g.state_obj
+        if not g.game_over and g.agent_selection == self.learner and s.phase.is_guess:
+            return s.legal_cells()  # a fresh bool array, as the mask's copy was
+        return g.action_mask(self.learner)[:N_CELLS].astype(bool)
 
 
 class CueGiverEnv(_SeatEnv):

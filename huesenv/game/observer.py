@@ -16,6 +16,7 @@ derivations drifted apart (a passed cue 2 vanished from queries).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from itertools import compress
 
 import numpy as np
@@ -78,10 +79,15 @@ def guess_query(
 def forbidden_cues(used: Iterable[str], rules: HuesCuesRules, cue_index: int) -> set[str]:
     """The words the rules forbid as cue ``cue_index``: the game's used cues, the rules' colour names and,
     for cue 2, the relative words (the one statement of it, for queries and the envs' fast opponents)."""
-    forbidden = set(used) | set(rules.forbidden_words)
-    if cue_index == 2:
-        forbidden |= set(rules.relative_words)
+    forbidden = set(_static_forbidden(rules.forbidden_words, rules.relative_words if cue_index == 2 else ()))
+    forbidden.update(used)
     return forbidden
+
+
+@lru_cache(maxsize=16)
+def _static_forbidden(colour_names: tuple[str, ...], relative: tuple[str, ...]) -> frozenset[str]:
+    """The rules' part of :func:`forbidden_cues`, built once (asked on every cue turn)."""
+    return frozenset(colour_names) | frozenset(relative)
 
 
 def cue_query(

@@ -69,9 +69,10 @@ def guess_decision(answer: Answer, mask: np.ndarray) -> Decision:
     ``mask``: the guesser's bool action mask, or just its first 480 entries
     (the free cells): only cells are read.
     """
-    if answer.cells is None or len(answer.cells) == 0:
+    cells = answer.cells
+    if cells is None or len(cells) == 0:
         return Decision(None, False, answer.raw_text or "answer has no cell")
-    for c in np.asarray(answer.cells).ravel().tolist():  # Python scalars: cheaper to test than numpy's
+    for c in np.asarray(cells).ravel().tolist():  # Python scalars: cheaper to test than numpy's
         c = int(c)
         if 0 <= c < N_CELLS and mask[c]:
             return Decision(

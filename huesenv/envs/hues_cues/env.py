@@ -614,10 +614,29 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._infos_now = value
         self._infos_stale = False
 
-    def _infos(self, result: RoundResult | None, illegal: str | None) -> dict[str, dict]:
+    def agent_info(self, agent: str) -> dict[str, Any]:
+        """A fresh copy of ``infos[agent]`` (``{}`` for an agent no longer in the game).
+
+        Why: a single-agent wrapper reads one seat's infos once per step; when
+        they are not built yet, only that seat's dict is.
+        """
+        if not self._infos_stale:
+            return dict(self._infos_now.get(agent, {}))
+        return self._infos(*self._infos_of, only=agent).get(agent, {})
+
+    def _infos(
+        self, result: RoundResult | None, illegal: str | None, only: str | None = None
+    ) -> dict[str, dict]:
+        """Every live agent's info dict (``only``: that agent's alone)."""
         s = self.state_obj
         rnd, phase, scores = int(s.round), s.phase.index, s.scores
         points = result.points if result is not None else self._no_points
+        if only is not None:
+            pairs: Any = [(self._seat[only], only)] if only in self.agents else []
+        elif len(self.agents) == self.num_players:
+            pairs = self._seat_pairs
+        else:
+            pairs = [(self._seat[a], a) for a in self.agents]
         infos: dict[str, dict[str, Any]] = {
             a: {
                 "round": rnd,
@@ -627,11 +646,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
                 "points": points[i],
                 "illegal": 0,
             }
-            for i, a in (
-                self._seat_pairs
-                if len(self.agents) == self.num_players
-                else [(self._seat[a], a) for a in self.agents]
-            )
+            for i, a in pairs
         }
         if illegal is not None and illegal in infos:
             infos[illegal]["illegal"] = 1

@@ -175,8 +175,8 @@ class Driver:
         s = self.env.state_obj
         legal = s.legal_cells()
         cues = [c for c in s.cues if c is not None]  # the query's cues: passes left out
-        decision = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal)
-        return self._settle(decision, lambda: self._mask(agent_name), phase)
+        action = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal).action
+        return self._random_action(self._mask(agent_name), phase) if action is None else action
 
     def _cue_action(self, agent_name: str, agent: Any, phase: Phase) -> Any:
         """A target or cue from ``agent.give_cue_among``, asked with what its query would carry.
