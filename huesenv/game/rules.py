@@ -296,6 +296,11 @@ class Cone(NamedTuple):
     cue_index: int  # 1 or 2
 
 
+def _new_cone(fields: tuple[int, int, int]) -> Cone:
+    """``Cone(*fields)`` without the named tuple's generated ``__new__`` (a cone is placed on most moves)."""
+    return tuple.__new__(Cone, fields)
+
+
 @dataclass(frozen=True)
 class RoundResult:
     """What the reveal shows: the target, every cone, and the points per seat."""
@@ -445,7 +450,7 @@ class GameState:
             cell = int(action.cell)
             phase = self.phase
             self.occupied[cell] = True
-            self.cones.append(Cone(self.current, cell, phase.cue_index))
+            self.cones.append(_new_cone((self.current, cell, phase.cue_index)))
             order = self.order
             del order[0]
             if order:

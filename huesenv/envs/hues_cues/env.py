@@ -207,7 +207,12 @@ class ActionLayout:
     def decode(self, action: Any, phase: Phase) -> Action:
         """The rule action an env action means in ``phase`` (``IllegalActionError`` if none)."""
         cue_text: str | None = None
-        if type(action) in _INT_TYPES:  # the common case first: a plain or numpy integer
+        kind = type(action)
+        if kind is int:  # the common case first: a plain integer (most often a cell of a guess)
+            if phase.is_guess and 0 <= action < N_CELLS:
+                return self._cones[action]
+            return self._decode_index(action, phase, None)
+        if kind in _INT_TYPES:  # a numpy integer
             return self._decode_index(int(action), phase, None)
         if isinstance(action, Mapping):
             if "action" not in action:
@@ -465,6 +470,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     def action_space(self, agent: str) -> spaces.Space:
         return self._act_spaces[agent]
 
+    @property
+    def render_mode(self) -> str | None:
+        return self._render_mode
+
+    @render_mode.setter
+    def render_mode(self, value: str | None) -> None:
+        self._render_mode = value
+        self._render_human = value == "human"  # asked after every move
+
     # -- state access ---------------------------------------------------------------
     #: The rules-level :class:`GameState` (read it; mutate only through ``step``).  A plain attribute
     #: set by ``reset`` (why: it is read several times a move, and a property cost more than the read);
@@ -601,7 +615,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         if self.render_mode == "human":
             self.render()
 
-    @property  # type: ignore[override]  # AECEnv declares a plain attribute; this one is built when read
+    @property  # AECEnv declares a plain attribute; this one is built when read
     def infos(self) -> dict[str, dict[str, Any]]:
         """Per-agent infos of the last step, built when first read after it (see :meth:`_step`)."""
         if self._infos_stale:
@@ -671,7 +685,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         score nothing, and the two loops over the seats were a tenth of a step.
         """
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._ended and (self.terminations[agent] or self.truncations[agent]):  # set together, with _ended
             self._was_dead_step(action)
             return
         s = self.state_obj
@@ -720,7 +734,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._infos_stale = True
         if self._rewards_set:
             self._accumulate_rewards()
-        if self.render_mode == "human":
+        if self._render_human:
             self.render()
 
     @property
