@@ -38,6 +38,7 @@ from huesenv.humans import load_humans
 from huesenv.vocabulary import EMPTY_INPUT, normalise_word
 
 _MAX_CACHED_TEXTS = 65_536
+_FIRST_TRIED = 8  # a replayed guess tries this many answers one by one before scanning the rest as arrays
 _MAX_CACHED_POOLS = 64
 
 
@@ -249,13 +250,21 @@ class HumanReplayAgent(BaseAgent):
         """The first ``k`` answers (indices into ``pool``) in ``order`` that are not ``used``, fall on a
         ``legal`` cell and repeat no earlier pick's cell (``None``: not one).
 
-        Why arrays: this scan is most of a replayed guess, and a Python loop over
-        the permutation cost more than the draw; one pass over it does the same.
+        Why two passes: this scan is most of a replayed guess.  With ``k == 1``
+        (the envs' case) the first usable answer is nearly always among the
+        first few of the permutation, so those are tried one by one; a Python
+        loop over the whole permutation cost more than the draw, so the rest is
+        scanned as arrays.  Both find the same answer.
         """
         if not order.size:  # a word without answers
             return None
-        if k == 1 and not used and legal[pool[order[0]]]:  # the usual case: the first answer's cell is free
-            return order[:1]
+        if k == 1:
+            for at in range(min(len(order), _FIRST_TRIED)):
+                i = int(order[at])
+                if (not used or i not in used) and legal[pool[i]]:
+                    return order[at : at + 1]
+            if len(order) <= _FIRST_TRIED:
+                return None
         cells = pool[order]
         ok = legal[cells]
         if used:

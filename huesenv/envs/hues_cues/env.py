@@ -449,7 +449,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._moves = 0
         self._ended = False
         self._mask_cache: tuple[int, np.ndarray] | None = None
-        self._allowed_cache: tuple[tuple[GameState, int, int], np.ndarray] | None = None
+        self._allowed_cache: tuple[GameState, int, int, np.ndarray] | None = None
         self._infos_now: dict[str, dict[str, Any]] = {}
         self._infos_stale = False
 
@@ -527,17 +527,18 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         and it only changes when a cue is given (used cues only grow in a game).
         """
         s = self.state_obj
-        key = (s, s.cue_index, len(s.used_cues))
+        cue_index, used = s.cue_index, len(s.used_cues)
         cached = self._allowed_cache
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        ok = self._vocab_ok[key[1]].copy()
+        # the state by identity (a GameState compares by value: its deck would draw every card)
+        if cached is not None and cached[0] is s and cached[1] == cue_index and cached[2] == used:
+            return cached[3]
+        ok = self._vocab_ok[cue_index].copy()
         for cue in s.used_cues:
             i = self.layout.word_index.get(cue)
             if i is not None:
                 ok[i] = 0
         ok.setflags(write=False)
-        self._allowed_cache = (key, ok)
+        self._allowed_cache = (s, cue_index, used, ok)
         return ok
 
     def _current_mask(self) -> np.ndarray:
