@@ -259,10 +259,10 @@ class HumanReplayAgent(BaseAgent):
         if not order.size:  # a word without answers
             return None
         if k == 1:
-            for at in range(min(len(order), _FIRST_TRIED)):
-                i = int(order[at])
+            for tried in range(min(len(order), _FIRST_TRIED)):
+                i = int(order[tried])
                 if (not used or i not in used) and legal[pool[i]]:
-                    return order[at : at + 1]
+                    return order[tried : tried + 1]
             if len(order) <= _FIRST_TRIED:
                 return None
         cells = pool[order]
