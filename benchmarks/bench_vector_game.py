@@ -26,31 +26,34 @@
   one step's outputs (mask, rewards, seat, terminated) and of each observation form.
 
 What meets which goal (issue 24: >= 50x AEC, >= 0.5x PGX; ``--num-games
-4096 --pgx-python /tmp/pgxenv/bin/python --torch`` on the shared 2-core
-machine, 2026-12-02 00:09, load average ~9 from other jobs; AEC 21,255,
-vector core 2,884,937, sparse 1,643,890, PGX 2,487,355 agent steps per CPU
-second in that run):
+4096 --pgx-python /tmp/pgxenv/bin/python --equivalence 0`` on the shared
+2-core machine, 2026-12-02 03:50, load average ~0.3; AEC 42,416, vector core
+2,841,417, sparse 2,007,294, PGX 2,726,755 agent steps per CPU second in that
+run).  The AEC env is twice as fast as when the goals were set (21,255 in the
+00:09 run of the same script), so every ratio to it halved:
 
 ===========================================  ========  ========  =====================
 line                                         vs AEC    vs PGX    goals met
 ===========================================  ========  ========  =====================
-vector core (masks, seat, rewards)           135.7x    1.16x     both
-vector + sparse observation                   77.3x    0.66x     both
-vector + dense flat, in place (copy=False)    45.9x    0.39x     neither
-vector + dense flat, fresh (the default)      21.4x    0.18x     neither
-torch on the CPU, core                        34.3x    0.29x     neither (per-op cost)
-torch on the CPU, sparse                      32.7x    0.28x     neither (per-op cost)
+vector core (masks, seat, rewards)            67.0x    1.04x     both
+vector + sparse observation                   47.3x    0.74x     PGX only
+  the same, alone in a fresh process          21.3x    0.33x     neither
+vector + dense flat, in place (copy=False)    26.0x    0.40x     neither
+vector + dense flat, fresh (the default)      10.5x    0.16x     neither
 ===========================================  ========  ========  =====================
 
-The ratios move with the machine's load: over five runs that evening (the
-earlier ones before the last mask and cone speed-ups) the sparse line was
-53-88x AEC (always >= 50x) and 0.46-0.88x PGX (>= 0.5x in four of five; PGX
-itself varied 1.66-2.49M).  The dense flat vector cannot
-meet the AEC goal on a CPU: writing 24 kB per game per step (98 MB at 4,096
-games) is bound by memory bandwidth; the in-place buffer writes only the
-changed entries but the array is still 98 MB.  A trainer that wants the
-speed feeds the sparse form to an EmbeddingBag first layer (the same
-function as a Linear layer on the flat vector).
+Two runs at other moments gave the sparse line 45.0x and 57.4x.  *The fresh
+process line* measures the sparse form with nothing run before it: 2.2x
+slower, because glibc's malloc hands each step's multi-megabyte temporaries
+back to the system and faults them in again (with ``MALLOC_MMAP_THRESHOLD_``,
+``MALLOC_TRIM_THRESHOLD_`` and ``MALLOC_TOP_PAD_`` raised it runs at 2.0M,
+as after the dense lines, whose large arrays raise malloc's thresholds).  A
+trainer's process, full of earlier allocations, is closer to the first
+figure, but the second is what a bare loop gets.  The dense flat vector
+cannot meet the AEC goal on a CPU: writing 24 kB per game per step (98 MB at
+4,096 games) is bound by memory bandwidth.  A trainer that wants the speed
+feeds the sparse form to an EmbeddingBag first layer (the same function as a
+Linear layer on the flat vector).
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ import sys
 import textwrap
 import time
 import warnings
+from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 warnings.filterwarnings("ignore")
@@ -161,6 +165,19 @@ def vector_steps_per_cpu_s(num_games: int, seconds: float, form: str, xp=None, d
     return best
 
 
+def fresh_process_rate(num_games: int, seconds: float, form: str) -> float:
+    """:func:`vector_steps_per_cpu_s` of ``form`` alone, in a new interpreter (see the module docstring)."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+        "from bench_vector_game import vector_steps_per_cpu_s; "
+        f"print(vector_steps_per_cpu_s({num_games}, {seconds}, {form!r}))"
+    )
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(f"fresh-process run of {form!r} failed: {out.stderr.strip().splitlines()[-1:]}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def memory_per_game(num_games: int) -> dict[str, float]:
     from huesenv.envs.vector_game.gym import SelfPlayVectorEnv
 
@@ -223,6 +240,7 @@ def main() -> None:
     load = os.getloadavg()
     aec = aec_steps_per_cpu_s(args.seconds)
     rates = {form: vector_steps_per_cpu_s(args.num_games, args.seconds, form) for form in FORMS}
+    sparse_alone = fresh_process_rate(args.num_games, args.seconds, "sparse")
     torch_rates = {}
     if args.torch:
         import torch
@@ -246,6 +264,7 @@ def main() -> None:
     print(line("vector + dense flat observation (fresh)", rates["dense"]))
     print(line("vector + dense flat, in place (copy=False)", rates["dense_inplace"]))
     print(line("vector + sparse observation (index, value)", rates["sparse"]))
+    print(line("  the same, alone in a fresh process", sparse_alone))
     for form, rate in torch_rates.items():
         print(line(f"torch on the CPU, {form}", rate) + f"   torch/numpy = {rate / rates[form]:.2f}")
     if pgx is None:
