@@ -13,6 +13,7 @@ takes about a second to import and ``import huesenv`` must stay fast.
 from __future__ import annotations
 
 import sys
+import threading
 from types import ModuleType
 from typing import Any
 
@@ -29,6 +30,8 @@ __all__ = [
     "xyz_to_xy",
 ]
 
+_COLOUR_IMPORT = threading.Lock()  # one thread imports colour-science (see colour_science)
+
 
 def colour_science() -> ModuleType:
     """The ``colour`` module, imported on first use with NumPy's print options kept as they were.
@@ -36,12 +39,17 @@ def colour_science() -> ModuleType:
     Why: colour-science's ``__init__`` calls ``numpy.set_printoptions(legacy="1.13")``
     for the whole process, so merely loading the human cohort changed how a
     user's NumPy 2 scalars print (``3`` instead of ``np.int64(3)``) and made
-    reprs differ with the order things were imported in.
+    reprs differ with the order things were imported in.  The module is returned
+    by an ``import`` statement, not read from ``sys.modules``: while one thread
+    imports it, ``sys.modules`` already holds the half-initialised module, and
+    only the import statement waits for it (the lock makes one thread the importer).
     """
     if "colour" not in sys.modules:
-        with np.printoptions():  # restores every print option on exit
-            import colour  # noqa: F401 - registers the module
-    return sys.modules["colour"]
+        with _COLOUR_IMPORT, np.printoptions():  # printoptions: restores every print option on exit
+            import colour  # noqa: F401 - the first import, under the print options kept
+    import colour
+
+    return colour
 
 
 def _srgb() -> Any:

@@ -72,3 +72,26 @@ def test_colour_science_leaves_numpy_print_options_alone() -> None:
     )
     out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_colour_science_is_whole_in_every_thread_of_a_first_use() -> None:
+    """Threads converting colours at once in a fresh process: none sees the half-imported module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import threading\n"
+        "from huesenv.colourspace import srgb_to_xyz\n"
+        "errors = []\n"
+        "def work():\n"
+        "    try:\n"
+        "        srgb_to_xyz([[10, 20, 30]])\n"
+        "    except Exception as err:\n"
+        "        errors.append(repr(err))\n"
+        "threads = [threading.Thread(target=work) for _ in range(8)]\n"
+        "for t in threads: t.start()\n"
+        "for t in threads: t.join()\n"
+        "assert not errors, errors[:2]\n"
+    )
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

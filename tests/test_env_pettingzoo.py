@@ -176,6 +176,25 @@ def test_max_cycles_truncates_aec_and_parallel(max_cycles):
     assert steps == max_cycles and retries and all(truncs.values()) and not any(terms.values())
 
 
+@pytest.mark.parametrize("ended_by", ["truncations", "terminations"])
+def test_a_game_ended_by_a_wrapper_removes_its_agents_as_dead_steps(ended_by):
+    """A wrapper may end the game by setting the dicts itself (PettingZoo's ``TerminateIllegalWrapper``,
+    a user's time limit): the game is over, and each seat's ``None`` is a dead step, not an illegal action."""
+    raw = hues_cues_v1.raw_env(num_players=3)
+    raw.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        raw.step(_random_legal(raw, raw.agent_selection, rng))
+    setattr(raw, ended_by, {a: True for a in raw.agents})
+    assert raw.game_over
+    removed = []
+    while raw.agents:
+        removed.append(raw.agent_selection)
+        raw.step(None)
+        assert raw.last_illegal is None and all(v == 0 for v in raw._cumulative_rewards.values())
+    assert sorted(removed) == sorted(raw.possible_agents)
+
+
 def test_full_game_terminates_without_max_cycles():
     env = hues_cues_v1.env(num_players=3)
     env.reset(seed=1)

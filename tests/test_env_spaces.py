@@ -51,6 +51,22 @@ def test_other_arguments_go_to_gymnasium() -> None:
         assert str(ours_err.value) == str(theirs_err.value)
 
 
+def test_other_arguments_reach_a_gymnasium_1_0_discrete(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyproject allows gymnasium>=1.0, whose ``Discrete.sample(mask)`` takes no ``probability``."""
+    stock = spaces.Discrete.sample
+
+    def sample_1_0(self: spaces.Discrete, mask: np.ndarray | None = None) -> np.int64:
+        return stock(self, mask)
+
+    monkeypatch.setattr(spaces.Discrete, "sample", sample_1_0)
+    ours, theirs = MaskedDiscrete(5), spaces.Discrete(5)
+    ours.seed(2)
+    theirs.seed(2)
+    assert [ours.sample() for _ in range(20)] == [theirs.sample() for _ in range(20)]
+    with pytest.raises(AssertionError, match="0 or 1"):
+        ours.sample(np.array([1, 0, 2, 0, 0], dtype=np.int8))
+
+
 def test_it_is_a_discrete() -> None:
     space = MaskedDiscrete(481)
     assert isinstance(space, spaces.Discrete) and space == spaces.Discrete(481)

@@ -4,9 +4,10 @@ Why: a versioned id (``hues_cues_v1``, ``huesenv/Guesser-v1``, ``huesenv/CueGive
 promises its episodes; speed work on the env, the observation encoders or the
 replayed-human opponents must not change a single observation, reward, info or
 random draw.  Each pin hashes a few seeded episodes (random legal play from the
-action spaces' own ``sample``, replayed-human and random opponents), types
-included.  The pins were taken on main a006f65 (before the third wave's speed
-work on the single-game paths).  If a change is *meant* to alter episodes, it
+action spaces' own ``sample``, seeded play with illegal and odd actions in both cue
+modes, replayed-human and random opponents), types included.  The pins were
+taken on main a006f65 (before the third wave's speed work on the single-game
+paths).  If a change is *meant* to alter episodes, it
 needs a new env version, not new pins.  NumPy and Gymnasium do not promise their
 random streams across minor versions, so the pins are checked only on the
 versions they were taken with (the skip says so).
@@ -24,6 +25,7 @@ import pytest
 
 import huesenv  # noqa: F401 - registers the ids
 from huesenv import hues_cues_v1
+from huesenv.vocabulary import word_texts
 
 PINNED_WITH = {"numpy": "2.4", "gymnasium": "1.4"}
 PINS = {
@@ -35,7 +37,16 @@ PINS = {
     "guesser_random": "d4225a61d0ba5b3196cb4faed2c1211aed8d987ee9dae64fec2dde9e5f8b3253",
     "cuegiver4": "875e8aaa3ca600f1fb1fe68cdb86afe567bb640c5c2eecff49059d6352afe57e",
     "cuegiver3s1": "cf51ed1d9d93594f3f685f84b5f987ba7201387308aedef5a5fa954e5011a7ec",
+    # taken on a006f65 too (review4): text mode, illegal and odd actions, max_cycles, fallbacks of the opponents
+    "aec4_text_hostile": "d933210b767599aa225b63cd541932d9eb365e96e3bd89d21d35bdc6f26af13c",
+    "aec5_flat_hostile": "e7490f88b5c388f5ab245eb3d5197ee2ac983a014b8b29187cd9016b23a92608",
+    "aec3_end_hostile": "bd5ffdbd33575779cd821f6776001daf2ac4cb67b4f5a28e273631f285f2273b",
+    "guesser5_text_dict": "8078f5f42b2ca2d0838e26a69eef4b15c9f0bc3b95ad8ac1c50d54e4ff92009a",
+    "cuegiver6_small_vocabulary": "1a6884a68f15524cf7b7323d3ed056927942246505418776d0eacb7ccce2c0b5",
+    "guesser4_small_vocabulary": "977cec2d368016217c3edacd3aa6f58e7ad37ef0c6e3eafb4b36d07b38912032",
 }
+# a vocabulary of answered and unanswered words (the opponents' fallbacks)
+SMALL_VOCABULARY = (*word_texts()[:24], "qwertyuiop", "zxcvbnm", "asdfghjkl")
 
 
 def _minor(version: str) -> str:
@@ -82,6 +93,35 @@ def _aec(num_players: int, mode: str, games: int) -> str:
     return h.hexdigest()
 
 
+def _aec_hostile(games: int, **kwargs: Any) -> str:
+    """Seeded play that also sends illegal and odd actions (text cues, numpy and float indices, None)."""
+    h = hashlib.sha256()
+    env = hues_cues_v1.env(**kwargs)
+    raw = env.unwrapped
+    env.reset(seed=5)
+    rng = np.random.default_rng(8)
+    odd = ["", "sky", "Ocean ", "red", "a b c", "lighter", "x" * 70, "mud"]
+    for _ in range(games):
+        for agent in env.agent_iter(3000):
+            obs, reward, term, trunc, info = env.last()
+            _feed(h, (agent, obs, reward, term, trunc, info, env.rewards, raw._cumulative_rewards))
+            _feed(h, (env.truncations, raw.last_illegal, raw.game_over))
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            action: Any = int(legal[rng.integers(legal.size)])
+            roll = rng.random()
+            if roll < 0.08:  # illegal or odd: a cell out of range, a numpy or float index, a bare word
+                action = [raw.layout.n + 2, np.int64(action), float(action), "sky", None][rng.integers(5)]
+            elif raw.cue_mode == "text" and action == raw.layout.text_action:
+                words = odd if rng.random() < 0.3 else raw.layout.vocabulary
+                action = {"action": action, "cue": words[rng.integers(len(words))]}
+            env.step(action)
+        env.reset()
+    return h.hexdigest()
+
+
 def _single(env_id: str, games: int, **kwargs: Any) -> str:
     h = hashlib.sha256()
     env = gymnasium.make(env_id, **kwargs)
@@ -107,6 +147,24 @@ CASES = {
     "guesser_random": lambda: _single("huesenv/Guesser-v1", 2, opponents="random"),
     "cuegiver4": lambda: _single("huesenv/CueGiver-v1", 5),
     "cuegiver3s1": lambda: _single("huesenv/CueGiver-v1", 5, num_players=3, seat=1),
+    "aec4_text_hostile": lambda: _aec_hostile(3, cue_mode="text", illegal_action="penalise", info_text=True),
+    "aec5_flat_hostile": lambda: _aec_hostile(
+        3, num_players=5, observation_mode="flat", illegal_action="penalise", max_cycles=45
+    ),
+    "aec3_end_hostile": lambda: _aec_hostile(4, num_players=3),
+    "guesser5_text_dict": lambda: _single(
+        "huesenv/Guesser-v1",
+        3,
+        num_players=5,
+        seat=4,
+        cue_mode="text",
+        observation_mode="dict",
+        max_cycles=60,
+    ),
+    "cuegiver6_small_vocabulary": lambda: _single(
+        "huesenv/CueGiver-v1", 3, num_players=6, seat=3, vocabulary=SMALL_VOCABULARY
+    ),
+    "guesser4_small_vocabulary": lambda: _single("huesenv/Guesser-v1", 3, vocabulary=SMALL_VOCABULARY),
 }
 
 

@@ -35,7 +35,11 @@ class MaskedDiscrete(spaces.Discrete):
             or mask.shape != (self.n,)
             or mask.view(np.uint8).max(initial=0) > 1  # a value other than 0 / 1 (negatives wrap above 1)
         ):
-            return super().sample(mask, probability)  # Gymnasium's checks, errors and draws
+            # Gymnasium's checks, errors and draws; ``probability`` only when given (Gymnasium 1.0's
+            # ``Discrete.sample`` takes no such argument, and pyproject allows gymnasium>=1.0)
+            if probability is None:
+                return super().sample(mask)
+            return super().sample(mask, probability)
         legal = mask.nonzero()[0]  # 1-D: flatnonzero without its ravel
         if not legal.size:
             return self.start

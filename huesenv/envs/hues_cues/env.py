@@ -686,7 +686,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         score nothing, and the two loops over the seats were a tenth of a step.
         """
         agent = self.agent_selection
-        if self._ended and (self.terminations[agent] or self.truncations[agent]):  # set together, with _ended
+        # the dicts, not _ended: a wrapper may end the game by setting them (PettingZoo's
+        # TerminateIllegalWrapper, a user's time limit); a dead agent's step is then _was_dead_step
+        if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         s = self.state_obj
@@ -740,8 +742,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     @property
     def game_over(self) -> bool:
-        """The game finished, ended on an illegal action, or was truncated (a flag: asked after every move)."""
-        return self._ended or self.state_obj.phase is Phase.DONE
+        """The game finished, ended on an illegal action, or was truncated.
+
+        ``_ended`` answers the common cases without reading the dicts (asked after
+        every move); the dicts still count, since a wrapper may set them itself.
+        """
+        if self._ended or self.state_obj.phase is Phase.DONE:
+            return True
+        return any(self.terminations.values()) or any(self.truncations.values())
 
     # -- rendering --------------------------------------------------------------------------
     def render_view(self, message: str = "") -> RenderView:
