@@ -222,7 +222,9 @@ class HumanReplayAgent(BaseAgent):
         would read from its query, so both take the same random draws and the
         episodes do not depend on which path asked.
         """
-        if not legal[legal.argmax()]:  # no free cell (argmax: ndarray.any goes through Python)
+        if (
+            not legal.size or not legal[legal.argmax()]
+        ):  # no free cell (argmax: ndarray.any goes through Python)
             return Answer(valid=False, raw_text="no legal cell")
         if game is not None and game != self._game:
             self._game, self._used = game, {}

@@ -106,7 +106,7 @@ def absolute_spec(spec: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def _lookup_record(path: str, _mtime_ns: int) -> dict[str, Any]:
+def _lookup_record(path: str, _mtime_ns: int, _split_mtime_ns: int | None = None) -> dict[str, Any]:
     """A lookup table's training data: the split's training part when ``path`` is one a split wrote
     (``split/train.csv.gz`` beside ``split.json``), else every answer of the file."""
     humans = load_humans(path)
@@ -145,7 +145,9 @@ def policy_training_data(spec: str, base: str | Path | None = None) -> dict[str,
     if path is None:
         return None
     if spec.startswith("lookup:"):
-        return _lookup_record(str(path.resolve()), path.stat().st_mtime_ns)
+        split = path.resolve().parent / "split.json"  # the record names its split when one is beside it
+        split_mtime = split.stat().st_mtime_ns if split.is_file() else None
+        return _lookup_record(str(path.resolve()), path.stat().st_mtime_ns, split_mtime)
     if path.suffix == ".zip":  # an sb3 zip: its plain-JSON data (nothing unpickled), see sb3_train
         data, _ = read_sb3_zip(path)
         record, field = data.get("huesenv_human_data"), "huesenv_human_data"

@@ -262,3 +262,14 @@ def test_a_lookup_of_a_split_training_part_is_named_as_that_part(cohort, tmp_pat
     split.write_part(cohort, "evaluation", other / "train.csv.gz")
     (line,) = training_labels({"lk": f"lookup:{other / 'train.csv.gz'}"})
     assert "every answer of" in line
+
+
+def test_a_split_json_written_later_is_seen_by_the_lookup_record(cohort, tmp_path):
+    from huesenv.experiments.evaluation import policy_training_data
+    from huesenv.humans.splits import DataSplit
+
+    split = DataSplit.of(cohort, seed=1)
+    train = split.write_part(cohort, "train", tmp_path / "train.csv.gz")
+    assert policy_training_data(f"lookup:{train}")["split"] is None  # no split.json yet
+    split.save(tmp_path / "split.json")
+    assert policy_training_data(f"lookup:{train}")["split"] == split.to_dict()

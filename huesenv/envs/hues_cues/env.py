@@ -472,6 +472,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     @property
     def render_mode(self) -> str | None:
+        """``None``, ``"human"`` or ``"rgb_array"`` (a property: the per-move render check reads a flag)."""
         return self._render_mode
 
     @render_mode.setter
@@ -606,7 +607,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.truncations = {a: False for a in self.agents}
         self._ended = False  # set with the terminations / truncations that end the game (game_over)
         self._moves = 0
-        self._rewards_set = True  # PettingZoo's first step clears them (to int 0), as every step would
+        self._rewards_set = False
         self._mask_cache = None
         self._last_reveal = None
         self.last_illegal = None
@@ -619,6 +620,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     @property  # AECEnv declares a plain attribute; this one is built when read
     def infos(self) -> dict[str, dict[str, Any]]:
         """Per-agent infos of the last step, built when first read after it (see :meth:`_step`)."""
+        if self.state_ is None:  # as before a reset set the attribute: no infos yet
+            raise AttributeError("infos: call reset() first")
         if self._infos_stale:
             self._infos_now = self._infos(*self._infos_of)
             self._infos_stale = False
@@ -681,9 +684,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         Why: the single-learner wrappers step the other seats' moves in a row
         and read the infos only after the last one; building every seat's info
         dict after each move cost as much as deciding a replayed human's cone.
-        Rewards are cleared and accumulated (PettingZoo's ``_clear_rewards`` /
-        ``_accumulate_rewards``) only after a step that set some: most moves
-        score nothing, and the two loops over the seats were a tenth of a step.
+        Rewards are cleared on every step, as PettingZoo's ``_clear_rewards``
+        does (a wrapper may have written some), and accumulated only when this
+        step set some: most moves score nothing, and adding zeros changes nothing.
         """
         agent = self.agent_selection
         # the dicts, not _ended: a wrapper may end the game by setting them (PettingZoo's
@@ -693,9 +696,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             return
         s = self.state_obj
         self._cumulative_rewards[agent] = 0.0
-        if self._rewards_set:
-            self._clear_rewards()
-            self._rewards_set = False
+        self._clear_rewards()
+        self._rewards_set = False
         try:
             rule_action = self.layout.decode(action, s.phase)
             why = s.problem(rule_action)

@@ -80,15 +80,25 @@ class Driver:
 
     @property
     def rng(self) -> np.random.Generator:
+        """The fallback draws' generator (made from the seed at its first use)."""
         if not isinstance(self._rng, np.random.Generator):
             self._rng = np.random.default_rng(self._rng)
         return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
 
     def _random_action(self, mask: np.ndarray, phase: Phase) -> Any:
         layout = self.env.layout
         if phase is Phase.CUE_2 and mask[layout.pass_action]:
             return layout.pass_action
         legal = np.flatnonzero(mask)
+        if not legal.size:  # e.g. cue 1 with every vocabulary word used: the game cannot go on
+            raise ValueError(
+                f"no legal action for the fallback in phase {phase.value!r}: the vocabulary "
+                f"({len(layout.vocabulary)} words) has no cue left for this game; give a larger vocabulary"
+            )
         if layout.cue_mode == "text" and phase is Phase.CUE_1:
             s = self.env.state_obj
             words = [w for w in layout.vocabulary if self.env.rules.cue_problem(w, 1, s.used_cues) is None]
