@@ -57,12 +57,18 @@ def test_no_module_converts_colours_by_itself():
     assert not offenders, offenders
 
 
-def test_colour_science_leaves_numpy_print_options_alone() -> None:
-    """colour-science sets ``legacy="1.13"`` on import; loading it through huesenv must not (a fresh process)."""
+def _run_fresh(code: str) -> None:
+    """Run ``code`` in a new interpreter (colour-science not imported yet) and require it to succeed."""
     import subprocess
     import sys
 
-    code = (
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+
+
+def test_colour_science_leaves_numpy_print_options_alone() -> None:
+    """colour-science sets ``legacy="1.13"`` on import; loading it through huesenv must not (a fresh process)."""
+    _run_fresh(
         "import sys, numpy as np\n"
         "before, shown = np.get_printoptions(), repr(np.int64(3))\n"
         "from huesenv.colourspace import srgb_to_lab; srgb_to_lab([[10, 200, 30]])\n"
@@ -70,16 +76,11 @@ def test_colour_science_leaves_numpy_print_options_alone() -> None:
         "assert np.get_printoptions() == before, np.get_printoptions()\n"
         "assert repr(np.int64(3)) == shown, repr(np.int64(3))\n"
     )
-    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
 
 
 def test_colour_science_is_whole_in_every_thread_of_a_first_use() -> None:
     """Threads converting colours at once in a fresh process: none sees the half-imported module."""
-    import subprocess
-    import sys
-
-    code = (
+    _run_fresh(
         "import threading\n"
         "from huesenv.colourspace import srgb_to_xyz\n"
         "errors = []\n"
@@ -93,5 +94,3 @@ def test_colour_science_is_whole_in_every_thread_of_a_first_use() -> None:
         "for t in threads: t.join()\n"
         "assert not errors, errors[:2]\n"
     )
-    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
