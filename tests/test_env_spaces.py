@@ -86,3 +86,26 @@ def test_env_action_spaces_sample_legal_actions() -> None:
         action = env.action_space(agent).sample(obs["action_mask"])
         assert obs["action_mask"][action] == 1
         env.step(action)
+
+
+def test_text_mode_samples_from_the_flat_mask_and_passes_pettingzoo_api_test() -> None:
+    import warnings
+
+    from pettingzoo.test import api_test
+
+    from huesenv.envs.spaces import CueActionSpace
+
+    env = hues_cues_v1.env(num_players=3, cue_mode="text")
+    env.reset(seed=0)
+    space = env.action_space(env.agent_selection)
+    assert isinstance(space, CueActionSpace)
+    space.seed(0)
+    mask = env.last()[0]["action_mask"]
+    for _ in range(50):
+        action = space.sample(mask)
+        assert set(action) == {"action", "cue"} and mask[action["action"]] == 1
+    dict_mask = space.sample({"action": mask, "cue": None})  # Gymnasium's own form still works
+    assert mask[dict_mask["action"]] == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(hues_cues_v1.env(cue_mode="text"), num_cycles=200)

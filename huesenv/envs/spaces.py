@@ -44,3 +44,22 @@ class MaskedDiscrete(spaces.Discrete):
         if not legal.size:
             return self.start
         return self.start + self.dtype.type(legal[self.np_random.integers(legal.size)])
+
+
+class CueActionSpace(spaces.Dict):
+    """Text mode's ``Dict(action=MaskedDiscrete, cue=Text)``, whose ``sample`` also takes the env's flat mask.
+
+    Why: the env's observations carry one ``(A,)`` ``action_mask`` over ``action``
+    (PettingZoo's convention: ``pettingzoo.test.api_test`` and masked samplers
+    pass it to ``sample``), while Gymnasium's ``Dict.sample`` wants a dict of
+    sub-masks.  An array mask is read as ``{"action": mask, "cue": None}`` (the
+    cue text is drawn unmasked) and goes to Gymnasium's ``Dict.sample``, as
+    does anything else.
+    """
+
+    def sample(self, mask: Any = None, probability: Any = None) -> dict[str, Any]:
+        if isinstance(mask, np.ndarray) and probability is None:
+            mask = {key: (mask if key == "action" else None) for key in self.spaces}
+        if probability is None:  # Gymnasium 1.0's Dict.sample takes no probability argument
+            return super().sample(mask)
+        return super().sample(mask, probability)

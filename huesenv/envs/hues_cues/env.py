@@ -151,7 +151,7 @@ from huesenv.board import N_CELLS, format_coord
 from huesenv.envs.hues_cues.defaults import default_text_encoder
 from huesenv.envs.hues_cues.encoding import OBSERVATION_MODES, ObservationEncoder, TextEncoder
 from huesenv.envs.rendering.renderer import BoardRenderer
-from huesenv.envs.spaces import MaskedDiscrete
+from huesenv.envs.spaces import CueActionSpace, MaskedDiscrete
 from huesenv.game.cues import CUE_CHARSET
 from huesenv.game.observer import player_view, render_view
 from huesenv.game.phase import Phase
@@ -457,7 +457,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     def _make_action_space(self) -> spaces.Space:
         if self.cue_mode == "vocabulary":
             return MaskedDiscrete(self.layout.n)
-        return spaces.Dict(
+        return CueActionSpace(
             {
                 "action": MaskedDiscrete(self.layout.n),
                 "cue": spaces.Text(min_length=0, max_length=self.rules.max_cue_chars, charset=CUE_CHARSET),
