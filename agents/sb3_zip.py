@@ -69,7 +69,7 @@ from gymnasium import spaces
 from huesenv.board import N_CELLS, N_COLS, N_ROWS
 from huesenv.envs.hues_cues.encoding import ObservationEncoder
 from huesenv.game.rules import DEFAULT_RULES
-from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive
+from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive, read_at_most
 from huesenv.vocabulary import normalise_word, word_texts
 
 MAX_DATA_BYTES = 16 * 2**20  # the data JSON of a real model is a few kB
@@ -123,8 +123,8 @@ def _member(archive: zipfile.ZipFile, name: str, limit: int, source: str) -> byt
     if info.file_size > limit:
         raise ValueError(f"{source}: {name!r} is {info.file_size:,} bytes, more than the {limit:,} allowed")
     with archive.open(info) as fh:
-        blob = fh.read(limit + 1)
-    if len(blob) > limit:
+        blob = read_at_most(fh, limit)
+    if blob is None:
         raise ValueError(f"{source}: {name!r} is larger than the {limit:,} bytes allowed")
     return blob
 
@@ -358,8 +358,8 @@ def _vocabulary_hint(hint: Any, source: str) -> tuple[str, ...]:
             if not path.is_file():
                 raise OSError("not a regular file")
             with path.open("rb") as fh:
-                blob = fh.read(MAX_VOCABULARY_BYTES + 1)
-            if len(blob) > MAX_VOCABULARY_BYTES:
+                blob = read_at_most(fh, MAX_VOCABULARY_BYTES)
+            if blob is None:
                 raise OSError(f"larger than {MAX_VOCABULARY_BYTES:,} bytes")
             words: Any = [w for w in blob.decode("utf-8").splitlines() if w.strip()]
         except (OSError, UnicodeDecodeError) as err:

@@ -81,6 +81,16 @@ def check_code_kwargs(kwargs: Mapping[str, Any], source: str) -> None:
 MAX_TENSOR_BYTES = 8 * (1 << 26)
 
 
+def read_at_most(fh: Any, limit: int) -> bytes | None:
+    """All of ``fh``'s bytes when they are at most ``limit``, else ``None`` (never more than ``limit + 1`` read).
+
+    Why: a user's file or zip member may be far larger than it says (a zip records its own sizes), so
+    it is read only one byte past what is allowed, whatever its header claims.
+    """
+    blob = fh.read(limit + 1)
+    return None if len(blob) > limit else blob
+
+
 class UnsafeTensorFile(ValueError):
     """A file handed to ``torch.load`` that would make it allocate more than it may (see :func:`check_tensor_archive`)."""
 

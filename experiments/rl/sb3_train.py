@@ -61,7 +61,7 @@ from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import segment_seed
 from huesenv.humans import load_humans
 from huesenv.humans.splits import describe_training, training_record
-from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive
+from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive, read_at_most
 
 ROLE_ENVS = {"guesser": "huesenv/Guesser-v1", "cue_giver": "huesenv/CueGiver-v1"}
 
@@ -323,8 +323,8 @@ def check_pth_members(model_path: Path) -> None:
                 if info.file_size > MAX_TENSOR_BYTES:
                     raise UnsafeTensorFile(f"more than {MAX_TENSOR_BYTES:,} bytes")
                 with archive.open(info) as fh:
-                    blob = fh.read(MAX_TENSOR_BYTES + 1)
-                if len(blob) > MAX_TENSOR_BYTES:
+                    blob = read_at_most(fh, MAX_TENSOR_BYTES)
+                if blob is None:
                     raise UnsafeTensorFile(f"more than {MAX_TENSOR_BYTES:,} bytes")
                 try:
                     check_tensor_archive(io.BytesIO(blob))
