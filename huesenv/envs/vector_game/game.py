@@ -135,6 +135,7 @@ class HuesCuesVectorGame:
         self.card = z64(b, r.card_size)
         self.cue = z64(b, 2)  # 0 not given, 1 + i word i, V + 1 passed
         self.used = o.zeros((b, v), o.bool)
+        self._words_scratch = None if o.is_torch else np.empty((b, v), dtype=bool)  # _full_mask's
         self.occupied = o.zeros((b, N_CELLS), o.bool)
         self.cone_cell = z64(b, self.K)
         self.cone_seat = z64(b, self.K)
@@ -303,6 +304,8 @@ class HuesCuesVectorGame:
     def action_mask(self, rows: Any = None) -> Any:
         """(R, A) bool: the legal actions of the seat on turn in each game of ``rows`` (default all)."""
         o = self.ops
+        if rows is None and not o.is_torch:
+            return self._full_mask()
         all_rows = rows is None
         rows = self.rows if rows is None else rows
         k = int(rows.shape[0])
@@ -326,6 +329,25 @@ class HuesCuesVectorGame:
         if int(pick.shape[0]):
             mask[pick[:, None], self.card[rows[pick]]] = True
         mask[:, self.pass_action] = (ph == CUE2) & self.rules.allow_pass
+        return mask
+
+    def _full_mask(self) -> np.ndarray:
+        """:meth:`action_mask` of every game (numpy), written into a recycled output array with no
+        temporaries larger than one entry per game (see :class:`~huesenv.envs.vector_game.arrays.OutputPool`)."""
+        o, ph, v = self.ops, self.phase, self.V
+        mask = o.output("mask", (self.num_games, self.A), np.bool_)
+        guess = (ph == GUESS1) | (ph == GUESS2)
+        np.less(self.occupied, guess[:, None], out=mask[:, :N_CELLS])  # free and guessing
+        words = self._words_scratch
+        np.take(self.static_ok, (ph == CUE2).view(np.int8), axis=0, out=words, mode="clip")
+        if self.rules.unique_cues:
+            np.greater(words, self.used, out=words)  # and not used
+        cue = (ph == CUE1) | (ph == CUE2)
+        np.logical_and(words, cue[:, None], out=mask[:, N_CELLS : N_CELLS + v])
+        pick = np.flatnonzero(ph == PICK)
+        if pick.shape[0]:
+            mask[pick[:, None], self.card[pick]] = True
+        np.logical_and(ph == CUE2, self.rules.allow_pass, out=mask[:, self.pass_action])
         return mask
 
     def legal(self, rows: Any, a: Any) -> Any:
@@ -445,11 +467,11 @@ class HuesCuesVectorGame:
         rewards, role = self._carry, self._carry_role
         terminated = o.zeros(self.num_games, o.bool)
         illegal = o.zeros(self.num_games, o.bool)
-        final = o.zeros((self.num_games, self.S), o.int64)
+        final = o.output_zeros("final_scores", (self.num_games, self.S), o.int64)
         self._apply(self.rows, a, rewards, role, terminated, final, illegal)
         self._advance(rewards, role, terminated, final)
-        self._carry = o.zeros((self.num_games, self.S), o.float32)
-        self._carry_role = o.zeros((self.num_games, self.S, 2), o.float32)
+        self._carry = o.output_zeros("rewards", (self.num_games, self.S), o.float32)
+        self._carry_role = o.output_zeros("role_rewards", (self.num_games, self.S, 2), o.float32)
         ended = o.nonzero(terminated)
         if int(ended.shape[0]):  # what the new games scored so far waits for their first decision
             self._carry[ended] = rewards[ended]
