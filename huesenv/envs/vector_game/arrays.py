@@ -136,6 +136,13 @@ class ArrayOps:
             return x.reshape(-1)[flat]
         return np.take(x.reshape(-1), flat)
 
+    def put_flat(self, x: Any, flat: Any, value: Any) -> None:
+        """``x.reshape(-1)[flat] = value`` (``x`` contiguous; numpy's ``put``, the fast scatter)."""
+        if self.is_torch:
+            x.reshape(-1)[flat] = value
+        else:
+            np.put(x, flat, value)
+
     def take_rows(self, table: Any, index: Any) -> Any:
         """``table[index]`` along the first axis (numpy's ``take``)."""
         if self.is_torch:

@@ -117,6 +117,11 @@ class HuesCuesVectorGame:
         # static tables (numpy -> namespace)
         self.points = o.asarray(np.asarray(r.points_matrix, dtype=np.int64))
         self.in_frame = o.asarray(np.asarray(r.in_frame_matrix, dtype=bool))
+        # a cone's guesser points and frame flag, looked up once when it is placed (target * 480 + cell)
+        points = np.asarray(r.points_matrix).reshape(-1)
+        small = points.min() >= np.iinfo(np.int8).min and points.max() <= np.iinfo(np.int8).max
+        self._cone_points = o.asarray(points.astype(np.int8 if small else np.int64))
+        self._cone_frame = o.asarray(np.asarray(r.in_frame_matrix, dtype=bool).reshape(-1))
         ok = np.array(
             [[static_cue_problem(r, w, k) is None for w in self.vocabulary] for k in (1, 2)], dtype=bool
         )
@@ -137,9 +142,13 @@ class HuesCuesVectorGame:
         self.used = o.zeros((b, v), o.bool)
         self._words_scratch = None if o.is_torch else np.empty((b, v), dtype=bool)  # _full_mask's
         self.occupied = o.zeros((b, N_CELLS), o.bool)
-        self.cone_cell = z64(b, self.K)
-        self.cone_seat = z64(b, self.K)
         self.cone_code = o.zeros((b, self.K), o.int32)  # seat * 480 + cell (the observation's cone entries)
+        # the round's points so far, added as each cone is placed (scored at the reveal)
+        self.round_guess_points = z64(b, s)  # per guesser seat
+        self.round_in_frame = z64(b)  # cones in the target's frame (the cue giver's points)
+        self._row_cells = o.arange(b) * N_CELLS  # flat-index bases of (B, 480) / (B, K) / (B, V) arrays
+        self._row_cones = o.arange(b) * self.K
+        self._row_words = o.arange(b) * v
         self.n_cones = z64(b)
         self.scores = z64(b, s)
         self.role_points = z64(b, s, 2)
@@ -272,6 +281,8 @@ class HuesCuesVectorGame:
         self.cue[rows] = 0
         self.occupied[rows] = False
         self.n_cones[rows] = 0
+        self.round_guess_points[rows] = 0
+        self.round_in_frame[rows] = 0
         if self.deck is None:
             self.card[rows] = self._draw_cards(k)
         else:
@@ -353,21 +364,27 @@ class HuesCuesVectorGame:
     def legal(self, rows: Any, a: Any) -> Any:
         """(R,) bool: action ``a[i]`` is legal in game ``rows[i]`` now (the mask's rule, one entry per game)."""
         o = self.ops
-        ph = self.phase[rows]
+        full = rows is self.rows  # every game: no gathers
+        ph = self.phase if full else self.phase[rows]
         inside = (a >= 0) & (a < self.A)
         a = o.where(inside, a, 0)
         is_cell = a < N_CELLS
         cell = o.where(is_cell, a, 0)
         guess = (ph == GUESS1) | (ph == GUESS2)
-        free = ~self.occupied[rows, cell]
-        on_card = (self.card[rows] == cell[:, None]).any(1)
+        free = ~o.take_flat(self.occupied, (self._row_cells if full else rows * N_CELLS) + cell)
+        card = self.card if full else self.card[rows]
+        on_card = card[:, 0] == cell
+        for i in range(1, self.rules.card_size):
+            on_card |= card[:, i] == cell
         cell_ok = is_cell & ((guess & free) | ((ph == PICK) & on_card))
         is_word = (a >= N_CELLS) & (a < N_CELLS + self.V)
         word = o.where(is_word, a - N_CELLS, 0)
         second = o.astype(ph == CUE2, o.int64)
-        word_ok = is_word & ((ph == CUE1) | (ph == CUE2)) & self.static_ok[second, word]
+        word_ok = (
+            is_word & ((ph == CUE1) | (ph == CUE2)) & o.take_flat(self.static_ok, second * self.V + word)
+        )
         if self.rules.unique_cues:
-            word_ok = word_ok & ~self.used[rows, word]
+            word_ok = word_ok & ~o.take_flat(self.used, (self._row_words if full else rows * self.V) + word)
         pass_ok = (a == self.pass_action) & (ph == CUE2)
         if not self.rules.allow_pass:
             pass_ok = pass_ok & False
@@ -389,39 +406,67 @@ class HuesCuesVectorGame:
         """One uniformly random legal action per game of ``rows`` (phase-aware rejection sampling)."""
         o = self.ops
         rows = self.rows if rows is None else rows
+        full = rows is self.rows  # every game: no gathers
         k = int(rows.shape[0])
-        ph = self.phase[rows]
-        out = o.zeros(k, o.int64)
-        pick = ph == PICK
-        card_pick = self.card[rows, o.integers(self.rules.card_size, (k,))]
-        out = o.where(pick, card_pick, out)
+        ph = self.phase if full else self.phase[rows]
+        c = self.rules.card_size
+        card_pick = o.take_flat(self.card, rows * c + o.integers(c, (k,)))
+        out = o.where(ph == PICK, card_pick, o.zeros(k, o.int64))
         guess = o.nonzero((ph == GUESS1) | (ph == GUESS2))
         if int(guess.shape[0]):
-            out[guess] = self._random_free(rows[guess])
+            out[guess] = self._random_free(guess if full else rows[guess])
         cue = o.nonzero((ph == CUE1) | (ph == CUE2))
         if int(cue.shape[0]):
-            r = rows[cue]
-            mask = o.zeros((int(r.shape[0]), self.V + 1), o.bool)  # the mask's word and pass columns
-            mask[:, : self.V] = self.allowed_words(r)
-            if self.rules.allow_pass:
-                mask[:, self.V] = self.phase[r] == CUE2
-            out[cue] = N_CELLS + self._random_in(mask)
+            out[cue] = N_CELLS + self._random_word(cue if full else rows[cue])
         return out
 
     def _random_free(self, rows: Any) -> Any:
         """``_random_in(~occupied[rows])`` (the same draws) without copying every row's cells first."""
         o = self.ops
         k = int(rows.shape[0])
+        base = rows * N_CELLS
         pick = o.integers(N_CELLS, (k,))
+        bad = o.nonzero(o.take_flat(self.occupied, base + pick))
         for _ in range(4):
-            bad = o.nonzero(self.occupied[rows, pick])
             if not int(bad.shape[0]):
                 return pick
             pick[bad] = o.integers(N_CELLS, (int(bad.shape[0]),))
-        bad = o.nonzero(self.occupied[rows, pick])
+            bad = bad[o.take_flat(self.occupied, base[bad] + pick[bad])]
         if int(bad.shape[0]):
             sub = ~self.occupied[rows[bad]]
             pick[bad] = o.masked_argmax(o.random((int(bad.shape[0]), N_CELLS)), sub)
+        return pick
+
+    def _random_word(self, rows: Any) -> Any:
+        """``_random_in`` of the mask's word and pass columns (``V`` = pass) in games ``rows`` (the same
+        draws), checking only the drawn columns instead of building every row's ``(V + 1)`` mask."""
+        o, v = self.ops, self.V
+        k = int(rows.shape[0])
+        second = self.phase[rows] == CUE2
+        word_base = o.astype(second, o.int64) * v
+        used_base = rows * v
+        pass_ok = second & self.rules.allow_pass
+
+        def ok(i: Any, col: Any) -> Any:  # entries i (of rows) at columns col
+            is_word = col < v
+            w = o.where(is_word, col, 0)
+            good = o.take_flat(self.static_ok, word_base[i] + w)
+            if self.rules.unique_cues:
+                good = good & ~o.take_flat(self.used, used_base[i] + w)
+            return o.where(is_word, good, pass_ok[i])
+
+        pick = o.integers(v + 1, (k,))
+        bad = o.nonzero(~ok(o.arange(k), pick))
+        for _ in range(4):
+            if not int(bad.shape[0]):
+                return pick
+            pick[bad] = o.integers(v + 1, (int(bad.shape[0]),))
+            bad = bad[~ok(bad, pick[bad])]
+        if int(bad.shape[0]):
+            sub = o.zeros((int(bad.shape[0]), v + 1), o.bool)
+            sub[:, :v] = self.allowed_words(rows[bad])
+            sub[:, v] = pass_ok[bad]
+            pick[bad] = o.masked_argmax(o.random((int(bad.shape[0]), v + 1)), sub)
         return pick
 
     def _random_in(self, mask: Any) -> Any:
@@ -563,12 +608,14 @@ class HuesCuesVectorGame:
         idx = o.nonzero((ph == GUESS1) | (ph == GUESS2))
         if int(idx.shape[0]):
             r, cell, p = rows[idx], a[idx], ph[idx]
-            self.occupied[r, cell] = True
+            seat = self.current[r]
+            o.put_flat(self.occupied, self._row_cells[r] + cell, True)
             nc = self.n_cones[r]
-            self.cone_cell[r, nc] = cell
-            self.cone_seat[r, nc] = self.current[r]
-            self.cone_code[r, nc] = o.astype(self.current[r] * N_CELLS + cell, o.int32)
+            o.put_flat(self.cone_code, self._row_cones[r] + nc, o.astype(seat * N_CELLS + cell, o.int32))
             self.n_cones[r] = nc + 1
+            at = self.target[r] * N_CELLS + cell
+            self.round_guess_points[r, seat] += o.astype(o.take_flat(self._cone_points, at), o.int64)
+            self.round_in_frame[r] += o.astype(o.take_flat(self._cone_frame, at), o.int64)
             pos = self.pos[r] + 1
             self.pos[r] = pos
             n, g = self.n[r], self.giver[r]
@@ -594,25 +641,17 @@ class HuesCuesVectorGame:
         """Score the round (``rules.points_matrix`` / ``in_frame_matrix``) and start the next one or end the game."""
         o = self.ops
         k = int(rows.shape[0])
-        t = self.target[rows]
-        cells, seats = self.cone_cell[rows], self.cone_seat[rows]
-        valid = o.arange(self.K)[None, :] < self.n_cones[rows][:, None]
-        pts = self.points[t[:, None], cells] * valid  # (k, K)
-        frame = self.in_frame[t[:, None], cells] & valid
         seat_ids = o.arange(self.S)
-        flat = (o.arange(k)[:, None] * self.S + seats).reshape(-1)
-        guess_pts = o.astype(o.xp.bincount(flat, weights=pts.reshape(-1), minlength=k * self.S), o.int64)
-        guess_pts = guess_pts.reshape(k, self.S)  # (k, S) points per seat
-        giver_pts = frame.sum(1) * self.rules.cue_giver_points  # (k,)
-        g = self.giver[rows]
-        giver_onehot = g[:, None] == seat_ids[None, :]
-        total = guess_pts + giver_onehot * giver_pts[:, None]
+        guess_pts = self.round_guess_points[rows]  # (k, S) points per seat
+        giver_pts = self.round_in_frame[rows] * self.rules.cue_giver_points  # (k,)
+        giver_part = (self.giver[rows][:, None] == seat_ids[None, :]) * giver_pts[:, None]  # (k, S)
+        total = guess_pts + giver_part
         self.scores[rows] += total
         self.role_points[rows, :, GUESSER_ROLE] += guess_pts
-        self.role_points[rows, :, GIVER_ROLE] += giver_onehot * giver_pts[:, None]
+        self.role_points[rows, :, GIVER_ROLE] += giver_part
         rewards[rows] += o.astype(total, o.float32)
         role[rows, :, GUESSER_ROLE] += o.astype(guess_pts, o.float32)
-        role[rows, :, GIVER_ROLE] += o.astype(giver_onehot * giver_pts[:, None], o.float32)
+        role[rows, :, GIVER_ROLE] += o.astype(giver_part, o.float32)
         nxt = self.round[rows] + 1
         done = nxt >= self.rounds_total[rows]
         ended = o.nonzero(done)
