@@ -168,7 +168,6 @@ class FlatEncoder:
         vt = np.ascontiguousarray(np.broadcast_to(val, (b, self.width)))
         vt[:, self.col["seat_mask"]] = inside[o.to_numpy(g.n)]
         self._val_template = o.asarray(vt)
-        self._cone_column = np.arange(g.K, dtype=np.int64)[None, :]
         if not o.is_torch:
             self._work = _Work(b, g.K, s, o.to_numpy(g.n))
         if self.cue_encoding == "embedding":
@@ -209,33 +208,40 @@ class FlatEncoder:
         np.copyto(idx, self._idx_template[:k])
         np.copyto(val, self._val_template if full else self._val_template[:k])
         seats = np.asarray(seats)
+        # Blocks of a few columns are written one column at a time: numpy runs a strided (k, 2) operation
+        # as k tiny inner loops, a strided (k,) column as one.
         # cones: (seat - observer) * 480 + cell, plus n * 480 where negative (the relative seat mod n),
         # from the game's seat * 480 + cell codes
-        np.copyto(w.me, seats, casting="unsafe")
+        np.multiply(seats, N_CELLS, out=w.me, casting="unsafe")
         d, e = w.cone, w.cone2
-        np.subtract(take(g.cone_code), (w.me * N_CELLS)[:, None], out=d)
+        np.subtract(take(g.cone_code), w.me[:, None], out=d)
         np.right_shift(d, 31, out=e)
         np.bitwise_and(e, w.n_cells[:, None], out=e)
         np.add(d, e, out=d)
         np.add(d, off["cones"], out=idx[:, c["cones"]])
-        np.less(self._cone_column, take(g.n_cones)[:, None], out=val[:, c["cones"]])
+        np.take(self._cone_valid, take(g.n_cones), axis=0, out=w.cone_valid, mode="clip")
+        np.copyto(val[:, c["cones"]], w.cone_valid)
         # cues: index one-hots (weighted) or the weighted embedding rows; cue_state one-hots
         cue = w.cue
         np.copyto(cue, take(g.cue), casting="unsafe")
+        first, cue_state = c["cues"].start, c["cue_state"].start
         if self.cue_encoding == "index":
-            np.add(cue, self._slot_base, out=idx[:, c["cues"]])
-            np.greater(cue, 0, out=w.cue_given)
-            np.multiply(w.cue_given, np.float32(self.weight), out=val[:, c["cues"]])
+            weight = np.float32(self.weight)
+            for j in range(2):
+                np.add(cue[:, j], self._slot_base[j], out=idx[:, first + j])
+                np.greater(cue[:, j], 0, out=w.cue_given)
+                np.multiply(w.cue_given, weight, out=val[:, first + j])
         else:
             word = (cue > 0) & (cue <= g.V)
             row = np.where(word, cue - 1, g.V)
             val[:, c["cues"]] = self._emb_ext[row].reshape(k, 2 * self.dim)
         np.take(self._state_code, cue, out=w.cue_state, mode="clip")
-        np.add(w.cue_state, self._state_base, out=idx[:, c["cue_state"]])
+        for j in range(2):
+            np.add(w.cue_state[:, j], self._state_base[j], out=idx[:, cue_state + j])
         # one-column entries
         phase, giver = take(g.phase), take(g.giver)
         is_giver = (seats == giver) & (phase != DONE)  # the view hides card and role once the game is over
-        col = {name: c[name].start for name in ("phase", "role", "cue_giver", "round", "target")}
+        col = {name: c[name].start for name in ("phase", "role", "cue_giver", "round", "card", "target")}
         np.add(phase, off["phase"], out=idx[:, col["phase"]], casting="unsafe")
         d1 = giver - seats
         d1 += (d1 >> 63) & w.n
@@ -244,7 +250,8 @@ class FlatEncoder:
         np.add(rnd, off["round"], out=idx[:, col["round"]], casting="unsafe")
         np.copyto(val[:, col["role"]], is_giver)
         np.add(take(g.card), off["card"], out=idx[:, c["card"]], casting="unsafe")
-        np.copyto(val[:, c["card"]], is_giver[:, None])
+        for j in range(g.rules.card_size):
+            np.copyto(val[:, col["card"] + j], is_giver)
         t = take(g.target)
         np.add(np.maximum(t, 0), off["target"], out=idx[:, col["target"]], casting="unsafe")
         np.logical_and(is_giver, t >= 0, out=val[:, col["target"]])
@@ -329,8 +336,9 @@ class _Work:
         self.me = np.empty(k, np.int32)
         self.cone = np.empty((k, cones), np.int32)
         self.cone2 = np.empty((k, cones), np.int32)
+        self.cone_valid = np.empty((k, cones), np.float32)
         self.cue = np.empty((k, 2), np.int32)
-        self.cue_given = np.empty((k, 2), np.bool_)
+        self.cue_given = np.empty(k, np.bool_)
         self.cue_state = np.empty((k, 2), np.int32)
         self.seat = np.empty((k, seats), np.int64)
         self.score = np.empty((k, seats), np.int64)

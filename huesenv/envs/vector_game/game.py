@@ -126,6 +126,12 @@ class HuesCuesVectorGame:
             [[static_cue_problem(r, w, k) is None for w in self.vocabulary] for k in (1, 2)], dtype=bool
         )
         self.static_ok = o.asarray(ok)  # (2, V)
+        self._cue_words = np.concatenate(
+            [np.zeros((1, v), dtype=bool), ok]
+        )  # _full_mask's, by _cue_row[phase]
+        self._cue_row = np.array(
+            [1 if p == CUE1 else 2 if p == CUE2 else 0 for p in range(DONE + 1)], np.intp
+        )
         self.deck: Any = None if r.deck is None else o.asarray(np.asarray(r.deck, dtype=np.int64))
         self.max_rounds = max(r.num_rounds(n) for n in range(r.min_players, r.max_players + 1))
         self.caller = self._caller(caller)
@@ -345,19 +351,21 @@ class HuesCuesVectorGame:
     def _full_mask(self) -> np.ndarray:
         """:meth:`action_mask` of every game (numpy), written into a recycled output array with no
         temporaries larger than one entry per game (see :class:`~huesenv.envs.vector_game.arrays.OutputPool`)."""
-        o, ph, v = self.ops, self.phase, self.V
-        mask = o.output("mask", (self.num_games, self.A), np.bool_)
+        ph, v = self.phase, self.V
+        mask = self.ops.output("mask", (self.num_games, self.A), np.bool_)
         guess = (ph == GUESS1) | (ph == GUESS2)
         np.less(self.occupied, guess[:, None], out=mask[:, :N_CELLS])  # free and guessing
+        # the words: row 0 (no cue on turn), 1 (cue 1) or 2 (cue 2) of the static table, minus used words
         words = self._words_scratch
-        np.take(self.static_ok, (ph == CUE2).view(np.int8), axis=0, out=words, mode="clip")
+        np.take(self._cue_words, self._cue_row[ph], axis=0, out=words, mode="clip")
+        words = mask[:, N_CELLS : N_CELLS + v]
         if self.rules.unique_cues:
-            np.greater(words, self.used, out=words)  # and not used
-        cue = (ph == CUE1) | (ph == CUE2)
-        np.logical_and(words, cue[:, None], out=mask[:, N_CELLS : N_CELLS + v])
+            np.greater(self._words_scratch, self.used, out=words)
+        else:
+            np.copyto(words, self._words_scratch)
         pick = np.flatnonzero(ph == PICK)
         if pick.shape[0]:
-            mask[pick[:, None], self.card[pick]] = True
+            np.put(mask, (pick * self.A)[:, None] + self.card[pick], True)
         np.logical_and(ph == CUE2, self.rules.allow_pass, out=mask[:, self.pass_action])
         return mask
 
