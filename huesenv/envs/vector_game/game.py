@@ -302,7 +302,8 @@ class HuesCuesVectorGame:
         while True:
             dup = o.zeros(k, o.bool)
             for i in range(1, c):
-                dup = dup | (cards[:, i : i + 1] == cards[:, :i]).any(1)
+                for j in range(i):
+                    dup |= cards[:, i] == cards[:, j]
             if not bool(dup.any()):
                 return cards
             idx = o.nonzero(dup)
@@ -406,8 +407,11 @@ class HuesCuesVectorGame:
 
     def caller_turn(self, rows: Any = None) -> Any:
         """(R,) bool: the decision on turn belongs to the caller."""
+        full = rows is None
         rows = self.rows if rows is None else rows
-        return self.caller[self.current[rows], self.seat_role(rows)]
+        ph = self.phase if full else self.phase[rows]
+        role = self.ops.astype((ph == GUESS1) | (ph == GUESS2), self.ops.int64)
+        return self.ops.take_flat(self.caller, (self.current if full else self.current[rows]) * 2 + role)
 
     # -- actions ---------------------------------------------------------------------------
     def random_actions(self, rows: Any = None) -> Any:
@@ -538,7 +542,7 @@ class HuesCuesVectorGame:
         if terminated is None:
             terminated = o.zeros(self.num_games, o.bool)
             final = o.zeros((self.num_games, self.S), o.int64)
-        while True:
+        while not self._caller_np.all():  # (self-play: every decision is the caller's)
             todo = o.nonzero(~self.caller_turn())
             if not int(todo.shape[0]):
                 return
@@ -622,8 +626,10 @@ class HuesCuesVectorGame:
             o.put_flat(self.cone_code, self._row_cones[r] + nc, o.astype(seat * N_CELLS + cell, o.int32))
             self.n_cones[r] = nc + 1
             at = self.target[r] * N_CELLS + cell
-            self.round_guess_points[r, seat] += o.astype(o.take_flat(self._cone_points, at), o.int64)
-            self.round_in_frame[r] += o.astype(o.take_flat(self._cone_frame, at), o.int64)
+            flat = r * self.S + seat
+            points = o.take_flat(self.round_guess_points, flat) + o.take_flat(self._cone_points, at)
+            o.put_flat(self.round_guess_points, flat, points)
+            self.round_in_frame[r] += o.take_flat(self._cone_frame, at)
             pos = self.pos[r] + 1
             self.pos[r] = pos
             n, g = self.n[r], self.giver[r]
@@ -649,17 +655,19 @@ class HuesCuesVectorGame:
         """Score the round (``rules.points_matrix`` / ``in_frame_matrix``) and start the next one or end the game."""
         o = self.ops
         k = int(rows.shape[0])
-        seat_ids = o.arange(self.S)
-        guess_pts = self.round_guess_points[rows]  # (k, S) points per seat
+        guess_pts = self.round_guess_points[rows]  # (k, S) points per seat (none for the cue giver)
         giver_pts = self.round_in_frame[rows] * self.rules.cue_giver_points  # (k,)
-        giver_part = (self.giver[rows][:, None] == seat_ids[None, :]) * giver_pts[:, None]  # (k, S)
-        total = guess_pts + giver_part
-        self.scores[rows] += total
+        at = rows * self.S + self.giver[rows]  # the cue giver's entries of (B, S) arrays
+        self.scores[rows] += guess_pts
+        o.put_flat(self.scores, at, o.take_flat(self.scores, at) + giver_pts)
         self.role_points[rows, :, GUESSER_ROLE] += guess_pts
-        self.role_points[rows, :, GIVER_ROLE] += giver_part
-        rewards[rows] += o.astype(total, o.float32)
-        role[rows, :, GUESSER_ROLE] += o.astype(guess_pts, o.float32)
-        role[rows, :, GIVER_ROLE] += o.astype(giver_part, o.float32)
+        at_role = at * 2 + GIVER_ROLE
+        o.put_flat(self.role_points, at_role, o.take_flat(self.role_points, at_role) + giver_pts)
+        guess_f, giver_f = o.astype(guess_pts, o.float32), o.astype(giver_pts, o.float32)
+        rewards[rows] += guess_f
+        o.put_flat(rewards, at, o.take_flat(rewards, at) + giver_f)
+        role[rows, :, GUESSER_ROLE] += guess_f
+        o.put_flat(role, at_role, o.take_flat(role, at_role) + giver_f)
         nxt = self.round[rows] + 1
         done = nxt >= self.rounds_total[rows]
         ended = o.nonzero(done)
