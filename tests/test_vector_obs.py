@@ -149,6 +149,58 @@ def test_new_game_rounds_without_the_caller_are_paid_in_the_new_game():
     assert carried  # the case arose (the test can fail)
 
 
+def test_outputs_kept_across_steps_never_change_and_dropped_ones_are_recycled():
+    """Step outputs are the caller's own (recycled by the env only once nothing refers to them): outputs kept
+    whole, as a view, as a torch tensor or in an env's ``action_masks()`` keep their bytes; dropped ones are
+    reused (what keeps a bare loop from re-faulting megabytes per step)."""
+    import weakref
+
+    env = SelfPlayVectorEnv(48, PLAYERS[:48], seed=4, observation_mode="sparse")
+    gym_env = HuesCuesVectorEnv(48, PLAYERS[:48], role="cue_giver", seed=4, observation_mode="sparse")
+    env.reset(seed=4)
+    gym_env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    kept: list[tuple[object, bytes]] = []
+
+    def keep(x: object, raw: np.ndarray) -> None:
+        kept.append((x, raw.tobytes()))
+
+    torch = None
+    try:
+        import torch
+    except ImportError:
+        pass
+    for i in range(60):
+        ts = env.step(env.game.random_actions())
+        obs, _, _, _, info = gym_env.step(_legal(gym_env.action_masks(), rng))
+        if i % 4 == 0:
+            keep(ts.action_mask, ts.action_mask)
+            keep(ts.observation["index"], ts.observation["index"])
+            keep(ts.rewards, ts.rewards)
+            keep(ts.final_scores, ts.final_scores)
+            keep(obs["value"], obs["value"])
+            keep(gym_env.action_masks(), gym_env.action_masks())  # a view of the step's mask
+        elif i % 4 == 1:
+            keep(ts.action_mask[:, :480], ts.action_mask[:, :480])  # a view keeps its base
+            keep(ts.observation["value"][3], ts.observation["value"][3])
+            if torch is not None:
+                tensor = torch.from_numpy(ts.observation["index"])
+                kept.append((tensor, tensor.numpy().tobytes()))
+        for x, raw in kept:
+            now = x.numpy() if torch is not None and isinstance(x, torch.Tensor) else x
+            assert now.tobytes() == raw
+    assert len(kept) > 60
+    # dropped outputs come back: a few arrays, kept by the env and rewritten (fresh ones would be freed)
+    kept.clear()
+    refs = []
+    for _ in range(8):
+        ts = env.step(env.game.random_actions())
+        refs.append(weakref.ref(ts.action_mask))
+        del ts
+    assert all(r() is not None for r in refs)
+    assert len({id(r()) for r in refs}) <= 3
+
+
 def test_torch_sparse_and_in_place_forms_match_numpy_rules():
     torch = pytest.importorskip("torch")
     fresh = SelfPlayVectorEnv(32, PLAYERS[:32], xp=torch, device="cpu", seed=6)
