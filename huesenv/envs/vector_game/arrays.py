@@ -174,7 +174,8 @@ class OutputPool:
     caller dropped it: no variable, container, view (a view refers to its base), ``memoryview`` or
     ``torch.from_numpy`` tensor shares its memory), else a new one, which it keeps when there is room.
     Every returned array is therefore the caller's own, as a fresh array would be: a caller that keeps
-    outputs across steps (a rollout buffer of masks, say) never sees them change.  A reused array's
+    outputs across steps (a rollout buffer of masks, say) never sees them change (memory reached only
+    through a raw pointer, ``a.ctypes.data``, is no safer than after a ``free``, as with any array).  A reused array's
     contents are stale: the caller overwrites all of it.  numpy only (a torch view does not refer to its
     base in Python, so torch outputs are always new).
     """

@@ -64,7 +64,9 @@ class TimeStep:
     except points of a game that began after it (see :meth:`HuesCuesVectorGame.step`);
     ``terminated[b]``: game ``b`` ended in this step (it has been reset:
     ``current_player`` and the masks are the new game's); ``final_scores[b]`` the
-    ended game's scores (zeros elsewhere); ``illegal[b]``: it ended on an illegal action.
+    ended game's scores (zeros elsewhere); ``illegal[b]``: it ended on an illegal action.  The arrays are
+    the caller's: later steps never change them (numpy recycles them only once dropped,
+    :class:`~huesenv.envs.vector_game.arrays.OutputPool`).
     """
 
     current_player: Any

@@ -49,6 +49,14 @@ masks and rewards are then tensors on that device).
 
 ``to_dense(index, value, F)`` rebuilds the flat vector byte for byte from the sparse one.
 
+*Outputs are the caller's.*  Every array a step returns (observations, masks, rewards, scores,
+``action_masks()``) is the caller's to keep: nothing the env does later changes it, except the one
+persistent array of ``"flat"`` with ``copy=False``.  On numpy the large ones are recycled instead of
+allocated afresh: an output the caller has dropped (nothing refers to it: no variable, container,
+view or ``torch.from_numpy`` tensor) is rewritten by a later step
+(:class:`~huesenv.envs.vector_game.arrays.OutputPool`).  Megabytes allocated and freed per step made a
+bare loop 2-3x slower (glibc's malloc returns them to the system and faults them in again).
+
 *Rewards of moves the caller did not make.*  A step's ``rewards`` are every
 point scored from the caller's decision until the caller's next decision,
 opponents' moves and reveals included, so an ended game's trailing rounds
@@ -283,7 +291,8 @@ def make_cue_giver_vector(num_envs: int = 256, **kwargs: Any) -> HuesCuesVectorE
 
 @dataclass
 class SelfPlayStep:
-    """One batched step of :class:`SelfPlayVectorEnv` (arrays of the env's namespace, batch first)."""
+    """One batched step of :class:`SelfPlayVectorEnv` (arrays of the env's namespace, batch first; the
+    caller's to keep, see *Outputs are the caller's* in the module docstring)."""
 
     observation: Any  # (N, F) float32 (or {"index", "value"}, sparse): the observation of the seat on turn
     action_mask: Any  # (N, A) bool
