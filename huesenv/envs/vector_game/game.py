@@ -128,12 +128,9 @@ class HuesCuesVectorGame:
             [[static_cue_problem(r, w, k) is None for w in self.vocabulary] for k in (1, 2)], dtype=bool
         )
         self.static_ok = o.asarray(ok)  # (2, V)
-        self._cue_words = np.concatenate(
-            [np.zeros((1, v), dtype=bool), ok]
-        )  # _full_mask's, by _cue_row[phase]
-        self._cue_row = np.array(
-            [1 if p == CUE1 else 2 if p == CUE2 else 0 for p in range(DONE + 1)], np.intp
-        )
+        # _full_mask's word block before used words: row _cue_row[phase] (none, cue 1's or cue 2's words)
+        self._cue_words = np.concatenate([np.zeros((1, v), dtype=bool), ok])
+        self._cue_row = np.array([1 if p == CUE1 else 2 if p == CUE2 else 0 for p in range(DONE + 1)])
         self.deck: Any = None if r.deck is None else o.asarray(np.asarray(r.deck, dtype=np.int64))
         self.max_rounds = max(r.num_rounds(n) for n in range(r.min_players, r.max_players + 1))
         self.caller = self._caller(caller)
@@ -358,14 +355,13 @@ class HuesCuesVectorGame:
         mask = self.ops.output("mask", (self.num_games, self.A), np.bool_)
         guess = (ph == GUESS1) | (ph == GUESS2)
         np.less(self.occupied, guess[:, None], out=mask[:, :N_CELLS])  # free and guessing
-        # the words: row 0 (no cue on turn), 1 (cue 1) or 2 (cue 2) of the static table, minus used words
-        words = self._words_scratch
-        np.take(self._cue_words, self._cue_row[ph], axis=0, out=words, mode="clip")
-        words = mask[:, N_CELLS : N_CELLS + v]
+        # the words: the static table's row for the phase (none, cue 1's, cue 2's), minus used words
+        static, words = self._words_scratch, mask[:, N_CELLS : N_CELLS + v]
+        np.take(self._cue_words, self._cue_row[ph], axis=0, out=static, mode="clip")
         if self.rules.unique_cues:
-            np.greater(self._words_scratch, self.used, out=words)
+            np.greater(static, self.used, out=words)  # allowed and not used
         else:
-            np.copyto(words, self._words_scratch)
+            np.copyto(words, static)
         pick = np.flatnonzero(ph == PICK)
         if pick.shape[0]:
             np.put(mask, (pick * self.A)[:, None] + self.card[pick], True)
