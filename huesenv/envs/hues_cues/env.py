@@ -430,6 +430,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_pairs = tuple(enumerate(self.possible_agents))
         self._no_points = (0,) * self.num_players
+        self._zero_rewards = dict.fromkeys(self.possible_agents, 0)  # PettingZoo's cleared rewards
         # static cue validity of each vocabulary word for cue 1 / cue 2 (used cues are removed per game)
         self._vocab_ok = {
             k: np.array([self.rules.cue_problem(w, k) is None for w in words], dtype=np.int8) for k in (1, 2)
@@ -449,7 +450,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._moves = 0
         self._ended = False
         self._mask_cache: tuple[int, np.ndarray] | None = None
-        self._allowed_cache: tuple[GameState, int, int, np.ndarray] | None = None
+        # cue index -> (state, used cues counted, allowed words then): see _allowed
+        self._allowed_cache: dict[int, tuple[GameState, int, np.ndarray]] = {}
         self._infos_now: dict[str, dict[str, Any]] = {}
         self._infos_stale = False
 
@@ -525,21 +527,27 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         """:meth:`allowed_words`, read-only, built once per game, cue and number of used cues.
 
         Why: every cue turn asks for it (the mask, the opponents' offered words),
-        and it only changes when a cue is given (used cues only grow in a game).
+        and it only changes when a cue is given.  Used cues only grow in a game,
+        so a new count starts from the last array of the same cue index and
+        strikes out only the cues given since.
         """
         s = self.state_obj
-        cue_index, used = s.cue_index, len(s.used_cues)
-        cached = self._allowed_cache
+        cue_index, used = s.cue_index, s.used_cues
+        cached = self._allowed_cache.get(cue_index)
         # the state by identity (a GameState compares by value: its deck would draw every card)
-        if cached is not None and cached[0] is s and cached[1] == cue_index and cached[2] == used:
-            return cached[3]
-        ok = self._vocab_ok[cue_index].copy()
-        for cue in s.used_cues:
-            i = self.layout.word_index.get(cue)
+        if cached is not None and cached[0] is s and cached[1] <= len(used):
+            if cached[1] == len(used):
+                return cached[2]
+            ok, since = cached[2].copy(), cached[1]
+        else:
+            ok, since = self._vocab_ok[cue_index].copy(), 0
+        index = self.layout.word_index
+        for cue in used[since:]:
+            i = index.get(cue)
             if i is not None:
                 ok[i] = 0
         ok.setflags(write=False)
-        self._allowed_cache = (s, cue_index, used, ok)
+        self._allowed_cache[cue_index] = (s, len(used), ok)
         return ok
 
     def _current_mask(self) -> np.ndarray:
@@ -677,6 +685,18 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     def step(self, action: Any) -> None:
         self._step(action)
+
+    def _clear_rewards(self) -> None:
+        """PettingZoo's (every reward set to 0), as one dict update when the keys are the seats'.
+
+        Why: it runs on every move, and PettingZoo's Python loop over the seats was a
+        quarter of a replayed opponent's step.
+        """
+        rewards = self.rewards
+        if rewards.keys() == self._zero_rewards.keys():
+            rewards.update(self._zero_rewards)
+        else:  # a wrapper added or removed some
+            super()._clear_rewards()
 
     def _step(self, action: Any) -> None:
         """:meth:`step`.  The infos are built when first read after it (:attr:`infos`).

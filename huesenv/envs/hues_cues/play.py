@@ -32,11 +32,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, cast
 
 import numpy as np
 
-from huesenv.board import format_coord, parse_coord
+from huesenv.board import N_CELLS, format_coord, parse_coord
 from huesenv.envs.hues_cues.adapters import (
     Decision,
     answer_to_action,
@@ -155,7 +156,8 @@ class Driver:
         With ``fast``, an agent with the narrow methods of
         :class:`~huesenv.agents.HumanReplayAgent` is asked through them, with
         what its query would carry and no query or view built: a guesser's
-        ``guess_cells(legal, cues, game=, top_k=)`` (:meth:`_guess_action`); in
+        ``guess_cells(legal, cues, game=, top_k=)`` (or its ``guess_cell``, the
+        first cell alone, where it has one: :meth:`_guess_action`); in
         vocabulary mode a cue giver's ``give_cue_among(targets, cue_index,
         vocabulary, forbidden, offered)`` (:meth:`_cue_action`).  Why: building
         queries and views was most of an opponent's cost in ``Guesser-v1``.
@@ -176,26 +178,35 @@ class Driver:
         return self.decide(agent_name, agent)[0]
 
     def _guess_action(self, agent_name: str, agent: Any, phase: Phase) -> Any:
-        """A cone from ``agent.guess_cells``, asked with the free cells and the cues a query would carry.
+        """A cone from the agent's narrow guess, asked with the free cells and the cues a query would carry.
 
         The free cells are the rules' own (``GameState.legal_cells``: what the
         env's mask allows a cone on), so no mask is built for a guess that is
         legal, as a replayed person's always is; the fallback takes the mask.
+        An agent whose class defines ``guess_cell`` (the first cell of
+        ``guess_cells``, no answer built) beside ``guess_cells`` is asked that
+        (:func:`_guess_cell_of`); its cell is checked as :func:`guess_decision`
+        checks a ranked cell.
         """
         s = self.env.state_obj
         legal = s.legal_cells()
         cues = [c for c in s.cues if c is not None]  # the query's cues: passes left out
-        action = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal).action
+        if _guess_cell_of(type(agent)) and "guess_cells" not in getattr(agent, "__dict__", ()):
+            cell = agent.guess_cell(legal, cues, game=self.game)
+            action = cell if type(cell) is int and 0 <= cell < N_CELLS and legal[cell] else None
+        else:
+            action = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal).action
         return self._random_action(self._mask(agent_name), phase) if action is None else action
 
     def _cue_action(self, agent_name: str, agent: Any, phase: Phase) -> Any:
         """A target or cue from ``agent.give_cue_among``, asked with what its query would carry.
 
         A target pick is checked against the card cells (``GameState.legal_cells``),
-        a cue against the env's mask; the offered words are the mask's words (the
-        query lists them and forbids the rest).  No query is built: the
-        decisions are :func:`target_decision` and :func:`cue_decision`, the
-        parts of :func:`answer_to_action` a query would pick.
+        a cue against the parts of the env's mask: its allowed words (the
+        words the query offers, forbidding the rest) and whether a pass is
+        allowed.  No query or mask is built (the fallback alone takes the
+        mask): the decisions are :func:`target_decision` and
+        :func:`cue_decision`, the parts of :func:`answer_to_action` a query would pick.
         """
         env, s = self.env, self.env.state_obj
         layout = env.layout
@@ -206,22 +217,37 @@ class Driver:
             decision = target_decision(answer, tuple(s.card), s.legal_cells())
             self._keep_cue(decision, answer)
             return self._settle(decision, lambda: self._mask(agent_name), phase)
-        mask = self._mask(agent_name)
+        offered = env._allowed().view(bool)  # the mask's words (read-only int8 0/1: the same truth values)
         if phase is Phase.CUE_1 and self._pending_cue is not None:
             answer, self._pending_cue = self._pending_cue, None
         else:
-            offered = mask[layout.cue_offset : layout.cue_offset + len(layout.vocabulary)].astype(bool)
             if not offered[offered.argmax()]:  # a query would offer no word (an edge case)
                 return self.decide(agent_name, agent)[0]
             forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
             target = cast(int, s.target)  # set at the pick, before any cue
             answer = agent.give_cue_among([int(target)], cue_index, layout.vocabulary, forbidden, offered)
-        decision = cue_decision(answer, cue_index, mask, layout, env.rules, env.used_cues())
-        return self._settle(decision, lambda: mask, phase)
+        decision = cue_decision(answer, cue_index, offered, s.can_pass(), layout, env.rules, env.used_cues())
+        return self._settle(decision, lambda: self._mask(agent_name), phase)
 
     def _mask(self, agent_name: str) -> np.ndarray:
         """The acting agent's action mask (the env's int8 copy: read as truth values, as :meth:`decide`'s bools)."""
         return self.env.action_mask(agent_name)
+
+
+@lru_cache(maxsize=64)
+def _guess_cell_of(cls: type) -> bool:
+    """Whether ``cls``'s ``guess_cell`` is its ``guess_cells``' first cell: both defined by one class.
+
+    Why: a subclass that overrides ``guess_cells`` alone (to play differently)
+    inherits a ``guess_cell`` that would not ask it; such an agent is asked
+    ``guess_cells``.
+    """
+
+    def owner(name: str) -> type | None:
+        return next((c for c in cls.__mro__ if name in vars(c)), None)
+
+    one = owner("guess_cell")
+    return one is not None and one is owner("guess_cells")
 
 
 def _check_agents(agents: Mapping[str, Agent], seats: list[str]) -> None:
