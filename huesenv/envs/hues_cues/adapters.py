@@ -105,10 +105,14 @@ def answer_to_action(
     )
 
 
-def target_decision(answer: Answer, card: tuple[int, ...], mask: np.ndarray) -> Decision:
-    """A target pick's answer as the action (``mask``: the cue giver's bool mask, or its first 480 entries)."""
+def target_decision(answer: Answer, card: tuple[int, ...], mask: np.ndarray | None = None) -> Decision:
+    """A target pick's answer as the action.
+
+    ``mask``: the cue giver's bool mask, or its first 480 entries; ``None``:
+    the cells of ``card``, which are what the env's mask allows at a pick.
+    """
     t = answer.target
-    if t is None or not (0 <= int(t) < N_CELLS) or not mask[int(t)]:
+    if t is None or not (0 <= int(t) < N_CELLS) or not (int(t) in card if mask is None else mask[int(t)]):
         return Decision(None, False, f"target {t!r} is not a cell of the card {card}")
     return Decision(int(t), True, cell=int(t))
 

@@ -430,7 +430,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_pairs = tuple(enumerate(self.possible_agents))
         self._no_points = (0,) * self.num_players
-        self._zero_rewards = dict.fromkeys(self.possible_agents, 0)  # PettingZoo's cleared rewards
         # static cue validity of each vocabulary word for cue 1 / cue 2 (used cues are removed per game)
         self._vocab_ok = {
             k: np.array([self.rules.cue_problem(w, k) is None for w in words], dtype=np.int8) for k in (1, 2)
@@ -685,18 +684,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
 
     def step(self, action: Any) -> None:
         self._step(action)
-
-    def _clear_rewards(self) -> None:
-        """PettingZoo's (every reward set to 0), as one dict update when the keys are the seats'.
-
-        Why: it runs on every move, and PettingZoo's Python loop over the seats was a
-        quarter of a replayed opponent's step.
-        """
-        rewards = self.rewards
-        if rewards.keys() == self._zero_rewards.keys():
-            rewards.update(self._zero_rewards)
-        else:  # a wrapper added or removed some
-            super()._clear_rewards()
 
     def _step(self, action: Any) -> None:
         """:meth:`step`.  The infos are built when first read after it (:attr:`infos`).

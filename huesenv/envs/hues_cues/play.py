@@ -201,7 +201,7 @@ class Driver:
     def _cue_action(self, agent_name: str, agent: Any, phase: Phase) -> Any:
         """A target or cue from ``agent.give_cue_among``, asked with what its query would carry.
 
-        A target pick is checked against the card cells (``GameState.legal_cells``),
+        A target pick is checked against the card's cells (what the env's mask allows at a pick),
         a cue against the parts of the env's mask: its allowed words (the
         words the query offers, forbidding the rest) and whether a pass is
         allowed.  No query or mask is built (the fallback alone takes the
@@ -213,21 +213,27 @@ class Driver:
         cue_index = phase.cue_index
         if phase is Phase.PICK_TARGET:
             forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
-            answer = agent.give_cue_among([int(c) for c in s.card], cue_index, layout.vocabulary, forbidden)
-            decision = target_decision(answer, tuple(s.card), s.legal_cells())
-            self._keep_cue(decision, answer)
-            return self._settle(decision, lambda: self._mask(agent_name), phase)
-        offered = env._allowed().view(bool)  # the mask's words (read-only int8 0/1: the same truth values)
-        if phase is Phase.CUE_1 and self._pending_cue is not None:
-            answer, self._pending_cue = self._pending_cue, None
+            answer = agent.give_cue_among(list(s.card), cue_index, layout.vocabulary, forbidden)
+            decision = target_decision(answer, s.card)  # the card's cells: the mask of a pick
+            # its cue is cue 1 (only the cue is read on this path: no copy as _keep_cue makes for records)
+            self._pending_cue = answer if decision.valid and answer.cue else None
         else:
-            if not offered[offered.argmax()]:  # a query would offer no word (an edge case)
-                return self.decide(agent_name, agent)[0]
-            forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
-            target = cast(int, s.target)  # set at the pick, before any cue
-            answer = agent.give_cue_among([int(target)], cue_index, layout.vocabulary, forbidden, offered)
-        decision = cue_decision(answer, cue_index, offered, s.can_pass(), layout, env.rules, env.used_cues())
-        return self._settle(decision, lambda: self._mask(agent_name), phase)
+            offered = env._allowed().view(
+                bool
+            )  # the mask's words (read-only int8 0/1: the same truth values)
+            if phase is Phase.CUE_1 and self._pending_cue is not None:
+                answer, self._pending_cue = self._pending_cue, None
+            else:
+                if not offered[offered.argmax()]:  # a query would offer no word (an edge case)
+                    return self.decide(agent_name, agent)[0]
+                forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
+                target = cast(int, s.target)  # set at the pick, before any cue
+                answer = agent.give_cue_among([target], cue_index, layout.vocabulary, forbidden, offered)
+            # vocabulary mode: the used cues are in the allowed words (the rules read them in text mode)
+            decision = cue_decision(answer, cue_index, offered, s.can_pass(), layout, env.rules)
+        if decision.action is None:
+            return self._random_action(self._mask(agent_name), phase)
+        return decision.action
 
     def _mask(self, agent_name: str) -> np.ndarray:
         """The acting agent's action mask (the env's int8 copy: read as truth values, as :meth:`decide`'s bools)."""
