@@ -614,7 +614,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.truncations = {a: False for a in self.agents}
         self._ended = False  # set with the terminations / truncations that end the game (game_over)
         self._moves = 0
-        self._rewards_set = False
         self._mask_cache = None
         self._last_reveal = None
         self.last_illegal = None
@@ -693,7 +692,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         dict after each move cost as much as deciding a replayed human's cone.
         Rewards are cleared on every step, as PettingZoo's ``_clear_rewards``
         does (a wrapper may have written some), and accumulated only when this
-        step set some: most moves score nothing, and adding zeros changes nothing.
+        step set some (a reveal, an illegal action): most moves score nothing,
+        and adding zeros changes nothing.
         """
         agent = self.agent_selection
         # the dicts, not _ended: a wrapper may end the game by setting them (PettingZoo's
@@ -703,51 +703,54 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             return
         s = self.state_obj
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        self._rewards_set = False
+        rewards = self.rewards
+        for a in rewards:  # PettingZoo's _clear_rewards, inlined (it runs on every move)
+            rewards[a] = 0
         try:
             rule_action = self.layout.decode(action, s.phase)
             why = s.problem(rule_action)
         except IllegalActionError as err:
             why = str(err)
-        result = None
-        offender = None
-        self._last_reveal = None
-        if why is not None:
-            message = f"{agent} ({s.role(self._seat[agent])}, phase {s.phase.value}): illegal action {action!r}: {why}"
-            if self.illegal_action == "raise":
-                raise IllegalActionError(message)
-            self.rewards[agent] = self.illegal_reward
-            self._rewards_set = True
-            self.last_illegal = message
-            offender = agent
-            if self.illegal_action == "end":
-                warnings.warn(f"[WARNING]: Illegal move made, game terminating: {message}", stacklevel=2)
-                self.terminations = {a: True for a in self.agents}
-                self._ended = True
-        else:
+        if why is None:
             self.last_illegal = None
-            result = s.apply(rule_action, checked=True)
+            result = self._last_reveal = s.apply(rule_action, checked=True)
             self._moves += 1
-            if result is not None:
-                self._last_reveal = result
-                rewards = self.rewards
-                for a, p in zip(self.possible_agents, result.points):
-                    rewards[a] = float(p)
-                self._rewards_set = True
             if s.phase is Phase.DONE:
                 self.terminations = {a: True for a in self.agents}
                 self._ended = True
             elif self.max_cycles is not None and self._moves >= self.max_cycles:
                 self.truncations = {a: True for a in self.agents}
                 self._ended = True
+            self._infos_of = (result, None)
+            if result is not None:
+                for a, p in zip(self.possible_agents, result.points):
+                    rewards[a] = float(p)
+                self._accumulate_rewards()
+        else:
+            self._illegal_step(agent, action, why)
         self.agent_selection = self.possible_agents[s.current]
-        self._infos_of = (result, offender)
         self._infos_stale = True
-        if self._rewards_set:
-            self._accumulate_rewards()
         if self._render_human:
             self.render()
+
+    def _illegal_step(self, agent: str, action: Any, why: str) -> None:
+        """The part of :meth:`_step` for an illegal action: raise, or penalise (and end the game)."""
+        s = self.state_obj
+        message = (
+            f"{agent} ({s.role(self._seat[agent])}, phase {s.phase.value}): illegal action {action!r}: {why}"
+        )
+        self._last_reveal = None
+        if self.illegal_action == "raise":
+            raise IllegalActionError(message)
+        self.rewards[agent] = self.illegal_reward
+        self.last_illegal = message
+        if self.illegal_action == "end":
+            # stacklevel 3: the caller of _step, as when this was written in _step
+            warnings.warn(f"[WARNING]: Illegal move made, game terminating: {message}", stacklevel=3)
+            self.terminations = {a: True for a in self.agents}
+            self._ended = True
+        self._infos_of = (None, agent)
+        self._accumulate_rewards()
 
     @property
     def game_over(self) -> bool:
