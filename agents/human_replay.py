@@ -264,7 +264,8 @@ class HumanReplayAgent(BaseAgent):
             return self._uniform(legal, k), None, "unknown_cue"
         pool = self._pool[word]
         used = self._used.get(word) if game is not None else None
-        order = self.rng.permutation(len(pool))
+        rng = self._rng if self._rng is not None else self.rng
+        order = rng.permutation(len(pool))
         picked = self._first_distinct_legal(pool, order, legal, used, k)
         if picked is None:
             return self._uniform(legal, k), word, "exhausted"
@@ -288,10 +289,10 @@ class HumanReplayAgent(BaseAgent):
         if not order.size:  # a word without answers
             return None
         if k == 1:
-            for tried in range(min(len(order), _FIRST_TRIED)):
-                i = int(order[tried])
+            first = order[:_FIRST_TRIED]
+            for tried, i in enumerate(first.tolist()):  # Python ints: cheaper to test than numpy's
                 if (not used or i not in used) and legal[pool[i]]:
-                    return order[tried : tried + 1]
+                    return first[tried : tried + 1]
             if len(order) <= _FIRST_TRIED:
                 return None
         cells = pool[order]

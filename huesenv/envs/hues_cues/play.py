@@ -190,7 +190,10 @@ class Driver:
         """
         s = self.env.state_obj
         legal = s.legal_cells()
-        cues = [c for c in s.cues if c is not None]  # the query's cues: passes left out
+        given = s.cues
+        cues = (
+            tuple(given) if None not in given else tuple(c for c in given if c is not None)
+        )  # passes left out
         if _guess_cell_of(type(agent)) and "guess_cells" not in getattr(agent, "__dict__", ()):
             cell = agent.guess_cell(legal, cues, game=self.game)
             action = cell if type(cell) is int and 0 <= cell < N_CELLS and legal[cell] else None
