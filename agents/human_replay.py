@@ -289,10 +289,10 @@ class HumanReplayAgent(BaseAgent):
         if not order.size:  # a word without answers
             return None
         if k == 1:
-            first = order[:_FIRST_TRIED]
-            for tried, i in enumerate(first.tolist()):  # Python ints: cheaper to test than numpy's
+            head = order[:_FIRST_TRIED]
+            for tried, i in enumerate(head.tolist()):  # Python ints: cheaper to test than numpy's
                 if (not used or i not in used) and legal[pool[i]]:
-                    return first[tried : tried + 1]
+                    return head[tried : tried + 1]
             if len(order) <= _FIRST_TRIED:
                 return None
         cells = pool[order]

@@ -32,7 +32,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, cast
 
 import numpy as np
@@ -190,10 +189,8 @@ class Driver:
         """
         s = self.env.state_obj
         legal = s.legal_cells()
-        given = s.cues
-        cues = (
-            tuple(given) if None not in given else tuple(c for c in given if c is not None)
-        )  # passes left out
+        given = s.cues  # the query's cues: passes left out
+        cues = tuple(given) if None not in given else tuple(c for c in given if c is not None)
         if _guess_cell_of(type(agent)) and "guess_cells" not in getattr(agent, "__dict__", ()):
             cell = agent.guess_cell(legal, cues, game=self.game)
             action = cell if type(cell) is int and 0 <= cell < N_CELLS and legal[cell] else None
@@ -243,20 +240,25 @@ class Driver:
         return self.env.action_mask(agent_name)
 
 
-@lru_cache(maxsize=64)
+_GUESS_CELL: dict[type, bool] = {}  # class -> _guess_cell_of(class)
+
+
 def _guess_cell_of(cls: type) -> bool:
     """Whether ``cls``'s ``guess_cell`` is its ``guess_cells``' first cell: both defined by one class.
 
     Why: a subclass that overrides ``guess_cells`` alone (to play differently)
     inherits a ``guess_cell`` that would not ask it; such an agent is asked
-    ``guess_cells``.
+    ``guess_cells``.  Answered once per class.
     """
+    known = _GUESS_CELL.get(cls)
+    if known is None:
 
-    def owner(name: str) -> type | None:
-        return next((c for c in cls.__mro__ if name in vars(c)), None)
+        def owner(name: str) -> type | None:
+            return next((c for c in cls.__mro__ if name in vars(c)), None)
 
-    one = owner("guess_cell")
-    return one is not None and one is owner("guess_cells")
+        one = owner("guess_cell")
+        known = _GUESS_CELL[cls] = one is not None and one is owner("guess_cells")
+    return known
 
 
 def _check_agents(agents: Mapping[str, Agent], seats: list[str]) -> None:
