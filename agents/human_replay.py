@@ -226,24 +226,52 @@ class HumanReplayAgent(BaseAgent):
             not legal.size or not legal[legal.argmax()]
         ):  # no free cell (argmax: ndarray.any goes through Python)
             return Answer(valid=False, raw_text="no legal cell")
+        cells, word, why = self._draw(legal, cues, game, max(1, int(top_k)))
+        info: dict[str, Any] = {"sampled": True}
+        if why:
+            info["fallback"] = why
+        if word:
+            info["word"] = word
+        return Answer(cells=cells, info=info)
+
+    def guess_cell(self, legal: np.ndarray, cues: Sequence[str], *, game: int | None = None) -> int | None:
+        """The cell of ``guess_cells(legal, cues, game=game)`` (``None``: no free cell), with the same draws.
+
+        Why: an env's opponent only needs the cell, and building the answer and
+        reading it back was a third of a replayed guess.
+        """
+        if not legal.size or not legal[legal.argmax()]:
+            return None
+        return int(self._draw(legal, cues, game, 1)[0][0])
+
+    def _draw(
+        self, legal: np.ndarray, cues: Sequence[str], game: int | None, k: int
+    ) -> tuple[np.ndarray, str | None, str | None]:
+        """``(cells, word, fallback reason)`` of a guess with at least one free cell: the rule's draws.
+
+        The latest cue people answered gives the word; its answers are tried in
+        a random order (the one draw of a guess: its numbers fix the episodes),
+        skipping those used up in this ``game``; with no such cue, or none of
+        its answers usable, ``k`` free cells are drawn uniformly.
+        """
         if game is not None and game != self._game:
             self._game, self._used = game, {}
-        k = max(1, int(top_k))
         word = None
         for cue in reversed(cues):  # the latest cue people answered
             if (word := self._known(cue)) is not None:
                 break
         if word is None:
-            return self._uniform(legal, k, "unknown_cue")
+            return self._uniform(legal, k), None, "unknown_cue"
         pool = self._pool[word]
         used = self._used.get(word) if game is not None else None
-        order = self.rng.permutation(len(pool))  # the one draw of a guess (its numbers fix the episodes)
+        rng = self._rng if self._rng is not None else self.rng
+        order = rng.permutation(len(pool))
         picked = self._first_distinct_legal(pool, order, legal, used, k)
         if picked is None:
-            return self._uniform(legal, k, "exhausted", word=word)
+            return self._uniform(legal, k), word, "exhausted"
         if game is not None:  # the answer behind the placed cell is used up in this game
             self._used.setdefault(word, []).append(int(picked[0]))
-        return Answer(cells=pool[picked], info={"sampled": True, "word": word})
+        return pool[picked], word, None
 
     @staticmethod
     def _first_distinct_legal(
@@ -261,10 +289,10 @@ class HumanReplayAgent(BaseAgent):
         if not order.size:  # a word without answers
             return None
         if k == 1:
-            for tried in range(min(len(order), _FIRST_TRIED)):
-                i = int(order[tried])
+            head = order[:_FIRST_TRIED]
+            for tried, i in enumerate(head.tolist()):  # Python ints: cheaper to test than numpy's
                 if (not used or i not in used) and legal[pool[i]]:
-                    return order[tried : tried + 1]
+                    return head[tried : tried + 1]
             if len(order) <= _FIRST_TRIED:
                 return None
         cells = pool[order]
@@ -282,13 +310,10 @@ class HumanReplayAgent(BaseAgent):
         _, first_of_cell = np.unique(cells[at], return_index=True)  # a cell's first usable answer
         return order[at[np.sort(first_of_cell)[:k]]]
 
-    def _uniform(self, legal: np.ndarray, k: int, why: str, word: str | None = None) -> Answer:
+    def _uniform(self, legal: np.ndarray, k: int) -> np.ndarray:
+        """``k`` free cells drawn uniformly without replacement (the fallback of a guess)."""
         idx = np.flatnonzero(legal)
-        cells = self.rng.choice(idx, size=min(k, idx.size), replace=False).astype(np.int64)
-        info: dict[str, Any] = {"sampled": True, "fallback": why}
-        if word:
-            info["word"] = word
-        return Answer(cells=cells, info=info)
+        return self.rng.choice(idx, size=min(k, idx.size), replace=False).astype(np.int64)
 
     # -- cue giving -------------------------------------------------------------
     def frame_shares(self) -> tuple[tuple[str, ...], np.ndarray]:

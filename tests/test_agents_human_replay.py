@@ -247,3 +247,25 @@ def test_forbidden_texts_may_come_as_a_one_pass_iterator():
     from_generator = fresh.give_cue_among(targets, 1, None, (w for w in [best.lower(), "zizax"]))
     assert from_generator.cue not in (None, best)
     assert from_generator.cue == HumanReplayAgent(seed=0).give_cue_among(targets, 1, None, [best]).cue
+
+
+def test_guess_cell_is_the_first_cell_of_guess_cells_draw_for_draw() -> None:
+    """``guess_cell`` (the envs' narrow guess) takes the same draws as ``guess_cells`` and gives its first
+    cell, through answered words, unknown cues (the uniform fallback) and answers used up in a game."""
+    from huesenv.agents import HumanReplayAgent
+
+    one, many = HumanReplayAgent(seed=7), HumanReplayAgent(seed=7)
+    legal = np.ones(480, dtype=bool)
+    seen = set()
+    for turn in range(400):
+        cues = [["SKY"], ["GRASS", "SKY"], ["NOT A WORD ANYONE ANSWERED"], ["OCEAN"]][turn % 4]
+        game = turn // 40
+        if turn % 40 == 0:
+            legal[:] = True
+        cell = one.guess_cell(legal, cues, game=game)
+        answer = many.guess_cells(legal, cues, game=game)
+        assert isinstance(cell, int) and cell == int(answer.cells[0])
+        seen.add(answer.info.get("fallback"))
+        legal[cell] = False  # placed: the next guesses see it taken
+    assert {None, "unknown_cue"} <= seen
+    assert one.guess_cell(np.zeros(480, dtype=bool), ["SKY"]) is None

@@ -77,6 +77,28 @@ def test_allowed_words_follow_cues_and_games_and_are_writable_copies() -> None:
     assert env.allowed_words()[word] == (env._vocab_ok[1][word])
 
 
+def test_allowed_words_built_on_the_last_ones_equal_a_fresh_build_at_every_cue() -> None:
+    """The allowed words start from the last array of the same cue and strike only the new cues: at every
+    cue turn of whole games they equal the rules' static checks minus every used cue, built afresh."""
+    checked = 0
+    for seed in range(6):
+        env = raw_env(num_players=3 + seed % 3)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not env.game_over:
+            s = env.state_obj
+            if s.phase.is_cue:
+                fresh = env._vocab_ok[s.cue_index].copy()
+                for cue in s.used_cues:
+                    if cue in env.layout.word_index:
+                        fresh[env.layout.word_index[cue]] = 0
+                np.testing.assert_array_equal(env.allowed_words(), fresh)
+                checked += 1
+            legal = np.flatnonzero(env.action_mask(env.agent_selection))
+            env.step(int(rng.choice(legal)))
+    assert checked > 50
+
+
 def test_a_replayed_guess_with_an_empty_mask_is_an_invalid_answer() -> None:
     from huesenv.agents import HumanReplayAgent
 

@@ -179,12 +179,6 @@ class _SeatEnv(gymnasium.Env):
         """Bool mask of the learner's legal actions now (sb3-contrib's ``MaskablePPO`` reads it)."""
         return self.game.action_mask(self.learner).astype(bool)
 
-    def _is_learner_turn(self) -> bool:
-        """The learner's seat acts now, in the learner's role (in a game not over: see :meth:`_advance`)."""
-        return self.game.agent_selection == self.learner and (
-            self.game.state_obj.role(self.seat) == self.learner_role
-        )
-
     def _learner_points(self) -> int:
         return self.game.state_obj.points_by_role[self.seat][self.learner_role]
 
@@ -197,8 +191,13 @@ class _SeatEnv(gymnasium.Env):
         g = self.game
         assert self._driver is not None
         act, fast, agents, learner = self._driver.action, self._fast_opponents, self._agents, self.learner
-        while not g.game_over and not self._is_learner_turn():
+        s, seat, role = g.state_obj, self.seat, self.learner_role
+        # g.game_over, inlined (asked after every move): this env's game is its own, so no wrapper ends
+        # it by setting its dicts, and _ended says whether it is over
+        while not g._ended:
             name = g.agent_selection
+            if name == learner and s.role(seat) == role:
+                return
             g._step(act(name, self._stand_in if name == learner else agents[name], fast=fast))
 
     def _info(self) -> dict[str, Any]:

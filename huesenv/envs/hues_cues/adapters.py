@@ -95,13 +95,24 @@ def answer_to_action(
         return guess_decision(answer, mask)
     if query.target is None:
         return target_decision(answer, query.card, mask)
-    return cue_decision(answer, query.cue_index, mask, layout, rules, used_cues)
+    words = (
+        mask[layout.cue_offset : layout.cue_offset + len(layout.vocabulary)]
+        if layout.cue_offset >= 0
+        else None
+    )
+    return cue_decision(
+        answer, query.cue_index, words, bool(mask[layout.pass_action]), layout, rules, used_cues
+    )
 
 
-def target_decision(answer: Answer, card: tuple[int, ...], mask: np.ndarray) -> Decision:
-    """A target pick's answer as the action (``mask``: the cue giver's bool mask, or its first 480 entries)."""
+def target_decision(answer: Answer, card: tuple[int, ...], mask: np.ndarray | None = None) -> Decision:
+    """A target pick's answer as the action.
+
+    ``mask``: the cue giver's bool mask, or its first 480 entries; ``None``:
+    the cells of ``card``, which are what the env's mask allows at a pick.
+    """
     t = answer.target
-    if t is None or not (0 <= int(t) < N_CELLS) or not mask[int(t)]:
+    if t is None or not (0 <= int(t) < N_CELLS) or not (int(t) in card if mask is None else mask[int(t)]):
         return Decision(None, False, f"target {t!r} is not a cell of the card {card}")
     return Decision(int(t), True, cell=int(t))
 
@@ -109,16 +120,23 @@ def target_decision(answer: Answer, card: tuple[int, ...], mask: np.ndarray) -> 
 def cue_decision(
     answer: Answer,
     cue_index: int,
-    mask: np.ndarray,
+    words_ok: np.ndarray | None,
+    can_pass: bool,
     layout: ActionLayout,
     rules: HuesCuesRules | None = None,
     used_cues: tuple[str, ...] = (),
 ) -> Decision:
-    """A cue answer (cue ``cue_index``) as the action: a pass, a vocabulary word's action or a text cue,
-    checked against the cue giver's bool ``mask`` (vocabulary mode) or the cue rules (text mode)."""
+    """A cue answer (cue ``cue_index``) as the action: a pass, a vocabulary word's action or a text cue.
+
+    Checked against the cue giver's mask, given as its parts: ``words_ok``, the
+    vocabulary words' entries (vocabulary mode; ``None`` in text mode, where the
+    cue rules check the text), and ``can_pass``, the pass action's.  Why the
+    parts: the envs' fast opponents have the env's allowed words at hand and
+    need no mask built (:meth:`~huesenv.envs.hues_cues.play.Driver.action`).
+    """
     cue = answer.cue
     if is_pass(cue):
-        if mask[layout.pass_action]:
+        if can_pass:
             return Decision(layout.pass_action, True, passed=True)
         return Decision(None, False, "cue 1 cannot be passed")
     try:
@@ -129,10 +147,9 @@ def cue_decision(
         i = layout.word_index.get(word)
         if i is None:
             return Decision(None, False, f"cue {word!r} is not in the vocabulary")
-        a = layout.cue_offset + i
-        if not mask[a]:
+        if words_ok is None or not words_ok[i]:
             return Decision(None, False, f"cue {word!r} is not allowed now")
-        return Decision(a, True, cue=word)
+        return Decision(layout.cue_offset + i, True, cue=word)
     if rules is not None:
         why = rules.cue_problem(word, cue_index, used_cues)
         if why is not None:

@@ -449,7 +449,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._moves = 0
         self._ended = False
         self._mask_cache: tuple[int, np.ndarray] | None = None
-        self._allowed_cache: tuple[GameState, int, int, np.ndarray] | None = None
+        # cue index -> (state, used cues counted, allowed words then): see _allowed
+        self._allowed_cache: dict[int, tuple[GameState, int, np.ndarray]] = {}
         self._infos_now: dict[str, dict[str, Any]] = {}
         self._infos_stale = False
 
@@ -525,21 +526,27 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         """:meth:`allowed_words`, read-only, built once per game, cue and number of used cues.
 
         Why: every cue turn asks for it (the mask, the opponents' offered words),
-        and it only changes when a cue is given (used cues only grow in a game).
+        and it only changes when a cue is given.  Used cues only grow in a game,
+        so a new count starts from the last array of the same cue index and
+        strikes out only the cues given since.
         """
         s = self.state_obj
-        cue_index, used = s.cue_index, len(s.used_cues)
-        cached = self._allowed_cache
+        cue_index, used = s.cue_index, s.used_cues
+        cached = self._allowed_cache.get(cue_index)
         # the state by identity (a GameState compares by value: its deck would draw every card)
-        if cached is not None and cached[0] is s and cached[1] == cue_index and cached[2] == used:
-            return cached[3]
-        ok = self._vocab_ok[cue_index].copy()
-        for cue in s.used_cues:
-            i = self.layout.word_index.get(cue)
+        if cached is not None and cached[0] is s and cached[1] <= len(used):
+            if cached[1] == len(used):
+                return cached[2]
+            ok, since = cached[2].copy(), cached[1]
+        else:
+            ok, since = self._vocab_ok[cue_index].copy(), 0
+        index = self.layout.word_index
+        for cue in used[since:]:
+            i = index.get(cue)
             if i is not None:
                 ok[i] = 0
         ok.setflags(write=False)
-        self._allowed_cache = (s, cue_index, used, ok)
+        self._allowed_cache[cue_index] = (s, len(used), ok)
         return ok
 
     def _current_mask(self) -> np.ndarray:
@@ -607,7 +614,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self.truncations = {a: False for a in self.agents}
         self._ended = False  # set with the terminations / truncations that end the game (game_over)
         self._moves = 0
-        self._rewards_set = False
         self._mask_cache = None
         self._last_reveal = None
         self.last_illegal = None
@@ -686,7 +692,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         dict after each move cost as much as deciding a replayed human's cone.
         Rewards are cleared on every step, as PettingZoo's ``_clear_rewards``
         does (a wrapper may have written some), and accumulated only when this
-        step set some: most moves score nothing, and adding zeros changes nothing.
+        step set some (a reveal, an illegal action): most moves score nothing,
+        and adding zeros changes nothing.
         """
         agent = self.agent_selection
         # the dicts, not _ended: a wrapper may end the game by setting them (PettingZoo's
@@ -696,51 +703,54 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             return
         s = self.state_obj
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        self._rewards_set = False
+        rewards = self.rewards
+        for a in rewards:  # PettingZoo's _clear_rewards, inlined (it runs on every move)
+            rewards[a] = 0
         try:
             rule_action = self.layout.decode(action, s.phase)
             why = s.problem(rule_action)
         except IllegalActionError as err:
             why = str(err)
-        result = None
-        offender = None
-        self._last_reveal = None
-        if why is not None:
-            message = f"{agent} ({s.role(self._seat[agent])}, phase {s.phase.value}): illegal action {action!r}: {why}"
-            if self.illegal_action == "raise":
-                raise IllegalActionError(message)
-            self.rewards[agent] = self.illegal_reward
-            self._rewards_set = True
-            self.last_illegal = message
-            offender = agent
-            if self.illegal_action == "end":
-                warnings.warn(f"[WARNING]: Illegal move made, game terminating: {message}", stacklevel=2)
-                self.terminations = {a: True for a in self.agents}
-                self._ended = True
-        else:
+        if why is None:
             self.last_illegal = None
-            result = s.apply(rule_action, checked=True)
+            result = self._last_reveal = s.apply(rule_action, checked=True)
             self._moves += 1
-            if result is not None:
-                self._last_reveal = result
-                rewards = self.rewards
-                for a, p in zip(self.possible_agents, result.points):
-                    rewards[a] = float(p)
-                self._rewards_set = True
             if s.phase is Phase.DONE:
                 self.terminations = {a: True for a in self.agents}
                 self._ended = True
             elif self.max_cycles is not None and self._moves >= self.max_cycles:
                 self.truncations = {a: True for a in self.agents}
                 self._ended = True
+            self._infos_of = (result, None)
+            if result is not None:
+                for a, p in zip(self.possible_agents, result.points):
+                    rewards[a] = float(p)
+                self._accumulate_rewards()
+        else:
+            self._illegal_step(agent, action, why)
         self.agent_selection = self.possible_agents[s.current]
-        self._infos_of = (result, offender)
         self._infos_stale = True
-        if self._rewards_set:
-            self._accumulate_rewards()
         if self._render_human:
             self.render()
+
+    def _illegal_step(self, agent: str, action: Any, why: str) -> None:
+        """The part of :meth:`_step` for an illegal action: raise, or penalise (and end the game)."""
+        s = self.state_obj
+        message = (
+            f"{agent} ({s.role(self._seat[agent])}, phase {s.phase.value}): illegal action {action!r}: {why}"
+        )
+        self._last_reveal = None
+        if self.illegal_action == "raise":
+            raise IllegalActionError(message)
+        self.rewards[agent] = self.illegal_reward
+        self.last_illegal = message
+        if self.illegal_action == "end":
+            # stacklevel 3: the caller of _step, as when this was written in _step
+            warnings.warn(f"[WARNING]: Illegal move made, game terminating: {message}", stacklevel=3)
+            self.terminations = {a: True for a in self.agents}
+            self._ended = True
+        self._infos_of = (None, agent)
+        self._accumulate_rewards()
 
     @property
     def game_over(self) -> bool:

@@ -36,7 +36,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from huesenv.board import format_coord, parse_coord
+from huesenv.board import N_CELLS, format_coord, parse_coord
 from huesenv.envs.hues_cues.adapters import (
     Decision,
     answer_to_action,
@@ -155,7 +155,8 @@ class Driver:
         With ``fast``, an agent with the narrow methods of
         :class:`~huesenv.agents.HumanReplayAgent` is asked through them, with
         what its query would carry and no query or view built: a guesser's
-        ``guess_cells(legal, cues, game=, top_k=)`` (:meth:`_guess_action`); in
+        ``guess_cells(legal, cues, game=, top_k=)`` (or its ``guess_cell``, the
+        first cell alone, where it has one: :meth:`_guess_action`); in
         vocabulary mode a cue giver's ``give_cue_among(targets, cue_index,
         vocabulary, forbidden, offered)`` (:meth:`_cue_action`).  Why: building
         queries and views was most of an opponent's cost in ``Guesser-v1``.
@@ -176,52 +177,88 @@ class Driver:
         return self.decide(agent_name, agent)[0]
 
     def _guess_action(self, agent_name: str, agent: Any, phase: Phase) -> Any:
-        """A cone from ``agent.guess_cells``, asked with the free cells and the cues a query would carry.
+        """A cone from the agent's narrow guess, asked with the free cells and the cues a query would carry.
 
         The free cells are the rules' own (``GameState.legal_cells``: what the
         env's mask allows a cone on), so no mask is built for a guess that is
         legal, as a replayed person's always is; the fallback takes the mask.
+        An agent whose class defines ``guess_cell`` (the first cell of
+        ``guess_cells``, no answer built) beside ``guess_cells`` is asked that
+        (:func:`_guess_cell_of`); its cell is checked as :func:`guess_decision`
+        checks a ranked cell.
         """
         s = self.env.state_obj
         legal = s.legal_cells()
-        cues = [c for c in s.cues if c is not None]  # the query's cues: passes left out
-        action = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal).action
+        given = s.cues  # the query's cues: passes left out
+        cues = tuple(given) if None not in given else tuple(c for c in given if c is not None)
+        if _guess_cell_of(type(agent)) and "guess_cells" not in getattr(agent, "__dict__", ()):
+            cell = agent.guess_cell(legal, cues, game=self.game)
+            action = cell if type(cell) is int and 0 <= cell < N_CELLS and legal[cell] else None
+        else:
+            action = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal).action
         return self._random_action(self._mask(agent_name), phase) if action is None else action
 
     def _cue_action(self, agent_name: str, agent: Any, phase: Phase) -> Any:
         """A target or cue from ``agent.give_cue_among``, asked with what its query would carry.
 
-        A target pick is checked against the card cells (``GameState.legal_cells``),
-        a cue against the env's mask; the offered words are the mask's words (the
-        query lists them and forbids the rest).  No query is built: the
-        decisions are :func:`target_decision` and :func:`cue_decision`, the
-        parts of :func:`answer_to_action` a query would pick.
+        A target pick is checked against the card's cells (what the env's mask allows at a pick),
+        a cue against the parts of the env's mask: its allowed words (the
+        words the query offers, forbidding the rest) and whether a pass is
+        allowed.  No query or mask is built (the fallback alone takes the
+        mask): the decisions are :func:`target_decision` and
+        :func:`cue_decision`, the parts of :func:`answer_to_action` a query would pick.
         """
         env, s = self.env, self.env.state_obj
         layout = env.layout
         cue_index = phase.cue_index
         if phase is Phase.PICK_TARGET:
             forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
-            answer = agent.give_cue_among([int(c) for c in s.card], cue_index, layout.vocabulary, forbidden)
-            decision = target_decision(answer, tuple(s.card), s.legal_cells())
-            self._keep_cue(decision, answer)
-            return self._settle(decision, lambda: self._mask(agent_name), phase)
-        mask = self._mask(agent_name)
-        if phase is Phase.CUE_1 and self._pending_cue is not None:
-            answer, self._pending_cue = self._pending_cue, None
+            answer = agent.give_cue_among(list(s.card), cue_index, layout.vocabulary, forbidden)
+            decision = target_decision(answer, s.card)  # the card's cells: the mask of a pick
+            # its cue is cue 1 (only the cue is read on this path: no copy as _keep_cue makes for records)
+            self._pending_cue = answer if decision.valid and answer.cue else None
         else:
-            offered = mask[layout.cue_offset : layout.cue_offset + len(layout.vocabulary)].astype(bool)
-            if not offered[offered.argmax()]:  # a query would offer no word (an edge case)
-                return self.decide(agent_name, agent)[0]
-            forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
-            target = cast(int, s.target)  # set at the pick, before any cue
-            answer = agent.give_cue_among([int(target)], cue_index, layout.vocabulary, forbidden, offered)
-        decision = cue_decision(answer, cue_index, mask, layout, env.rules, env.used_cues())
-        return self._settle(decision, lambda: mask, phase)
+            offered = env._allowed().view(
+                bool
+            )  # the mask's words (read-only int8 0/1: the same truth values)
+            if phase is Phase.CUE_1 and self._pending_cue is not None:
+                answer, self._pending_cue = self._pending_cue, None
+            else:
+                if not offered[offered.argmax()]:  # a query would offer no word (an edge case)
+                    return self.decide(agent_name, agent)[0]
+                forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
+                target = cast(int, s.target)  # set at the pick, before any cue
+                answer = agent.give_cue_among([target], cue_index, layout.vocabulary, forbidden, offered)
+            # vocabulary mode: the used cues are in the allowed words (the rules read them in text mode)
+            decision = cue_decision(answer, cue_index, offered, s.can_pass(), layout, env.rules)
+        if decision.action is None:
+            return self._random_action(self._mask(agent_name), phase)
+        return decision.action
 
     def _mask(self, agent_name: str) -> np.ndarray:
         """The acting agent's action mask (the env's int8 copy: read as truth values, as :meth:`decide`'s bools)."""
         return self.env.action_mask(agent_name)
+
+
+_GUESS_CELL: dict[type, bool] = {}  # class -> _guess_cell_of(class)
+
+
+def _guess_cell_of(cls: type) -> bool:
+    """Whether ``cls``'s ``guess_cell`` is its ``guess_cells``' first cell: both defined by one class.
+
+    Why: a subclass that overrides ``guess_cells`` alone (to play differently)
+    inherits a ``guess_cell`` that would not ask it; such an agent is asked
+    ``guess_cells``.  Answered once per class.
+    """
+    known = _GUESS_CELL.get(cls)
+    if known is None:
+
+        def owner(name: str) -> type | None:
+            return next((c for c in cls.__mro__ if name in vars(c)), None)
+
+        one = owner("guess_cell")
+        known = _GUESS_CELL[cls] = one is not None and one is owner("guess_cells")
+    return known
 
 
 def _check_agents(agents: Mapping[str, Agent], seats: list[str]) -> None:
