@@ -353,8 +353,9 @@ class HuesCuesVectorGame:
         temporaries larger than one entry per game (see :class:`~huesenv.envs.vector_game.arrays.OutputPool`)."""
         ph, v = self.phase, self.V
         mask = self.ops.output("mask", (self.num_games, self.A), np.bool_)
-        guess = (ph == GUESS1) | (ph == GUESS2)
-        np.less(self.occupied, guess[:, None], out=mask[:, :N_CELLS])  # free and guessing
+        # the free cells, then none in the rows not guessing (a unary pass: cheaper than a broadcast one)
+        np.logical_not(self.occupied, out=mask[:, :N_CELLS])
+        mask[np.flatnonzero((ph != GUESS1) & (ph != GUESS2)), :N_CELLS] = False
         # the words: the static table's row for the phase (none, cue 1's, cue 2's), minus used words
         static, words = self._words_scratch, mask[:, N_CELLS : N_CELLS + v]
         np.take(self._cue_words, self._cue_row[ph], axis=0, out=static, mode="clip")
