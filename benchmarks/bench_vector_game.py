@@ -27,32 +27,44 @@
 
 What meets which goal (issue 24: >= 50x AEC, >= 0.5x PGX; ``--num-games
 4096 --pgx-python /tmp/pgxenv/bin/python --equivalence 0`` on the shared
-2-core machine, 2026-12-02 03:50, load average ~0.3; AEC 42,416, vector core
-2,841,417, sparse 2,007,294, PGX 2,726,755 agent steps per CPU second in that
-run).  The AEC env is twice as fast as when the goals were set (21,255 in the
-00:09 run of the same script), so every ratio to it halved:
+2-core machine, 2026-12-02 06:01, load average 0.59; AEC 44,464, vector core
+5,563,894, sparse 3,619,342 (alone in a fresh process 3,520,491), PGX
+3,105,610 agent steps per CPU second in that run), beside the 03:50 run of
+the code before the step's outputs were recycled (AEC 42,416; core 2.84M,
+sparse 2.01M, alone 0.90M; PGX 2.73M):
 
-===========================================  ========  ========  =====================
-line                                         vs AEC    vs PGX    goals met
-===========================================  ========  ========  =====================
-vector core (masks, seat, rewards)            67.0x    1.04x     both
-vector + sparse observation                   47.3x    0.74x     PGX only
-  the same, alone in a fresh process          21.3x    0.33x     neither
-vector + dense flat, in place (copy=False)    26.0x    0.40x     neither
-vector + dense flat, fresh (the default)      10.5x    0.16x     neither
-===========================================  ========  ========  =====================
+===========================================  ========  ========  =========  ============
+line                                         vs AEC    vs PGX    goals met  03:50 vs AEC
+===========================================  ========  ========  =========  ============
+vector core (masks, seat, rewards)            125.1x    1.79x    both        67.0x
+vector + sparse observation                    81.4x    1.17x    both        47.3x
+  the same, alone in a fresh process           79.2x    1.13x    both        21.3x
+vector + dense flat, in place (copy=False)     35.5x    0.51x    PGX only    26.0x
+vector + dense flat, fresh (the default)       11.2x    0.16x    neither     10.5x
+===========================================  ========  ========  =========  ============
 
-Two runs at other moments gave the sparse line 45.0x and 57.4x.  *The fresh
-process line* measures the sparse form with nothing run before it: 2.2x
-slower, because glibc's malloc hands each step's multi-megabyte temporaries
-back to the system and faults them in again (with ``MALLOC_MMAP_THRESHOLD_``,
-``MALLOC_TRIM_THRESHOLD_`` and ``MALLOC_TOP_PAD_`` raised it runs at 2.0M,
-as after the dense lines, whose large arrays raise malloc's thresholds).  A
-trainer's process, full of earlier allocations, is closer to the first
-figure, but the second is what a bare loop gets.  The dense flat vector
-cannot meet the AEC goal on a CPU: writing 24 kB per game per step (98 MB at
-4,096 games) is bound by memory bandwidth.  A trainer that wants the speed
-feeds the sparse form to an EmbeddingBag first layer (the same function as a
+*Why the fresh-process line caught up.*  Each step used to allocate its
+outputs and temporaries afresh (the ``(4096, 581)`` mask alone is 2.4 MB),
+and in a process with no earlier large allocations glibc's malloc handed
+them back to the system and faulted them in again every step (2.2x slower;
+raising ``MALLOC_MMAP_THRESHOLD_`` and friends hid it).  Now the large
+outputs are recycled (:class:`~huesenv.envs.vector_game.arrays.OutputPool`:
+an output is rewritten only once the caller has dropped it, so what a caller
+keeps never changes), the mask and the sparse encoder write through
+persistent scratch arrays, and no step allocates more than one entry per game
+at a time, so the two sparse lines agree.  The same round made the step
+itself faster (cone points added when each cone is placed, flat gathers
+instead of 2-D fancy indexing, random words checked only where drawn);
+every change keeps the games byte for byte (the equivalence test and the
+seeded runs are unchanged).
+
+*Noise.*  The machine is shared: with another job on the other core the
+vector lines lose up to 40 % (they are memory-bound) while the AEC env loses
+about 20 %; one such run (05:50, another engineer's tests running) gave AEC
+34,114 and the sparse lines 69.3x / 70.6x.  The dense flat vector cannot
+meet the AEC goal on a CPU: writing 24 kB per game per step (98 MB at 4,096
+games) is bound by memory bandwidth.  A trainer that wants the speed feeds
+the sparse form to an EmbeddingBag first layer (the same function as a
 Linear layer on the flat vector).
 """
 
@@ -250,6 +262,8 @@ def main() -> None:
             torch_rates[form] = vector_steps_per_cpu_s(args.num_games, args.seconds, form, torch, "cpu")
     pgx = pgx_rate(args.pgx_python, args.num_games, args.seconds) if args.pgx_python else None
     mem = memory_per_game(args.num_games)
+    from huesenv.envs.vector_game.arrays import OutputPool
+
     per_cpu = pgx["steps"] / pgx["cpu"] if pgx else None
 
     def line(label: str, rate: float) -> str:
@@ -277,7 +291,8 @@ def main() -> None:
     print(
         f"Memory per game (numpy): state {mem['state']:,.0f} B, step outputs {mem['outputs']:,.0f} B; "
         f"observation: dense flat {mem['dense']:,.0f} B ({mem['flat_size']:,} float32), "
-        f"sparse {mem['sparse']:,.0f} B ({mem['sparse_width']} int32 + {mem['sparse_width']} float32)"
+        f"sparse {mem['sparse']:,.0f} B ({mem['sparse_width']} int32 + {mem['sparse_width']} float32); "
+        f"up to {OutputPool.keep} sets of step outputs are kept for reuse"
     )
     if args.equivalence:
         t0 = time.perf_counter()
