@@ -145,7 +145,7 @@ class HuesCuesVectorGame:
         self.card = z64(b, r.card_size)
         self.cue = z64(b, 2)  # 0 not given, 1 + i word i, V + 1 passed
         self.used = o.zeros((b, v), o.bool)
-        self._words_scratch = None if o.is_torch else np.empty((b, v), dtype=bool)  # _full_mask's
+        self._words_scratch: Any = None if o.is_torch else np.empty((b, v), dtype=bool)  # _full_mask's
         self.occupied = o.zeros((b, N_CELLS), o.bool)
         self.cone_code = o.zeros((b, self.K), o.int32)  # seat * 480 + cell (the observation's cone entries)
         # the round's points so far, added as each cone is placed (scored at the reveal)
