@@ -9,5 +9,6 @@
 * :mod:`~huesenv.envs.vector_game.opponents` — opponents as tables (built by ``huesenv.agents.vector_tables``);
 * :mod:`~huesenv.envs.vector_game.record` — games as standard game logs;
 * :mod:`~huesenv.envs.vector_game.check` — the replay through the rules state machine;
-* :mod:`~huesenv.envs.vector_game.arrays` — the numpy/torch operations the rest is written against.
+* :mod:`~huesenv.envs.vector_game.arrays` — the numpy/torch operations the rest is written against, and
+  the recycled step outputs (``OutputPool``: reused only once the caller has dropped them).
 """
