@@ -220,7 +220,7 @@ class _SeatEnv(gymnasium.Env):
         if self._driver is None:
             raise RuntimeError("call reset() before step()")
         g = self.game
-        if g.game_over:
+        if g._ended:  # g.game_over (see _advance)
             raise RuntimeError("the episode is over: call reset()")
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
             action = int(action.reshape(()))
@@ -232,7 +232,7 @@ class _SeatEnv(gymnasium.Env):
         reward = float(now - self._points) + penalty
         self._points = now
         terminated = truncated = False
-        if g.game_over:
+        if g._ended:
             terminated = g.state_obj.done or any(g.terminations.values())
             truncated = not terminated and any(g.truncations.values())
         return self._observation(), reward, terminated, truncated, self._info()
@@ -269,7 +269,7 @@ class GuesserEnv(_SeatEnv):
         """The free cells when the learner places a cone: the rules' ``legal_cells`` (the AEC mask's cells)."""
         g = self.game
         s = g.state_obj
-        if not g.game_over and g.agent_selection == self.learner and s.phase.is_guess:
+        if not g._ended and g.agent_selection == self.learner and s.phase.is_guess:
             return s.legal_cells()  # a fresh bool array, as the mask's copy was
         return g.action_mask(self.learner)[:N_CELLS].astype(bool)
 
