@@ -192,8 +192,8 @@ class _SeatEnv(gymnasium.Env):
         assert self._driver is not None
         act, fast, agents, learner = self._driver.action, self._fast_opponents, self._agents, self.learner
         s, seat, role = g.state_obj, self.seat, self.learner_role
-        # g.game_over, inlined (asked after every move): this env's game is its own, so no wrapper ends
-        # it by setting its dicts, and _ended says whether it is over
+        # g.game_over, inlined (asked after every move): within a step nothing but these moves can end
+        # the game (step() asked game_over, dicts included, before), so _ended says whether it is over
         while not g._ended:
             name = g.agent_selection
             if name == learner and s.role(seat) == role:
@@ -220,7 +220,7 @@ class _SeatEnv(gymnasium.Env):
         if self._driver is None:
             raise RuntimeError("call reset() before step()")
         g = self.game
-        if g._ended:  # g.game_over (see _advance)
+        if g.game_over:
             raise RuntimeError("the episode is over: call reset()")
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
             action = int(action.reshape(()))
@@ -232,7 +232,7 @@ class _SeatEnv(gymnasium.Env):
         reward = float(now - self._points) + penalty
         self._points = now
         terminated = truncated = False
-        if g._ended:
+        if g.game_over:
             terminated = g.state_obj.done or any(g.terminations.values())
             truncated = not terminated and any(g.truncations.values())
         return self._observation(), reward, terminated, truncated, self._info()
@@ -269,7 +269,7 @@ class GuesserEnv(_SeatEnv):
         """The free cells when the learner places a cone: the rules' ``legal_cells`` (the AEC mask's cells)."""
         g = self.game
         s = g.state_obj
-        if not g._ended and g.agent_selection == self.learner and s.phase.is_guess:
+        if not g.game_over and g.agent_selection == self.learner and s.phase.is_guess:
             return s.legal_cells()  # a fresh bool array, as the mask's copy was
         return g.action_mask(self.learner)[:N_CELLS].astype(bool)
 
