@@ -244,6 +244,10 @@ class HumanReplayAgent(BaseAgent):
             return None
         return int(self._draw(legal, cues, game, 1)[0][0])
 
+    #: what :meth:`guess_cell` gives the first cell of: the envs ask ``guess_cell`` only while this is
+    #: still the class's ``guess_cells`` (a subclass or patch replacing ``guess_cells`` is asked that)
+    guess_cell_mirrors = guess_cells
+
     def _draw(
         self, legal: np.ndarray, cues: Sequence[str], game: int | None, k: int
     ) -> tuple[np.ndarray, str | None, str | None]:
@@ -264,8 +268,7 @@ class HumanReplayAgent(BaseAgent):
             return self._uniform(legal, k), None, "unknown_cue"
         pool = self._pool[word]
         used = self._used.get(word) if game is not None else None
-        rng = self._rng if self._rng is not None else self.rng
-        order = rng.permutation(len(pool))
+        order = self.rng.permutation(len(pool))
         picked = self._first_distinct_legal(pool, order, legal, used, k)
         if picked is None:
             return self._uniform(legal, k), word, "exhausted"
@@ -400,7 +403,8 @@ class HumanReplayAgent(BaseAgent):
 
         ``vocabulary``: the words to choose among (None: every word people
         answered); ``offered``: a bool mask over it of the words the game allows
-        now, the others counted as forbidden (as a query lists them).  Why a
+        now, the others counted as forbidden (as a query lists them); it may be
+        the env's read-only array, valid during the call only (not to be kept).  Why a
         narrow method: see :meth:`guess_cells`; the single-learner envs pass the
         full vocabulary with its mask (its rows are cached) instead of a query
         whose offered words and forbidden set are rebuilt every turn.  Blocking

@@ -10,9 +10,10 @@ again with one numpy draw from the mask for both (the ratio of the envs alone:
 hues_cues_v1's ``MaskedDiscrete`` samples faster than Gymnasium's ``Discrete``,
 so the goal is read on both lines; its order-enforcing ``agent_iter``, part of
 the env's API, is in both);
-``huesenv/Guesser-v1`` learner steps/s (random masked learner, replayed-human
-opponents, the default) with its ratio to ``tictactoe_v3`` measured in the same
-run (the goal, 10,000/s, was set where tictactoe ran 23,700/s: about 0.42x);
+``huesenv/Guesser-v1`` learner steps/s (random masked learner drawing with the
+env's ``action_space.sample(mask)``, and again with ``Generator.choice`` as
+before 2026-12-02; replayed-human opponents, the default) with its ratio to
+``tictactoe_v3`` measured in the same run (the goal, 10,000/s, was set where tictactoe ran 23,700/s: about 0.42x);
 guesser decisions/s of the AEC loop, of ``play_game`` with protocol agents, of
 ``Guesser-v1`` with text-embedding opponents, and of the vectorised numpy path
 (:class:`GuesserVectorEnv`), with its ratio to the AEC loop.  The three
@@ -92,12 +93,13 @@ def play_game_rate(players: int, seconds: float) -> tuple[float, float]:
     return games / elapsed, decisions / elapsed
 
 
-def guesser_rate(seconds: float, **kwargs) -> tuple[float, float]:
+def guesser_rate(seconds: float, choice_draw: bool = False, **kwargs) -> tuple[float, float]:
     """(Guesser-v1 learner steps per CPU second, construction seconds) with a random masked learner.
 
     The learner draws with the env's ``action_space.sample(mask)``, the sampler
-    the AEC loops use (before 2026-12-02 a ``Generator.choice`` over the legal
-    cells, 5 µs of a step more).
+    the AEC loops use; ``choice_draw``: with ``Generator.choice`` over the legal
+    cells, as this benchmark did before 2026-12-02 (about 5 µs of a step more),
+    so the line can be read against earlier runs.
     """
     import gymnasium
 
@@ -108,14 +110,20 @@ def guesser_rate(seconds: float, **kwargs) -> tuple[float, float]:
     env.reset(seed=0)
     build = time.perf_counter() - t0
     env.action_space.seed(0)
-    sample = env.action_space.sample  # the env's own masked draw, as the AEC loops use theirs
+    rng = np.random.default_rng(0)
+
+    space_sample = env.action_space.sample  # the env's own masked draw, as the AEC loops use theirs
+
+    def sample(mask: np.ndarray) -> int:
+        return int(rng.choice(np.flatnonzero(mask))) if choice_draw else int(space_sample(mask))
+
     steps, seed = 0, 0
     start = time.process_time()
     while time.process_time() - start < seconds:
         done = False
         while not done:
             mask = env.unwrapped.action_masks().view(np.int8)  # bool -> the 0/1 int8 mask Gymnasium takes
-            _, _, terminated, truncated, _ = env.step(int(sample(mask)))
+            _, _, terminated, truncated, _ = env.step(sample(mask))
             steps += 1
             done = terminated or truncated
         seed += 1
@@ -165,6 +173,7 @@ def main() -> None:
 
     # interleaved, best of three: other processes on a shared machine slow single runs unevenly
     hues_runs, ttt_runs, guess_runs, human_runs, hues_common, ttt_common = [], [], [], [], [], []
+    human_choice_runs: list[float] = []
     human_build = 0.0
     for _ in range(3):
         h, g = aec_rate(lambda: hues_cues_v1.env(num_players=args.players), args.seconds / 3, guessing)
@@ -179,6 +188,7 @@ def main() -> None:
         ttt_common.append(aec_rate(tictactoe_v3.env, args.seconds / 3, common_draw=True)[0])
         rate, build = guesser_rate(args.seconds / 3)
         human_runs.append(rate)
+        human_choice_runs.append(guesser_rate(args.seconds / 3, choice_draw=True)[0])
         human_build = human_build or build  # the first build loads the cohort (later ones reuse it)
     hues, hues_guess, ttt, human = max(hues_runs), max(guess_runs), max(ttt_runs), max(human_runs)
     c4, _ = aec_rate(connect_four_v3.env, args.seconds)
@@ -204,6 +214,11 @@ def main() -> None:
         f"  Guesser-v1        {human:12,.0f}   Guesser-v1/tictactoe = {human / ttt:.3f}"
         f"   (goal {GUESSER_GOAL:,}/s = {GUESSER_GOAL / GOAL_TTT:.2f} x tictactoe at its {GOAL_TTT:,}/s"
         f" when the goal was set; built in {human_build:.1f} s)"
+    )
+    human_choice = max(human_choice_runs)
+    print(
+        f"  the same, learner drawing with Generator.choice {human_choice:12,.0f}"
+        f"   ({human_choice / ttt:.3f} x tictactoe; this benchmark's draw before 2026-12-02)"
     )
     print("Guesser decisions/s (Guesser-v1: per CPU second):")
     print(f"  AEC loop          {hues_guess:12,.0f}")

@@ -119,3 +119,18 @@ def test_a_vocabulary_too_small_for_the_game_is_a_clear_error() -> None:
                 legal = np.flatnonzero(env.unwrapped.action_masks())
                 _, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
                 done = terminated or truncated
+
+
+def test_a_text_cue_checked_against_a_mask_without_the_pass_entry() -> None:
+    """``answer_to_action`` in text mode reads a mask too short to hold the pass entry as 'no pass allowed'."""
+    from huesenv.envs.hues_cues.adapters import answer_to_action, query_for
+    from huesenv.game.protocol import Answer
+
+    env = raw_env(num_players=3, cue_mode="text")
+    env.reset(seed=1)
+    env.step(int(np.flatnonzero(env.action_mask(env.agent_selection))[0]))  # the target: cue 1 next
+    query = query_for(env, env.agent_selection)
+    short = env.action_mask(env.agent_selection)[: env.layout.pass_action]
+    decision = answer_to_action(Answer(cue="SEA"), query, short, env.layout, env.rules)
+    assert decision.valid and decision.action == {"action": env.layout.text_action, "cue": "SEA"}
+    assert not answer_to_action(Answer(cue=None), query, short, env.layout, env.rules).valid

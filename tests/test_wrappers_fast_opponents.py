@@ -167,3 +167,51 @@ def test_a_driver_seeded_lazily_draws_as_one_given_the_generator() -> None:
     drawn = [lazy._random_action(mask, Phase.PICK_TARGET) for _ in range(30)]
     assert drawn == [eager._random_action(mask, Phase.PICK_TARGET) for _ in range(30)]
     assert len(set(drawn)) > 1 and Driver(env, 99).rng is not lazy.rng
+
+
+def test_guess_cell_is_asked_only_while_it_mirrors_the_classs_guess_cells() -> None:
+    """A numpy-int ``guess_cell`` is read as a ranked cell (no fallback); patching ``guess_cells`` on the class
+    sends the fast path back to it (the patch is asked, and the episodes are the query path's)."""
+    from huesenv.agents.human_replay import HumanReplayAgent
+    from huesenv.envs.hues_cues import play
+
+    class NumpyCells(HumanReplayAgent):
+        def guess_cell(self, legal, cues, *, game=None):
+            cell = super().guess_cell(legal, cues, game=game)
+            return None if cell is None else np.int64(cell)
+
+    fallbacks = {"n": 0}
+    draw = play.Driver._random_action
+
+    def counting(self, mask, phase):
+        fallbacks["n"] += 1
+        return draw(self, mask, phase)
+
+    kwargs = {"agent_factory": lambda spec, vocabulary=None: NumpyCells(seed=0)}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(play.Driver, "_random_action", counting)
+        fast = _episodes("huesenv/Guesser-v1", True, 3, **kwargs)
+    assert fallbacks["n"] == 0 and fast == _episodes("huesenv/Guesser-v1", False, 3, **kwargs)
+
+    asked = {"n": 0}
+    original = HumanReplayAgent.guess_cells
+
+    def spy(self, legal, cues, *, game=None, top_k=1):
+        asked["n"] += 1
+        return original(self, legal, cues, game=game, top_k=top_k)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(HumanReplayAgent, "guess_cells", spy)
+        patched = _episodes("huesenv/Guesser-v1", True, 2)
+    assert asked["n"] > 20 and patched == _episodes("huesenv/Guesser-v1", True, 2)
+
+
+def test_a_game_ended_from_outside_gives_no_legal_cell_and_refuses_a_step() -> None:
+    """The inner game's dicts set from outside (a user's time limit): no legal cell, and a step says why."""
+    env = gymnasium.make("huesenv/Guesser-v1")
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    game.terminations = {a: True for a in game.agents}
+    assert not env.unwrapped.action_masks().any()
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)

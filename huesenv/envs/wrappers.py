@@ -192,8 +192,8 @@ class _SeatEnv(gymnasium.Env):
         assert self._driver is not None
         act, fast, agents, learner = self._driver.action, self._fast_opponents, self._agents, self.learner
         s, seat, role = g.state_obj, self.seat, self.learner_role
-        # g.game_over, inlined (asked after every move): this env's game is its own, so no wrapper ends
-        # it by setting its dicts, and _ended says whether it is over
+        # g.game_over, inlined (asked after every move): within a step nothing but these moves can end
+        # the game (step() asked game_over, dicts included, before), so _ended says whether it is over
         while not g._ended:
             name = g.agent_selection
             if name == learner and s.role(seat) == role:

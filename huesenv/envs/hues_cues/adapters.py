@@ -100,9 +100,8 @@ def answer_to_action(
         if layout.cue_offset >= 0
         else None
     )
-    return cue_decision(
-        answer, query.cue_index, words, bool(mask[layout.pass_action]), layout, rules, used_cues
-    )
+    can_pass = layout.pass_action < len(mask) and bool(mask[layout.pass_action])  # a short mask: no pass
+    return cue_decision(answer, query.cue_index, words, can_pass, layout, rules, used_cues)
 
 
 def target_decision(answer: Answer, card: tuple[int, ...], mask: np.ndarray | None = None) -> Decision:

@@ -518,9 +518,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         """Every cue given in this game (normalised)."""
         return tuple(self.state_obj.used_cues)
 
-    def allowed_words(self) -> np.ndarray:
-        """(V,) int8: vocabulary words valid as the current cue (static checks minus used cues)."""
-        return self._allowed().copy()
+    def allowed_words(self, copy: bool = True) -> np.ndarray:
+        """(V,) int8: vocabulary words valid as the current cue (static checks minus used cues).
+
+        ``copy=False``: the env's own read-only array, valid until the next cue
+        is given (why: the fast opponents read it on every cue turn).
+        """
+        return self._allowed().copy() if copy else self._allowed()
 
     def _allowed(self) -> np.ndarray:
         """:meth:`allowed_words`, read-only, built once per game, cue and number of used cues.

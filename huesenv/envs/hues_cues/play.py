@@ -136,13 +136,19 @@ class Driver:
             self._keep_cue(decision, answer)
         return self._settle(decision, lambda: mask, phase), decision
 
-    def _keep_cue(self, decision: Decision, answer: Answer) -> None:
-        """After a target pick: a valid pick's cue is the cue giver's cue 1 (asked once for both)."""
-        self._pending_cue = (
-            Answer(cue=answer.cue, raw_text=answer.raw_text, valid=answer.valid)
-            if decision.valid and answer.cue
-            else None
-        )
+    def _keep_cue(self, decision: Decision, answer: Answer, copy: bool = True) -> None:
+        """After a target pick: a valid pick's cue is the cue giver's cue 1 (asked once for both).
+
+        ``copy``: keep the cue, raw text and validity in a new answer (what the
+        records of cue 1 show); ``False``: the answer itself, where only its cue
+        is read (the fast opponents' path).
+        """
+        if not (decision.valid and answer.cue):
+            self._pending_cue = None
+        elif copy:
+            self._pending_cue = Answer(cue=answer.cue, raw_text=answer.raw_text, valid=answer.valid)
+        else:
+            self._pending_cue = answer
 
     def _settle(self, decision: Decision, mask: Callable[[], np.ndarray], phase: Phase) -> Any:
         """The decision's action, or the documented fallback drawn from ``mask()`` (the acting agent's
@@ -182,18 +188,31 @@ class Driver:
         The free cells are the rules' own (``GameState.legal_cells``: what the
         env's mask allows a cone on), so no mask is built for a guess that is
         legal, as a replayed person's always is; the fallback takes the mask.
-        An agent whose class defines ``guess_cell`` (the first cell of
-        ``guess_cells``, no answer built) beside ``guess_cells`` is asked that
-        (:func:`_guess_cell_of`); its cell is checked as :func:`guess_decision`
-        checks a ranked cell.
+        An agent whose ``guess_cell`` gives the first cell of its
+        ``guess_cells`` with no answer built is asked that: its class says so
+        with ``guess_cell_mirrors = guess_cells`` (the function itself, so a
+        subclass or a patch that replaces ``guess_cells`` alone, or an
+        instance attribute of that name, is asked ``guess_cells`` again).  The
+        cell is checked as :func:`guess_decision` checks a ranked cell.
         """
         s = self.env.state_obj
         legal = s.legal_cells()
         given = s.cues  # the query's cues: passes left out
         cues = tuple(given) if None not in given else tuple(c for c in given if c is not None)
-        if _guess_cell_of(type(agent)) and "guess_cells" not in getattr(agent, "__dict__", ()):
+        cls = type(agent)
+        mirrored = getattr(cls, "guess_cell_mirrors", None)
+        if (
+            mirrored is not None
+            and mirrored is getattr(cls, "guess_cells", None)
+            and "guess_cells" not in getattr(agent, "__dict__", ())
+        ):
             cell = agent.guess_cell(legal, cues, game=self.game)
-            action = cell if type(cell) is int and 0 <= cell < N_CELLS and legal[cell] else None
+            if type(cell) is int:  # the common case: no answer built
+                action = cell if 0 <= cell < N_CELLS and legal[cell] else None
+            else:  # a numpy int or another scalar: read as guess_decision reads a ranked cell
+                action = (
+                    None if cell is None else guess_decision(Answer(cells=np.asarray([cell])), legal).action
+                )
         else:
             action = guess_decision(agent.guess_cells(legal, cues, game=self.game, top_k=1), legal).action
         return self._random_action(self._mask(agent_name), phase) if action is None else action
@@ -215,12 +234,10 @@ class Driver:
             forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
             answer = agent.give_cue_among(list(s.card), cue_index, layout.vocabulary, forbidden)
             decision = target_decision(answer, s.card)  # the card's cells: the mask of a pick
-            # its cue is cue 1 (only the cue is read on this path: no copy as _keep_cue makes for records)
-            self._pending_cue = answer if decision.valid and answer.cue else None
+            self._keep_cue(decision, answer, copy=False)  # only its cue is read on this path
         else:
-            offered = env._allowed().view(
-                bool
-            )  # the mask's words (read-only int8 0/1: the same truth values)
+            # the mask's words: read-only int8 0/1, viewed as the same truth values
+            offered = env.allowed_words(copy=False).view(bool)
             if phase is Phase.CUE_1 and self._pending_cue is not None:
                 answer, self._pending_cue = self._pending_cue, None
             else:
@@ -229,36 +246,14 @@ class Driver:
                 forbidden = forbidden_cues(s.used_cues, env.rules, cue_index)
                 target = cast(int, s.target)  # set at the pick, before any cue
                 answer = agent.give_cue_among([target], cue_index, layout.vocabulary, forbidden, offered)
-            # vocabulary mode: the used cues are in the allowed words (the rules read them in text mode)
-            decision = cue_decision(answer, cue_index, offered, s.can_pass(), layout, env.rules)
-        if decision.action is None:
-            return self._random_action(self._mask(agent_name), phase)
-        return decision.action
+            decision = cue_decision(
+                answer, cue_index, offered, s.can_pass(), layout, env.rules, env.used_cues()
+            )
+        return self._settle(decision, lambda: self._mask(agent_name), phase)
 
     def _mask(self, agent_name: str) -> np.ndarray:
         """The acting agent's action mask (the env's int8 copy: read as truth values, as :meth:`decide`'s bools)."""
         return self.env.action_mask(agent_name)
-
-
-_GUESS_CELL: dict[type, bool] = {}  # class -> _guess_cell_of(class)
-
-
-def _guess_cell_of(cls: type) -> bool:
-    """Whether ``cls``'s ``guess_cell`` is its ``guess_cells``' first cell: both defined by one class.
-
-    Why: a subclass that overrides ``guess_cells`` alone (to play differently)
-    inherits a ``guess_cell`` that would not ask it; such an agent is asked
-    ``guess_cells``.  Answered once per class.
-    """
-    known = _GUESS_CELL.get(cls)
-    if known is None:
-
-        def owner(name: str) -> type | None:
-            return next((c for c in cls.__mro__ if name in vars(c)), None)
-
-        one = owner("guess_cell")
-        known = _GUESS_CELL[cls] = one is not None and one is owner("guess_cells")
-    return known
 
 
 def _check_agents(agents: Mapping[str, Agent], seats: list[str]) -> None:
