@@ -173,3 +173,14 @@ def test_torch_path_matches_the_rules_on_cpu():
     lock.check(g.reset(seed=9))
     while len(lock.finished) < 300:
         lock.check(g.step(g.random_actions()))
+
+
+def test_a_replay_pool_with_padding_before_answers_is_refused_naming_the_row():
+    """``-1`` pads the end of a pool row (the game reads the first as many entries as the row has cells):
+    a hand-built row with an answer after its padding is a one-line error, not a failed move later."""
+    pool = pad_pool([np.array([3, 4]), np.array([5])])
+    TableOpponent("replay", pool=pool).check(2)  # pad_pool's rows: fine
+    bad = pool.copy()
+    bad[1] = [-1, 5]
+    with pytest.raises(ValueError, match=r"pool: row 1: expected the -1 padding at the end"):
+        TableOpponent("replay", pool=bad).check(2)

@@ -180,6 +180,9 @@ def test_outputs_kept_across_steps_never_change_and_dropped_ones_are_recycled():
             keep(ts.final_scores, ts.final_scores)
             keep(obs["value"], obs["value"])
             keep(gym_env.action_masks(), gym_env.action_masks())  # a view of the step's mask
+        if "final_info" in info:  # the finished games' scores and the learner's points
+            for value in info["final_info"].values():
+                keep(value, value)
         elif i % 4 == 1:
             keep(ts.action_mask[:, :480], ts.action_mask[:, :480])  # a view keeps its base
             keep(ts.observation["value"][3], ts.observation["value"][3])
@@ -266,3 +269,24 @@ def test_vector_benchmark_scripts_run_without_a_gpu(tmp_path, name, args, expect
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert expect in out.stdout
+
+
+def test_outputs_held_in_every_kept_slot_leave_the_pool_recycling_the_next_ones():
+    """Early outputs a caller keeps for good (more than the pool's slots) do not stop it recycling: the
+    newest array takes the oldest slot, and the kept ones stay the caller's, unchanged."""
+    import weakref
+
+    from huesenv.envs.vector_game.arrays import OutputPool
+
+    env = SelfPlayVectorEnv(32, PLAYERS[:32], seed=5, observation_mode="sparse")
+    env.reset(seed=5)
+    held = [env.step(env.game.random_actions()).action_mask for _ in range(OutputPool.keep + 1)]
+    raw = [h.tobytes() for h in held]
+    refs = []
+    for _ in range(12):
+        ts = env.step(env.game.random_actions())
+        refs.append(weakref.ref(ts.action_mask))
+        del ts
+    assert [h.tobytes() for h in held] == raw
+    assert all(r() is not None for r in refs)  # recycled, not freed
+    assert len({id(r()) for r in refs}) <= OutputPool.keep

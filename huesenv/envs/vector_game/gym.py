@@ -53,8 +53,8 @@ masks and rewards are then tensors on that device).
 ``action_masks()``) is the caller's to keep: nothing the env does later changes it, except the one
 persistent array of ``"flat"`` with ``copy=False``.  On numpy the large ones are recycled instead of
 allocated afresh: an output the caller has dropped (nothing refers to it: no variable, container,
-view or ``torch.from_numpy`` tensor) is rewritten by a later step
-(:class:`~huesenv.envs.vector_game.arrays.OutputPool`).  Megabytes allocated and freed per step made a
+view, buffer export or ``torch.from_numpy`` tensor; a weak reference does not count) is rewritten
+by a later step (:class:`~huesenv.envs.vector_game.arrays.OutputPool`).  Megabytes allocated and freed per step made a
 bare loop 2-3x slower (glibc's malloc returns them to the system and faults them in again).
 
 *Rewards of moves the caller did not make.*  A step's ``rewards`` are every
@@ -259,7 +259,8 @@ class HuesCuesVectorEnv(VectorEnv):
             infos["final_info"] = {
                 "scores": ts.final_scores,
                 "illegal": ts.illegal,
-                "learner_points": self.game.final_role_points[:, self.seat, self.role_index],
+                # a copy: the game's array is rewritten when the next game in a slot ends
+                "learner_points": o.copy(self.game.final_role_points[:, self.seat, self.role_index]),
             }
             infos["_final_info"] = ended
         truncated = o.zeros(self.num_envs, o.bool)

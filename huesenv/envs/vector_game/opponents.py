@@ -59,6 +59,14 @@ class TableOpponent:
                 raise ValueError(
                     f"TableOpponent {self.name!r}.pool: expected ({vocabulary_size}, L) cells -1..{N_CELLS - 1}, got shape {p.shape}"
                 )
+            # -1 pads a row's end (the game reads as answers the first as many entries as the row has cells)
+            padded = p < 0
+            if (padded[:, :-1] & ~padded[:, 1:]).any():
+                row = int(np.flatnonzero((padded[:, :-1] & ~padded[:, 1:]).any(axis=1))[0])
+                raise ValueError(
+                    f"TableOpponent {self.name!r}.pool: row {row}: expected the -1 padding at the end of the row "
+                    "(answers first; pad_pool builds such rows)"
+                )
         if self.guess_scores is not None and self.pool is not None:
             raise ValueError(f"TableOpponent {self.name!r}: give guess_scores or pool, not both")
 
