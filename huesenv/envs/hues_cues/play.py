@@ -197,7 +197,8 @@ class Driver:
         """
         s = self.env.state_obj
         legal = s.legal_cells()
-        given = s.cues  # the query's cues: passes left out
+        given = s.cues
+        # the query's cues: passes left out
         cues = tuple(given) if None not in given else tuple(c for c in given if c is not None)
         cls = type(agent)
         mirrored = getattr(cls, "guess_cell_mirrors", None)
