@@ -118,7 +118,6 @@ class HuesCuesVectorGame:
         self.ops = o = ArrayOps(xp, device, seed)
         # static tables (numpy -> namespace)
         self.points = o.asarray(np.asarray(r.points_matrix, dtype=np.int64))
-        self.in_frame = o.asarray(np.asarray(r.in_frame_matrix, dtype=bool))
         # a cone's guesser points and frame flag, looked up once when it is placed (target * 480 + cell)
         points = np.asarray(r.points_matrix).reshape(-1)
         small = points.min() >= np.iinfo(np.int8).min and points.max() <= np.iinfo(np.int8).max

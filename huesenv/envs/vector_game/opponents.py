@@ -61,8 +61,9 @@ class TableOpponent:
                 )
             # -1 pads a row's end (the game reads as answers the first as many entries as the row has cells)
             padded = p < 0
-            if (padded[:, :-1] & ~padded[:, 1:]).any():
-                row = int(np.flatnonzero((padded[:, :-1] & ~padded[:, 1:]).any(axis=1))[0])
+            answer_after_padding = (padded[:, :-1] & ~padded[:, 1:]).any(axis=1)
+            if answer_after_padding.any():
+                row = int(np.flatnonzero(answer_after_padding)[0])
                 raise ValueError(
                     f"TableOpponent {self.name!r}.pool: row {row}: expected the -1 padding at the end of the row "
                     "(answers first; pad_pool builds such rows)"
