@@ -151,6 +151,7 @@ class HumanReplayAgent(BaseAgent):
         self._rng_seed = seed
         self._rng: np.random.Generator | None = None
         self._pool = {w: np.asarray(humans.cells(w), dtype=np.int64) for w in humans.words}
+        self._cells: dict[str, list[int]] = {}  # a word's pool as Python ints, made at its first guess
         self._used: dict[str, list[int]] = {}  # word -> its answers used up in this game (pool indices)
         self._game: int | None = None
         self._cues: _CueTable | None = None  # the frame shares, shared with agents of this cohort and rules
@@ -232,7 +233,7 @@ class HumanReplayAgent(BaseAgent):
             info["fallback"] = why
         if word:
             info["word"] = word
-        return Answer(cells=cells, info=info)
+        return Answer(cells=np.asarray(cells, dtype=np.int64), info=info)
 
     def guess_cell(self, legal: np.ndarray, cues: Sequence[str], *, game: int | None = None) -> int | None:
         """The cell of ``guess_cells(legal, cues, game=game)`` (``None``: no free cell), with the same draws.
@@ -242,7 +243,7 @@ class HumanReplayAgent(BaseAgent):
         """
         if not legal.size or not legal[legal.argmax()]:
             return None
-        return int(self._draw(legal, cues, game, 1)[0][0])
+        return self._draw(legal, cues, game, 1)[0][0]
 
     #: what :meth:`guess_cell` gives the first cell of: the envs ask ``guess_cell`` only while this is
     #: still the class's ``guess_cells`` (a subclass or patch replacing ``guess_cells`` is asked that)
@@ -250,13 +251,17 @@ class HumanReplayAgent(BaseAgent):
 
     def _draw(
         self, legal: np.ndarray, cues: Sequence[str], game: int | None, k: int
-    ) -> tuple[np.ndarray, str | None, str | None]:
+    ) -> tuple[list[int], str | None, str | None]:
         """``(cells, word, fallback reason)`` of a guess with at least one free cell: the rule's draws.
 
         The latest cue people answered gives the word; its answers are tried in
         a random order (the one draw of a guess: its numbers fix the episodes),
         skipping those used up in this ``game``; with no such cue, or none of
-        its answers usable, ``k`` free cells are drawn uniformly.
+        its answers usable, ``k`` free cells are drawn uniformly.  The order is
+        ``rng.permutation(len(answers))``, drawn by shuffling a list of Python
+        ints: ``Generator.shuffle`` of a list makes the same Fisher-Yates calls
+        as ``permutation``, draw for draw (``tests/test_agents_human_replay.py``
+        checks both), without the arrays that were a third of a replayed guess.
         """
         if game is not None and game != self._game:
             self._game, self._used = game, {}
@@ -266,57 +271,66 @@ class HumanReplayAgent(BaseAgent):
                 break
         if word is None:
             return self._uniform(legal, k), None, "unknown_cue"
-        pool = self._pool[word]
+        cells = self._cells.get(word)
+        if cells is None:
+            cells = self._cells[word] = self._pool[word].tolist()
         used = self._used.get(word) if game is not None else None
-        order = self.rng.permutation(len(pool))
-        picked = self._first_distinct_legal(pool, order, legal, used, k)
+        order = list(range(len(cells)))
+        self.rng.shuffle(order)
+        picked = self._first_distinct_legal(self._pool[word], cells, order, legal, used, k)
         if picked is None:
             return self._uniform(legal, k), word, "exhausted"
         if game is not None:  # the answer behind the placed cell is used up in this game
-            self._used.setdefault(word, []).append(int(picked[0]))
-        return pool[picked], word, None
+            self._used.setdefault(word, []).append(picked[0])
+        return [cells[i] for i in picked], word, None
 
     @staticmethod
     def _first_distinct_legal(
-        pool: np.ndarray, order: np.ndarray, legal: np.ndarray, used: list[int] | None, k: int
-    ) -> np.ndarray | None:
-        """The first ``k`` answers (indices into ``pool``) in ``order`` that are not ``used``, fall on a
-        ``legal`` cell and repeat no earlier pick's cell (``None``: not one).
+        pool: np.ndarray,
+        cells: list[int],
+        order: list[int],
+        legal: np.ndarray,
+        used: list[int] | None,
+        k: int,
+    ) -> list[int] | None:
+        """The first ``k`` answers (indices into ``pool``, whose cells ``cells`` lists as Python ints) in
+        ``order`` that are not ``used``, fall on a ``legal`` cell and repeat no earlier pick's cell
+        (``None``: not one).
 
         Why two passes: this scan is most of a replayed guess.  With ``k == 1``
         (the envs' case) the first usable answer is nearly always among the
-        first few of the permutation, so those are tried one by one; a Python
-        loop over the whole permutation cost more than the draw, so the rest is
+        first few of the order, so those are tried one by one; a Python
+        loop over the whole order cost more than the draw, so the rest is
         scanned as arrays.  Both find the same answer.
         """
-        if not order.size:  # a word without answers
+        if not order:  # a word without answers
             return None
         if k == 1:
-            head = order[:_FIRST_TRIED]
-            for tried, i in enumerate(head.tolist()):  # Python ints: cheaper to test than numpy's
-                if (not used or i not in used) and legal[pool[i]]:
-                    return head[tried : tried + 1]
+            for i in order[:_FIRST_TRIED]:
+                if (not used or i not in used) and legal[cells[i]]:
+                    return [i]
             if len(order) <= _FIRST_TRIED:
                 return None
-        cells = pool[order]
-        ok = legal[cells]
+        ranked = np.asarray(order, dtype=np.intp)
+        ranked_cells = pool[ranked]
+        ok = legal[ranked_cells]
         if used:
             gone = np.zeros(len(pool), dtype=bool)
             gone[used] = True
-            ok[gone[order]] = False
+            ok[gone[ranked]] = False
         if k == 1:  # the envs' case: the first usable answer
             first = int(ok.argmax())
-            return order[first : first + 1] if ok[first] else None
+            return [order[first]] if ok[first] else None
         at = np.flatnonzero(ok)
         if not at.size:
             return None
-        _, first_of_cell = np.unique(cells[at], return_index=True)  # a cell's first usable answer
-        return order[at[np.sort(first_of_cell)[:k]]]
+        _, first_of_cell = np.unique(ranked_cells[at], return_index=True)  # a cell's first usable answer
+        return ranked[at[np.sort(first_of_cell)[:k]]].tolist()
 
-    def _uniform(self, legal: np.ndarray, k: int) -> np.ndarray:
+    def _uniform(self, legal: np.ndarray, k: int) -> list[int]:
         """``k`` free cells drawn uniformly without replacement (the fallback of a guess)."""
         idx = np.flatnonzero(legal)
-        return self.rng.choice(idx, size=min(k, idx.size), replace=False).astype(np.int64)
+        return self.rng.choice(idx, size=min(k, idx.size), replace=False).tolist()
 
     # -- cue giving -------------------------------------------------------------
     def frame_shares(self) -> tuple[tuple[str, ...], np.ndarray]:

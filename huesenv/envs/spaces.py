@@ -33,7 +33,9 @@ class MaskedDiscrete(spaces.Discrete):
             or type(mask) is not np.ndarray
             or mask.dtype != np.int8
             or mask.shape != (self.n,)
-            or mask.view(np.uint8).max(initial=0) > 1  # a value other than 0 / 1 (negatives wrap above 1)
+            # a byte other than 0 / 1 (a negative is one too): bytes.translate deletes the 0 and 1 bytes in
+            # one C pass, a quarter of the time of a numpy max over the mask
+            or mask.tobytes().translate(None, b"\x00\x01")
         ):
             # Gymnasium's checks, errors and draws; ``probability`` only when given (Gymnasium 1.0's
             # ``Discrete.sample`` takes no such argument, and pyproject allows gymnasium>=1.0)
@@ -43,7 +45,10 @@ class MaskedDiscrete(spaces.Discrete):
         legal = mask.nonzero()[0]  # 1-D: flatnonzero without its ravel
         if not legal.size:
             return self.start
-        return self.start + self.dtype.type(legal[self.np_random.integers(legal.size)])
+        action = legal[self.np_random.integers(legal.size)]
+        if not self.start and action.dtype is self.dtype:  # start 0: Gymnasium's sum is this very value
+            return action
+        return self.start + self.dtype.type(action)
 
 
 class CueActionSpace(spaces.Dict):

@@ -47,6 +47,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from huesenv.board import N_CELLS, check_index, format_coord, frame, ring
+from huesenv.game.card_draws import MAX_POPULATION, ChoiceDraws
 from huesenv.game.cues import (
     BASIC_COLOUR_NAMES,
     CUE_CHARSET,
@@ -174,12 +175,15 @@ class HuesCuesRules:
         """``(480, 480)`` bool: cell ``c`` lies inside the 3×3 frame around target ``t``."""
         return _in_frame_matrix()
 
-    def make_deck(self, rng: np.random.Generator) -> Sequence[tuple[int, ...]]:
-        """The deck in the order it will be drawn (explicit decks are shuffled, generated ones drawn fresh)."""
+    def make_deck(self, rng: np.random.Generator, *, owned: bool = False) -> Sequence[tuple[int, ...]]:
+        """The deck in the order it will be drawn (explicit decks are shuffled, generated ones drawn fresh).
+
+        ``owned``: nothing but the deck draws from ``rng`` (see :class:`Deck`).
+        """
         if self.deck is not None:
             order = rng.permutation(len(self.deck))
             return tuple(self.deck[i] for i in order)
-        return Deck(rng, self.card_size, self.deck_size)
+        return Deck(rng, self.card_size, self.deck_size, owned=owned)
 
     # -- cues --------------------------------------------------------------------
     def cue_problem(self, text: object, cue_index: int, used: Iterable[str] = ()) -> str | None:
@@ -246,12 +250,18 @@ class Deck(Sequence):
     Why lazy: a game uses at most 12 of the 100 cards, and drawing all of them
     took most of a reset.  Card ``i`` is the ``i``-th draw of
     ``rng.choice(N_CELLS, card_size, replace=False)``, exactly as an eager deck,
-    so the same seed gives the same cards (the generator serves nothing else).
+    so the same seed gives the same cards.  ``owned``: the deck's own PCG64
+    generator (a game made from a seed), whose cards
+    :class:`~huesenv.game.card_draws.ChoiceDraws` deals from its raw bits, the
+    same cards four times faster; a generator given by a caller, who may draw
+    from it too, is asked ``choice`` itself, leaving the state ``choice`` leaves.
     """
 
-    def __init__(self, rng: np.random.Generator, card_size: int, size: int) -> None:
+    def __init__(self, rng: np.random.Generator, card_size: int, size: int, *, owned: bool = False) -> None:
         self._rng, self._card_size, self._size = rng, card_size, size
         self._cards: list[tuple[int, ...]] = []
+        own = owned and type(rng.bit_generator) is np.random.PCG64 and N_CELLS <= MAX_POPULATION
+        self._draws = ChoiceDraws(rng) if own else None
 
     def __len__(self) -> int:
         return self._size
@@ -263,8 +273,11 @@ class Deck(Sequence):
         if not 0 <= i < self._size:
             raise IndexError(f"deck index {index} out of range 0-{self._size - 1}")
         while len(self._cards) <= i:
-            draw = self._rng.choice(N_CELLS, size=self._card_size, replace=False)
-            self._cards.append(tuple(draw.tolist()))  # Python ints
+            if self._draws is not None:
+                self._cards.append(self._draws.card(N_CELLS, self._card_size))
+            else:
+                draw = self._rng.choice(N_CELLS, size=self._card_size, replace=False)
+                self._cards.append(tuple(draw.tolist()))  # Python ints
         return self._cards[i]
 
     def __eq__(self, other: object) -> bool:
@@ -346,8 +359,9 @@ class GameState:
     ) -> GameState:
         rules = rules or DEFAULT_RULES
         n = rules.check_players(num_players)
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        return cls.from_deck(n, rules.make_deck(rng), rules)
+        if isinstance(seed, np.random.Generator):  # the caller's: it may draw from it too
+            return cls.from_deck(n, rules.make_deck(seed), rules)
+        return cls.from_deck(n, rules.make_deck(np.random.default_rng(seed), owned=True), rules)
 
     @classmethod
     def from_deck(

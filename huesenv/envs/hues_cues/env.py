@@ -602,14 +602,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
             self._rng = np.random.default_rng(seed)
         elif self._rng is None:
             self._rng = np.random.default_rng()
-        game_rng = np.random.default_rng(int(self._rng.integers(2**63)))
+        game_seed = int(self._rng.integers(2**63))  # the game's own generator: GameState.new makes it
         deck = (options or {}).get("deck")
         if deck is not None:  # round r uses deck[r] as dealt (a game replayed from a record)
             self.state_ = GameState.from_deck(
                 self.num_players, [tuple(int(c) for c in card) for card in deck], self.rules
             )
         else:
-            self.state_ = GameState.new(self.num_players, game_rng, self.rules)
+            self.state_ = GameState.new(self.num_players, game_seed, self.rules)
         self.state_obj = self.state_
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
