@@ -31,7 +31,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from huesenv.board import N_CELLS
+from huesenv.board import N_CELLS, cell_index
 from huesenv.game.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.humans import load_humans
@@ -424,6 +424,12 @@ class HumanReplayAgent(BaseAgent):
         whose offered words and forbidden set are rebuilt every turn.  Blocking
         is by table row either way, so both give the same answer.
         """
+        # the targets as Python ints; -1 would silently read the last cell's words
+        cells = [cell_index(t) for t in targets]
+        if None in cells:
+            bad = targets[cells.index(None)]
+            raise ValueError(f"give_cue_among: target {bad!r} is not a cell index 0-{N_CELLS - 1}")
+        targets = [c for c in cells if c is not None]  # all of them
         pool: Sequence[str] = vocabulary or self._table().words
         table = self._pool_table(pool)
         blocked = self._blocked_rows(forbidden)  # as CueQuery.forbidden_words: texts matched by their rows

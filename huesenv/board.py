@@ -70,6 +70,29 @@ def format_coord(index: int) -> str:
     return f"{ROW_LETTERS[index // N_COLS]}{index % N_COLS + 1}"
 
 
+def cell_index(value: object) -> int | None:
+    """``value`` as a flat cell index, or ``None`` when it names no cell.
+
+    For agents' answers (:mod:`huesenv.envs.hues_cues.adapters`): a cell from
+    a model's reply or a user's policy is data, and ``int()`` would truncate
+    ``12.7`` to a real cell or parse ``"12"``.  Integers (Python's or numpy's,
+    not bools) and whole floats (a ranking built in floats, ``12.0`` from
+    JSON: they name their cell exactly) in 0–479 are cells; nothing else is.
+    :func:`check_index` is the strict check, with errors, for what users write.
+    """
+    if type(value) is int:  # the common case first
+        return value if 0 <= value < N_CELLS else None
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, np.integer):
+        value = int(value)
+    elif isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        value = int(value)
+    else:
+        return None
+    return value if 0 <= value < N_CELLS else None
+
+
 def check_index(index: object) -> int:
     """Validate a flat cell index (0–479) and return it as ``int``."""
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):

@@ -269,3 +269,18 @@ def test_guess_cell_is_the_first_cell_of_guess_cells_draw_for_draw() -> None:
         legal[cell] = False  # placed: the next guesses see it taken
     assert {None, "unknown_cue"} <= seen
     assert one.guess_cell(np.zeros(480, dtype=bool), ["SKY"]) is None
+
+
+def test_give_cue_among_refuses_targets_off_the_board():
+    from huesenv.agents.human_replay import HumanReplayAgent
+
+    """-1 used to read the last cell's words; 480 raised an IndexError; a whole float is its cell."""
+    agent = HumanReplayAgent(seed=0)
+    for bad in (-1, 480, 3.5, "12", True):
+        with pytest.raises(ValueError, match=f"give_cue_among: target {bad!r} is not a cell index"):
+            agent.give_cue_among([5, bad], 1, None, [])
+    assert (
+        agent.give_cue_among([12.0], 1, None, []).target
+        == agent.give_cue_among([12], 1, None, []).target
+        == 12
+    )

@@ -12,7 +12,13 @@ from huesenv.agents import RandomAgent
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.board import N_CELLS, parse_coord
 from huesenv.envs import GuesserVectorEnv, batch_guess_points, play_game, recompute_from_records
-from huesenv.envs.hues_cues.adapters import answer_to_action, query_for
+from huesenv.envs.hues_cues.adapters import (
+    answer_to_action,
+    cell_index,
+    guess_decision,
+    query_for,
+    target_decision,
+)
 from huesenv.game.phase import Phase
 from huesenv.game.rules import recompute_scores, score_round
 from huesenv.logs.schema import LogRecord
@@ -121,6 +127,43 @@ def test_adapters_round_trip():
     env.step(lay.pass_action)
     q = query_for(env, "player_2")  # a passed cue 2 reaches the agent (v0 dropped it)
     assert q.phase is Phase.GUESS_2 and q.given == ("SEA", None) and q.cues == ("SEA",) and q.round == 0
+
+
+def test_only_whole_numbers_on_the_board_are_cells():
+    """An agent's cell or target is never truncated or parsed: ``12.7`` and ``"12"`` are not cell 12."""
+    for value, cell in [
+        (12, 12),
+        (np.int64(12), 12),
+        (np.uint16(479), 479),
+        (12.0, 12),
+        (np.float32(3.0), 3),
+    ]:
+        assert cell_index(value) == cell
+    for value in (
+        12.7,
+        "12",
+        None,
+        True,
+        np.bool_(False),
+        -1,
+        480,
+        float("nan"),
+        float("inf"),
+        1e30,
+        [3],
+        b"3",
+    ):
+        assert cell_index(value) is None, value
+    card = (5, 12, 300, 479)
+    d = target_decision(Answer(target=12.0), card)  # type: ignore[arg-type]
+    assert (d.action, d.valid, d.cell) == (12, True, 12)
+    for bad in (12.7, "12", True, 480):
+        d = target_decision(Answer(target=bad), card)  # type: ignore[arg-type]
+        assert (d.action, d.valid) == (None, False) and repr(bad) in d.reason
+    free = np.ones(N_CELLS, bool)
+    assert guess_decision(Answer(cells=np.array([12.5, 7.0])), free).action == 7  # 12.5 is skipped
+    d = guess_decision(Answer(cells=np.array(["12", "x"])), free)
+    assert not d.valid and "not a cell index" in d.reason
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from huesenv.board import N_CELLS
+from huesenv.board import cell_index
 from huesenv.envs.hues_cues.env import ActionLayout
 from huesenv.game.cues import is_pass
 from huesenv.game.observer import cue_query, guess_query
@@ -72,13 +72,13 @@ def guess_decision(answer: Answer, mask: np.ndarray) -> Decision:
     cells = answer.cells
     if cells is None or len(cells) == 0:
         return Decision(None, False, answer.raw_text or "answer has no cell")
-    for c in np.asarray(cells).ravel().tolist():  # Python scalars: cheaper to test than numpy's
-        c = int(c)
-        if 0 <= c < N_CELLS and mask[c]:
+    for value in np.asarray(cells).ravel().tolist():  # Python scalars: cheaper to test than numpy's
+        c = cell_index(value)
+        if c is not None and mask[c]:
             return Decision(
                 c, bool(answer.valid), "" if answer.valid else "agent marked its answer invalid", cell=c
             )
-    return Decision(None, False, "no ranked cell is legal (occupied or off the board)")
+    return Decision(None, False, "no ranked cell is legal (occupied, off the board or not a cell index)")
 
 
 def answer_to_action(
@@ -110,10 +110,10 @@ def target_decision(answer: Answer, card: tuple[int, ...], mask: np.ndarray | No
     ``mask``: the cue giver's bool mask, or its first 480 entries; ``None``:
     the cells of ``card``, which are what the env's mask allows at a pick.
     """
-    t = answer.target
-    if t is None or not (0 <= int(t) < N_CELLS) or not (int(t) in card if mask is None else mask[int(t)]):
-        return Decision(None, False, f"target {t!r} is not a cell of the card {card}")
-    return Decision(int(t), True, cell=int(t))
+    t = cell_index(answer.target)
+    if t is None or not (t in card if mask is None else mask[t]):
+        return Decision(None, False, f"target {answer.target!r} is not a cell of the card {card}")
+    return Decision(t, True, cell=t)
 
 
 def cue_decision(
