@@ -425,6 +425,7 @@ class HumanReplayAgent(BaseAgent):
         is by table row either way, so both give the same answer.
         """
         # the targets as Python ints; -1 would silently read the last cell's words
+        targets = list(targets)
         cells = [cell_index(t) for t in targets]
         if None in cells:
             bad = targets[cells.index(None)]

@@ -16,6 +16,7 @@ All per-cell quantities are numpy arrays indexed by that flat index.
 from __future__ import annotations
 
 import csv
+import operator
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -75,22 +76,29 @@ def cell_index(value: object) -> int | None:
 
     For agents' answers (:mod:`huesenv.envs.hues_cues.adapters`): a cell from
     a model's reply or a user's policy is data, and ``int()`` would truncate
-    ``12.7`` to a real cell or parse ``"12"``.  Integers (Python's or numpy's,
-    not bools) and whole floats (a ranking built in floats, ``12.0`` from
-    JSON: they name their cell exactly) in 0–479 are cells; nothing else is.
+    ``12.7`` to a real cell or parse ``"12"``.  Cells are integers in 0–479:
+    Python's, numpy's, anything with ``__index__`` (an ``IntEnum``, a 0-d
+    integer tensor), a 0-d array of one, or a whole float (a ranking built in
+    floats, ``12.0`` from JSON: it names its cell exactly).  Bools, strings,
+    fractional or non-finite numbers and containers are not.
     :func:`check_index` is the strict check, with errors, for what users write.
     """
     if type(value) is int:  # the common case first
         return value if 0 <= value < N_CELLS else None
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if isinstance(value, (bool, np.bool_)):
         return None
-    if isinstance(value, np.integer):
-        value = int(value)
-    elif isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
-        value = int(value)
+    if isinstance(value, (float, np.floating)):
+        if not (np.isfinite(value) and value % 1 == 0):
+            return None
+        index = int(value)
     else:
-        return None
-    return value if 0 <= value < N_CELLS else None
+        try:
+            index = operator.index(value)  # type: ignore[arg-type]  # what has no __index__ is refused
+        except TypeError:
+            return None
+    return index if 0 <= index < N_CELLS else None
 
 
 def check_index(index: object) -> int:

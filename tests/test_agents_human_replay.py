@@ -272,13 +272,15 @@ def test_guess_cell_is_the_first_cell_of_guess_cells_draw_for_draw() -> None:
 
 
 def test_give_cue_among_refuses_targets_off_the_board():
+    """-1 used to read the last cell's words; 480 raised an IndexError; a whole float is its cell."""
     from huesenv.agents.human_replay import HumanReplayAgent
 
-    """-1 used to read the last cell's words; 480 raised an IndexError; a whole float is its cell."""
     agent = HumanReplayAgent(seed=0)
     for bad in (-1, 480, 3.5, "12", True):
         with pytest.raises(ValueError, match=f"give_cue_among: target {bad!r} is not a cell index"):
             agent.give_cue_among([5, bad], 1, None, [])
+        with pytest.raises(ValueError, match="give_cue_among: target"):
+            agent.give_cue_among(iter([5, bad]), 1, None, [])  # type: ignore[arg-type]  # any iterable
     assert (
         agent.give_cue_among([12.0], 1, None, []).target
         == agent.give_cue_among([12], 1, None, []).target

@@ -10,11 +10,10 @@ from hypothesis import strategies as st
 from huesenv import hues_cues_v1
 from huesenv.agents import RandomAgent
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
-from huesenv.board import N_CELLS, parse_coord
+from huesenv.board import N_CELLS, cell_index, parse_coord
 from huesenv.envs import GuesserVectorEnv, batch_guess_points, play_game, recompute_from_records
 from huesenv.envs.hues_cues.adapters import (
     answer_to_action,
-    cell_index,
     guess_decision,
     query_for,
     target_decision,
@@ -131,39 +130,63 @@ def test_adapters_round_trip():
 
 def test_only_whole_numbers_on_the_board_are_cells():
     """An agent's cell or target is never truncated or parsed: ``12.7`` and ``"12"`` are not cell 12."""
+    from enum import IntEnum
+
+    class Cell(IntEnum):
+        TWELVE = 12
+
     for value, cell in [
         (12, 12),
         (np.int64(12), 12),
         (np.uint16(479), 479),
         (12.0, 12),
         (np.float32(3.0), 3),
+        (np.array(12), 12),
+        (np.array(7.0), 7),
+        (Cell.TWELVE, 12),
     ]:
-        assert cell_index(value) == cell
+        assert cell_index(value) == cell and type(cell_index(value)) is int, value
     for value in (
         12.7,
         "12",
         None,
         True,
         np.bool_(False),
+        np.array(True),
         -1,
         480,
+        10**30,
+        np.uint64(2**63),
         float("nan"),
         float("inf"),
         1e30,
         [3],
+        np.array([3]),
         b"3",
+        3 + 0j,
     ):
         assert cell_index(value) is None, value
+    near = np.longdouble(12) + np.longdouble(2) ** -60  # where longdouble is wider than float64:
+    assert near == 12 or cell_index(near) is None  # not whole, though its float64 is
     card = (5, 12, 300, 479)
-    d = target_decision(Answer(target=12.0), card)  # type: ignore[arg-type]
-    assert (d.action, d.valid, d.cell) == (12, True, 12)
+    for good in (12.0, np.array(12), Cell.TWELVE):
+        d = target_decision(Answer(target=good), card)  # type: ignore[arg-type]
+        assert (d.action, d.valid, d.cell) == (12, True, 12)
     for bad in (12.7, "12", True, 480):
         d = target_decision(Answer(target=bad), card)  # type: ignore[arg-type]
         assert (d.action, d.valid) == (None, False) and repr(bad) in d.reason
     free = np.ones(N_CELLS, bool)
-    assert guess_decision(Answer(cells=np.array([12.5, 7.0])), free).action == 7  # 12.5 is skipped
-    d = guess_decision(Answer(cells=np.array(["12", "x"])), free)
-    assert not d.valid and "not a cell index" in d.reason
+
+    def first(cells: object) -> object:
+        return guess_decision(Answer(cells=cells), free).action  # type: ignore[arg-type]
+
+    assert first(np.array([12.5, 7.0])) == 7  # 12.5 is skipped
+    assert first([True, 5]) == 5 and first([12, "x"]) == 12  # a list is read entry by entry, not as an array
+    assert first([[1], [2, 3], 4]) == 4 and first([np.array(9)]) == 9  # a ragged list: its cells
+    assert first(np.int64(12)) == 12 and first(12) == 12  # a single cell: a ranking of one
+    for none in (np.array(["12", "x"]), [], np.zeros(0), "12", {"cell": 3}):
+        d = guess_decision(Answer(cells=none), free)  # type: ignore[arg-type]
+        assert (d.action, d.valid) == (None, False) and d.reason, none
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

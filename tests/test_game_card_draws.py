@@ -50,3 +50,36 @@ def test_bad_sizes_are_refused() -> None:
     for population, size in ((480, 481), (480, -1), (20_000, 4)):
         with pytest.raises(ValueError, match="ChoiceDraws.card"):
             draws.card(population, size)
+
+
+def test_a_cloned_game_deals_its_own_cards() -> None:
+    """A clone's deck reads its own copy of the generator: both games deal the cards of the seed, and
+    dealing in one leaves the other's draws alone (on numpy < 2 a kept ``random_raw`` was shared)."""
+    twin = np.random.default_rng(9)
+    expected = [tuple(twin.choice(480, size=4, replace=False).tolist()) for _ in range(12)]
+    game = GameState.new(4, 9)
+    assert game.deck[1] == expected[1]  # two cards dealt, halves buffered
+    clone = game.clone()
+    assert [clone.deck[i] for i in range(12)] == expected
+    assert [game.deck[i] for i in range(12)] == expected
+
+
+def test_a_bit_generator_or_a_buffered_half_is_the_callers() -> None:
+    """A BitGenerator given as the seed is wrapped, not copied, by ``default_rng``: the cards come from
+    ``choice`` and leave its state as ``choice`` does.  A generator holding a 32-bit half from an
+    earlier draw deals that half first, as numpy does."""
+    rules = HuesCuesRules()
+    bits, twin = np.random.PCG64(5), np.random.Generator(np.random.PCG64(5))
+    np.random.Generator(bits).integers(0, 2, dtype=np.uint32)  # leaves a half buffered
+    twin.integers(0, 2, dtype=np.uint32)
+    state = GameState.new(4, bits, rules)
+    assert [state.deck[i] for i in range(3)] == [
+        tuple(twin.choice(480, 4, replace=False).tolist()) for _ in range(3)
+    ]
+    assert bits.state == twin.bit_generator.state
+    buffered, numpy_rng = np.random.default_rng(3), np.random.default_rng(3)
+    buffered.integers(0, 2, dtype=np.uint32)
+    numpy_rng.integers(0, 2, dtype=np.uint32)
+    ours = ChoiceDraws(buffered)
+    for _ in range(5):
+        assert ours.card(480, 4) == tuple(numpy_rng.choice(480, size=4, replace=False).tolist())

@@ -5,8 +5,8 @@ baselines, PettingZoo's API tests and masked rollouts do on every step, and
 Gymnasium's implementation makes seven passes over the mask (``== 1``,
 ``== 0``, ``or``, ``all``, ``any``, ``where``, ``choice``).  Over the
 480 + V + 1 actions of this game that was a third of a random-play step.
-:class:`MaskedDiscrete` checks the mask in one pass and finds the legal
-actions in a second.  It is a ``Discrete`` (``isinstance``, equality, SB3,
+:class:`MaskedDiscrete` checks the mask's bytes (a copy and one scan, in
+C) and finds the legal actions in one more pass.  It is a ``Discrete`` (``isinstance``, equality, SB3,
 flattening, seeding and pickling are unchanged) and returns exactly what
 Gymnasium's ``Discrete.sample`` returns for the same generator state: the
 draw is ``integers(len(legal))``, the call ``Generator.choice`` makes for a
@@ -24,7 +24,7 @@ from gymnasium import spaces
 
 
 class MaskedDiscrete(spaces.Discrete):
-    """``gymnasium.spaces.Discrete`` whose ``sample(mask)`` takes two passes over the mask (see the module)."""
+    """``gymnasium.spaces.Discrete`` whose ``sample(mask)`` makes three cheap passes over the mask (see the module)."""
 
     def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
         if (

@@ -7,8 +7,8 @@ cost of a ``Guesser-v1`` learner step.  :class:`ChoiceDraws` takes the same
 random numbers and makes the same cards, draw for draw, in a quarter of the time.
 
 What it reproduces (numpy's ``Generator.choice`` for a population of at most
-10,000 without replacement, unchanged since the ``Generator`` API arrived in
-numpy 1.17): Floyd's sampling, for ``j`` from ``population - size`` to
+10,000 without replacement; the test deals against the installed numpy, and
+the same cards were seen on numpy 1.25 and 2.4): Floyd's sampling, for ``j`` from ``population - size`` to
 ``population - 1`` a value drawn in ``[0, j]`` (one drawn before: ``j`` itself),
 then a Fisher-Yates shuffle of the values, for ``i`` from ``size - 1`` down to 1
 a position drawn in ``[0, i]``.  Each bounded draw is Lemire's method on one
@@ -38,13 +38,18 @@ class ChoiceDraws:
             raise TypeError(
                 f"ChoiceDraws: expected a PCG64 generator, got {type(rng.bit_generator).__name__}"
             )
-        self._raw = rng.bit_generator.random_raw
+        # the bit generator, not its bound ``random_raw``: numpy builds before 2.0 make that a builtin
+        # method, which ``deepcopy`` (``GameState.clone``) would leave reading the original game's stream
+        self._bits = rng.bit_generator
         self._halves: list[int] = []  # 32-bit outputs not used yet, the next one last
+        state = self._bits.state
+        if state["has_uint32"]:  # a half the generator kept from a 32-bit draw: numpy serves it first
+            self._halves.append(int(state["uinteger"]))
 
     def _next32(self) -> int:
         halves = self._halves
         if not halves:
-            for word in reversed(self._raw(4).tolist()):  # low half first: pushed last
+            for word in reversed(self._bits.random_raw(4).tolist()):  # low half first: pushed last
                 halves.append(word >> 32)
                 halves.append(word & _LOW)
         return halves.pop()

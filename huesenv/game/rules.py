@@ -361,6 +361,8 @@ class GameState:
         n = rules.check_players(num_players)
         if isinstance(seed, np.random.Generator):  # the caller's: it may draw from it too
             return cls.from_deck(n, rules.make_deck(seed), rules)
+        if isinstance(seed, np.random.BitGenerator):  # default_rng wraps it, copying nothing: the caller's
+            return cls.from_deck(n, rules.make_deck(np.random.default_rng(seed)), rules)
         return cls.from_deck(n, rules.make_deck(np.random.default_rng(seed), owned=True), rules)
 
     @classmethod

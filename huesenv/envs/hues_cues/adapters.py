@@ -67,12 +67,25 @@ def guess_decision(answer: Answer, mask: np.ndarray) -> Decision:
     """A guess answer's first legal ranked cell as the action.
 
     ``mask``: the guesser's bool action mask, or just its first 480 entries
-    (the free cells): only cells are read.
+    (the free cells): only cells are read.  Each ranked entry is read by
+    :func:`~huesenv.board.cell_index`; a list is read entry by entry (an
+    array of it would turn ``[True, 5]`` into cells 1 and 5, ``[12, "x"]``
+    into two strings), an array or tensor as its flat values, and a single
+    cell is a ranking of one.
     """
     cells = answer.cells
-    if cells is None or len(cells) == 0:
+    if cells is None:
         return Decision(None, False, answer.raw_text or "answer has no cell")
-    for value in np.asarray(cells).ravel().tolist():  # Python scalars: cheaper to test than numpy's
+    if isinstance(cells, (list, tuple)):
+        ranked: list[Any] = list(cells)
+    else:
+        try:
+            ranked = np.asarray(cells).ravel().tolist()  # Python scalars: cheaper to test than numpy's
+        except (TypeError, ValueError) as err:
+            return Decision(None, False, f"answer cells are not cell indices ({err})")
+    if not ranked:
+        return Decision(None, False, answer.raw_text or "answer has no cell")
+    for value in ranked:
         c = cell_index(value)
         if c is not None and mask[c]:
             return Decision(
