@@ -8,10 +8,10 @@ random numbers and makes the same cards, draw for draw, in a quarter of the time
 
 What it reproduces (numpy's ``Generator.choice`` for a population of at most
 10,000 without replacement; the test deals against the installed numpy, and
-the same cards were seen on numpy 1.25 and 2.4): Floyd's sampling, for ``j`` from ``population - size`` to
-``population - 1`` a value drawn in ``[0, j]`` (one drawn before: ``j`` itself),
-then a Fisher-Yates shuffle of the values, for ``i`` from ``size - 1`` down to 1
-a position drawn in ``[0, i]``.  Each bounded draw is Lemire's method on one
+the same cards were seen on numpy 1.25 and 2.4): Floyd's sampling, for ``j``
+from ``population - size`` to ``population - 1`` a value drawn in ``[0, j]``
+(one drawn before: ``j`` itself), then a Fisher-Yates shuffle of the values,
+for ``i`` from ``size - 1`` down to 1 a position drawn in ``[0, i]``.  Each bounded draw is Lemire's method on one
 32-bit output (numpy's ``random_bounded_uint64`` → ``buffered_bounded_lemire_uint32``),
 and PCG64 gives 32-bit outputs as the low, then the high half of a 64-bit one.
 
