@@ -424,13 +424,13 @@ class HumanReplayAgent(BaseAgent):
         whose offered words and forbidden set are rebuilt every turn.  Blocking
         is by table row either way, so both give the same answer.
         """
-        # the targets as Python ints; -1 would silently read the last cell's words
-        targets = list(targets)
-        cells = [cell_index(t) for t in targets]
-        if None in cells:
-            bad = targets[cells.index(None)]
-            raise ValueError(f"give_cue_among: target {bad!r} is not a cell index 0-{N_CELLS - 1}")
-        targets = [c for c in cells if c is not None]  # all of them
+        cells: list[int] = []  # the targets as Python ints; -1 would silently read the last cell's words
+        for t in targets:
+            c = cell_index(t)
+            if c is None:
+                raise ValueError(f"give_cue_among: target {t!r} is not a cell index 0-{N_CELLS - 1}")
+            cells.append(c)
+        targets = cells
         pool: Sequence[str] = vocabulary or self._table().words
         table = self._pool_table(pool)
         blocked = self._blocked_rows(forbidden)  # as CueQuery.forbidden_words: texts matched by their rows

@@ -6,8 +6,9 @@ Gymnasium's implementation makes seven passes over the mask (``== 1``,
 ``== 0``, ``or``, ``all``, ``any``, ``where``, ``choice``).  Over the
 480 + V + 1 actions of this game that was a third of a random-play step.
 :class:`MaskedDiscrete` checks the mask's bytes (a copy and one scan, in
-C) and finds the legal actions in one more pass.  It is a ``Discrete`` (``isinstance``, equality, SB3,
-flattening, seeding and pickling are unchanged) and returns exactly what
+C) and finds the legal actions in one more pass.  It is a ``Discrete``
+(``isinstance``, equality, SB3, flattening, seeding and pickling are
+unchanged) and returns exactly what
 Gymnasium's ``Discrete.sample`` returns for the same generator state: the
 draw is ``integers(len(legal))``, the call ``Generator.choice`` makes for a
 uniform choice (``tests/test_env_spaces.py`` checks both draw for draw).

@@ -359,10 +359,10 @@ class GameState:
     ) -> GameState:
         rules = rules or DEFAULT_RULES
         n = rules.check_players(num_players)
+        if isinstance(seed, np.random.BitGenerator):  # wrapped, not copied: the caller's too
+            seed = np.random.Generator(seed)
         if isinstance(seed, np.random.Generator):  # the caller's: it may draw from it too
             return cls.from_deck(n, rules.make_deck(seed), rules)
-        if isinstance(seed, np.random.BitGenerator):  # default_rng wraps it, copying nothing: the caller's
-            return cls.from_deck(n, rules.make_deck(np.random.default_rng(seed)), rules)
         return cls.from_deck(n, rules.make_deck(np.random.default_rng(seed), owned=True), rules)
 
     @classmethod
