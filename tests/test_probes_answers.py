@@ -56,93 +56,9 @@ def test_corpus_accuracy_per_kind():
         assert ok / n >= 0.97, (kind, ok, n, wrong)
 
 
-@pytest.mark.parametrize(
-    "text,kwargs,expected",
-    [
-        ('The word "RED" is written in orange.', {"shown_word": "RED"}, "orange"),
-        ("The word RED is written in orange.", {"shown_word": "RED"}, "orange"),
-        ("The word red is written in orange.", {"shown_word": "RED"}, "orange"),
-        ("Red is written in orange.", {"shown_word": "RED"}, "orange"),
-        ("#FFA500", {}, "orange"),
-        ("Blue? No wait, it is purple.", {}, "purple"),
-        ("The options are white, red, and blue. The apple is red.", {}, "red"),
-        ('The word is "BLUE".', {"shown_word": "BLUE"}, "blue"),  # the hallucination is still read
-        ("It looks mostly red, maybe orange", {}, "red"),
-        ("It's either red or orange.", {}, None),
-        ("The apple is red and white.", {}, None),
-        ("not red, it's blue", {}, "blue"),
-        ("**Red**", {}, "red"),
-        ("- Color: yellow", {}, "yellow"),
-        ('{"color": "red"}', {}, "red"),
-        ('```json\n{"colour": "Navy"}\n```', {}, "blue"),
-        ("The font colour is crimson.", {}, "red"),
-        ("light blue", {}, "blue"),
-        ("reddish-orange", {}, "orange"),
-        ("It is orange", {"subject": "orange"}, "orange"),
-        ("The orange is white.", {"subject": "orange"}, "white"),
-        ("A black and white drawing of a horse.", {"subject": "horse"}, None),
-        ("The question is in red and the word below is in blue.", {}, "blue"),
-        ("", {}, None),
-        (None, {}, None),
-    ],
-)
-def test_colour_rules(text, kwargs, expected):
-    assert parse_answer("colour", text, **kwargs) == expected
-
-
-@pytest.mark.parametrize(
-    "text,expected",
-    [
-        ("threshold=35%", 35.0),
-        ("35 %", 35.0),
-        ("0.35", 35.0),
-        ("35 percent", 35.0),
-        ("thirty-five percent", 35.0),
-        ("about a third", 33.3),
-        ("between 30 and 40%", 35.0),
-        ("30-40%", 35.0),
-        ("x = 100% - 50% = 50%", 50.0),
-        ("About 2/3.", 66.7),
-        ("Fifty.", 50.0),
-        ("two-fifths", 40.0),
-        ("Roughly 35% are red; the rest (65%) is white.", 35.0),
-        ("If 25% are colored it is not enough; x should be 60%.", 60.0),
-        ("The 512×512 image: about 20% of it.", 20.0),
-        ("150", None),
-        ("threshold=x%", None),
-        ("no idea", None),
-    ],
-)
-def test_percent_rules(text, expected):
-    got = parse_answer("threshold", text)
-    assert got == pytest.approx(expected) if expected is not None else got is None
-
-
-@pytest.mark.parametrize(
-    "text,expected",
-    [
-        ("Yes.", True),
-        ("No, it is mostly white.", False),
-        ("Not really.", False),
-        ("I'm not sure.", None),
-        ("Hard to say, but I'd lean towards yes.", True),
-        ("yes and no", None),
-        ('{"answer": "no"}', False),
-    ],
-)
-def test_yes_no(text, expected):
-    assert parse_answer("yes_no", text) is expected
-
-
-def test_option_and_colours():
-    opts = ["white", "red", "blue"]
-    assert parse_answer("option", "B", options=opts) == 1
-    assert parse_answer("option", "(c) blue", options=opts) == 2
-    assert parse_answer("option", "The apple is pink.", options=opts) is None
-    assert parse_answer("option", "triangle", options=["square", "triangle"]) == 1
-    got = parse_answer("colours", 'The letters of "RED" are green, purple and orange.', shown_word="RED")
-    assert got == {"green", "purple", "orange"}
-    assert parse_answer("colours", "no colours here") is None
+def test_no_reply_is_unreadable():
+    """The rules themselves, case by case, are tests/test_probes_answer_rules.py."""
+    assert parse_answer("colour", None) is None
 
 
 def test_bad_kind_and_missing_options_raise():
@@ -185,14 +101,3 @@ def test_written_in_agent_scores_accuracy_one_and_no_hallucination():
     # the same reply read by "the first colour mentioned" would name the shown word: the test can fail
     colour_subset = [r for r in records if r.extra["subset"] == "color" and r.extra["type"] == 1]
     assert all(r.raw_text.split('"')[1].lower() != r.answer for r in colour_subset)
-
-
-@pytest.mark.parametrize("text", ["-5%", "threshold=-5%", "It is -10%", "Answer: −7 %", "x: -0.5"])
-def test_a_negative_percentage_is_unreadable_not_its_absolute_value(text):
-    assert parse_answer("threshold", text) is None
-    assert parse_answer("coverage", text) is None
-
-
-@pytest.mark.parametrize(("text", "value"), [("3-5%", 4.0), ("- Threshold: 35%", 35.0), ("- 35%", 35.0)])
-def test_hyphens_that_are_ranges_or_bullets_are_not_signs(text, value):
-    assert parse_answer("threshold", text) == value
