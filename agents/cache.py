@@ -173,6 +173,19 @@ class TextEmbeddingCache:
     def stack(self, texts: list[str]) -> np.ndarray:
         return np.stack([self._rows[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
 
+    def embed(self, texts: list[str], encode) -> np.ndarray:
+        """The rows of ``texts``, encoding (and saving) only the missing ones.
+
+        The model loads anyway when a row is missing, so a few cached rows are
+        checked against it first (:meth:`verify`).
+        """
+        if self.missing(texts):
+            self.verify(encode)
+            missing = self.missing(texts)
+            self.put(missing, encode(missing))
+            self.flush()
+        return self.stack(texts)
+
     def flush(self) -> None:
         if self.path is None or not self._dirty or not self._rows:
             return

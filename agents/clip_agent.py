@@ -326,14 +326,7 @@ class ClipAgent(ScoringAgent):
         return self.prompt.format(word=word.lower() if self.lowercase else word)
 
     def text_embeddings(self, words: Sequence[str]) -> np.ndarray:
-        texts = [self.text_for(w) for w in words]
-        missing = self._text_cache.missing(texts)
-        if missing:  # the model loads anyway: check a few cached rows against it first
-            self._text_cache.verify(self.encode_texts)
-            missing = self._text_cache.missing(texts)
-            self._text_cache.put(missing, self.encode_texts(missing))
-            self._text_cache.flush()
-        return self._text_cache.stack(texts)
+        return self._text_cache.embed([self.text_for(w) for w in words], self.encode_texts)
 
     def cell_scores(self, texts: Sequence[str]) -> np.ndarray:
         cells = self.cell_embeddings()

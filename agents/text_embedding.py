@@ -214,14 +214,7 @@ class TextEmbeddingAgent(ScoringAgent):
         return self.prompt.format(word=word.strip().lower()) if word.strip() else ""
 
     def embed_cues(self, words: Sequence[str]) -> np.ndarray:
-        texts = [self.cue_text(w) for w in words]
-        missing = self._cue_cache.missing(texts)
-        if missing:  # the model loads anyway: check a few cached rows against it first
-            self._cue_cache.verify(self.encode)
-            missing = self._cue_cache.missing(texts)
-            self._cue_cache.put(missing, self.encode(missing))
-            self._cue_cache.flush()
-        return self._cue_cache.stack(texts)
+        return self._cue_cache.embed([self.cue_text(w) for w in words], self.encode)
 
     def cell_scores(self, texts: Sequence[str]) -> np.ndarray:
         """``(n, 480)`` scores; each text's row is computed once per agent and kept.
