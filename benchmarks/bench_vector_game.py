@@ -86,8 +86,6 @@ warnings.filterwarnings("ignore")
 
 import numpy as np  # noqa: E402
 
-from huesenv.envs.vector_game.arrays import OutputPool  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 PGX_SCRIPT = textwrap.dedent(
@@ -204,24 +202,9 @@ def memory_per_game(num_games: int) -> dict[str, float]:
     ts = env.reset(seed=0)
     outputs = ts.action_mask.nbytes + ts.rewards.nbytes + ts.current_player.nbytes + ts.terminated.nbytes
     idx, val = env.encoder.sparse(g.rows, g.current)
-    # what a sparse self-play env keeps besides its state, after a few steps whose outputs were dropped:
-    # the recycled output sets (OutputPool) and the encoder's and mask's scratch arrays
-    sparse_env = SelfPlayVectorEnv(num_games, players(num_games), seed=0, observation_mode="sparse")
-    sparse_env.reset(seed=0)
-    for _ in range(5):
-        sparse_env.step(sparse_env.game.random_actions())
-    sg = sparse_env.game
-    pool = sg.ops.pool
-    kept = sum(a.nbytes for arrays in (pool._arrays.values() if pool else ()) for a in arrays)
-    work = getattr(sparse_env.encoder, "_work", None)
-    scratch = sum(v.nbytes for v in vars(work).values() if isinstance(v, np.ndarray)) if work else 0
-    if isinstance(sg._words_scratch, np.ndarray):
-        scratch += sg._words_scratch.nbytes
     return {
         "state": state / num_games,
         "outputs": outputs / num_games,
-        "kept": kept / num_games,
-        "scratch": scratch / num_games,
         "dense": ts.observation.nbytes / num_games,
         "sparse": (idx.nbytes + val.nbytes) / num_games,
         "sparse_width": idx.shape[1],
@@ -308,9 +291,7 @@ def main() -> None:
     print(
         f"Memory per game (numpy): state {mem['state']:,.0f} B, step outputs {mem['outputs']:,.0f} B; "
         f"observation: dense flat {mem['dense']:,.0f} B ({mem['flat_size']:,} float32), "
-        f"sparse {mem['sparse']:,.0f} B ({mem['sparse_width']} int32 + {mem['sparse_width']} float32); "
-        f"kept by a sparse self-play env after 5 steps: recycled outputs {mem['kept']:,.0f} B "
-        f"(up to {OutputPool.keep} sets), scratch {mem['scratch']:,.0f} B"
+        f"sparse {mem['sparse']:,.0f} B ({mem['sparse_width']} int32 + {mem['sparse_width']} float32)"
     )
     if args.equivalence:
         t0 = time.perf_counter()

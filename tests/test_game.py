@@ -130,3 +130,24 @@ def test_deck_is_drawn_lazily_with_the_same_cards():
     assert lazy[0] == eager[0] and len(drawn) == 12
     assert lazy == eager and len(drawn) == 100
     assert parse_coord("A1") == 0
+
+
+def test_game_states_compare_by_value():
+    """Equal states are ``==`` (the ``occupied`` array compared by value); a change in an array field or a
+    scalar field makes them unequal; a mutable state stays unhashable."""
+    a, b = GameState.new(4, seed=3), GameState.new(4, seed=3)
+    for state in (a, b):
+        state.apply(Action("target", cell=state.card[0]))
+        state.apply(Action("cue", cue="merlot"))
+    assert a == b and a.clone() == a and not (a != b)
+    cell = b.card[1]
+    b.apply(Action("cone", cell=cell))
+    a.apply(Action("cone", cell=cell))
+    assert a == b
+    other_cell = b.clone()
+    other_cell.occupied[cell], other_cell.occupied[(cell + 1) % 480] = False, True  # the array differs
+    assert other_cell != b and other_cell.cones == b.cones
+    other_score = b.clone()
+    other_score.moves += 1  # a scalar differs
+    assert other_score != b and np.array_equal(other_score.occupied, b.occupied)
+    assert a != "a state" and GameState.__hash__ is None

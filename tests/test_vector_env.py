@@ -33,7 +33,7 @@ def test_make_vec_returns_the_batched_full_game(env_id, n_actions):
     for _ in range(120):
         mask = env.action_masks()
         assert mask.shape == (16, n_actions) and mask.any(1).all()
-        actions = env.game._random_in(mask)
+        actions = env.game.random_actions()
         obs, reward, terminated, truncated, info = env.step(actions)
         assert reward.shape == (16,) and not truncated.any()
         if terminated.any():
@@ -51,7 +51,7 @@ def test_reward_is_the_learners_points_in_its_role(role):
     total = np.zeros(8)
     checked = 0
     while checked < 24:
-        _, r, term, _, info = env.step(env.game._random_in(env.action_masks()))
+        _, r, term, _, info = env.step(env.game.random_actions())
         total += r
         for i in np.flatnonzero(term):
             assert total[i] == info["final_info"]["learner_points"][i]
@@ -65,7 +65,7 @@ def test_learner_turn_is_the_only_decision_handed_out():
     for _ in range(50):
         g = env.game
         assert (g.current == 1).all() and (g.seat_role(g.rows) == 0).all()
-        env.step(g._random_in(env.action_masks()))
+        env.step(g.random_actions())
 
 
 def test_illegal_learner_action_is_penalised_and_ends_the_game():
@@ -74,11 +74,11 @@ def test_illegal_learner_action_is_penalised_and_ends_the_game():
     occupied = env.action_masks()[
         0
     ].argmin()  # a cell not legal now (if every cell is free, any occupied later)
-    actions = env.game._random_in(env.action_masks())
+    actions = env.game.random_actions()
     if env.action_masks()[0].all():
         env.step(actions)
         occupied = int(np.flatnonzero(~env.action_masks()[0])[0])
-        actions = env.game._random_in(env.action_masks())
+        actions = env.game.random_actions()
     actions[0] = occupied
     _, r, term, _, info = env.step(actions)
     assert term[0] and r[0] == -1.0 and info["final_info"]["illegal"][0]
@@ -137,7 +137,7 @@ def test_table_opponents_from_agents():
     env = HuesCuesVectorEnv(32, 4, opponents=human, seed=0)
     env.reset(seed=0)
     for _ in range(40):
-        env.step(env.game._random_in(env.action_masks()))
+        env.step(env.game.random_actions())
 
 
 def test_vector_games_as_standard_logs(tmp_path, capsys):

@@ -40,14 +40,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from copy import deepcopy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from huesenv.board import N_CELLS, check_index, format_coord, frame, ring
-from huesenv.game.card_draws import MAX_POPULATION, ChoiceDraws
 from huesenv.game.cues import (
     BASIC_COLOUR_NAMES,
     CUE_CHARSET,
@@ -175,15 +174,12 @@ class HuesCuesRules:
         """``(480, 480)`` bool: cell ``c`` lies inside the 3×3 frame around target ``t``."""
         return _in_frame_matrix()
 
-    def make_deck(self, rng: np.random.Generator, *, owned: bool = False) -> Sequence[tuple[int, ...]]:
-        """The deck in the order it will be drawn (explicit decks are shuffled, generated ones drawn fresh).
-
-        ``owned``: nothing but the deck draws from ``rng`` (see :class:`Deck`).
-        """
+    def make_deck(self, rng: np.random.Generator) -> Sequence[tuple[int, ...]]:
+        """The deck in the order it will be drawn (explicit decks are shuffled, generated ones drawn fresh)."""
         if self.deck is not None:
             order = rng.permutation(len(self.deck))
             return tuple(self.deck[i] for i in order)
-        return Deck(rng, self.card_size, self.deck_size, owned=owned)
+        return Deck(rng, self.card_size, self.deck_size)
 
     # -- cues --------------------------------------------------------------------
     def cue_problem(self, text: object, cue_index: int, used: Iterable[str] = ()) -> str | None:
@@ -250,18 +246,12 @@ class Deck(Sequence):
     Why lazy: a game uses at most 12 of the 100 cards, and drawing all of them
     took most of a reset.  Card ``i`` is the ``i``-th draw of
     ``rng.choice(N_CELLS, card_size, replace=False)``, exactly as an eager deck,
-    so the same seed gives the same cards.  ``owned``: the deck's own PCG64
-    generator (a game made from a seed), whose cards
-    :class:`~huesenv.game.card_draws.ChoiceDraws` deals from its raw bits, the
-    same cards four times faster; a generator given by a caller, who may draw
-    from it too, is asked ``choice`` itself, leaving the state ``choice`` leaves.
+    so the same seed gives the same cards.
     """
 
-    def __init__(self, rng: np.random.Generator, card_size: int, size: int, *, owned: bool = False) -> None:
+    def __init__(self, rng: np.random.Generator, card_size: int, size: int) -> None:
         self._rng, self._card_size, self._size = rng, card_size, size
         self._cards: list[tuple[int, ...]] = []
-        own = owned and type(rng.bit_generator) is np.random.PCG64 and N_CELLS <= MAX_POPULATION
-        self._draws = ChoiceDraws(rng) if own else None
 
     def __len__(self) -> int:
         return self._size
@@ -273,11 +263,8 @@ class Deck(Sequence):
         if not 0 <= i < self._size:
             raise IndexError(f"deck index {index} out of range 0-{self._size - 1}")
         while len(self._cards) <= i:
-            if self._draws is not None:
-                self._cards.append(self._draws.card(N_CELLS, self._card_size))
-            else:
-                draw = self._rng.choice(N_CELLS, size=self._card_size, replace=False)
-                self._cards.append(tuple(draw.tolist()))  # Python ints
+            draw = self._rng.choice(N_CELLS, size=self._card_size, replace=False)
+            self._cards.append(tuple(draw.tolist()))  # Python ints
         return self._cards[i]
 
     def __eq__(self, other: object) -> bool:
@@ -359,11 +346,7 @@ class GameState:
     ) -> GameState:
         rules = rules or DEFAULT_RULES
         n = rules.check_players(num_players)
-        if isinstance(seed, np.random.BitGenerator):  # wrapped, not copied: the caller's too
-            seed = np.random.Generator(seed)
-        if isinstance(seed, np.random.Generator):  # the caller's: it may draw from it too
-            return cls.from_deck(n, rules.make_deck(seed), rules)
-        return cls.from_deck(n, rules.make_deck(np.random.default_rng(seed), owned=True), rules)
+        return cls.from_deck(n, rules.make_deck(np.random.default_rng(seed)), rules)
 
     @classmethod
     def from_deck(
@@ -379,6 +362,17 @@ class GameState:
         state.points_by_role = [{"cue_giver": 0, "guesser": 0} for _ in range(n)]
         state._start_round(0)
         return state
+
+    def __eq__(self, other: object) -> bool:
+        """By value; written out because the generated ``==`` raised on the ``occupied`` array."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(
+            np.array_equal(getattr(self, f.name), getattr(other, f.name))
+            if f.name == "occupied"
+            else getattr(self, f.name) == getattr(other, f.name)
+            for f in fields(self)
+        )
 
     # -- queries ----------------------------------------------------------------
     @cached_property

@@ -443,7 +443,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._act_spaces = {a: self._make_action_space() for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._renderer: BoardRenderer | None = None
-        self.state_: GameState | None = None
         self._last_reveal: RoundResult | None = None
         self.last_illegal: str | None = None
         self._moves = 0
@@ -605,12 +604,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         game_seed = int(self._rng.integers(2**63))  # the game's own generator: GameState.new makes it
         deck = (options or {}).get("deck")
         if deck is not None:  # round r uses deck[r] as dealt (a game replayed from a record)
-            self.state_ = GameState.from_deck(
+            self.state_obj = GameState.from_deck(
                 self.num_players, [tuple(int(c) for c in card) for card in deck], self.rules
             )
         else:
-            self.state_ = GameState.new(self.num_players, game_seed, self.rules)
-        self.state_obj = self.state_
+            self.state_obj = GameState.new(self.num_players, game_seed, self.rules)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -621,7 +619,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
         self._mask_cache = None
         self._last_reveal = None
         self.last_illegal = None
-        self.agent_selection = self.possible_agents[self.state_.current]
+        self.agent_selection = self.possible_agents[self.state_obj.current]
         self._infos_of: tuple[RoundResult | None, str | None] = (None, None)
         self._infos_stale = True
         if self.render_mode == "human":
@@ -630,7 +628,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming
     @property  # AECEnv declares a plain attribute; this one is built when read
     def infos(self) -> dict[str, dict[str, Any]]:
         """Per-agent infos of the last step, built when first read after it (see :meth:`_step`)."""
-        if self.state_ is None:  # as before a reset set the attribute: no infos yet
+        if "state_obj" not in vars(self):  # as before a reset set the attribute: no infos yet
             raise AttributeError("infos: call reset() first")
         if self._infos_stale:
             self._infos_now = self._infos(*self._infos_of)

@@ -9,6 +9,5 @@
 * :mod:`~huesenv.envs.vector_game.opponents` — opponents as tables (built by ``huesenv.agents.vector_tables``);
 * :mod:`~huesenv.envs.vector_game.record` — games as standard game logs;
 * :mod:`~huesenv.envs.vector_game.check` — the replay through the rules state machine;
-* :mod:`~huesenv.envs.vector_game.arrays` — the numpy/torch operations the rest is written against, and
-  the recycled step outputs (``OutputPool``: reused only once the caller has dropped them).
+* :mod:`~huesenv.envs.vector_game.arrays` — the numpy/torch operations the rest is written against.
 """

@@ -11,7 +11,6 @@ itself as ``xp`` (``HuesCuesVectorGame(..., xp=torch, device="cuda")``).
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -34,7 +33,6 @@ class ArrayOps:
         self.int32 = self.xp.int32
         self.int64 = self.xp.int64
         self.float32 = self.xp.float32
-        self.pool = OutputPool() if not self.is_torch else None
         self.seed(seed)
 
     # -- randomness ---------------------------------------------------------------------
@@ -78,20 +76,6 @@ class ArrayOps:
             size = (shape,) if isinstance(shape, int) else tuple(shape)
             return self.xp.full(size, value, dtype=dtype, device=self.device)
         return np.full(shape, value, dtype=dtype)
-
-    def output(self, key: str, shape: tuple[int, ...], dtype: Any) -> Any:
-        """An uninitialised array for a step's output ``key``: recycled (numpy, :class:`OutputPool`) or new."""
-        if self.pool is None:
-            return self.empty(shape, dtype)
-        return self.pool.get(key, shape, dtype)
-
-    def output_zeros(self, key: str, shape: tuple[int, ...], dtype: Any) -> Any:
-        """:meth:`output` filled with zeros."""
-        if self.pool is None:
-            return self.zeros(shape, dtype)
-        a = self.pool.get(key, shape, dtype)
-        a.fill(0)
-        return a
 
     def arange(self, n: int) -> Any:
         if self.is_torch:
@@ -161,68 +145,3 @@ class ArrayOps:
         """Row-wise argmax of ``values`` over the true entries of ``mask`` (first on ties)."""
         neg = self.full((), float("-inf"), values.dtype) if self.is_torch else -np.inf
         return self.where(mask, values, neg).argmax(-1)
-
-
-def _pooling_safe() -> bool:
-    """Whether reference counts can tell that only the pool holds an array: CPython with its GIL.
-
-    Why: elsewhere (PyPy, free-threaded builds) ``sys.getrefcount`` is not an
-    exact count of the references, and reusing an array the caller still
-    holds would change its data; there every output is a new array.
-    """
-    gil = getattr(sys, "_is_gil_enabled", None)
-    return sys.implementation.name == "cpython" and (gil is None or bool(gil()))
-
-
-def _refs(arrays: list[np.ndarray], i: int) -> int:
-    """References to ``arrays[i]`` as counted from here: the one code path of the check and its calibration."""
-    return sys.getrefcount(arrays[i])
-
-
-_POOLING = _pooling_safe()
-#: what :func:`_refs` reports for an array held by a pool's list alone (interpreter-dependent: measured
-#: once per process, so an unpickled env uses this interpreter's value)
-_ALONE = _refs([np.empty(1)], 0)
-
-
-class OutputPool:
-    """Arrays a step hands to its caller, each one reused only once nothing outside the pool refers to it.
-
-    Why: a step's outputs are megabytes at thousands of games (the ``(N, 581)`` mask alone is 2.4 MB at
-    4,096); allocated afresh each step, glibc's malloc gives the freed memory back to the system and
-    faults it in again on the next step, which cost more than computing the step (in a process with no
-    earlier large allocations it made the sparse self-play step 2.2x slower).  So each output ``key``
-    keeps up to :attr:`keep` arrays; :meth:`get` returns one whose only reference is the pool's (the
-    caller dropped it: no variable, container, view (a view refers to its base), ``memoryview``,
-    buffer export or ``torch.from_numpy`` tensor shares its memory), else a new one, which takes the
-    place of the oldest kept one when all are held (the caller's reference keeps that one alive).
-    Every returned array is therefore the caller's own, as a fresh array would be: a caller that keeps
-    outputs across steps (a rollout buffer of masks, say) never sees them change.  Two holds do not
-    count: memory reached only through a raw pointer (``a.ctypes.data``: no safer than after a
-    ``free``, as with any array) and a weak reference (``weakref.ref``, a ``WeakValueDictionary``: a
-    dropped output it still reaches is reused, where a fresh array would have died).  A reused
-    array's contents are stale: the caller overwrites all of it.  numpy on CPython with its GIL only
-    (:func:`_pooling_safe`); torch outputs are always new (a torch view does not refer to its base in
-    Python).
-    """
-
-    keep = 3
-
-    def __init__(self) -> None:
-        self._arrays: dict[str, list[np.ndarray]] = {}
-
-    def get(self, key: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-        """An array of ``shape`` and ``dtype`` for output ``key`` that nobody else holds (contents stale)."""
-        if not _POOLING:
-            return np.empty(shape, dtype)
-        arrays = self._arrays.setdefault(key, [])
-        for i in range(len(arrays)):
-            if _refs(arrays, i) <= _ALONE:
-                a = arrays[i]
-                if a.shape == shape and a.dtype == dtype:
-                    return a
-        a = np.empty(shape, dtype)
-        if len(arrays) >= self.keep:  # every kept one is held (or of another shape): keep the newest
-            del arrays[0]
-        arrays.append(a)
-        return a

@@ -168,106 +168,13 @@ class FlatEncoder:
         vt = np.ascontiguousarray(np.broadcast_to(val, (b, self.width)))
         vt[:, self.col["seat_mask"]] = inside[o.to_numpy(g.n)]
         self._val_template = o.asarray(vt)
-        if not o.is_torch:
-            self._work = _Work(b, g.K, s, o.to_numpy(g.n))
         if self.cue_encoding == "embedding":
             zero = np.zeros((1, self.dim), dtype=np.float32)
             self._emb_ext = o.asarray(np.concatenate([o.to_numpy(self.embeddings), zero]))  # row V: none
 
     def sparse(self, rows: Any, seats: Any) -> tuple[Any, Any]:
-        """``(index, value)``, each ``(R, L)`` (int32, float32): the observation of seat ``seats[i]`` in game
-        ``rows[i]`` as its possible non-zero entries (see the module docstring).
-
-        Fresh arrays, the caller's to keep (every game at once on numpy: recycled ones the caller has
-        dropped, :class:`~huesenv.envs.vector_game.arrays.OutputPool`)."""
-        if self.game.ops.is_torch:
-            return self._sparse_torch(rows, seats)
-        return self._sparse_numpy(rows, seats)
-
-    def _sparse_numpy(self, rows: Any, seats: Any) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`sparse` on numpy, written for speed at thousands of games: for every game at once (the
-        step's call) it reads the state arrays without gathering, writes into recycled outputs and
-        persistent scratch arrays (a step allocates nothing larger than one entry per game: megabytes of
-        temporaries per step made glibc's malloc fault memory in again each step), with one dtype per
-        operation where the arrays are wide (mixed-dtype broadcasts are numpy's slow path)."""
-        g, off, c = self.game, self.offset, self.col
-        full = rows is g.rows
-        k = int(rows.shape[0])
-        if full:
-            idx = g.ops.output(f"sparse_index_{self.width}", (k, self.width), np.int32)
-            val = g.ops.output(f"sparse_value_{self.width}", (k, self.width), np.float32)
-            w = self._work
-        else:
-            idx = np.empty((k, self.width), np.int32)
-            val = np.empty((k, self.width), np.float32)
-            w = _Work(k, g.K, g.S, g.ops.to_numpy(g.n)[rows])
-
-        def take(a: np.ndarray) -> np.ndarray:
-            return a if full else a[rows]
-
-        np.copyto(idx, self._idx_template[:k])
-        np.copyto(val, self._val_template if full else self._val_template[:k])
-        seats = np.asarray(seats)
-        # Blocks of a few columns are written one column at a time: numpy runs a strided (k, 2) operation
-        # as k tiny inner loops, a strided (k,) column as one.
-        # cones: (seat - observer) * 480 + cell, plus n * 480 where negative (the relative seat mod n),
-        # from the game's seat * 480 + cell codes
-        np.multiply(seats, N_CELLS, out=w.me, casting="unsafe")
-        d, e = w.cone, w.cone2
-        np.subtract(take(g.cone_code), w.me[:, None], out=d)
-        np.right_shift(d, 31, out=e)
-        np.bitwise_and(e, w.n_cells[:, None], out=e)
-        np.add(d, e, out=d)
-        np.add(d, off["cones"], out=idx[:, c["cones"]])
-        np.take(self._cone_valid, take(g.n_cones), axis=0, out=w.cone_valid, mode="clip")
-        np.copyto(val[:, c["cones"]], w.cone_valid)
-        # cues: index one-hots (weighted) or the weighted embedding rows; cue_state one-hots
-        cue = w.cue
-        np.copyto(cue, take(g.cue), casting="unsafe")
-        first, cue_state = c["cues"].start, c["cue_state"].start
-        if self.cue_encoding == "index":
-            weight = np.float32(self.weight)
-            for j in range(2):
-                np.add(cue[:, j], self._slot_base[j], out=idx[:, first + j])
-                np.greater(cue[:, j], 0, out=w.cue_given)
-                np.multiply(w.cue_given, weight, out=val[:, first + j])
-        else:
-            word = (cue > 0) & (cue <= g.V)
-            row = np.where(word, cue - 1, g.V)
-            val[:, c["cues"]] = self._emb_ext[row].reshape(k, 2 * self.dim)
-        np.take(self._state_code, cue, out=w.cue_state, mode="clip")
-        for j in range(2):
-            np.add(w.cue_state[:, j], self._state_base[j], out=idx[:, cue_state + j])
-        # one-column entries
-        phase, giver = take(g.phase), take(g.giver)
-        is_giver = (seats == giver) & (phase != DONE)  # the view hides card and role once the game is over
-        col = {name: c[name].start for name in ("phase", "role", "cue_giver", "round", "card", "target")}
-        np.add(phase, off["phase"], out=idx[:, col["phase"]], casting="unsafe")
-        d1 = giver - seats
-        d1 += (d1 >> 63) & w.n
-        np.add(d1, off["cue_giver"], out=idx[:, col["cue_giver"]], casting="unsafe")
-        rnd = np.minimum(take(g.round), self.reference.max_rounds - 1)
-        np.add(rnd, off["round"], out=idx[:, col["round"]], casting="unsafe")
-        np.copyto(val[:, col["role"]], is_giver)
-        np.add(take(g.card), off["card"], out=idx[:, c["card"]], casting="unsafe")
-        for j in range(g.rules.card_size):
-            np.copyto(val[:, col["card"] + j], is_giver)
-        t = take(g.target)
-        np.add(np.maximum(t, 0), off["target"], out=idx[:, col["target"]], casting="unsafe")
-        np.logical_and(is_giver, t >= 0, out=val[:, col["target"]])
-        # scores of the relative seats / 100 (seats past n read a seat with no points), seat mask
-        np.take(self._rel_seat, w.n * g.S + seats, axis=0, out=w.seat, mode="clip")
-        w.seat += self._row_base if full else rows[:, None] * g.S
-        np.take(g.scores.reshape(-1), w.seat, out=w.score, mode="clip")
-        np.copyto(w.score_f, w.score, casting="unsafe")
-        np.divide(w.score_f, SCORE_SCALE, out=val[:, c["scores"]])
-        if not full:
-            val[:, c["seat_mask"]] = self._inside[w.n]
-        return idx, val
-
-    def _sparse_torch(self, rows: Any, seats: Any) -> tuple[Any, Any]:
-        """:meth:`sparse` on torch (the same entries as :meth:`_sparse_numpy`; the tests compare both with
-        the AEC encoder)."""
+        """``(index, value)``, each ``(R, L)`` (int32, float32), new arrays: the observation of seat
+        ``seats[i]`` in game ``rows[i]`` as its possible non-zero entries (see the module docstring)."""
         g, o, off, c = self.game, self.game.ops, self.offset, self.col
         full = rows is g.rows  # every game in order: read the state arrays without gathering
         k = int(rows.shape[0])
@@ -279,7 +186,7 @@ class FlatEncoder:
             return a if full else a[rows]
 
         n = o.astype(take(g.n), i32)
-        me = o.astype(seats, i32)
+        me = o.astype(o.asarray(seats), i32)
         # cones: (seat - observer) * 480 + cell, plus n * 480 where negative (the relative seat mod n),
         # from the game's seat * 480 + cell codes: four int32 passes and the write
         d = take(g.cone_code) - (me * N_CELLS)[:, None]
@@ -325,24 +232,6 @@ class FlatEncoder:
     def encode(self, rows: Any, seats: Any) -> Any:
         """``(R, F)`` float32: the dense flat observation of seat ``seats[i]`` in game ``rows[i]``."""
         return to_dense(*self.sparse(rows, seats), self.size)
-
-
-class _Work:
-    """The numpy sparse encoder's scratch arrays for ``k`` games (kept for the step's every-game call)."""
-
-    def __init__(self, k: int, cones: int, seats: int, players: np.ndarray) -> None:
-        self.n = np.asarray(players, dtype=np.int64)
-        self.n_cells = (self.n * N_CELLS).astype(np.int32)
-        self.me = np.empty(k, np.int32)
-        self.cone = np.empty((k, cones), np.int32)
-        self.cone2 = np.empty((k, cones), np.int32)
-        self.cone_valid = np.empty((k, cones), np.float32)
-        self.cue = np.empty((k, 2), np.int32)
-        self.cue_given = np.empty(k, np.bool_)
-        self.cue_state = np.empty((k, 2), np.int32)
-        self.seat = np.empty((k, seats), np.int64)
-        self.score = np.empty((k, seats), np.int64)
-        self.score_f = np.empty((k, seats), np.float32)
 
 
 def to_dense(index: Any, value: Any, size: int) -> Any:

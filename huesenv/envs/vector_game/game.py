@@ -65,8 +65,7 @@ class TimeStep:
     ``terminated[b]``: game ``b`` ended in this step (it has been reset:
     ``current_player`` and the masks are the new game's); ``final_scores[b]`` the
     ended game's scores (zeros elsewhere); ``illegal[b]``: it ended on an illegal action.  The arrays are
-    the caller's: later steps never change them (numpy recycles them only once dropped,
-    :class:`~huesenv.envs.vector_game.arrays.OutputPool`).
+    new each step, the caller's: later steps never change them.
     """
 
     current_player: Any
@@ -127,9 +126,6 @@ class HuesCuesVectorGame:
             [[static_cue_problem(r, w, k) is None for w in self.vocabulary] for k in (1, 2)], dtype=bool
         )
         self.static_ok = o.asarray(ok)  # (2, V)
-        # _full_mask's word block before used words: row _cue_row[phase] (none, cue 1's or cue 2's words)
-        self._cue_words = np.concatenate([np.zeros((1, v), dtype=bool), ok])
-        self._cue_row = np.array([1 if p == CUE1 else 2 if p == CUE2 else 0 for p in range(DONE + 1)])
         self.deck: Any = None if r.deck is None else o.asarray(np.asarray(r.deck, dtype=np.int64))
         self.max_rounds = max(r.num_rounds(n) for n in range(r.min_players, r.max_players + 1))
         self.caller = self._caller(caller)
@@ -144,15 +140,11 @@ class HuesCuesVectorGame:
         self.card = z64(b, r.card_size)
         self.cue = z64(b, 2)  # 0 not given, 1 + i word i, V + 1 passed
         self.used = o.zeros((b, v), o.bool)
-        self._words_scratch: Any = None if o.is_torch else np.empty((b, v), dtype=bool)  # _full_mask's
         self.occupied = o.zeros((b, N_CELLS), o.bool)
         self.cone_code = o.zeros((b, self.K), o.int32)  # seat * 480 + cell (the observation's cone entries)
         # the round's points so far, added as each cone is placed (scored at the reveal)
         self.round_guess_points = z64(b, s)  # per guesser seat
         self.round_in_frame = z64(b)  # cones in the target's frame (the cue giver's points)
-        self._row_cells = o.arange(b) * N_CELLS  # flat-index bases of (B, 480) / (B, K) / (B, V) arrays
-        self._row_cones = o.arange(b) * self.K
-        self._row_words = o.arange(b) * v
         self.n_cones = z64(b)
         self.scores = z64(b, s)
         self.role_points = z64(b, s, 2)
@@ -307,95 +299,58 @@ class HuesCuesVectorGame:
             idx = o.nonzero(dup)
             cards[idx] = o.integers(N_CELLS, (int(idx.shape[0]), c))
 
-    # -- masks --------------------------------------------------------------------------
-    def allowed_words(self, rows: Any) -> Any:
-        """(R, V) bool: words valid as the current cue (static rules minus this game's used cues)."""
-        full = rows is self.rows  # every game: no gathers
-        second = (self.phase if full else self.phase[rows]) == CUE2
-        ok = self.static_ok[self.ops.astype(second, self.ops.int64)]
-        if self.rules.unique_cues:
-            ok &= ~(self.used if full else self.used[rows])
-        return ok
+    # -- legality: one rule per block of the action space (cells, words, pass), each read either as the
+    # whole block (the mask) or at one column per game (legal actions, random draws) -------------------
+    def _at(self, x: Any, rows: Any) -> Any:
+        return x if rows is self.rows else x[rows]  # every game: no gather
 
-    def action_mask(self, rows: Any = None) -> Any:
-        """(R, A) bool: the legal actions of the seat on turn in each game of ``rows`` (default all)."""
-        o = self.ops
-        if rows is None and not o.is_torch:
-            return self._full_mask()
-        all_rows = rows is None
-        rows = self.rows if rows is None else rows
-        k = int(rows.shape[0])
-        ph = self.phase if all_rows else self.phase[rows]
+    def _cells_ok(self, rows: Any, cell: Any = None) -> Any:
+        """Cells legal now: a free cell while guessing, a card cell when picking the target; ``(R, 480)``,
+        or at one ``cell`` per game ``(R,)``."""
+        o, ph = self.ops, self._at(self.phase, rows)
         guess = (ph == GUESS1) | (ph == GUESS2)
-        cue = (ph == CUE1) | (ph == CUE2)
-        occupied = self.occupied if all_rows else self.occupied[rows]
-        if o.is_torch:
-            mask = o.zeros((k, self.A), o.bool)
-            cells = mask[:, :N_CELLS]
-            o.xp.logical_not(occupied, out=cells)
-            cells &= guess[:, None]
-            words = mask[:, N_CELLS : N_CELLS + self.V]
-            words[...] = self.allowed_words(rows)
-            words &= cue[:, None]
-        else:  # every column is written below: no zeroing, one pass per block
-            mask = np.empty((k, self.A), dtype=bool)
-            np.less(occupied, guess[:, None], out=mask[:, :N_CELLS])  # free and guessing
-            np.logical_and(self.allowed_words(rows), cue[:, None], out=mask[:, N_CELLS : N_CELLS + self.V])
-        pick = o.nonzero(ph == PICK)
-        if int(pick.shape[0]):
-            mask[pick[:, None], self.card[rows[pick]]] = True
-        mask[:, self.pass_action] = (ph == CUE2) & self.rules.allow_pass
-        return mask
+        if cell is None:
+            ok = ~self._at(self.occupied, rows) & guess[:, None]
+            pick = o.nonzero(ph == PICK)
+            ok[pick[:, None], self._at(self.card, rows)[pick]] = True
+            return ok
+        free = ~o.take_flat(self.occupied, rows * N_CELLS + cell)
+        on_card = (self._at(self.card, rows) == cell[:, None]).any(1)
+        return (guess & free) | ((ph == PICK) & on_card)
 
-    def _full_mask(self) -> np.ndarray:
-        """:meth:`action_mask` of every game (numpy), written into a recycled output array with no
-        temporaries larger than one entry per game (see :class:`~huesenv.envs.vector_game.arrays.OutputPool`)."""
-        ph, v = self.phase, self.V
-        mask = self.ops.output("mask", (self.num_games, self.A), np.bool_)
-        # the free cells, then none in the rows not guessing (a unary pass: cheaper than a broadcast one)
-        np.logical_not(self.occupied, out=mask[:, :N_CELLS])
-        mask[np.flatnonzero((ph != GUESS1) & (ph != GUESS2)), :N_CELLS] = False
-        # the words: the static table's row for the phase (none, cue 1's, cue 2's), minus used words
-        static, words = self._words_scratch, mask[:, N_CELLS : N_CELLS + v]
-        np.take(self._cue_words, self._cue_row[ph], axis=0, out=static, mode="clip")
-        if self.rules.unique_cues:
-            np.greater(static, self.used, out=words)  # allowed and not used
-        else:
-            np.copyto(words, static)
-        pick = np.flatnonzero(ph == PICK)
-        if pick.shape[0]:
-            np.put(mask, (pick * self.A)[:, None] + self.card[pick], True)
-        np.logical_and(ph == CUE2, self.rules.allow_pass, out=mask[:, self.pass_action])
+    def allowed_words(self, rows: Any, word: Any = None) -> Any:
+        """Words valid as the current cue (cue 1's outside cue 2: static rules minus this game's used cues),
+        ``(R, V)``, or at one ``word`` per game ``(R,)``.  Legal only in the cue phases."""
+        o = self.ops
+        second = o.astype(self._at(self.phase, rows) == CUE2, o.int64)
+        if word is None:
+            ok = self.static_ok[second]
+            return ok & ~self._at(self.used, rows) if self.rules.unique_cues else ok
+        ok = o.take_flat(self.static_ok, second * self.V + word)
+        return ok & ~o.take_flat(self.used, rows * self.V + word) if self.rules.unique_cues else ok
+
+    def _pass_ok(self, rows: Any) -> Any:
+        return (self._at(self.phase, rows) == CUE2) & self.rules.allow_pass
+
+    def action_mask(self) -> Any:
+        """(B, A) bool: the legal actions of the seat on turn in each game (a new array, the caller's)."""
+        o, rows, ph = self.ops, self.rows, self.phase
+        mask = o.empty((self.num_games, self.A), o.bool)
+        mask[:, :N_CELLS] = self._cells_ok(rows)
+        mask[:, N_CELLS : self.pass_action] = (
+            self.allowed_words(rows) & ((ph == CUE1) | (ph == CUE2))[:, None]
+        )
+        mask[:, self.pass_action] = self._pass_ok(rows)
         return mask
 
     def legal(self, rows: Any, a: Any) -> Any:
-        """(R,) bool: action ``a[i]`` is legal in game ``rows[i]`` now (the mask's rule, one entry per game)."""
-        o = self.ops
-        full = rows is self.rows  # every game: no gathers
-        ph = self.phase if full else self.phase[rows]
-        inside = (a >= 0) & (a < self.A)
-        a = o.where(inside, a, 0)
-        is_cell = a < N_CELLS
-        cell = o.where(is_cell, a, 0)
-        guess = (ph == GUESS1) | (ph == GUESS2)
-        free = ~o.take_flat(self.occupied, (self._row_cells if full else rows * N_CELLS) + cell)
-        card = self.card if full else self.card[rows]
-        on_card = card[:, 0] == cell
-        for i in range(1, self.rules.card_size):
-            on_card |= card[:, i] == cell
-        cell_ok = is_cell & ((guess & free) | ((ph == PICK) & on_card))
-        is_word = (a >= N_CELLS) & (a < N_CELLS + self.V)
-        word = o.where(is_word, a - N_CELLS, 0)
-        second = o.astype(ph == CUE2, o.int64)
-        word_ok = (
-            is_word & ((ph == CUE1) | (ph == CUE2)) & o.take_flat(self.static_ok, second * self.V + word)
-        )
-        if self.rules.unique_cues:
-            word_ok = word_ok & ~o.take_flat(self.used, (self._row_words if full else rows * self.V) + word)
-        pass_ok = (a == self.pass_action) & (ph == CUE2)
-        if not self.rules.allow_pass:
-            pass_ok = pass_ok & False
-        return inside & (cell_ok | word_ok | pass_ok)
+        """(R,) bool: action ``a[i]`` is legal in game ``rows[i]`` now (the mask's rules at that column)."""
+        o, ph = self.ops, self._at(self.phase, rows)
+        is_cell = (a >= 0) & (a < N_CELLS)
+        is_word = (a >= N_CELLS) & (a < self.pass_action) & ((ph == CUE1) | (ph == CUE2))
+        cell_ok = is_cell & self._cells_ok(rows, o.clamp(a, 0, N_CELLS - 1))
+        word_ok = is_word & self.allowed_words(rows, o.clamp(a - N_CELLS, 0, self.V - 1))
+        return cell_ok | word_ok | ((a == self.pass_action) & self._pass_ok(rows))
 
     def seat_role(self, rows: Any) -> Any:
         """(R,) 0 when the seat on turn acts as cue giver, 1 as guesser."""
@@ -403,39 +358,35 @@ class HuesCuesVectorGame:
         g = (ph == GUESS1) | (ph == GUESS2)
         return self.ops.astype(g, self.ops.int64)
 
-    def caller_turn(self, rows: Any = None) -> Any:
-        """(R,) bool: the decision on turn belongs to the caller."""
-        full = rows is None
-        rows = self.rows if rows is None else rows
-        ph = self.phase if full else self.phase[rows]
-        role = self.ops.astype((ph == GUESS1) | (ph == GUESS2), self.ops.int64)
-        return self.ops.take_flat(self.caller, (self.current if full else self.current[rows]) * 2 + role)
+    def caller_turn(self) -> Any:
+        """(B,) bool: the decision on turn belongs to the caller."""
+        role = self.seat_role(self.rows)
+        return self.ops.take_flat(self.caller, self.current * 2 + role)
 
     # -- actions ---------------------------------------------------------------------------
     def random_actions(self, rows: Any = None) -> Any:
         """One uniformly random legal action per game of ``rows`` (phase-aware rejection sampling)."""
         o = self.ops
         rows = self.rows if rows is None else rows
-        full = rows is self.rows  # every game: no gathers
         k = int(rows.shape[0])
-        ph = self.phase if full else self.phase[rows]
+        ph = self._at(self.phase, rows)
         c = self.rules.card_size
         card_pick = o.take_flat(self.card, rows * c + o.integers(c, (k,)))
         out = o.where(ph == PICK, card_pick, o.zeros(k, o.int64))
         guess = o.nonzero((ph == GUESS1) | (ph == GUESS2))
         if int(guess.shape[0]):
-            out[guess] = self._random_free(guess if full else rows[guess])
+            out[guess] = self._random_free(rows[guess])
         cue = o.nonzero((ph == CUE1) | (ph == CUE2))
         if int(cue.shape[0]):
-            out[cue] = N_CELLS + self._random_word(cue if full else rows[cue])
+            out[cue] = N_CELLS + self._random_word(rows[cue])
         return out
 
     def _random_free(self, rows: Any) -> Any:
-        """``_random_in(~occupied[rows])`` (the same draws) without copying every row's cells first."""
+        """A uniform free cell per game of ``rows``: a few rejection rounds checking only the drawn cells,
+        then an exact draw over the row for the rare stragglers."""
         o = self.ops
-        k = int(rows.shape[0])
         base = rows * N_CELLS
-        pick = o.integers(N_CELLS, (k,))
+        pick = o.integers(N_CELLS, (int(rows.shape[0]),))
         bad = o.nonzero(o.take_flat(self.occupied, base + pick))
         for _ in range(4):
             if not int(bad.shape[0]):
@@ -448,22 +399,15 @@ class HuesCuesVectorGame:
         return pick
 
     def _random_word(self, rows: Any) -> Any:
-        """``_random_in`` of the mask's word and pass columns (``V`` = pass) in games ``rows`` (the same
-        draws), checking only the drawn columns instead of building every row's ``(V + 1)`` mask."""
+        """A uniform legal column of the words and pass (``V`` = pass) per game of ``rows`` (in a cue phase),
+        as :meth:`_random_free` draws: :meth:`allowed_words` and :meth:`_pass_ok` read at the drawn columns."""
         o, v = self.ops, self.V
         k = int(rows.shape[0])
-        second = self.phase[rows] == CUE2
-        word_base = o.astype(second, o.int64) * v
-        used_base = rows * v
-        pass_ok = second & self.rules.allow_pass
+        pass_ok = self._pass_ok(rows)
 
         def ok(i: Any, col: Any) -> Any:  # entries i (of rows) at columns col
-            is_word = col < v
-            w = o.where(is_word, col, 0)
-            good = o.take_flat(self.static_ok, word_base[i] + w)
-            if self.rules.unique_cues:
-                good = good & ~o.take_flat(self.used, used_base[i] + w)
-            return o.where(is_word, good, pass_ok[i])
+            good = self.allowed_words(rows[i], o.clamp(col, high=v - 1))
+            return o.where(col < v, good, pass_ok[i])
 
         pick = o.integers(v + 1, (k,))
         bad = o.nonzero(~ok(o.arange(k), pick))
@@ -477,23 +421,6 @@ class HuesCuesVectorGame:
             sub[:, :v] = self.allowed_words(rows[bad])
             sub[:, v] = pass_ok[bad]
             pick[bad] = o.masked_argmax(o.random((int(bad.shape[0]), v + 1)), sub)
-        return pick
-
-    def _random_in(self, mask: Any) -> Any:
-        """A uniform true column per row of ``mask`` (rejection first, then exact for stragglers)."""
-        o = self.ops
-        k, m = int(mask.shape[0]), int(mask.shape[1])
-        idx = o.arange(k)
-        pick = o.integers(m, (k,))
-        for _ in range(4):
-            bad = o.nonzero(~mask[idx, pick])
-            if not int(bad.shape[0]):
-                return pick
-            pick[bad] = o.integers(m, (int(bad.shape[0]),))
-        bad = o.nonzero(~mask[idx, pick])
-        if int(bad.shape[0]):
-            sub = mask[bad]
-            pick[bad] = o.masked_argmax(o.random((int(bad.shape[0]), m)), sub)
         return pick
 
     # -- stepping ------------------------------------------------------------------------------
@@ -522,11 +449,11 @@ class HuesCuesVectorGame:
         rewards, role = self._carry, self._carry_role
         terminated = o.zeros(self.num_games, o.bool)
         illegal = o.zeros(self.num_games, o.bool)
-        final = o.output_zeros("final_scores", (self.num_games, self.S), o.int64)
+        final = o.zeros((self.num_games, self.S), o.int64)
         self._apply(self.rows, a, rewards, role, terminated, final, illegal)
         self._advance(rewards, role, terminated, final)
-        self._carry = o.output_zeros("rewards", (self.num_games, self.S), o.float32)
-        self._carry_role = o.output_zeros("role_rewards", (self.num_games, self.S, 2), o.float32)
+        self._carry = o.zeros((self.num_games, self.S), o.float32)
+        self._carry_role = o.zeros((self.num_games, self.S, 2), o.float32)
         ended = o.nonzero(terminated)
         if int(ended.shape[0]):  # what the new games scored so far waits for their first decision
             self._carry[ended] = rewards[ended]
@@ -619,9 +546,9 @@ class HuesCuesVectorGame:
         if int(idx.shape[0]):
             r, cell, p = rows[idx], a[idx], ph[idx]
             seat = self.current[r]
-            o.put_flat(self.occupied, self._row_cells[r] + cell, True)
+            o.put_flat(self.occupied, r * N_CELLS + cell, True)
             nc = self.n_cones[r]
-            o.put_flat(self.cone_code, self._row_cones[r] + nc, o.astype(seat * N_CELLS + cell, o.int32))
+            o.put_flat(self.cone_code, r * self.K + nc, o.astype(seat * N_CELLS + cell, o.int32))
             self.n_cones[r] = nc + 1
             at = self.target[r] * N_CELLS + cell
             flat = r * self.S + seat
@@ -710,7 +637,6 @@ class HuesCuesVectorGame:
 
     def _table_actions(self, rows: Any, t: dict[str, Any]) -> Any:
         o = self.ops
-        k = int(rows.shape[0])
         ph = self.phase[rows]
         out = self.random_actions(rows)
         guess = o.nonzero((ph == GUESS1) | (ph == GUESS2))
@@ -723,7 +649,6 @@ class HuesCuesVectorGame:
         else:  # random cue giver passes cue 2
             if self.rules.allow_pass:
                 out = o.where(ph == CUE2, self.pass_action, out)
-        del k
         return out
 
     def _table_guess(self, rows: Any, t: dict[str, Any]) -> Any:
@@ -778,7 +703,6 @@ class HuesCuesVectorGame:
     def _table_cue(self, rows: Any, t: dict[str, Any], fallback: Any) -> Any:
         o = self.ops
         vt = t["value_t"]  # (480, V)
-        k = int(rows.shape[0])
         ph = self.phase[rows]
         allowed = self.allowed_words(rows)  # (R, V): cue 1 words at pick_target
         neg = float("-inf")
@@ -812,5 +736,4 @@ class HuesCuesVectorGame:
             else:
                 miss = fallback[cue]
             out[cue] = o.where(usable, N_CELLS + best, miss)
-        del k
         return out

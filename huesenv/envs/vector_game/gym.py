@@ -51,11 +51,7 @@ masks and rewards are then tensors on that device).
 
 *Outputs are the caller's.*  Every array a step returns (observations, masks, rewards, scores,
 ``action_masks()``) is the caller's to keep: nothing the env does later changes it, except the one
-persistent array of ``"flat"`` with ``copy=False``.  On numpy the large ones are recycled instead of
-allocated afresh: an output the caller has dropped (nothing refers to it: no variable, container,
-view, buffer export or ``torch.from_numpy`` tensor; a weak reference does not count) is rewritten
-by a later step (:class:`~huesenv.envs.vector_game.arrays.OutputPool`).  Megabytes allocated and freed per step made a
-bare loop 2-3x slower (glibc's malloc returns them to the system and faults them in again).
+persistent array of ``"flat"`` with ``copy=False``: every other output is a new array.
 
 *Rewards of moves the caller did not make.*  A step's ``rewards`` are every
 point scored from the caller's decision until the caller's next decision,
