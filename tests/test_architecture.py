@@ -8,6 +8,7 @@ The layer order itself is import-linter's job (``lint-imports``, contracts in py
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from pathlib import Path
@@ -52,17 +53,32 @@ def source_modules() -> dict[str, Path]:
     return modules
 
 
+@functools.cache
+def parse(source: str, filename: str = "<unknown>") -> ast.Module:
+    """One parse per file and session: five checks below read every module."""
+    return ast.parse(source, filename=filename)
+
+
+@functools.cache
+def import_statements(path: Path) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement of a file and whether it sits inside a function (one walk)."""
+    found = []
+    stack: list[tuple[ast.AST, bool]] = [(parse(path.read_text(), str(path)), False)]
+    while stack:
+        node, inside = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append((node, inside))
+        inside = inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+    return sorted(found, key=lambda found: (found[0].lineno, found[0].col_offset))
+
+
 def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str, int, bool]]:
     """``(imported module, line, inside a function)`` for every internal import of one file.
 
     ``from a.b import c`` counts as importing ``a.b`` and, when ``a.b.c`` is a module,
     ``a.b.c`` too; a name that is not a module resolves to its closest module.
     """
-    tree = ast.parse(path.read_text(), filename=str(path))
-    in_function: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            in_function.update(id(sub) for sub in ast.walk(node))
 
     def closest(module: str) -> str | None:
         while module and module not in modules:
@@ -70,7 +86,7 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[st
         return module or None
 
     found = []
-    for node in ast.walk(tree):
+    for node, inside in import_statements(path):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -88,7 +104,7 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[st
                 continue
             resolved = closest(target)
             if resolved and resolved != name:
-                found.append((resolved, node.lineno, id(node) in in_function))
+                found.append((resolved, node.lineno, inside))
     return found
 
 
@@ -195,19 +211,17 @@ _NAMED_MODULE = re.compile(r"\bhuesenv\.([A-Za-z_][A-Za-z0-9_]*)")
 
 def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
     """Every string literal of a module that is not a docstring (or other bare string statement)."""
-    bare = {
-        id(node.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-    }
-    return [
-        (node.value, node.lineno)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in bare
-    ]
+    bare, strings = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            bare.add(id(node.value))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            strings.append(node)
+    return [(node.value, node.lineno) for node in strings if id(node) not in bare]
 
 
-def independent_siblings() -> set[frozenset[str]]:
+@functools.cache
+def independent_siblings() -> frozenset[frozenset[str]]:
     """Pairs of packages in one layer that the contract separates with ``|`` (they must not import each
     other: ``envs | probes``, ``agents | metrics``)."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
@@ -218,11 +232,11 @@ def independent_siblings() -> set[frozenset[str]]:
         for i, a in enumerate(groups):
             for b in groups[i + 1 :]:
                 pairs.update(frozenset((x, y)) for x in a for y in b)
-    return pairs
+    return frozenset(pairs)
 
 
 def upward_strings(
-    name: str, source: str, ranks: dict[str, int], independent: set[frozenset[str]] | None = None
+    name: str, source: str, ranks: dict[str, int], independent: frozenset[frozenset[str]] | None = None
 ) -> list[str]:
     """``"huesenv.<package>…"`` strings in module ``name`` that name a package of a higher layer, or an
     independent sibling of its own layer."""
@@ -234,7 +248,7 @@ def upward_strings(
         return []
     independent = independent_siblings() if independent is None else independent
     found = []
-    for text, line in code_strings(ast.parse(source)):
+    for text, line in code_strings(parse(source)):
         for match in _NAMED_MODULE.finditer(text):
             target = ranks.get(match.group(1))
             if target is not None and target < own:
@@ -326,13 +340,8 @@ EXTERNAL_LAZY_ALLOWED = {
 
 def external_imports(path: Path) -> list[tuple[str, int, bool]]:
     """``(top-level package, line, inside a function)`` for every third-party import of a file."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    in_function: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            in_function.update(id(sub) for sub in ast.walk(node) if sub is not node)
     found = []
-    for node in ast.walk(tree):
+    for node, inside in import_statements(path):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
@@ -341,7 +350,7 @@ def external_imports(path: Path) -> list[tuple[str, int, bool]]:
             continue
         for top in {n.split(".")[0] for n in names}:
             if top != "huesenv" and top not in sys.stdlib_module_names and top != "__future__":
-                found.append((top, node.lineno, id(node) in in_function))
+                found.append((top, node.lineno, inside))
     return found
 
 
@@ -404,7 +413,7 @@ def test_public_class_names_mean_one_thing(imports):
     to a reader; re-exports are not definitions, so they do not count."""
     defined: dict[str, list[str]] = {}
     for name, path in source_modules().items():
-        for node in ast.parse(path.read_text()).body:
+        for node in parse(path.read_text(), str(path)).body:
             if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                 defined.setdefault(node.name, []).append(name)
     twice = {cls: mods for cls, mods in defined.items() if len(mods) > 1}
