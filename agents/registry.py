@@ -35,8 +35,10 @@ warning says so), so an installed package cannot silently replace them.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -213,9 +215,15 @@ def register_agent(kind: str | AgentKind, factory: AgentFactory | None = None, d
     _EXTRA[entry.name] = entry
 
 
+@functools.lru_cache(maxsize=4)
+def _installed(path: tuple[str, ...]) -> tuple[metadata.EntryPoint, ...]:
+    """The group's entry points on one ``sys.path``: a scan of every installed package (~25 ms), once."""
+    return tuple(metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
 def _entry_points() -> dict[str, metadata.EntryPoint]:
     found: dict[str, metadata.EntryPoint] = {}
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+    for ep in _installed(tuple(sys.path)):
         if ep.name in BUILTIN:
             warnings.warn(
                 f"entry point {ep.value!r} for agent kind {ep.name!r} ignored: the kind is built in",

@@ -14,6 +14,7 @@ the env's API, is in both);
 env's ``action_space.sample(mask)``, and again with ``Generator.choice`` as
 before 2026-12-02; replayed-human opponents, the default) with its ratio to
 ``tictactoe_v3`` measured in the same run (the goal, 10,000/s, was set where tictactoe ran 23,700/s: about 0.42x);
+PettingZoo's own ``performance_benchmark`` (5 s of wall time per env) on hues and tictactoe, with their ratio;
 guesser decisions/s of the AEC loop, of ``play_game`` with protocol agents, of
 ``Guesser-v1`` with text-embedding opponents, and of the vectorised numpy path
 (:class:`GuesserVectorEnv`), with its ratio to the AEC loop.  The three
@@ -23,7 +24,10 @@ single-game loops (hues, tictactoe, Guesser-v1) are interleaved, best of three.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
+import re
 import time
 import warnings
 
@@ -156,6 +160,18 @@ def scorer_rate(n: int = 1_000_000) -> float:
     return n / (time.perf_counter() - start)
 
 
+def pettingzoo_turns(make_env) -> float:
+    """Turns per wall second from PettingZoo's ``performance_benchmark`` (which only prints them)."""
+    from pettingzoo.test import performance_benchmark
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        performance_benchmark(make_env())
+    found = re.search(r"([0-9.e+-]+) turns per second", printed.getvalue())
+    assert found, printed.getvalue()
+    return float(found.group(1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
@@ -197,12 +213,17 @@ def main() -> None:
     if not args.skip_text_embedding:
         text, text_build = guesser_rate(args.seconds, opponents="text-embedding")
     vec = vector_rate(args.num_envs, args.seconds)
+    pz_hues, pz_ttt = pettingzoo_turns(hues_cues_v1.env), pettingzoo_turns(tictactoe_v3.env)
     scorer = scorer_rate()
 
     print(f"AEC steps per CPU second, random legal actions from the mask ({args.players} players):")
     print(f"  hues_cues_v1      {hues:12,.0f}")
     print(f"  tictactoe_v3      {ttt:12,.0f}   hues/tictactoe    = {hues / ttt:.2f}   (goal >= {AEC_GOAL})")
     print(f"  connect_four_v3   {c4:12,.0f}   hues/connect_four = {hues / c4:.2f}")
+    print(
+        f"  PettingZoo performance_benchmark: hues {pz_hues:,.0f} turns/s, tictactoe {pz_ttt:,.0f},"
+        f" hues/tictactoe = {pz_hues / pz_ttt:.2f}  (wall clock, 5 s each)"
+    )
     hc, tc = max(hues_common), max(ttt_common)
     print("AEC steps per CPU second, the same numpy draw from the mask for both envs (the envs alone):")
     print(f"  hues_cues_v1      {hc:12,.0f}")

@@ -44,7 +44,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from huesenv.atomic import write_bytes_atomic
+from huesenv.atomic import write_with
 from huesenv.board import format_coord
 from huesenv.envs.rendering.renderer import BoardRenderer, short_label
 from huesenv.envs.rendering.view import RenderView
@@ -356,10 +356,15 @@ def export_frames(
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".gif":
-        # encoded in memory, then written through a temporary file: a target that cannot be written
-        # (/proc/x.gif, a full disk) is one OSError here, never a half-written GIF or an imageio finaliser's traceback
-        data = iio.imwrite("<bytes>", list(frames), extension=".gif", duration=int(round(1000 / fps)), loop=0)
-        write_bytes_atomic(path, data)
+        # encoded in memory into a temporary file opened first: a target that cannot be written (/proc/x.gif,
+        # a full disk) is one OSError before any frame is drawn, never a half-written GIF or an imageio traceback
+        def encode(tmp: Path) -> None:
+            with open(tmp, "wb") as fh:
+                fh.write(
+                    iio.imwrite("<bytes>", list(frames), extension=".gif", duration=round(1000 / fps), loop=0)
+                )
+
+        write_with(path, encode)
     elif suffix == ".mp4":
         try:
             import imageio_ffmpeg  # noqa: F401

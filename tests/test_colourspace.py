@@ -66,6 +66,7 @@ def _run_fresh(code: str) -> None:
     assert out.returncode == 0, out.stderr
 
 
+@pytest.mark.integration  # a fresh interpreter (first import), ~3 s
 def test_colour_science_leaves_numpy_print_options_alone() -> None:
     """colour-science sets ``legacy="1.13"`` on import; loading it through huesenv must not (a fresh process)."""
     _run_fresh(
@@ -78,6 +79,7 @@ def test_colour_science_leaves_numpy_print_options_alone() -> None:
     )
 
 
+@pytest.mark.integration  # a fresh interpreter (first import), ~3 s
 def test_colour_science_is_whole_in_every_thread_of_a_first_use() -> None:
     """Threads converting colours at once in a fresh process: none sees the half-imported module."""
     _run_fresh(

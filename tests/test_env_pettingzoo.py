@@ -11,7 +11,6 @@ from pettingzoo.test import (
     max_cycles_test,
     parallel_api_test,
     parallel_seed_test,
-    performance_benchmark,
     render_test,
     seed_test,
 )
@@ -47,12 +46,6 @@ def test_pettingzoo_battery_on_default_env():
     parallel_api_test(hues_cues_v1.parallel_env(), num_cycles=100)
     seed_test(hues_cues_v1.env, num_cycles=50)
     parallel_seed_test(hues_cues_v1.parallel_env, num_cycles=50)
-
-
-@pytest.mark.integration
-def test_pettingzoo_performance_benchmark():
-    """PettingZoo's own benchmark (runs for about five seconds; speed targets are in benchmarks/bench_env.py)."""
-    performance_benchmark(hues_cues_v1.env())
 
 
 def test_pettingzoo_render_test():

@@ -8,7 +8,7 @@ import yaml
 from huesenv.experiments import canonical_log_lines, load_config, run_experiment
 from huesenv.experiments.backends import RayBackend
 
-pytestmark = pytest.mark.integration  # starts a local Ray cluster
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("ray")]  # starts a local Ray cluster
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -49,6 +49,7 @@ def test_rllib_checkpoint_needs_settings_and_allow_code(tmp_path):
 
 
 @pytest.mark.integration
+@pytest.mark.xdist_group("ray")  # one local Ray cluster at a time
 def test_two_iterations_of_multi_agent_ppo_and_the_checkpoint_plays(tmp_path):
     pytest.importorskip("ray.rllib")
     from huesenv.agents import make_agent

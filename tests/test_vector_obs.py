@@ -216,6 +216,7 @@ def _script(name: str) -> str:
     return str(Path(__file__).resolve().parents[1] / "benchmarks" / name)
 
 
+@pytest.mark.integration  # runs each script as a command in a new interpreter
 @pytest.mark.parametrize(
     ("name", "args", "expect"),
     [

@@ -38,7 +38,7 @@ import types
 import typing
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union
 
 from pydantic import (
     BaseModel,
@@ -69,6 +69,7 @@ Number = int | float  # an int stays an int (JSON bytes unchanged); bool is refu
 Scalar = str | int | float | bool | None
 Phase = Literal["pick_target", "cue_1", "guess_1", "cue_2", "guess_2", "reveal"]
 Role = Literal["cue_giver", "guesser"]
+_R = TypeVar("_R", bound="LogRecord")
 
 
 class LogError(ValueError):
@@ -166,11 +167,6 @@ class LogRecord(BaseModel):
             super().__init__(**_from_layout(type(self), data))
         except ValidationError as err:
             raise _log_error(err, type(self), type(self).__name__) from None
-
-    # Validation (``model_validate``) must not go through this constructor: it takes the model's own
-    # fields, not the file layout, and keeps its context (the deep checks).  pydantic skips an
-    # ``__init__`` marked like its own.
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -289,10 +285,7 @@ class LogRecord(BaseModel):
         fields = _from_layout(
             model, {**data, "schema_version": SCHEMA_VERSION}, where=where, open_beside=version < 3
         )
-        try:
-            return model.model_validate(fields, context=_DEEP)
-        except ValidationError as err:
-            raise _log_error(err, model, where) from None
+        return _validate_deep(model, fields, where)
 
 
 class ExtraView(MutableMapping[str, Any]):
@@ -735,15 +728,23 @@ def describe_fields() -> str:
 def validate_record(record: LogRecord, where: str = "record") -> LogRecord:
     """The one validator: every field's type (again: fields may have been assigned since), coordinates
     on the board, words known, one score per cell."""
-    try:
-        type(record).model_validate(_input(record), context=_DEEP)
-    except ValidationError as err:
-        raise _log_error(err, type(record), where) from None
+    _validate_deep(type(record), dict(record.__dict__), where)
     return record
 
 
-def _input(record: LogRecord) -> dict[str, Any]:
-    return dict(record.__dict__)
+def _validate_deep(model: type[_R], fields: Mapping[str, Any], where: str) -> _R:
+    """A record of ``model`` from its own fields (not the file layout), with the deep checks.
+
+    ``model_validate`` would call the layout constructor above without its context (pydantic
+    #10062), so this validates into a new instance the way pydantic's documented
+    validation-context-in-``__init__`` pattern does (``validate_python(..., self_instance=...)``).
+    """
+    record = model.__new__(model)
+    try:
+        model.__pydantic_validator__.validate_python(fields, self_instance=record, context=_DEEP)
+    except ValidationError as err:
+        raise _log_error(err, model, where) from None
+    return record
 
 
 def upgrade_v1(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -7,16 +7,17 @@ registered, so the other tasks' pages do not exist on it (404).
 
 from __future__ import annotations
 
+from huesenv.collect.config import TASKS
 from huesenv.collect.state import TaskViews
 from huesenv.collect.views import gca, tessellation, words
 
-TASKS: dict[str, TaskViews] = {"words": words.VIEWS, "gca": gca.VIEWS, "tessellation": tessellation.VIEWS}
+_VIEWS: dict[str, TaskViews] = {"words": words.VIEWS, "gca": gca.VIEWS, "tessellation": tessellation.VIEWS}
 
-__all__ = ["TASKS", "TaskViews", "task_views"]
+__all__ = ["TaskViews", "task_views"]
 
 
 def task_views(task: str) -> TaskViews:
     """The views of one task (``words``, ``gca`` or ``tessellation``)."""
     if task not in TASKS:
         raise ValueError(f"--task {task!r}: expected one of {', '.join(TASKS)}")
-    return TASKS[task]
+    return _VIEWS[task]
