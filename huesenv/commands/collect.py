@@ -15,13 +15,13 @@ from typing import NoReturn
 from huesenv.collect.consensus import compare_maps, load_category_map, table6_labels
 from huesenv.collect.db import open_readonly
 from huesenv.collect.display import DISPLAY_FILTERS
-from huesenv.collect.export import exclusions
+from huesenv.collect.export import exclusions, pilot_since
 from huesenv.collect.export import export as run_export
 from huesenv.collect.i18n import UI_LANGUAGES
 from huesenv.collect.security import parse_rate
 from huesenv.collect.strata import consistency_by_display
 from huesenv.collect.tasks.gca import ImageStore, attention_slots
-from huesenv.commands.common import add_out, bounded_int
+from huesenv.commands.common import UsageError, add_out, bounded_int
 from huesenv.vocabulary import read_vocabulary_file
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -145,8 +145,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument(
         "--information",
         metavar="FILE",
-        help="information/consent text shown before onboarding (plain text, blank lines between paragraphs); "
-        "'{lang}' in the name is replaced by en / es for each interface language",
+        help="the approved information/consent sheet shown before onboarding (plain text, blank lines between "
+        "paragraphs); '{lang}' in the name is replaced by en / es for each interface language; required "
+        "unless --pilot",
+    )
+    s.add_argument(
+        "--pilot",
+        action="store_true",
+        help="a trial run without an approved information sheet: participants see a placeholder, and the "
+        "database and every export are marked as a pilot's",
     )
     s.add_argument(
         "--age-policy",
@@ -379,6 +386,7 @@ def serve(args: argparse.Namespace) -> int:
         seed=args.seed,
         gca_prerender=args.gca_prerender,
         information=_information(args.information) if args.information else None,
+        pilot=args.pilot,
         age_policy=args.age_policy,
         adult_age=args.adult_age,
         completion_code=args.completion_code,
@@ -393,6 +401,12 @@ def serve(args: argparse.Namespace) -> int:
         no_consent_url=args.no_consent_url,
         gca_image_cache=args.gca_image_cache,
     )
+    if not args.information and not args.pilot:
+        raise UsageError(
+            "huesenv collect serve",
+            "--information FILE (the approved information sheet) is required; --pilot starts a trial run "
+            "without one, its data marked as a pilot's",
+        )
     try:
         app = create_app(config)
     except OSError as err:  # e.g. a database or key file in a folder this user cannot write
@@ -407,6 +421,10 @@ def serve(args: argparse.Namespace) -> int:
         print(
             f"warning: listening on {args.host}, reachable from other machines; this development server "
             "must sit behind an HTTPS reverse proxy (see docs/collect-deployment.md)"
+        )
+    if args.pilot:
+        print(
+            "pilot: no approved information sheet; participants see a placeholder and the data are marked a pilot's"
         )
     if not secure:
         print("note: session cookies are not marked Secure (plain http on this machine)")
@@ -445,6 +463,11 @@ def export(args: argparse.Namespace) -> int:
         task = "tessellation" if args.task.startswith("tessellation") else args.task
         left = exclusions(args.db, task, **who)
         note = left.describe(args.include_unfinished, args.display)
+    pilot = pilot_since(args.db)
+    if pilot is not None:
+        note = "; ".join(
+            filter(None, [note, f"pilot data (--pilot since {pilot}), marked in column 'pilot'"])
+        )
     print(f"wrote {n} rows to {args.out}" + (f" ({note})" if note else ""))
     return 0
 
