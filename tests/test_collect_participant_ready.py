@@ -143,6 +143,12 @@ def test_prolific_ids_are_captured_and_the_completion_code_shown(tmp_path):
     assert app.test_client().get("/?PROLIFIC_PID=<script>").status_code == 400
 
 
+def test_instructions_tell_phone_users_to_turn_the_phone(tmp_path):
+    p = ClientParticipant(make_app(tmp_path).test_client())
+    page = post_start(p)
+    assert page.path == "/instructions" and "turn it sideways (landscape)" in page.text
+
+
 def test_another_platform_id_in_the_same_browser_is_another_participant(tmp_path):
     """A shared computer: p003's link after p002 onboarded starts p003's own onboarding; p002 resumes with theirs."""
     app = make_app(tmp_path, words_per_participant=3)
