@@ -61,7 +61,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     csub = p.add_subparsers(dest="collect_command", metavar="ACTION", parser_class=_OneLineParser)
     csub.required = True
 
-    s = csub.add_parser("serve", help="start the web app (loopback only unless --host says otherwise)")
+    s = csub.add_parser(
+        "serve",
+        help="start the web app (loopback only unless --host says otherwise)",
+        description="Serve one task's study to participants (Flask's development server; a public study sits "
+        "behind HTTPS, docs/collect-deployment.md). A study shows its approved --information sheet; --pilot "
+        "runs without one, its data marked as a pilot's.",
+    )
     s.add_argument(
         "--host",
         type=_host,
@@ -230,7 +236,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=serve)
 
     e = csub.add_parser(
-        "export", help="write a task's data: words in the human-baseline format, others as CSV"
+        "export",
+        help="write a task's data: words in the human-baseline format, others as CSV",
+        description="Write one task's data from a study database (opened read-only): words in the format "
+        "the humans loader reads, GCA and tessellation tables, or one row per participant; finished "
+        "participants only unless --include-unfinished.",
     )
     e.add_argument(
         "--db", required=True, metavar="PATH", help="the study's SQLite database (from collect serve)"
@@ -258,7 +268,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.set_defaults(func=export)
 
     r = csub.add_parser(
-        "prerender", help="render every GCA stimulus image into the image cache, with a progress bar"
+        "prerender",
+        help="render every GCA stimulus image into the image cache, with a progress bar",
+        description="Render every GCA stimulus image into the cache beside the database, so that no "
+        "participant waits for one.",
     )
     r.add_argument(
         "--db", required=True, metavar="PATH", help="the GCA server's database (its cache sits beside it)"
@@ -271,6 +284,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m = csub.add_parser(
         "compare-categories",
         help="the painting task's consensus as a category map, compared with the macro-colour map",
+        description="Compare the painting task's consensus map with a reference category map (the "
+        "package's macro-colour map or the paper's Table 6 labels): how many cells agree, per category.",
     )
     m.add_argument(
         "--consensus", required=True, metavar="FILE", help="export --task tessellation (.csv/.parquet)"
@@ -288,6 +303,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     h = csub.add_parser(
         "consistency",
         help="word task: Human Consistency per display stratum (forced colours, gamut, screen check)",
+        description="Word task: the collected answers' Human Consistency per display stratum, to see whether "
+        "forced colours, the colour gamut or a failed screen check changed people's answers.",
     )
     h.add_argument("--db", required=True, metavar="PATH", help="the word study's SQLite database")
     h.add_argument(

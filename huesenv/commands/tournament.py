@@ -53,8 +53,9 @@ from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
 
-def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
-    """The flags that resolve a config (shared with ``huesenv wordlevel`` and ``huesenv config show``)."""
+def add_config_flags(p: argparse.ArgumentParser, default_config: str, games: bool = True) -> None:
+    """The flags that resolve a config (shared with ``huesenv wordlevel`` and ``huesenv config show``);
+    ``games=False`` (the word level plays none) leaves out ``--games`` and the agent sweep."""
     p.add_argument(
         "config",
         nargs="?",
@@ -70,17 +71,21 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
         metavar="KEY=VALUE",
         help="override a config value, dotted keys (repeatable), e.g. --set games=10",
     )
-    p.add_argument("--games", type=non_negative_int, help="games per lineup (= --set games=N)")
+    if games:
+        p.add_argument("--games", type=non_negative_int, help="games per lineup (= --set games=N)")
     p.add_argument("--seed", type=seed_int, help="base seed (= --set seed=N)")
     p.add_argument("--name", type=safe_name, help="run name: the folder under --out (= --set name=...)")
     add_out(p, metavar="DIR", help="folder for run folders (= --set output=DIR; default runs/)")
+    sweep = (
+        "; plain specs are an agent sweep: each against the replayed humans in its own run, then one "
+        "merged leaderboard, e.g. --agents random,text-embedding"
+    )
     p.add_argument(
         "--agents",
-        metavar="NAME=SPEC,... | A,B,...",
+        metavar="NAME=SPEC,... | A,B,..." if games else "NAME=SPEC,...",
         help="NAME=SPEC items add or replace agents (= --set agents.NAME.spec=SPEC; an added agent must "
-        "be named by a lineup or wordlevel.agents), e.g. --agents "
-        "mine=clip:ViT-B-32/openai; plain specs (tournament only) are an agent sweep: each against the "
-        "replayed humans in its own run, then one merged leaderboard, e.g. --agents random,text-embedding",
+        "be named by a lineup or wordlevel.agents), e.g. --agents mine=clip:ViT-B-32/openai"
+        + (sweep if games else ""),
     )
     p.add_argument(
         "--device",
@@ -100,9 +105,9 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
     )
 
 
-def add_experiment_flags(p: argparse.ArgumentParser, default_config: str) -> None:
+def add_experiment_flags(p: argparse.ArgumentParser, default_config: str, games: bool = True) -> None:
     """Config flags plus the flags of a run (shared with ``huesenv wordlevel``)."""
-    add_config_flags(p, default_config)
+    add_config_flags(p, default_config, games)
     p.add_argument(
         "--allow-code",
         action="store_true",
@@ -262,7 +267,7 @@ def _free_name(console: Any, args: argparse.Namespace, config: Any, overrides: l
 
 def _one(args: argparse.Namespace, console: Any, config: Any) -> int:
     console.print(
-        f"[bold]huesenv[/] experiment [cyan]{config.name}[/] ({config.source}); run folder {config.run_dir()}"
+        f"[bold]huesenv {args.command}[/] [cyan]{config.name}[/] ({config.source}); run folder {config.run_dir()}"
     )
 
     try:
