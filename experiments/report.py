@@ -239,7 +239,7 @@ def shown_table(name: str, table: pd.DataFrame, reference: Any = None) -> pd.Dat
     Descriptive columns with one value in every row (the architecture of non-CLIP agents is "Other"
     everywhere) say nothing and are dropped; so is an ``agent_id`` that repeats ``agent`` on every
     row it does not mark.  With a ``reference``, the rows of agents replaying it are marked where they
-    are ranked (``rank`` "ref."; the agent named a self-scored reference).  The nonsense table leads
+    are ranked (``rank`` "ref.", the others ranked among themselves; the agent named a self-scored reference).  The nonsense table leads
     with the behaviour class and groups its 16 cells by the four kinds of input.  CSV and Parquet
     files keep every column.
     """
@@ -251,8 +251,8 @@ def shown_table(name: str, table: pd.DataFrame, reference: Any = None) -> pd.Dat
         out = out.assign(
             agent=out["agent"].where(~marked, out["agent"].astype(str) + " (reference, self-scored)")
         )
-        if "rank" in out:
-            out = out.assign(rank=out["rank"].astype(object).where(~marked, "ref."))
+        if "rank" in out:  # the agents under test ranked among themselves
+            out = out.assign(rank=(~marked).cumsum().astype(object).where(~marked, "ref."))
     if len(out) > 1:
         for col in DESCRIPTIVE_COLUMNS:
             if col not in out.columns:

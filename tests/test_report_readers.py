@@ -237,6 +237,6 @@ def test_the_report_leads_with_its_verdict_and_marks_the_reference_where_ranked(
     md = paths["markdown"].read_text()
     assert md.index("text-embedding scored most") < md.index("Games: 3") < md.index("## Leaderboard")
     assert "| ref. | human (reference, self-scored) |" in md and "Agent id" not in md
-    assert "| 2 | text-embedding |" in md and "-9.217 [-10.415, -8.000]" in md  # the column vs the reference
+    assert "| 1 | text-embedding |" in md and "-9.217 [-10.415, -8.000]" in md  # the column vs the reference
     html = paths["html"].read_text()
     assert html.index("class='verdict'") < html.index("<ul>") and "width:680px" not in html

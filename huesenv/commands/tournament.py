@@ -48,7 +48,16 @@ from huesenv.experiments.config import bundled_configs, load_config
 from huesenv.experiments.evaluation import ALLOW_KEY, learned_spec, mark_trained_on, training_labels
 from huesenv.experiments.experiment import run_experiment
 from huesenv.experiments.merge import merge_runs, report_data
-from huesenv.experiments.report import annotate, reference_of, write_html, write_markdown, write_parquet
+from huesenv.experiments.report import (
+    ReportData,
+    annotate,
+    reference_of,
+    shown_table,
+    verdict,
+    write_html,
+    write_markdown,
+    write_parquet,
+)
 from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
@@ -365,10 +374,14 @@ def _board_table(console: Any, board: Any, title: str) -> None:
     console.print(table)
 
 
-def _reference_lines(result: Any) -> list[str]:
-    """The run's human reference (from its summary.json) and the self-scored caveat, for the terminal."""
+def _humans(result: Any) -> Any:
+    """The run's human reference block (from its summary.json), or ``None``."""
     path = Path(result.run_dir) / "summary.json"
-    humans = json.loads(path.read_text(encoding="utf-8")).get("humans") if path.exists() else None
+    return json.loads(path.read_text(encoding="utf-8")).get("humans") if path.exists() else None
+
+
+def _reference_lines(humans: Any, result: Any) -> list[str]:
+    """The run's human reference and the self-scored caveat, for the terminal."""
     ref = reference_of(humans)
     lines = [f"Human reference: {ref.description}"]
     if hasattr(ref, "self_scored_note"):
@@ -384,11 +397,16 @@ def _reference_lines(result: Any) -> list[str]:
 def _summary(console: Any, result: Any) -> None:
     for message in result.messages:
         console.print(message)
-    for line in _reference_lines(result):
+    humans = _humans(result)
+    for line in _reference_lines(humans, result):
         console.print(line)
     board = result.tables.get("leaderboard")
-    if board is not None and not board.empty:
-        _board_table(console, board, "Leaderboard (points per game)")
+    if board is not None and not board.empty:  # the reference players ranked apart, as in the report
+        _board_table(
+            console, shown_table("leaderboard", board, reference_of(humans)), "Leaderboard (points per game)"
+        )
+        for line in verdict(ReportData("", "", [], tables=result.tables, humans=humans or {}))[:-1]:
+            console.print(line)
     words = result.tables.get("wordlevel_agents")
     if words is not None and not words.empty:
         console.print(f"word-level results for {len(words)} agent(s) in the report")
