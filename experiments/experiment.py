@@ -336,6 +336,8 @@ def build_report_data(
         seats = seat_assignment(plan)
         frame = analysis.seat_games(game_records, seats)
         lb = uncertainty.add_leaderboard_intervals(analysis.leaderboard(frame), frame, seed=seed)
+        specs = {a.name: a.spec for a in config.agents()}
+        lb.insert(2, "agent_id", lb["agent"].map(specs))  # the spec says which rows are self-scored
         tables["leaderboard"] = lb
         captions["leaderboard"] = (
             "Points per game (higher is better): mean over seat-games with a 95 % bootstrap interval over "
@@ -343,8 +345,8 @@ def build_report_data(
             "better) = share of the agent's seat-games with the game's highest total, ties shared, with a "
             "Wilson interval over games; with agents of equal strength it is 1/players for everyone. The "
             "team win rate of an agent holding several seats (the replayed humans) is the share of games "
-            "any of its seats won: not comparable with a one-seat agent's win rate. "
-            f"Humans: {human_ref.label}."
+            "any of its seats won: not comparable with a one-seat agent's win rate. Points vs the reference "
+            "players: the mean per-game difference to the replayed humans in the games both sat in."
         )
         plots["leaderboard"] = figures.plot_leaderboard(lb, plots_dir / "leaderboard.png")
         tables["lineups"] = uncertainty.lineup_breakdown(frame, config["lineups"], seed=seed)
@@ -357,6 +359,7 @@ def build_report_data(
         tables["seat_games"] = frame  # written to tables/ for `huesenv leaderboard`; not shown
         h2h = uncertainty.add_head_to_head_tests(analysis.head_to_head(frame), frame, seed=seed)
         tables["head_to_head"] = h2h
+        tables["leaderboard"] = report.versus_reference(lb, h2h, human_ref)
         captions["head_to_head"] = (
             "Every pair of agents that sat in the same game: mean point difference "
             "(agent − opponent) over their pairings with a 95 % bootstrap interval over the shared games, "
@@ -452,7 +455,7 @@ def build_report_data(
             f"Word level: {len(words.units)} agent(s) × {len(words.records()) // max(len(words.units), 1)}"
             f" inputs (log: {run_dir.name}/wordlevel.jsonl)"
         )
-    summary.insert(0, f"Human reference: {human_ref.description} — {human_ref.label}")
+    summary.insert(0, f"Human reference: {human_ref.label}")
     learned = {a.name: a.spec for a in config.agents() if learned_spec(a.spec)}
     if learned:
         summary[1:1] = check_references(config, humans, learned) + training_labels(learned)
@@ -474,7 +477,7 @@ def build_report_data(
             + "; policy zips with pickled classes may be unpickled"
         )
     data = report.ReportData(
-        title=f"huesenv experiment: {config.name}",
+        title=f"huesenv {'tournament' if config['tournament'].get('enabled') else 'wordlevel'}: {config.name}",
         config_yaml=config.masked_yaml(),  # by key and by value (write_report masks its text again)
         summary=[s for s in summary if s],
         tables=tables,

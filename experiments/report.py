@@ -23,7 +23,7 @@ import pandas as pd
 
 import huesenv.reports as reports
 from huesenv.envs.rendering.renderer import BoardRenderer
-from huesenv.humans.reference import REFERENCE_COLUMN, HumanReference
+from huesenv.humans.reference import REFERENCE_COLUMN, SELF_SCORED_COLUMN, HumanReference
 from huesenv.render.playback import views_from_records
 from huesenv.reports import (
     TALL_ROWS,
@@ -168,6 +168,7 @@ COLUMN_LABELS: dict[str, str] = {
     "runs": "Runs",
     "folder": "Folder",
     "agents": "Agents",
+    "vs_reference": "Points vs reference players (per shared game)",
 }
 
 
@@ -232,29 +233,99 @@ ALT_TEXTS: dict[str, str] = {
 }
 
 
-def shown_table(name: str, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The table as the documents show it, and notes on what was left out.
+def shown_table(name: str, table: pd.DataFrame, reference: Any = None) -> pd.DataFrame:
+    """The table as the documents show it.
 
     Descriptive columns with one value in every row (the architecture of non-CLIP agents is "Other"
-    everywhere) are dropped and named in a note; an ``agent_id`` equal to ``agent`` in every row is
-    dropped as a repeat.  The nonsense table leads with the behaviour class and groups its 16 cells
-    by the four kinds of input.  CSV and Parquet files keep every column.
+    everywhere) say nothing and are dropped; so is an ``agent_id`` that repeats ``agent`` on every
+    row it does not mark.  With a ``reference``, the rows of agents replaying it are marked where they
+    are ranked (``rank`` "ref.", the others ranked among themselves; the agent named a self-scored reference).  The nonsense table leads
+    with the behaviour class and groups its 16 cells by the four kinds of input.  CSV and Parquet
+    files keep every column.
     """
-    notes: list[str] = []
     out = table
     if name == "wordlevel_nonsense":
         out = _nonsense_display(out)
+    marked = _reference_rows(out, reference)
+    if marked.any():
+        out = out.assign(
+            agent=out["agent"].where(~marked, out["agent"].astype(str) + " (reference, self-scored)")
+        )
+        if "rank" in out:  # the agents under test ranked among themselves
+            out = out.assign(rank=(~marked).cumsum().astype(object).where(~marked, "ref."))
     if len(out) > 1:
         for col in DESCRIPTIVE_COLUMNS:
             if col not in out.columns:
                 continue
             values = out[col].astype(str)
-            if col == "agent_id" and "agent" in out.columns and (values == out["agent"].astype(str)).all():
+            repeats = "agent" in table.columns and (marked | (values == table["agent"].astype(str))).all()
+            if (col == "agent_id" and repeats) or values.nunique() == 1:
                 out = out.drop(columns=[col])
-            elif values.nunique() == 1:
-                notes.append(f"{label_of(col)}: {values.iloc[0]} in every row")
-                out = out.drop(columns=[col])
-    return out, notes
+    return out
+
+
+def _reference_rows(table: pd.DataFrame, reference: Any) -> pd.Series:
+    """Which rows are agents replaying ``reference`` (self-scored); all False without one."""
+    if not isinstance(reference, HumanReference) or "agent" not in table:
+        return pd.Series(False, index=table.index)
+    return reference.annotate(table)[SELF_SCORED_COLUMN].astype(bool)
+
+
+def versus_reference(board: pd.DataFrame, h2h: pd.DataFrame, reference: Any) -> pd.DataFrame:
+    """``board`` with ``vs_reference`` (and its 95 % interval): each agent's mean per-game point difference
+    to the reference players (the replayed humans) in the games both sat in, from the head-to-head table."""
+    refs = set(board.loc[_reference_rows(board, reference), "agent"])
+    pairs = h2h[h2h["opponent"].isin(refs)].drop_duplicates("agent").set_index("agent")
+    cols = {"mean_diff": "vs_reference", "mean_diff_ci_low": "vs_reference_ci_low"}
+    cols["mean_diff_ci_high"] = "vs_reference_ci_high"
+    found = pairs.reindex(board["agent"])[list(cols)].rename(columns=cols).set_index(board.index)
+    return pd.concat([board, found], axis=1) if refs else board
+
+
+def verdict(data: ReportData) -> list[str]:
+    """The report's first lines: which agent scored most, its gap to the reference players with its
+    95 % interval, and what the reference is (one line)."""
+    ref = reference_of(data.humans)
+    board = data.tables.get("leaderboard")
+    words = data.tables.get("wordlevel_agents")
+    lines, players = [], ""
+    if board is not None and "mean_points" in board:
+        marked = _reference_rows(board, ref)
+        players = " and ".join(board.loc[marked, "agent"].astype(str))
+        models = board[~marked].sort_values("mean_points", ascending=False)
+        if not models.empty:
+            best = models.iloc[0]
+            line = f"{best['agent']} scored most: {_with_ci(best, 'mean_points')} points per game"
+            if players and pd.notna(best.get("vs_reference")):
+                v, lo, hi = (best[f"vs_reference{s}"] for s in ("", "_ci_low", "_ci_high"))
+                gap = (
+                    f"{fmt(-v)} [{fmt(-hi)}, {fmt(-lo)}] fewer"
+                    if v < 0
+                    else f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}] more"
+                )
+                line += f", {gap} than the reference players ({players}) in the games they shared"
+            lines.append(line + ".")
+    if words is not None and not words.empty and "mahalanobis_fail_rate" in words:
+        models = words[~_reference_rows(words, ref)].sort_values("mahalanobis_fail_rate")
+        if not models.empty:
+            best = models.iloc[0]
+            lines.append(
+                f"Word level: {best['agent']} fails least, Mahalanobis top-1 fail rate "
+                f"{_with_ci(best, 'mahalanobis_fail_rate')} (people's own, LOO: {fmt(best.get('human_fail_rate'))})."
+            )
+    replayed = f"; replayed by {players} (self-scored, ranked apart)" if players else ""
+    lines.append(f"Reference: {ref.description}{replayed}.")
+    return lines
+
+
+def fmt(value: Any) -> str:
+    return reports.fmt_cell(value) if value is not None else "–"
+
+
+def _with_ci(row: pd.Series, col: str) -> str:
+    lo, hi = row.get(f"{col}_ci_low"), row.get(f"{col}_ci_high")
+    interval = f" [{fmt(lo)}, {fmt(hi)}]" if pd.notna(lo) and pd.notna(hi) else ""
+    return f"{fmt(row[col])}{interval}"
 
 
 NONSENSE_GROUPS = ("numbers", "stop words", "pseudowords", "random strings")
@@ -352,10 +423,7 @@ def _provenance_lines(data: ReportData) -> list[str]:
     if data.humans and not data.humans.get("sha256"):
         lines.append(f"Human reference: {reference_of(data.humans).description}")
     elif data.humans:
-        lines.append(
-            f"Human reference: {data.humans.get('description') or data.humans.get('label')} — "
-            f"{data.humans.get('label')} (answers sha256 {data.humans.get('key')})"
-        )
+        lines.append(f"Human reference: {data.humans.get('label')} (answers sha256 {data.humans.get('key')})")
     if m:
         commit = m.get("git_commit") or "not a git checkout"
         lines.append(
@@ -372,6 +440,10 @@ def write_markdown(data: ReportData, out_dir: Path, filename: str = "report.md")
     lines = [f"# {data.title}", ""]
     if data.banner:
         lines += [f"> **{data.banner}**", ""]
+    lines += [
+        f"**{line}**" + ("  " if k < len(verdict(data)) - 1 else "") for k, line in enumerate(verdict(data))
+    ]
+    lines += [""]
     lines += [*[f"- {s}" for s in data.summary], ""]
     for head, body in data.details:  # long lists folded (GitHub and most viewers render <details>)
         lines += [f"<details><summary>{html.escape(head)}</summary>", "", body, "", "</details>", ""]
@@ -381,14 +453,12 @@ def write_markdown(data: ReportData, out_dir: Path, filename: str = "report.md")
     for name, table in data.tables.items():
         if name in data.hidden:
             continue
-        shown, notes = shown_table(name, table)
+        shown = shown_table(name, table, reference_of(data.humans))
         lines += [f'<a id="{anchor(name)}"></a>', f"## {title_of(name)}", ""]
         lines += [f"_{reference_note(data, table)}_", ""]
         if name in data.captions:
             lines += [data.captions[name], ""]
         lines += [markdown_table(display_table(shown, label_of)), ""]
-        if notes:
-            lines += ["_" + "; ".join(notes) + "._", ""]
         if name in data.plots:
             lines += [f"![{alt_text(name, data)}]({data.plots[name].relative_to(out_dir).as_posix()})", ""]
     for name, path in data.plots.items():
@@ -429,7 +499,14 @@ def alt_text(name: str, data: ReportData) -> str:
 
 def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -> Path:
     """One file with every table and image inline, a table of contents, and no horizontal page scroll."""
-    parts = html_head(data.title, data.summary, _sections(data), banner=data.banner, details=data.details)
+    parts = html_head(
+        data.title,
+        data.summary,
+        _sections(data),
+        banner=data.banner,
+        details=data.details,
+        lead=verdict(data),
+    )
     parts.append("<section id='how-to-read'><h2>How to read this report</h2><dl class='glossary'>")
     parts += [f"<dt>{html.escape(term)}</dt><dd>{html.escape(text)}</dd>" for term, text in GLOSSARY]
     parts.append("</dl></section>")
@@ -440,7 +517,7 @@ def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -
         parts.append(f"<p class='meta'>{html.escape(reference_note(data, table))}</p>")
         if name in data.captions:
             parts.append(f"<p>{html.escape(data.captions[name])}</p>")
-        full, notes = shown_table(name, table)
+        full = shown_table(name, table, reference_of(data.humans))
         shown = full.head(500)
         tall = len(shown) > TALL_ROWS
         parts.append(f"<div class='table-wrap{' tall' if tall else ''}' tabindex='0'>")
@@ -448,8 +525,6 @@ def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -
         parts.append("</div>")
         if len(shown.columns) > 6:
             parts.append("<p class='scroll-hint'>the table scrolls sideways →</p>")
-        if notes:
-            parts.append(f"<p class='meta'>{html.escape('; '.join(notes))}.</p>")
         if len(table) > 500:
             parts.append(f"<p class='meta'>{len(table) - 500} more rows in tables/{name}.csv</p>")
         if name in data.plots:

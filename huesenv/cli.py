@@ -49,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "collect": "huesenv.commands.collect",
     "train": "huesenv.commands.train",
     "metrics-naming": "huesenv.commands.naming",
+    "help": "huesenv.commands.glossary",
 }
 
 # two-word commands whose first word is also a command: ``huesenv metrics naming`` is ``metrics-naming``
@@ -73,6 +74,8 @@ def build_parser():
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = _resolve_aliases(list(sys.argv[1:] if argv is None else argv))
+    if argv[:1] == ["help"] and argv[1:2] not in (["-h"], ["--help"]):
+        argv = ["help", "--", *argv[1:]]  # `huesenv help --sigma2` names an option, it does not pass one
     command = next((a for a in argv if not a.startswith("-")), None)
     prefix = f"huesenv {command}" if command in COMMANDS else "huesenv"
     try:

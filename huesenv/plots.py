@@ -302,7 +302,9 @@ def plot_head_to_head(matrix: pd.DataFrame, path: Path) -> Path:
     for (i, j), v in np.ndenumerate(data):
         if not np.isnan(v):  # white on the dark ends of the colour map, black in its light middle
             ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9, color=_text_colour(im.cmap(v)))
-    ax.set_title("Head-to-head: share of pairings the row agent won against the column agent")
+    ax.set_title(
+        "Head-to-head: share of pairings the row agent won against the column agent", wrap=True
+    )  # wrapped to the figure, never cut
     fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
     return save_figure(fig, path, dpi=110)
@@ -346,7 +348,7 @@ def plot_alignment(word_df: pd.DataFrame, path: Path, title: str) -> Path | None
     ax.set_ylabel("Mahalanobis top-1 fail rate (lower is better)")
     ax.set_xlabel("")
     ax.set_ylim(0, 1)
-    ax.set_title(f"{title} (95 % Wilson intervals)")
+    ax.set_title(f"{title} (95 % Wilson intervals)", wrap=True)  # wrapped to the figure, never cut
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     fig.tight_layout()

@@ -179,13 +179,12 @@ def img_tag(path: Path, alt: str) -> str:
 
 
 def figure_tag(path: Path, alt: str) -> str:
-    """An inlined figure in a box that scrolls sideways on a narrow screen: a phone shows the figure at
-    a width where its text stays legible instead of shrinking it to a few pixels."""
+    """An inlined figure that scales to the screen (``max-width:100%``; a phone shows all of it)."""
     return f"<div class='fig' tabindex='0'>{img_tag(path, alt)}</div>"
 
 
-# Why these rules: the report must fit a 1280 px window.  Wide tables scroll inside their own box
-# (never the page), headers wrap, long tables are capped in height and scroll, images shrink.
+# Why these rules: the report must fit a 1280 px window and a phone.  Wide tables scroll inside their
+# own box (never the page), headers wrap, long tables are capped in height and scroll, figures scale.
 CSS = """
 *{box-sizing:border-box}
 body{font-family:system-ui,sans-serif;max-width:1180px;margin:0 auto;padding:1em 1.5em;line-height:1.45;color:#222}
@@ -212,8 +211,9 @@ body{padding:.5em .7em;font-size:15px}
 nav.toc ol{columns:1}
 table{font-size:12px}
 .scroll-hint{display:block}
-.fig img{max-width:none;width:680px}
 }
+.verdict{border-left:5px solid #2457c5;background:#f3f6fc;padding:.3em 1em;margin:1em 0;font-size:1.08em}
+.verdict p{margin:.35em 0}.verdict p:first-child{font-weight:600}
 """
 
 TALL_ROWS = 25
@@ -236,15 +236,18 @@ def html_head(
     *,
     banner: str = "",
     details: Iterable[tuple[str, str]] = (),
+    lead: Iterable[str] = (),
 ) -> list[str]:
     """The page up to the first section: head with :data:`CSS`, title, an optional warning banner,
-    summary list, long lists folded into ``<details>``, table of contents."""
+    the ``lead`` lines (the verdict, in a box), summary list, long lists folded into ``<details>``,
+    table of contents."""
     return [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>",
         f"<header><h1>{html.escape(title)}</h1>",
         *([f"<p class='banner' role='alert'>{html.escape(banner)}</p>"] if banner else []),
+        *(["<div class='verdict'>", *[f"<p>{html.escape(s)}</p>" for s in lead], "</div>"] if lead else []),
         "<ul>",
         *[f"<li>{html.escape(s)}</li>" for s in summary],
         "</ul>",

@@ -11,7 +11,7 @@ as exactly ``n`` frames, and the scores are the rules' scores.
 Choices (the schema leaves them open):
 
 * seats are the distinct ``extra["player"]`` names of a game, ordered by their
-  number (``player_0``, ``player_1`` …); a seat's label is ``"player_0 (agent_id)"``;
+  number (``player_0``, ``player_1`` …); a seat's label is ``"player_0 (NAME)"``, NAME the experiment's agent name (``seat_agent``) else its ``agent_id``;
 * the cue text is ``extra["cue"]`` if present, else ``word``, else ``answer``;
   ``extra["passed"]`` on ``cue_2`` means the cue giver passed (shown in the
   status line, not as a cue);
@@ -145,7 +145,9 @@ def views_from_records(
         )
         ids: dict[str, Any] = {}
         for r in recs:
-            ids.setdefault(str(r.extra["player"]), r.agent_id)
+            ids.setdefault(
+                str(r.extra["player"]), r.extra.get("seat_agent") or r.agent_id
+            )  # the report's name
         labels = [n if ids[n] in (None, n) else f"{n} ({ids[n]})" for n in names]
         frames = _game_views(recs, names, labels, where=f"game {g}", always=reveal_target == "always")
         if frames and recs[-1].extra.get("phase") != Phase.REVEAL.value:
@@ -178,9 +180,9 @@ def _game_views(
             mark = f" ({AGENT_FALLBACKS.get(str(own), str(own))})"
         if st.phase is Phase.REVEAL:
             assert st.reveal is not None  # replay checks a reveal record follows the round's last cone
-            view = render_view(
-                st.state, names, st.reveal, f"{name} scores +{st.reveal.points[st.seat]}", labels
-            )
+            gains = [f"{shown[i]} +{p}" for i, p in enumerate(st.reveal.points) if p]
+            line = "Round scored: " + ", ".join(gains) if gains else "Round scored: no points"
+            view = render_view(st.state, names, st.reveal, line, labels)
             before = tuple(st.state.scores)
         elif (
             st.reveal is not None

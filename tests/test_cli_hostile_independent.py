@@ -767,8 +767,8 @@ CASES: list[tuple[str, list[str], str | None]] = [
         "bin.bin",
     ),
     ("serve-db-dir", ["collect", "serve", "--db", f"{D}/dir.csv"], "dir.csv"),
-    ("serve-db-binary", ["collect", "serve", "--db", f"{D}/bin.bin"], "bin.bin"),
-    ("serve-languages", ["collect", "serve", "--languages", "", "--db", f"{D}/s.db"], "languages"),
+    ("serve-db-binary", ["collect", "serve", "--pilot", "--db", f"{D}/bin.bin"], "bin.bin"),
+    ("serve-languages", ["collect", "serve", "--pilot", "--languages", "", "--db", f"{D}/s.db"], "languages"),
     ("serve-host-empty", ["collect", "serve", "--host", "", "--db", f"{D}/s.db"], "--host"),
     (
         "serve-attention-beyond",

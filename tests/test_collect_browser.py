@@ -355,7 +355,8 @@ def test_browser_phone_spanish_painter_and_introspection(tmp_path):
             assert "Palabra 1 de 2" in driver.find_element(By.ID, "progress").text
             box = _fits(driver)
             assert box["right"] <= box["width"] and box["bottom"] <= box["height"] + 1, box
-            assert box["cell"] >= 10 and box["rotate"] == "none", box
+            assert box["cell"] >= 20 and box["rotate"] == "none", box
+            assert box["right"] - box["left"] >= 0.9 * box["width"], box  # the full width, not a square board
             driver.save_screenshot(str(shots / "phone_02_word_landscape.png"))
             _viewport(driver, 390, 844)
             driver.refresh()

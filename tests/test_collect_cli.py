@@ -9,6 +9,7 @@ import sys
 import time
 import urllib.request
 
+import pandas as pd
 import pytest
 
 pytest.importorskip("flask")
@@ -80,9 +81,35 @@ def test_serve_marks_cookies_secure_behind_a_proxy(tmp_path, monkeypatch, flags,
 
     seen = []
     monkeypatch.setattr(Flask, "run", lambda self, **kw: seen.append(self.config["SESSION_COOKIE_SECURE"]))
-    argv = ["collect", "serve", "--db", str(tmp_path / "c.sqlite3"), "--no-gca-prerender", *flags]
+    argv = ["collect", "serve", "--pilot", "--db", str(tmp_path / "c.sqlite3"), "--no-gca-prerender", *flags]
     assert main(argv) == 0
     assert seen == [secure]
+
+
+def test_serve_needs_an_information_sheet_or_pilot_and_marks_a_pilot(tmp_path, monkeypatch, capsys):
+    from flask import Flask
+
+    monkeypatch.setattr(Flask, "run", lambda self, **kw: None)
+    db = tmp_path / "c.sqlite3"
+    assert main(["collect", "serve", "--db", str(db)]) == 2
+    assert "--information FILE" in capsys.readouterr().err and not db.exists()
+    assert main(["collect", "serve", "--pilot", "--db", str(db)]) == 0
+    assert "pilot" in capsys.readouterr().out
+    p = ClientParticipant(create_app(CollectConfig(db_path=db, pilot=True)).test_client())
+    p.answer_words(p.onboard(), lambda w: "B2", limit=1)
+    for task in ("participants", "words"):
+        out = tmp_path / f"{task}.csv"
+        assert (
+            main(
+                ["collect", "export", "--db", str(db), "-o", str(out), "--task", task, "--include-unfinished"]
+            )
+            == 0
+        )
+        assert "pilot data" in capsys.readouterr().out
+        marks = pd.read_csv(out)["pilot"]
+        assert len(marks) == 1 and marks.str.startswith("pilot since").all()
+    with pytest.raises(ValueError, match="pilot"):  # a study never shares a pilot's database
+        create_app(CollectConfig(db_path=db))
 
 
 def test_serve_says_which_language_has_no_information_file(tmp_path, monkeypatch, capsys):
@@ -119,6 +146,7 @@ def test_serve_command_listens_on_loopback(tmp_path):
             "huesenv",
             "collect",
             "serve",
+            "--pilot",
             "--port",
             str(port),
             "--db",
@@ -171,6 +199,7 @@ def test_killed_server_loses_no_acknowledged_answer(tmp_path):
             "huesenv",
             "collect",
             "serve",
+            "--pilot",
             "--port",
             str(port),
             "--db",
@@ -206,11 +235,22 @@ def _has(cmd: str) -> bool:
 
 def test_serve_rejects_bad_options(tmp_path, capsys):
     assert (
-        main(["collect", "serve", "--db", str(tmp_path / "s.sqlite3"), "--words-per-participant", "200"]) == 2
+        main(
+            [
+                "collect",
+                "serve",
+                "--pilot",
+                "--db",
+                str(tmp_path / "s.sqlite3"),
+                "--words-per-participant",
+                "200",
+            ]
+        )
+        == 2
     )
     assert "fewer than the 200" in capsys.readouterr().err
     assert not (tmp_path / "s.sqlite3").exists()  # nothing is created for a refused configuration
-    assert main(["collect", "serve", "--db", str(tmp_path / "nofolder" / "s.sqlite3")]) == 2
+    assert main(["collect", "serve", "--pilot", "--db", str(tmp_path / "nofolder" / "s.sqlite3")]) == 2
 
 
 def test_app_from_env(tmp_path, monkeypatch):
@@ -220,6 +260,9 @@ def test_app_from_env(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="HUESENV_COLLECT_DB"):
         app_from_env()
     monkeypatch.setenv("HUESENV_COLLECT_DB", str(tmp_path / "e.sqlite3"))
+    with pytest.raises(ValueError, match="HUESENV_COLLECT_INFORMATION"):
+        app_from_env()  # no approved information sheet
+    monkeypatch.setenv("HUESENV_COLLECT_PILOT", "1")
     monkeypatch.setenv("HUESENV_COLLECT_WORDS", "2")
     p = ClientParticipant(app_from_env().test_client())
     page, answers = p.answer_words(p.onboard(), lambda w: "D4")
@@ -282,7 +325,7 @@ def test_collect_cli_hostile_inputs_end_in_one_line(tmp_path, capsys, monkeypatc
     before = sorted(p.name for p in tmp_path.iterdir())
     args = [str(good) if a == "GOOD" else a for a in args]
     if args[0] == "serve":
-        args = [*args, "--db", str(tmp_path / "new.sqlite3")]
+        args = [*args, "--pilot", "--db", str(tmp_path / "new.sqlite3")]
     try:
         rc = main(["collect", *args])
     except SystemExit as exit_:

@@ -78,7 +78,7 @@ def _serve(tmp_path, task: str, *extra: str):
     db = tmp_path / f"{task}.sqlite3"
     out = open(tmp_path / f"{task}.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "huesenv", "collect", "serve", "--port", str(port), "--db", str(db)]
+        [sys.executable, "-m", "huesenv", "collect", "serve", "--pilot", "--port", str(port), "--db", str(db)]
         + ["--task", task, "--start-limit", "off", "--no-gca-prerender", *extra],
         stdout=out,
         stderr=subprocess.STDOUT,

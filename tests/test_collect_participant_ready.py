@@ -66,9 +66,11 @@ def test_adults_only_by_default(tmp_path):
     page = post_start(p, age_range="-10")
     assert page.status == 400
     assert n_participants(tmp_path) == 0
-    assert post_start(p, age_range="10-19").path == "/instructions"  # 18- and 19-year-olds
+    assert post_start(p, age_range="10-19").status == 400  # not offered: "18-19" is
+    assert post_start(p, age_range="18-19").path == "/instructions"
     frame = participants_frame(tmp_path / "collect.sqlite3")
     assert frame["adult"].tolist() == [1] and frame["guardianConsent"].tolist() == [0]
+    assert frame["ageRange"].tolist() == ["18-19"]  # stored and exported as shown
 
 
 def test_guardian_policy_admits_minors_only_with_guardian_consent(tmp_path):
@@ -139,6 +141,34 @@ def test_prolific_ids_are_captured_and_the_completion_code_shown(tmp_path):
     assert page.status == 409 and "already completed" in page.text and "C1AB2CD3" in page.text
     assert n_participants(tmp_path) == 1
     assert app.test_client().get("/?PROLIFIC_PID=<script>").status_code == 400
+
+
+def test_instructions_tell_phone_users_to_turn_the_phone(tmp_path):
+    p = ClientParticipant(make_app(tmp_path).test_client())
+    page = post_start(p)
+    assert page.path == "/instructions" and "turn it sideways (landscape)" in page.text
+
+
+def test_another_platform_id_in_the_same_browser_is_another_participant(tmp_path):
+    """A shared computer: p003's link after p002 onboarded starts p003's own onboarding; p002 resumes with theirs."""
+    app = make_app(tmp_path, words_per_participant=3)
+    p = ClientParticipant(app.test_client())
+    links = {pid: f"/?PROLIFIC_PID={pid}&STUDY_ID=st1&SESSION_ID=se-{pid}" for pid in ("p002", "p003")}
+    p.get(links["p002"])
+    _, first = p.answer_words(p.onboard(), lambda w: "B2", limit=1)
+    p.get(links["p003"])
+    assert p.get("/").path == "/start"  # not p002's next word
+    _, second = p.answer_words(p.onboard(), lambda w: "C3", limit=1)
+    assert p.get(links["p002"]).path == "/words"  # p002 again: re-attached to their session
+    _, third = p.answer_words(p.get("/"), lambda w: "D4", limit=1)
+    frame = participants_frame(tmp_path / "collect.sqlite3")
+    owner = dict(zip(frame["userId"], frame["platformPid"]))
+    answers = word_answers_frame(tmp_path / "collect.sqlite3", include_unfinished=True)
+    assert sorted(zip(answers["userId"].map(owner), answers["coordinate"])) == [
+        ("p002", "B2"),
+        ("p002", "D4"),
+        ("p003", "C3"),
+    ]
 
 
 def test_no_completion_details_without_configuration(tmp_path):

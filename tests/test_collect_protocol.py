@@ -252,7 +252,9 @@ def test_protocol_details(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
     text = client.get("/start").get_data(as_text=True)
-    assert ">18-19<" in text and ">10-19<" not in text  # adults only: the bracket says what it holds
+    assert (
+        'value="18-19"' in text and ">18-19<" in text and ">10-19<" not in text
+    )  # adults only: the bracket says what it holds
     assert "Which of these languages do you speak best?" in text
     css = client.get("/static/style.css").get_data(as_text=True)
     assert "::placeholder { text-transform: none; }" in css  # "e.g. I18", not "E.G. I18"

@@ -275,7 +275,7 @@ def test_export_opens_its_input_read_only(tmp_path):
 def test_serve_refuses_bad_numbers_and_paths(tmp_path, capsys, args, expected):
     db = tmp_path / "s.sqlite3"
     try:
-        rc = main(["collect", "serve", "--db", str(db), *args])
+        rc = main(["collect", "serve", "--pilot", "--db", str(db), *args])
     except SystemExit as exit_:  # argparse's own refusal
         rc = exit_.code
     assert rc == 2
@@ -359,6 +359,25 @@ def test_replayed_onboarding_creates_no_duplicate(tmp_path):
         assert resp.status_code == 302
     assert count(tmp_path / "collect.sqlite3", "participants") == 1
     assert count(tmp_path / "collect.sqlite3", "word_assignments") == 3
+
+
+def test_a_kept_pre_consent_cookie_is_no_credential(tmp_path):
+    """Issue 40 item 3: a pre-consent cookie planted on a shared computer and replayed after the victim
+    onboarded (outside the retry window) starts a fresh session, not the victim's."""
+    app = make_app(tmp_path)
+    victim = app.test_client()
+    page = ClientParticipant(victim).get("/start")
+    planted = victim.get_cookie("session").value
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    assert victim.post("/start", data={"csrf_token": token, **onboarding_form()}).status_code == 302
+    with sqlite3.connect(tmp_path / "collect.sqlite3") as conn:  # the victim consented an hour ago
+        conn.execute("UPDATE onboardings SET consent_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 hour')")
+    attacker = app.test_client()
+    attacker.set_cookie("session", planted)
+    resp = attacker.post("/start", data={"csrf_token": token, **onboarding_form()}, follow_redirects=True)
+    assert resp.request.path == "/start" and 'id="onboarding"' in resp.get_data(as_text=True)
+    assert attacker.get("/instructions", follow_redirects=True).request.path == "/start"
+    assert count(tmp_path / "collect.sqlite3", "participants") == 1
 
 
 # -- no 5xx on bad input -------------------------------------------------------------------------------

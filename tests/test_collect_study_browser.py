@@ -6,6 +6,9 @@
   the experimenter's side: the exports, the humans loader, the GCA metrics by
   ``huesenv probe gca --replies`` and the consensus compared with the
   macro-colour map.
+* :func:`test_browser_two_links_in_one_browser_are_two_participants`: a
+  shared computer; each answer stays under its own platform id, the age
+  exported as the option shown.
 * :func:`test_browser_forced_colours_phone_upright_and_lost_session`: the
   board keeps its colours in forced-colours mode (and the facts say so), a phone
   held upright cannot answer until turned, the GCA scale stays on one row, and a
@@ -28,7 +31,7 @@ from test_collect_browser import _need_browser, _viewport, chromium, click_and_w
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
 
-def _onboard(driver, wait, base: str, landing: str = "/") -> None:
+def _onboard(driver, wait, base: str, landing: str = "/", age: str = "30-39") -> None:
     """Fill the onboarding form as a person does, screen check included (the four faint squares seen)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
@@ -40,7 +43,7 @@ def _onboard(driver, wait, base: str, landing: str = "/") -> None:
     wait.until(ec.presence_of_element_located((By.ID, "onboarding")))
     driver.find_element(By.CSS_SELECTOR, 'input[name="language"][value="english"]').click()
     Select(driver.find_element(By.NAME, "gender")).select_by_value("other")
-    Select(driver.find_element(By.NAME, "age_range")).select_by_value("30-39")
+    Select(driver.find_element(By.NAME, "age_range")).select_by_value(age)
     driver.find_element(By.CSS_SELECTOR, 'input[name="color_blind"][value="no"]').click()
     for tile in sorted(TARGET_TILES):
         driver.find_element(By.CSS_SELECTOR, f'input[name="screen_check"][value="{tile}"]').click()
@@ -296,3 +299,33 @@ def test_browser_forced_colours_phone_upright_and_lost_session(tmp_path):
             )
             assert len(tops) == 10 and len(set(tops)) == 1, (name, tops)
             driver.save_screenshot(str(shots / f"display_04_gca_scale_{name}.png"))
+
+
+@pytest.mark.timeout(300)
+def test_browser_two_links_in_one_browser_are_two_participants(tmp_path):
+    _need_browser()
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from huesenv.collect.app import CollectConfig
+    from huesenv.collect.export import participants_frame, word_answers_frame
+    from huesenv.vocabulary import words
+
+    db = tmp_path / "words.sqlite3"
+    config = CollectConfig(db_path=db, vocabulary=words()[:6], words_per_participant=2, show_feedback=False)
+    link = "/?PROLIFIC_PID={0}&STUDY_ID=st1&SESSION_ID=se-{0}".format
+    with chromium(tmp_path) as driver, serving(config) as base:
+        wait = WebDriverWait(driver, 60)
+        _onboard(driver, wait, base, link("p002"), age="18-19")
+        _words(driver, wait, ["B2"])
+        _onboard(driver, wait, base, link("p003"), age="40-49")  # the same browser, cookies kept
+        _words(driver, wait, ["C3"])
+        driver.get(base + link("p002"))  # p002 comes back with their own link
+        _words(driver, wait, ["D4"])
+        wait.until(ec.presence_of_element_located((By.ID, "thanks")))  # p002 has answered both words
+    people = participants_frame(db).set_index("userId")
+    answers = word_answers_frame(db, include_unfinished=True)
+    owner = answers["userId"].map(people["platformPid"])
+    assert sorted(zip(owner, answers["coordinate"])) == [("p002", "B2"), ("p002", "D4"), ("p003", "C3")]
+    assert dict(zip(people["platformPid"], people["ageRange"])) == {"p002": "18-19", "p003": "40-49"}

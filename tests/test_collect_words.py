@@ -37,7 +37,7 @@ def test_full_flow_shows_progress_and_exports_loader_format(tmp_path):
 
     app = make_app(tmp_path)
     p = participant(app)
-    page = p.onboard(language="spanish", gender="male", age_range="10-19", color_blind="no")
+    page = p.onboard(language="spanish", gender="male", age_range="18-19", color_blind="no")
     assert page.path == "/words" and "Word 1 of 3" in page.text
     seen = []
     while page.path == "/words":
@@ -63,7 +63,9 @@ def test_full_flow_shows_progress_and_exports_loader_format(tmp_path):
     assert len(humans.frame) == 3 and humans.skipped.empty
     assert list(humans.frame["word"]) == seen
     assert (humans.frame["cell"] == parse_coord("B7")).all()
-    assert set(humans.frame["language"]) == {"spanish"} and set(humans.frame["age_range"]) == {"10-19"}
+    assert set(humans.frame["language"]) == {"spanish"} and set(humans.frame["age_range"]) == {
+        "18-19"
+    }  # as shown
     assert not humans.frame["colorblind"].any()
 
 

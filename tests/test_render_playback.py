@@ -127,6 +127,16 @@ def test_one_view_per_step_and_state_follows_the_log():
     assert views[-1].scores == (2, 4, 4)
     always = views_from_records(records, reveal_target="always")
     assert always[0].target == parse_coord("I18")
+    # every reveal frame names every seat that scored, not only its own record's
+    assert views[-1].message == "Round scored: #1 human-replay +1, #2 clip:ViT-B-32/openai +2"
+
+
+def test_seats_are_labelled_with_the_experiments_agent_names():
+    records = [
+        LogRecord.create(**{**r.model_dump(exclude={"extra"}), "extra": {**r.extra, "seat_agent": "human"}})
+        for r in one_game()
+    ]
+    assert views_from_records(records)[0].labels[1] == "player_1 (human)"  # the name the report uses
 
 
 def test_fallback_moves_are_shown_and_a_truncated_log_stops_with_a_note():
@@ -353,7 +363,8 @@ def test_cli_replay_export(tmp_path):
         w.append(one_game(0))
         w.append(one_game(1)[:5])
     assert main(["replay", str(log), "--export", str(tmp_path / "out.gif")]) == 0
-    assert iio.imread(tmp_path / "out.gif", index=None).shape[0] == 20 + 1  # + the final standings
+    # + the final standings; a round's 3 reveal frames all name every scorer, the GIF keeps one of them
+    assert iio.imread(tmp_path / "out.gif", index=None).shape[0] == 20 + 1 - 2 * 2
     assert main(["replay", str(log), "--export", str(tmp_path / "bare"), "--no-standings"]) == 0
     assert len(list((tmp_path / "bare").glob("*.png"))) == 20
     assert main(["replay", str(log), "--game", "1", "--export", str(tmp_path / "pngs")]) == 0

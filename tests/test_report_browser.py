@@ -127,6 +127,22 @@ def test_report_and_merged_leaderboard_fit_1280px(tmp_path):
     with chromium(tmp_path / "profile") as driver:
         report = measure(driver, result.reports["html"], shots / "report_1280.png")
         merged = measure(driver, tmp_path / "merged" / "leaderboard.html", shots / "leaderboard_1280.png")
+        driver.get(Path(result.reports["html"]).resolve().as_uri())
+        verdict_bottom = driver.execute_script(
+            "return document.querySelector('.verdict').getBoundingClientRect().bottom"
+        )
+        driver.execute_cdp_cmd(  # a phone: every figure scales to the screen, nothing cut off
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True},
+        )
+        driver.get(Path(result.reports["html"]).resolve().as_uri())
+        phone = driver.execute_script(
+            "return {page: document.documentElement.scrollWidth, figures: Array.prototype.map.call("
+            "document.querySelectorAll('.fig img'), function (i) { return i.getBoundingClientRect().right; })};"
+        )
+        driver.save_screenshot(str(shots / "report_390.png"))
+    assert verdict_bottom <= 900  # the verdict is on the first screen
+    assert phone["page"] <= 390 and phone["figures"] and max(phone["figures"]) <= 390, phone
     for name, dims in (("report", report), ("leaderboard", merged)):
         assert dims["client"] <= WIDTH
         assert dims["scroll"] <= dims["client"], (name, dims["scroll"], dims["client"], dims["overflowing"])

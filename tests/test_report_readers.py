@@ -83,7 +83,7 @@ def test_a_one_seat_agent_that_never_wins_gets_a_real_interval():
     )
 
 
-def test_descriptive_columns_with_one_value_are_dropped_and_named():
+def test_descriptive_columns_with_one_value_are_dropped_without_a_word():
     table = pd.DataFrame(
         {
             "agent": ["a", "b"],
@@ -93,15 +93,14 @@ def test_descriptive_columns_with_one_value_are_dropped_and_named():
             "mahalanobis_fail_rate": [0.1, 0.2],
         }
     )
-    shown, notes = shown_table("wordlevel_agents", table)
-    assert list(shown.columns) == ["agent", "data_family", "mahalanobis_fail_rate"]
-    assert notes == ["Architecture: Other in every row"]
+    shown = shown_table("wordlevel_agents", table)
+    assert list(shown.columns) == ["agent", "data_family", "mahalanobis_fail_rate"]  # no "Other in every row"
 
 
 def test_nonsense_rows_lead_with_the_class_and_group_their_cells():
     cells = ";".join(f"A{i}" for i in range(1, 17))
     table = pd.DataFrame({"agent": ["m"], "cells": [cells], "behaviour": ["high_entropy"]})
-    shown, _ = shown_table("wordlevel_nonsense", table)
+    shown = shown_table("wordlevel_nonsense", table)
     assert list(shown.columns)[:2] == ["agent", "behaviour"]
     assert shown["cells"].iloc[0] == "A1 A2 A3 A4 · A5 A6 A7 A8 · A9 A10 A11 A12 · A13 A14 A15 A16"
 
@@ -184,3 +183,60 @@ def test_category_table_is_per_agent_with_intervals():
         wilson_interval(2, 2)
     )
     assert set(table["agent"]) == {"a", "b"}  # never one pooled row per category
+
+
+def _reconstructed() -> dict:
+    from huesenv.humans.reference import RECONSTRUCTED, HumanReference
+
+    ref = HumanReference(RECONSTRUCTED, "reconstructed_cohort.csv.gz", 316, 4740, "ab" * 32)
+    return ref.as_dict()
+
+
+def _board() -> pd.DataFrame:
+    from huesenv.experiments.report import versus_reference
+    from huesenv.humans.reference import HumanReference
+
+    board = pd.DataFrame(
+        {
+            "rank": [1, 2, 3],
+            "agent": ["human", "text-embedding", "random"],
+            "agent_id": ["human-replay", "text-embedding", "random"],
+            "mean_points": [13.8, 3.85, 0.96],
+            "mean_points_ci_low": [12.97, 3.21, 0.62],
+            "mean_points_ci_high": [14.61, 4.52, 1.35],
+        }
+    )
+    h2h = pd.DataFrame(
+        {
+            "agent": ["text-embedding", "random", "human"],
+            "opponent": ["human", "human", "random"],
+            "mean_diff": [-9.217, -11.59, 11.59],
+            "mean_diff_ci_low": [-10.415, -12.67, 10.5],
+            "mean_diff_ci_high": [-8.0, -10.5, 12.67],
+        }
+    )
+    return versus_reference(board, h2h, HumanReference.from_dict(_reconstructed()))
+
+
+def test_the_report_leads_with_its_verdict_and_marks_the_reference_where_ranked(tmp_path):
+    """Issue 41: the first lines say who scored most, its gap to the reference players (95 % CI) and
+    what the reference is; the replayed humans are marked (ranked apart) in the ranking itself."""
+    from huesenv.experiments.report import verdict
+
+    data = ReportData("t", "a: 1", ["Games: 3"], tables={"leaderboard": _board()}, humans=_reconstructed())
+    lines = verdict(data)
+    assert lines[0] == (
+        "text-embedding scored most: 3.850 [3.210, 4.520] points per game, 9.217 [8.000, 10.415] fewer "
+        "than the reference players (human) in the games they shared."
+    )
+    assert lines[-1] == (
+        "Reference: Reconstructed cohort (316 simulated participants, not people); replayed by human "
+        "(self-scored, ranked apart)."
+    )
+    paths = write_report(data, tmp_path)
+    md = paths["markdown"].read_text()
+    assert md.index("text-embedding scored most") < md.index("Games: 3") < md.index("## Leaderboard")
+    assert "| ref. | human (reference, self-scored) |" in md and "Agent id" not in md
+    assert "| 1 | text-embedding |" in md and "-9.217 [-10.415, -8.000]" in md  # the column vs the reference
+    html = paths["html"].read_text()
+    assert html.index("class='verdict'") < html.index("<ul>") and "width:680px" not in html

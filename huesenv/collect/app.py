@@ -118,8 +118,9 @@ def create_app(config: CollectConfig) -> Flask:
     languages = tuple(config.languages)
     if not languages or any(not 1 <= len(x) <= parts.MAX_FIELD for x in languages):
         raise ValueError(f"languages: expected 1-{parts.MAX_FIELD} character names, got {languages!r}")
-    ages = parts.age_ranges(config.age_policy)
+    ages = parts.age_ranges(config.age_policy, config.adult_age)
     db = Database(config.db_path)  # only once the configuration is known to be valid
+    db.mark_pilot(config.pilot)
     state = AppState(
         config=config,
         db=db,
@@ -148,15 +149,8 @@ def create_app(config: CollectConfig) -> Flask:
 
 
 def _age_label(age: str) -> str:
-    """How an age bracket is shown; adults-only studies show the authors' ``10-19`` code as ``18-19``."""
-    state = current_state()
-    if age == "-10":
-        return _("under 10")
-    if age == "+70":
-        return _("70 or older")
-    if age == "10-19" and state.config.age_policy == "adult":
-        return f"{state.config.adult_age}-19"
-    return age
+    """How an age bracket is shown (the two open-ended codes in words)."""
+    return {"-10": _("under 10"), "+70": _("70 or older")}.get(age, age)
 
 
 def _template_globals() -> dict[str, object]:
@@ -236,7 +230,8 @@ def app_from_env() -> Flask:
     (required), ``HUESENV_COLLECT_TASK`` (default ``words``),
     ``HUESENV_COLLECT_VOCABULARY`` (a vocabulary file), ``HUESENV_COLLECT_WORDS``
     (words per participant, default 15), ``HUESENV_COLLECT_TRUST_PROXY`` (proxy
-    hops, default 1), ``HUESENV_COLLECT_INFORMATION`` (information text file),
+    hops, default 1), ``HUESENV_COLLECT_INFORMATION`` (the approved information sheet; required
+    unless ``HUESENV_COLLECT_PILOT=1``),
     ``HUESENV_COLLECT_COMPLETION_CODE`` / ``HUESENV_COLLECT_COMPLETION_URL``,
     ``HUESENV_COLLECT_NO_CONSENT_CODE`` / ``HUESENV_COLLECT_NO_CONSENT_URL``,
     ``HUESENV_COLLECT_REQUIRE_PLATFORM_ID`` (``1`` to require a study-platform id) and
@@ -260,6 +255,12 @@ def app_from_env() -> Flask:
     information = None
     if env.get("HUESENV_COLLECT_INFORMATION"):
         information = Path(env["HUESENV_COLLECT_INFORMATION"]).read_text(encoding="utf-8")
+    pilot = env.get("HUESENV_COLLECT_PILOT") == "1"
+    if information is None and not pilot:
+        raise ValueError(
+            "HUESENV_COLLECT_INFORMATION: expected the approved information sheet "
+            "(HUESENV_COLLECT_PILOT=1 runs a pilot without one)"
+        )
     return create_app(
         CollectConfig(
             db_path=db,
@@ -270,6 +271,7 @@ def app_from_env() -> Flask:
             ),
             trust_proxy=whole("HUESENV_COLLECT_TRUST_PROXY", "1"),
             information=information,
+            pilot=pilot,
             completion_code=env.get("HUESENV_COLLECT_COMPLETION_CODE") or None,
             completion_url=env.get("HUESENV_COLLECT_COMPLETION_URL") or None,
             no_consent_code=env.get("HUESENV_COLLECT_NO_CONSENT_CODE") or None,

@@ -37,7 +37,7 @@ class CollectConfig:
     ``information`` is the consent/information text shown before onboarding:
     one string for every interface language or a mapping ``{"en": ..., "es": ...}``
     (paragraphs separated by blank lines, shown as plain text); ``None`` shows a
-    generic placeholder.  ``completion_url`` may contain ``{code}`` (replaced by
+    generic placeholder (``collect serve`` allows that only with ``--pilot``).  ``completion_url`` may contain ``{code}`` (replaced by
     ``completion_code``), e.g. ``https://app.prolific.com/submissions/complete?cc={code}``.
     ``start_rate`` is ``(N, seconds)``: at most N new participants per client
     address per window (``None``: no limit).  ``trust_proxy``: how many reverse
@@ -61,6 +61,7 @@ class CollectConfig:
     trust_proxy: int = 0
     start_rate: tuple[int, float] | None = (30, 600.0)
     information: str | Mapping[str, str] | None = None
+    pilot: bool = False  # a trial run (``--pilot``): the database and every export are marked as a pilot's
     age_policy: str = "adult"
     adult_age: int = 18
     completion_code: str | None = None

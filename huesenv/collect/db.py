@@ -219,6 +219,20 @@ class Database:
         with self.connection() as conn:
             return self._meta(conn, key)
 
+    def mark_pilot(self, pilot: bool) -> None:
+        """A database holds a pilot's data or a study's, never both: the first ``--pilot`` server marks it
+        (meta ``pilot``, read by every export); a study server refuses it, a pilot one refuses study data."""
+        with self.connection() as conn, transaction(conn):
+            marked = self._meta(conn, "pilot") is not None
+            if marked and not pilot:
+                raise ValueError(
+                    f"{self.path}: holds a pilot's data (--pilot); start the study on a new database"
+                )
+            if pilot and not marked:
+                if conn.execute("SELECT COUNT(*) FROM participants").fetchone()[0]:
+                    raise ValueError(f"{self.path}: holds study data; run the pilot on a new database")
+                conn.execute("INSERT INTO meta (key, value) VALUES ('pilot', ?)", (utc_now(),))
+
     def connect(self) -> sqlite3.Connection:
         """A new connection for the calling thread (autocommit; use :func:`transaction` for writes)."""
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=True)

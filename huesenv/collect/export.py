@@ -25,6 +25,9 @@ their display facts (:data:`huesenv.collect.display.DISPLAY_FILTERS`):
 ``landscape`` — onboarded in landscape; ``passed`` — the screen check passed.
 :func:`exclusions` counts who each rule left out, and the CLI prints it.
 
+**Pilots.**  A database a ``--pilot`` server collected into (no approved
+information sheet) gives every export a last column ``pilot``.
+
 The database is opened read-only (:func:`huesenv.collect.db.open_readonly`).
 Rows come out in storage order (answer id / participant serial), so the same
 database gives the same bytes.
@@ -358,6 +361,13 @@ def exclusions(
     return Exclusions(int(total), int(unfinished), int(dropped))
 
 
+def pilot_since(db_path: str | Path) -> str | None:
+    """When a ``--pilot`` server first opened the database (``None``: a study's database)."""
+    with _open(db_path) as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'pilot'").fetchone()
+    return None if row is None else str(row[0])
+
+
 def export(
     db_path: str | Path,
     out: str | Path,
@@ -380,5 +390,8 @@ def export(
     else:
         raw = task == "tessellation-raw"
         frame = tessellation_frame(db_path, raw=raw, include_unfinished=include_unfinished, display=display)
+    pilot = pilot_since(db_path)
+    if pilot is not None:  # a trial run's data must never pass for a study's
+        frame["pilot"] = f"pilot since {pilot}"
     write_table(frame, out)
     return len(frame)

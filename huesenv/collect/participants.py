@@ -15,7 +15,8 @@ offered and is refused, and nobody under age is stored.  A study with ethics
 approval for minors sets ``age_policy="guardian"``: all brackets are offered, and
 a participant who does not confirm being adult must tick that a parent or legal
 guardian has read the information and agrees (recorded as ``guardianConsent``).
-The stored ``age_range`` codes stay the authors' (``10-19`` may hold 18–19-year-olds).
+An age is stored as the bracket shown: the authors' codes, except that an adults-only study
+offers and stores ``18-19`` (``adult_age``-19) where the authors had ``10-19``.
 """
 
 from __future__ import annotations
@@ -69,11 +70,14 @@ def _choice(form: Mapping[str, str], field: str, allowed: Sequence[str]) -> str:
     return value
 
 
-def age_ranges(policy: str) -> tuple[str, ...]:
-    """The age brackets offered under an age policy (adults-only drops the ``-10`` bracket)."""
+def age_ranges(policy: str, adult_age: int = 18) -> tuple[str, ...]:
+    """The age brackets offered (and stored) under an age policy: adults-only drops ``-10`` and offers
+    ``10-19`` as what it can hold, ``18-19``."""
     if policy not in AGE_POLICIES:
         raise ValueError(f"age policy {policy!r}: expected one of {', '.join(AGE_POLICIES)}")
-    return AGE_RANGES if policy == "guardian" else tuple(a for a in AGE_RANGES if a not in CHILD_AGE_RANGES)
+    if policy == "guardian":
+        return AGE_RANGES
+    return tuple(f"{adult_age}-19" if a == "10-19" else a for a in AGE_RANGES if a not in CHILD_AGE_RANGES)
 
 
 def _ticked(form: Mapping[str, str], field: str) -> bool:

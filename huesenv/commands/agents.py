@@ -59,10 +59,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     cmds = p.add_subparsers(dest="agents_command", metavar="ACTION")
     cmds.required = True
-    ls = cmds.add_parser("list", help="list agent kinds")
+    ls = cmds.add_parser(
+        "list",
+        help="list agent kinds",
+        description="List the agent kinds, built in and from plugins: the spec that makes each and what it can do.",
+    )
     ls.set_defaults(func=run_list)
-    for name, helptext in (("guess", "ranked cells for one word"), ("words", "the 116-input word task")):
-        q = cmds.add_parser(name, help=helptext)
+    for name, helptext, description in (
+        ("guess", "ranked cells for one word", "Ask one agent for its top-k cells for one cue, best first."),
+        (
+            "words",
+            "the 116-input word task",
+            "Run one agent on the word task (the paper's 100 words and 16 nonsense inputs); print its answers "
+            "or append them to a log for `huesenv metrics`.",
+        ),
+    ):
+        q = cmds.add_parser(name, help=helptext, description=description)
         q.add_argument("spec", help="agent spec, e.g. text-embedding or clip:ViT-B-32/openai")
         if name == "guess":
             q.add_argument("word", help="the cue: a word or a two-word cue (quote it), e.g. OCEAN")

@@ -15,13 +15,13 @@ from typing import NoReturn
 from huesenv.collect.consensus import compare_maps, load_category_map, table6_labels
 from huesenv.collect.db import open_readonly
 from huesenv.collect.display import DISPLAY_FILTERS
-from huesenv.collect.export import exclusions
+from huesenv.collect.export import exclusions, pilot_since
 from huesenv.collect.export import export as run_export
 from huesenv.collect.i18n import UI_LANGUAGES
 from huesenv.collect.security import parse_rate
 from huesenv.collect.strata import consistency_by_display
 from huesenv.collect.tasks.gca import ImageStore, attention_slots
-from huesenv.commands.common import add_out, bounded_int
+from huesenv.commands.common import UsageError, add_out, bounded_int
 from huesenv.vocabulary import read_vocabulary_file
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -61,7 +61,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     csub = p.add_subparsers(dest="collect_command", metavar="ACTION", parser_class=_OneLineParser)
     csub.required = True
 
-    s = csub.add_parser("serve", help="start the web app (loopback only unless --host says otherwise)")
+    s = csub.add_parser(
+        "serve",
+        help="start the web app (loopback only unless --host says otherwise)",
+        description="Serve one task's study to participants (Flask's development server; a public study sits "
+        "behind HTTPS, docs/collect-deployment.md). A study shows its approved --information sheet; --pilot "
+        "runs without one, its data marked as a pilot's.",
+    )
     s.add_argument(
         "--host",
         type=_host,
@@ -145,8 +151,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument(
         "--information",
         metavar="FILE",
-        help="information/consent text shown before onboarding (plain text, blank lines between paragraphs); "
-        "'{lang}' in the name is replaced by en / es for each interface language",
+        help="the approved information/consent sheet shown before onboarding (plain text, blank lines between "
+        "paragraphs); '{lang}' in the name is replaced by en / es for each interface language; required "
+        "unless --pilot",
+    )
+    s.add_argument(
+        "--pilot",
+        action="store_true",
+        help="a trial run without an approved information sheet: participants see a placeholder, and the "
+        "database and every export are marked as a pilot's",
     )
     s.add_argument(
         "--age-policy",
@@ -223,7 +236,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=serve)
 
     e = csub.add_parser(
-        "export", help="write a task's data: words in the human-baseline format, others as CSV"
+        "export",
+        help="write a task's data: words in the human-baseline format, others as CSV",
+        description="Write one task's data from a study database (opened read-only): words in the format "
+        "the humans loader reads, GCA and tessellation tables, or one row per participant; finished "
+        "participants only unless --include-unfinished.",
     )
     e.add_argument(
         "--db", required=True, metavar="PATH", help="the study's SQLite database (from collect serve)"
@@ -251,7 +268,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.set_defaults(func=export)
 
     r = csub.add_parser(
-        "prerender", help="render every GCA stimulus image into the image cache, with a progress bar"
+        "prerender",
+        help="render every GCA stimulus image into the image cache, with a progress bar",
+        description="Render every GCA stimulus image into the cache beside the database, so that no "
+        "participant waits for one.",
     )
     r.add_argument(
         "--db", required=True, metavar="PATH", help="the GCA server's database (its cache sits beside it)"
@@ -264,6 +284,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m = csub.add_parser(
         "compare-categories",
         help="the painting task's consensus as a category map, compared with the macro-colour map",
+        description="Compare the painting task's consensus map with a reference category map (the "
+        "package's macro-colour map or the paper's Table 6 labels): how many cells agree, per category.",
     )
     m.add_argument(
         "--consensus", required=True, metavar="FILE", help="export --task tessellation (.csv/.parquet)"
@@ -281,6 +303,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     h = csub.add_parser(
         "consistency",
         help="word task: Human Consistency per display stratum (forced colours, gamut, screen check)",
+        description="Word task: the collected answers' Human Consistency per display stratum, to see whether "
+        "forced colours, the colour gamut or a failed screen check changed people's answers.",
     )
     h.add_argument("--db", required=True, metavar="PATH", help="the word study's SQLite database")
     h.add_argument(
@@ -379,6 +403,7 @@ def serve(args: argparse.Namespace) -> int:
         seed=args.seed,
         gca_prerender=args.gca_prerender,
         information=_information(args.information) if args.information else None,
+        pilot=args.pilot,
         age_policy=args.age_policy,
         adult_age=args.adult_age,
         completion_code=args.completion_code,
@@ -393,6 +418,12 @@ def serve(args: argparse.Namespace) -> int:
         no_consent_url=args.no_consent_url,
         gca_image_cache=args.gca_image_cache,
     )
+    if not args.information and not args.pilot:
+        raise UsageError(
+            "huesenv collect serve",
+            "--information FILE (the approved information sheet) is required; --pilot starts a trial run "
+            "without one, its data marked as a pilot's",
+        )
     try:
         app = create_app(config)
     except OSError as err:  # e.g. a database or key file in a folder this user cannot write
@@ -407,6 +438,10 @@ def serve(args: argparse.Namespace) -> int:
         print(
             f"warning: listening on {args.host}, reachable from other machines; this development server "
             "must sit behind an HTTPS reverse proxy (see docs/collect-deployment.md)"
+        )
+    if args.pilot:
+        print(
+            "pilot: no approved information sheet; participants see a placeholder and the data are marked a pilot's"
         )
     if not secure:
         print("note: session cookies are not marked Secure (plain http on this machine)")
@@ -445,6 +480,11 @@ def export(args: argparse.Namespace) -> int:
         task = "tessellation" if args.task.startswith("tessellation") else args.task
         left = exclusions(args.db, task, **who)
         note = left.describe(args.include_unfinished, args.display)
+    pilot = pilot_since(args.db)
+    if pilot is not None:
+        note = "; ".join(
+            filter(None, [note, f"pilot data (--pilot since {pilot}), marked in column 'pilot'"])
+        )
     print(f"wrote {n} rows to {args.out}" + (f" ({note})" if note else ""))
     return 0
 

@@ -30,13 +30,22 @@ def register(subparsers: Any) -> None:
     )
     sub = p.add_subparsers(dest="config_command", metavar="ACTION")
     sub.required = True
-    show = sub.add_parser("show", help="print the resolved config (defaults + file + --set) as YAML")
+    show = sub.add_parser(
+        "show",
+        help="print the resolved config (defaults + file + --set) as YAML",
+        description="Print what `huesenv tournament CONFIG --set ...` would run: the defaults, the file and "
+        "the overrides merged and validated, secrets masked.",
+    )
     add_config_flags(show, "default")
     show.add_argument(
         "--allow-code", action="store_true", help="resolve as 'huesenv tournament --allow-code' would"
     )
     show.set_defaults(func=_show)
-    ls = sub.add_parser("list", help="list the bundled configs")
+    ls = sub.add_parser(
+        "list",
+        help="list the bundled configs",
+        description="List the bundled configs and the command that runs each.",
+    )
     ls.set_defaults(func=_list)
 
 

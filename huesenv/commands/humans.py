@@ -32,7 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     hsub = p.add_subparsers(dest="humans_command", metavar="ACTION")
     hsub.required = True
 
-    s = hsub.add_parser("summary", help="one row per word: n, modal cell, LOO Human Consistency")
+    s = hsub.add_parser(
+        "summary",
+        help="one row per word: n, modal cell, LOO Human Consistency",
+        description="One row per word of a human-response export: its answers, modal cell and leave-one-out "
+        "(LOO) Human Consistency, the share of answers inside the others' χ²₂ ellipse (`huesenv help LOO`). "
+        "Default: the packaged reconstructed cohort, which is not people.",
+    )
     add_humans(s, help="export (.csv, .csv.gz, .parquet); default: the packaged reconstructed cohort")
     s.add_argument(
         "--format", choices=("table", "csv"), default="table", help="rich table (default) or CSV on stdout"
@@ -61,7 +67,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--vocabulary", metavar="PATH|any", help="accept a custom vocabulary file, or 'any' word")
     s.set_defaults(func=run_summary)
 
-    r = hsub.add_parser("reconstruct", help="regenerate the reconstructed cohort from a seed")
+    r = hsub.add_parser(
+        "reconstruct",
+        help="regenerate the reconstructed cohort from a seed",
+        description="Regenerate the packaged reconstructed cohort (simulated participants drawn to match the "
+        "paper's Table 6 statistics, not people) from a seed, in the export format the humans loader reads.",
+    )
     add_seed(r, default=None, help="random seed (default: the packaged cohort's seed)")
     add_out(
         r,

@@ -4,7 +4,7 @@ Output: Markdown on stdout by default; ``-o OUT.md``, ``-o OUT.html`` or
 ``-o OUT.csv`` writes that format; ``-o FOLDER`` writes ``leaderboard.md``,
 ``leaderboard.html``, ``leaderboard.csv`` / ``.parquet`` and the head-to-head and
 runs tables there.  Runs scored against different human references are refused
-unless ``--allow-mixed-humans``.
+unless ``--allow-mixed-humans``; self-scored rows (``huesenv help self-scored``) are marked.
 """
 
 from __future__ import annotations

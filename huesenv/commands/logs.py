@@ -21,17 +21,24 @@ from huesenv.logs.schema import describe_fields
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("logs", help="episode logs: import answer tables, convert, check, schema")
+    parser = subparsers.add_parser(
+        "logs",
+        help="episode logs: import answer tables, convert, check, schema",
+        description="Episode logs (JSON Lines or Parquet, one record per game step, word query or probe "
+        "trial): import another tool's answer table, convert to Parquet, validate, list the schema.",
+    )
     sub = parser.add_subparsers(dest="logs_command", metavar="ACTION")
     sub.required = True
 
     imp = sub.add_parser(
-        "import-answers", help="turn a Palabra,Answer1..AnswerN table into a sampled agent's log"
+        "import-answers",
+        help="turn a Palabra,Answer1..AnswerN table into a sampled agent's log",
+        description="Turn a table of sampled answers (a Palabra column, then Answer1..AnswerN cells per "
+        "word) into one agent's word-task log, so the metrics score it like any agent's.",
     )
     imp.add_argument("csv", help="answer table (one row per word)")
     imp.add_argument(
         "--agent",
-        "--agents",
         dest="agent",
         required=True,
         help="agent id to record, e.g. 'vlm:InternVL3.5-8B'",
@@ -45,16 +52,29 @@ def register(subparsers) -> None:
     add_seed(imp, default=None, help="seed to record (the sampling seed of the source, if known)")
     imp.set_defaults(func=_import)
 
-    conv = sub.add_parser("to-parquet", help="convert JSON Lines logs to one Parquet table")
+    conv = sub.add_parser(
+        "to-parquet",
+        help="convert JSON Lines logs to one Parquet table",
+        description="Convert JSON Lines logs into one Parquet table (a row per record, extra fields as columns).",
+    )
     conv.add_argument("logs", nargs="+", metavar="LOG", help="JSON Lines logs to convert (one table)")
     add_out(conv, required=True, help="the Parquet file to write")
     conv.set_defaults(func=_to_parquet)
 
-    check = sub.add_parser("check", help="validate logs and count records per kind and agent")
+    check = sub.add_parser(
+        "check",
+        help="validate logs and count records per kind and agent",
+        description="Validate logs against the record schema (`huesenv logs schema`) and count records per "
+        "kind and agent; a bad record is named by file and line.",
+    )
     check.add_argument("logs", nargs="+", metavar="LOG", help="JSON Lines or Parquet logs to check")
     check.set_defaults(func=_check)
 
-    schema = sub.add_parser("schema", help="print every declared field of every record kind")
+    schema = sub.add_parser(
+        "schema",
+        help="print every declared field of every record kind",
+        description="Print every declared field of every log record kind with its type and description.",
+    )
     schema.set_defaults(func=_schema)
 
 

@@ -1,7 +1,8 @@
 """``huesenv metrics LOG... [--humans PATH] [--alpha A] [--top-k K] [--sampled-cloud top-k|all] -o/--out DIR``.
 
 Word-level logs (``word_query`` records) are scored as the paper scores models
-(``word_level.csv``, ``agent_level.csv``, ...).  Game logs (``game_step``
+(``word_level.csv``, ``agent_level.csv``, ...): Mahalanobis top-1 and the Hotelling
+cloud against the reference's answers (``huesenv help TERM`` explains each).  Game logs (``game_step``
 records: a tournament's ``games.jsonl``, the vector env's
 ``write_game_logs``) give ``game_points.csv`` (points per game by role with
 95 % intervals over games) and, in ``first_cones/``, the first cones scored

@@ -3,7 +3,8 @@
 The information-bottleneck analysis of colour naming (Zaslavsky et al. 2018) of every system named by
 ``--systems`` (see :mod:`huesenv.experiments.naming` for the specs), side by side: ``DIR/naming.csv``
 (one row per system), ``DIR/naming_frontier.csv`` (the IB curve) and ``DIR/naming.png`` (the
-complexity–accuracy plane).  ``huesenv metrics naming`` is this command (``cli.SUBCOMMAND_ALIASES``).
+complexity–accuracy plane).  ``huesenv metrics-naming`` is the same command, an alias
+(``cli.SUBCOMMAND_ALIASES``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "metrics-naming",
         prog="huesenv metrics naming",
-        help="information-bottleneck efficiency of colour-naming systems (also: huesenv metrics naming)",
+        help="alias of `huesenv metrics naming`: information-bottleneck efficiency of colour-naming systems",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--systems",
@@ -38,14 +41,23 @@ def register(subparsers) -> None:
         f"(default: {' '.join(DEFAULT_SYSTEMS)})",
     )
     parser.add_argument(
-        "--sigma2", type=positive_float, default=64.0, help="meaning variance in CIELAB (default 64)"
+        "--sigma2",
+        type=positive_float,
+        default=64.0,
+        help="meaning variance in CIELAB: how far a colour's meaning spreads (default 64; `huesenv help --sigma2`)",
     )
-    parser.add_argument("--need", choices=("uniform", "cohort"), default="uniform", help="need distribution")
+    parser.add_argument(
+        "--need",
+        choices=("uniform", "cohort"),
+        default="uniform",
+        help="need distribution: how often each cell must be named (`huesenv help --need`)",
+    )
     parser.add_argument(
         "--betas",
         type=bounded_int(2, 2000, "--betas"),
         default=None,
-        help="points of the annealing grid over β (default: the metrics module's)",
+        help="points of the annealing grid over the trade-off β (default: the metrics module's; "
+        "`huesenv help --betas`)",
     )
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the frontier cache")
     add_humans(parser)

@@ -81,7 +81,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     tasks.required = True
     for name in probe_names():
         probe = get_probe(name)
-        task = tasks.add_parser(name, help=probe.title)
+        task = tasks.add_parser(
+            name,
+            help=probe.title,
+            description=f"{probe.title}: run an agent on it (--agent), score people's replies (--replies) "
+            "and/or write its stimuli (--export).",
+        )
         _common(task)
         probe.add_arguments(task, positive_int)
         task.set_defaults(func=run)

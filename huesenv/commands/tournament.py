@@ -48,13 +48,23 @@ from huesenv.experiments.config import bundled_configs, load_config
 from huesenv.experiments.evaluation import ALLOW_KEY, learned_spec, mark_trained_on, training_labels
 from huesenv.experiments.experiment import run_experiment
 from huesenv.experiments.merge import merge_runs, report_data
-from huesenv.experiments.report import annotate, reference_of, write_html, write_markdown, write_parquet
+from huesenv.experiments.report import (
+    ReportData,
+    annotate,
+    reference_of,
+    shown_table,
+    verdict,
+    write_html,
+    write_markdown,
+    write_parquet,
+)
 from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 
 
-def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
-    """The flags that resolve a config (shared with ``huesenv wordlevel`` and ``huesenv config show``)."""
+def add_config_flags(p: argparse.ArgumentParser, default_config: str, games: bool = True) -> None:
+    """The flags that resolve a config (shared with ``huesenv wordlevel`` and ``huesenv config show``);
+    ``games=False`` (the word level plays none) leaves out ``--games`` and the agent sweep."""
     p.add_argument(
         "config",
         nargs="?",
@@ -70,17 +80,21 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
         metavar="KEY=VALUE",
         help="override a config value, dotted keys (repeatable), e.g. --set games=10",
     )
-    p.add_argument("--games", type=non_negative_int, help="games per lineup (= --set games=N)")
+    if games:
+        p.add_argument("--games", type=non_negative_int, help="games per lineup (= --set games=N)")
     p.add_argument("--seed", type=seed_int, help="base seed (= --set seed=N)")
     p.add_argument("--name", type=safe_name, help="run name: the folder under --out (= --set name=...)")
     add_out(p, metavar="DIR", help="folder for run folders (= --set output=DIR; default runs/)")
+    sweep = (
+        "; plain specs are an agent sweep: each against the replayed humans in its own run, then one "
+        "merged leaderboard, e.g. --agents random,text-embedding"
+    )
     p.add_argument(
         "--agents",
-        metavar="NAME=SPEC,... | A,B,...",
+        metavar="NAME=SPEC,... | A,B,..." if games else "NAME=SPEC,...",
         help="NAME=SPEC items add or replace agents (= --set agents.NAME.spec=SPEC; an added agent must "
-        "be named by a lineup or wordlevel.agents), e.g. --agents "
-        "mine=clip:ViT-B-32/openai; plain specs (tournament only) are an agent sweep: each against the "
-        "replayed humans in its own run, then one merged leaderboard, e.g. --agents random,text-embedding",
+        "be named by a lineup or wordlevel.agents), e.g. --agents mine=clip:ViT-B-32/openai"
+        + (sweep if games else ""),
     )
     p.add_argument(
         "--device",
@@ -100,9 +114,9 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str) -> None:
     )
 
 
-def add_experiment_flags(p: argparse.ArgumentParser, default_config: str) -> None:
+def add_experiment_flags(p: argparse.ArgumentParser, default_config: str, games: bool = True) -> None:
     """Config flags plus the flags of a run (shared with ``huesenv wordlevel``)."""
-    add_config_flags(p, default_config)
+    add_config_flags(p, default_config, games)
     p.add_argument(
         "--allow-code",
         action="store_true",
@@ -262,7 +276,7 @@ def _free_name(console: Any, args: argparse.Namespace, config: Any, overrides: l
 
 def _one(args: argparse.Namespace, console: Any, config: Any) -> int:
     console.print(
-        f"[bold]huesenv[/] experiment [cyan]{config.name}[/] ({config.source}); run folder {config.run_dir()}"
+        f"[bold]huesenv {args.command}[/] [cyan]{config.name}[/] ({config.source}); run folder {config.run_dir()}"
     )
 
     try:
@@ -360,10 +374,14 @@ def _board_table(console: Any, board: Any, title: str) -> None:
     console.print(table)
 
 
-def _reference_lines(result: Any) -> list[str]:
-    """The run's human reference (from its summary.json) and the self-scored caveat, for the terminal."""
+def _humans(result: Any) -> Any:
+    """The run's human reference block (from its summary.json), or ``None``."""
     path = Path(result.run_dir) / "summary.json"
-    humans = json.loads(path.read_text(encoding="utf-8")).get("humans") if path.exists() else None
+    return json.loads(path.read_text(encoding="utf-8")).get("humans") if path.exists() else None
+
+
+def _reference_lines(humans: Any, result: Any) -> list[str]:
+    """The run's human reference and the self-scored caveat, for the terminal."""
     ref = reference_of(humans)
     lines = [f"Human reference: {ref.description}"]
     if hasattr(ref, "self_scored_note"):
@@ -379,11 +397,16 @@ def _reference_lines(result: Any) -> list[str]:
 def _summary(console: Any, result: Any) -> None:
     for message in result.messages:
         console.print(message)
-    for line in _reference_lines(result):
+    humans = _humans(result)
+    for line in _reference_lines(humans, result):
         console.print(line)
     board = result.tables.get("leaderboard")
-    if board is not None and not board.empty:
-        _board_table(console, board, "Leaderboard (points per game)")
+    if board is not None and not board.empty:  # the reference players ranked apart, as in the report
+        _board_table(
+            console, shown_table("leaderboard", board, reference_of(humans)), "Leaderboard (points per game)"
+        )
+        for line in verdict(ReportData("", "", [], tables=result.tables, humans=humans or {}))[:-1]:
+            console.print(line)
     words = result.tables.get("wordlevel_agents")
     if words is not None and not words.empty:
         console.print(f"word-level results for {len(words)} agent(s) in the report")

@@ -58,11 +58,27 @@ KINDS = ("guesser", "cue-giver", "selfplay")
 
 TRAIN_DEVICE_HELP = "torch device the trainer runs on: auto (a GPU when present) | cpu | cuda[:n] | mps"
 
-KIND_HELP = {
-    "guesser": "train a guesser (MaskablePPO; --fast: the single-file PPO)",
-    "cue-giver": "train a cue giver (MaskablePPO)",
-    "selfplay": "train a cue giver and guessers together from scratch (no human data)",
+KIND_HELP = {  # kind -> (help, description)
+    "guesser": (
+        "train a guesser (MaskablePPO; --fast: the single-file PPO)",
+        "Train a guesser on huesenv/Guesser-v1 against replayed-human cue givers (sb3-contrib MaskablePPO; "
+        "--fast: the single-file PPO on the vectorised env).",
+    ),
+    "cue-giver": (
+        "train a cue giver (MaskablePPO)",
+        "Train a cue giver on huesenv/CueGiver-v1 against replayed-human guessers (MaskablePPO; --fast: "
+        "the single-file PPO).",
+    ),
+    "selfplay": (
+        "train a cue giver and guessers together from scratch (no human data)",
+        "Train a cue giver and guessers together from scratch, without human data (--nonsense adds the 16 "
+        "nonsense inputs), with the emergent-lexicon metrics and figure.",
+    ),
 }
+RUN_NOTE = (
+    "Seeded; writes the policy (playable as policy:PATH), curve.csv and train.json to --out; rerunning "
+    "resumes, --fresh starts over."
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,12 +91,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmds = p.add_subparsers(dest="train_command", metavar="WHAT")
     cmds.required = True
     for kind in KINDS:
-        q = cmds.add_parser(
-            kind,
-            help=KIND_HELP.get(kind, f"train a {kind}"),
-            description=__doc__,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
+        short, description = KIND_HELP[kind]
+        q = cmds.add_parser(kind, help=short, description=f"{description} {RUN_NOTE}")
         _common(q)
         if kind in ("guesser", "cue-giver"):
             q.add_argument(
@@ -110,7 +122,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             )
             q.add_argument("--guessers", type=positive_int, help="guessers per game (default 3)")
         q.set_defaults(func=run_train, kind=kind)
-    e = cmds.add_parser("experiment", help="train, evaluate and report from one config")
+    e = cmds.add_parser(
+        "experiment",
+        help="train, evaluate and report from one config",
+        description="Train, evaluate (tournament, word level, reference lines) and report from one config "
+        "(bundled: learned_guesser, learned_guesser_sb3, learned_cue_giver, selfplay); rerunning resumes.",
+    )
     e.add_argument("config", help="YAML config or bundled name (learned_guesser, selfplay, ...)")
     e.add_argument(
         "--set",

@@ -19,7 +19,7 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_experiment_flags(w, "paper_clip_sweep")
+    add_experiment_flags(w, "paper_clip_sweep", games=False)
     w.set_defaults(func=_run_wordlevel)
 
 

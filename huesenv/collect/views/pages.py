@@ -90,11 +90,16 @@ def require_step(
     return p, redirect_to
 
 
-def login(pid: str) -> None:
-    """Start a fresh session for participant ``pid`` (the interface language is kept)."""
+def logout() -> None:
+    """A fresh, anonymous session (the interface language is kept)."""
     keep = {k: session[k] for k in ("ui",) if k in session}
     session.clear()
     session.update(keep)
+
+
+def login(pid: str) -> None:
+    """Start a fresh session for participant ``pid``."""
+    logout()
     session.permanent = True
     session["pid"] = pid
 

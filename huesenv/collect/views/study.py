@@ -12,7 +12,13 @@ landing page, before anyone fills in a form:
 * one who has finished sees the end page again (with the completion code);
 * the same participant id under another session is told what to do (return the
   study on the platform; the researchers can reset it) instead of filling in
-  consent and demographics for nothing.
+  consent and demographics for nothing;
+* another participant id than this browser session's (a shared lab computer)
+  ends that session first: each person's answers stay under their own id.
+
+**Onboarding tokens** (the pre-consent session's) log in only as a retry of
+their own submission (a double click, a network retry: within
+:data:`RETRY_WINDOW_S`); presented later, they start a fresh session.
 
 ``require_platform_id`` refuses onboarding without an id.  A no-consent button
 leads to a page telling the person to return the study (with its own code).
@@ -36,11 +42,12 @@ from huesenv.collect.config import DEFAULT_INFORMATION
 from huesenv.collect.db import utc_now
 from huesenv.collect.display import parse_display
 from huesenv.collect.state import AppState, current_state
-from huesenv.collect.views.pages import login, message, next_url, participant, require
+from huesenv.collect.views.pages import login, logout, message, next_url, participant, require
 
 log = logging.getLogger("huesenv.collect")
 bp = Blueprint("study", __name__)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+RETRY_WINDOW_S = 30.0  # a replayed onboarding form logs in only this soon after it was first accepted
 
 
 # -- every request ------------------------------------------------------------------------------------
@@ -68,6 +75,8 @@ def _preferences():
         ids = plat.parse_ids(found)
     except ValueError as err:
         return message(_("Bad request"), str(err), 400, url_for("study.index"))
+    if "pid" in session and ids.get("platform_pid") not in (None, _platform().get("platform_pid")):
+        logout()  # another person's link (a shared computer): never file their answers under this one
     if "pid" not in session:  # an ongoing participant keeps the ids they arrived with
         session["platform"] = ids
         session.pop("platform_checked", None)
@@ -208,9 +217,16 @@ def _form_error(state: AppState, err: parts.FieldError) -> str:
 def _onboard(state: AppState, token: str) -> tuple[str | None, BaseResponse | None]:
     """Validate and store the onboarding form: ``(error, None)`` or ``(None, response)``."""
     c = state.conn()
-    row = c.execute("SELECT participant_id FROM onboardings WHERE token = ?", (token,)).fetchone()
-    if row is not None:  # this very form was accepted before (a replay or a double click)
-        login(row[0])
+    row = c.execute(
+        "SELECT participant_id, (julianday('now') - julianday(consent_at)) * 86400 FROM onboardings"
+        " WHERE token = ?",
+        (token,),
+    ).fetchone()
+    if row is not None:  # this very form was accepted before
+        if row[1] > RETRY_WINDOW_S:  # not a retry: a kept pre-consent cookie is no credential
+            logout()
+            return None, redirect(url_for("study.start"))
+        login(row[0])  # a double click or a network retry
         return None, redirect(next_url(participant()))
     try:
         demo = parts.parse_demographics(request.form, state.languages, state.ages)

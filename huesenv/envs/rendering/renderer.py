@@ -481,11 +481,16 @@ class BoardRenderer:
 
 
 def _middle_cut(text: str, keep: int) -> str:
-    """``text`` shortened to ``keep`` characters with "…" in the middle (unchanged when it fits)."""
+    """``text`` shortened to about ``keep`` characters with "…" in the middle, cut where a part of the
+    name ends (``text-…-MiniLM-L6-v2``, never ``text-embeddi…``; unchanged when it fits)."""
     if len(text) <= keep:
         return text
-    head = (keep + 1) // 2
-    return text[:head] + "…" + text[len(text) - (keep - head) :]
+    head = text[: (keep + 1) // 2]
+    tail = text[len(text) - (keep - len(head)) :]
+    return (_PART_END.sub("", head) or head) + "…" + (_PART_START.sub("", tail) or tail)
+
+
+_PART_END, _PART_START = re.compile(r"[^:/\- ]+$"), re.compile(r"^[^:/\- ]+")
 
 
 _SEAT_LABEL = re.compile(r"^player_(\d+) \((.+)\)$")
