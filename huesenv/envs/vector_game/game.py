@@ -65,7 +65,7 @@ class TimeStep:
     ``terminated[b]``: game ``b`` ended in this step (it has been reset:
     ``current_player`` and the masks are the new game's); ``final_scores[b]`` the
     ended game's scores (zeros elsewhere); ``illegal[b]``: it ended on an illegal action.  The arrays are
-    new each step, the caller's: later steps never change them.
+    the caller's: later steps never change them (:class:`~huesenv.envs.vector_game.arrays.OutputPool`).
     """
 
     current_player: Any
@@ -304,28 +304,32 @@ class HuesCuesVectorGame:
     def _at(self, x: Any, rows: Any) -> Any:
         return x if rows is self.rows else x[rows]  # every game: no gather
 
-    def _cells_ok(self, rows: Any, cell: Any = None) -> Any:
-        """Cells legal now: a free cell while guessing, a card cell when picking the target; ``(R, 480)``,
-        or at one ``cell`` per game ``(R,)``."""
+    def _cells_ok(self, rows: Any, cell: Any = None, out: Any = None) -> Any:
+        """Cells legal now: a free cell while guessing, a card cell when picking the target; written into
+        ``out`` ``(R, 480)``, or read at one ``cell`` per game ``(R,)``."""
         o, ph = self.ops, self._at(self.phase, rows)
         guess = (ph == GUESS1) | (ph == GUESS2)
-        if cell is None:
-            ok = ~self._at(self.occupied, rows) & guess[:, None]
+        if cell is None:  # (one pass over the cells, then the few rows not guessing)
+            o.xp.logical_not(self._at(self.occupied, rows), out=out)
+            out[o.nonzero(~guess)] = False
             pick = o.nonzero(ph == PICK)
-            ok[pick[:, None], self._at(self.card, rows)[pick]] = True
-            return ok
+            out[pick[:, None], self._at(self.card, rows)[pick]] = True
+            return out
         free = ~o.take_flat(self.occupied, rows * N_CELLS + cell)
         on_card = (self._at(self.card, rows) == cell[:, None]).any(1)
         return (guess & free) | ((ph == PICK) & on_card)
 
-    def allowed_words(self, rows: Any, word: Any = None) -> Any:
+    def allowed_words(self, rows: Any, word: Any = None, out: Any = None) -> Any:
         """Words valid as the current cue (cue 1's outside cue 2: static rules minus this game's used cues),
-        ``(R, V)``, or at one ``word`` per game ``(R,)``.  Legal only in the cue phases."""
+        ``(R, V)`` (into ``out`` if given), or at one ``word`` per game ``(R,)``.  Legal only in cue phases."""
         o = self.ops
         second = o.astype(self._at(self.phase, rows) == CUE2, o.int64)
-        if word is None:
-            ok = self.static_ok[second]
-            return ok & ~self._at(self.used, rows) if self.rules.unique_cues else ok
+        if word is None:  # written in place: no (R, V) temporaries
+            out = o.empty((int(rows.shape[0]), self.V), o.bool) if out is None else out
+            o.take_rows(self.static_ok, second, out=out)
+            if self.rules.unique_cues:
+                o.xp.greater(out, self._at(self.used, rows), out=out)  # allowed and not used
+            return out
         ok = o.take_flat(self.static_ok, second * self.V + word)
         return ok & ~o.take_flat(self.used, rows * self.V + word) if self.rules.unique_cues else ok
 
@@ -335,11 +339,10 @@ class HuesCuesVectorGame:
     def action_mask(self) -> Any:
         """(B, A) bool: the legal actions of the seat on turn in each game (a new array, the caller's)."""
         o, rows, ph = self.ops, self.rows, self.phase
-        mask = o.empty((self.num_games, self.A), o.bool)
-        mask[:, :N_CELLS] = self._cells_ok(rows)
-        mask[:, N_CELLS : self.pass_action] = (
-            self.allowed_words(rows) & ((ph == CUE1) | (ph == CUE2))[:, None]
-        )
+        mask = o.output((self.num_games, self.A), o.bool)
+        self._cells_ok(rows, out=mask[:, :N_CELLS])
+        self.allowed_words(rows, out=mask[:, N_CELLS : self.pass_action])
+        mask[o.nonzero((ph != CUE1) & (ph != CUE2)), N_CELLS : self.pass_action] = False
         mask[:, self.pass_action] = self._pass_ok(rows)
         return mask
 
@@ -449,11 +452,11 @@ class HuesCuesVectorGame:
         rewards, role = self._carry, self._carry_role
         terminated = o.zeros(self.num_games, o.bool)
         illegal = o.zeros(self.num_games, o.bool)
-        final = o.zeros((self.num_games, self.S), o.int64)
+        final = o.output((self.num_games, self.S), o.int64, 0)
         self._apply(self.rows, a, rewards, role, terminated, final, illegal)
         self._advance(rewards, role, terminated, final)
-        self._carry = o.zeros((self.num_games, self.S), o.float32)
-        self._carry_role = o.zeros((self.num_games, self.S, 2), o.float32)
+        self._carry = o.output((self.num_games, self.S), o.float32, 0)
+        self._carry_role = o.output((self.num_games, self.S, 2), o.float32, 0)
         ended = o.nonzero(terminated)
         if int(ended.shape[0]):  # what the new games scored so far waits for their first decision
             self._carry[ended] = rewards[ended]
