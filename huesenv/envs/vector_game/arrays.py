@@ -30,7 +30,6 @@ class ArrayOps:
         self.device = device if self.is_torch else None
         self.bool = self.xp.bool
         self.int8 = self.xp.int8
-        self.int16 = self.xp.int16
         self.int32 = self.xp.int32
         self.int64 = self.xp.int64
         self.float32 = self.xp.float32

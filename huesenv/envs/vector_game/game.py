@@ -582,7 +582,6 @@ class HuesCuesVectorGame:
     def _reveal(self, rows: Any, rewards: Any, role: Any, terminated: Any, final: Any) -> None:
         """Score the round (``rules.points_matrix`` / ``in_frame_matrix``) and start the next one or end the game."""
         o = self.ops
-        k = int(rows.shape[0])
         guess_pts = self.round_guess_points[rows]  # (k, S) points per seat (none for the cue giver)
         giver_pts = self.round_in_frame[rows] * self.rules.cue_giver_points  # (k,)
         at = rows * self.S + self.giver[rows]  # the cue giver's entries of (B, S) arrays
@@ -602,7 +601,7 @@ class HuesCuesVectorGame:
         if int(ended.shape[0]):
             self._end_games(rows[ended], terminated, final, rewards, role)
         going = o.nonzero(~done)
-        if int(going.shape[0]) and k:
+        if int(going.shape[0]):
             self._start_round(rows[going], nxt[going])
 
     def _end_games(
