@@ -258,3 +258,19 @@ def test_vector_benchmark_scripts_run_without_a_gpu(tmp_path, name, args, expect
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert expect in out.stdout
+
+
+def test_a_recycled_buffer_is_never_reachable_from_a_dropped_output():
+    """Dropped outputs' buffers are reused, each time under a new array object: a weak reference to a
+    dropped output is dead, and a held output's buffer is not reused."""
+    import weakref
+
+    env = SelfPlayVectorEnv(16, PLAYERS[:16], seed=5, observation_mode="sparse")
+    env.reset(seed=5)
+    first = env.step(env.game.random_actions()).action_mask
+    ref, base = weakref.ref(first), id(first.base)  # the id: a reference would hold the buffer
+    held = env.step(env.game.random_actions()).action_mask
+    del first
+    later = env.step(env.game.random_actions()).action_mask
+    assert ref() is None and id(later.base) == base  # the buffer came back, the old array did not
+    assert held.base is not later.base

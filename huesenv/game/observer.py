@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import compress
+from typing import Any
 
 import numpy as np
 
@@ -66,14 +67,21 @@ def guess_query(
         cues=view.given_cues,
         legal=mask,
         top_k=top_k,
-        player=player,
-        game=game,
-        phase=view.phase,
-        round=view.round,
-        seat=view.seat,
-        given=view.cues,
-        view=view,
+        **_context(view, player, game),
     )
+
+
+def _context(view: PlayerView, player: str | None, game: int | None) -> dict[str, Any]:
+    """The fields every query carries about where it was asked."""
+    return {
+        "player": player,
+        "game": game,
+        "phase": view.phase,
+        "round": view.round,
+        "seat": view.seat,
+        "given": view.cues,
+        "view": view,
+    }
 
 
 def forbidden_cues(used: Iterable[str], rules: HuesCuesRules, cue_index: int) -> set[str]:
@@ -127,13 +135,7 @@ def cue_query(
         forbidden=frozenset(forbidden),
         vocabulary=offered,
         occupied=view.occupied(),
-        player=player,
-        game=game,
-        phase=view.phase,
-        round=view.round,
-        seat=view.seat,
-        given=view.cues,
-        view=view,
+        **_context(view, player, game),
     )
 
 

@@ -173,24 +173,25 @@ class FlatEncoder:
             self._emb_ext = o.asarray(np.concatenate([o.to_numpy(self.embeddings), zero]))  # row V: none
 
     def sparse(self, rows: Any, seats: Any) -> tuple[Any, Any]:
-        """``(index, value)``, each ``(R, L)`` (int32, float32), new arrays: the observation of seat
+        """``(index, value)``, each ``(R, L)`` (int32, float32), the caller's: the observation of seat
         ``seats[i]`` in game ``rows[i]`` as its possible non-zero entries (see the module docstring)."""
         g, o, off, c = self.game, self.game.ops, self.offset, self.col
         full = rows is g.rows  # every game in order: read the state arrays without gathering
         k = int(rows.shape[0])
         i32 = o.int32
-        idx = o.copy(self._idx_template[:k])
-        val = o.copy(self._val_template if full else self._val_template[:k])
+        idx, val = o.output((k, self.width), i32), o.output((k, self.width), o.float32)
+        idx[...], val[...] = self._idx_template[:k], self._val_template[:k]
 
         def take(a: Any) -> Any:
             return a if full else a[rows]
 
         n = o.astype(take(g.n), i32)
         me = o.astype(o.asarray(seats), i32)
-        # cones: (seat - observer) * 480 + cell, plus n * 480 where negative (the relative seat mod n),
-        # from the game's seat * 480 + cell codes: four int32 passes and the write
-        d = take(g.cone_code) - (me * N_CELLS)[:, None]
-        d += (d >> 31) & (n * N_CELLS)[:, None]
+        # cones: (seat - observer) * 480 + cell mod n * 480 (the relative seat) from the game's
+        # seat * 480 + cell codes, in place (temporaries of megabytes cost page faults every step)
+        d = o.output((k, g.K), i32)
+        o.xp.subtract(take(g.cone_code), (me * N_CELLS)[:, None], out=d)
+        o.xp.remainder(d, (n * N_CELLS)[:, None], out=d)
         d += off["cones"]
         idx[:, c["cones"]] = d
         val[:, c["cones"]] = o.take_rows(self._cone_valid, take(g.n_cones))
@@ -222,9 +223,11 @@ class FlatEncoder:
         idx[:, c["target"]] = (o.clamp(t, low=0) + off["target"])[:, None]
         val[:, c["target"]] = giver_f * o.astype(t >= 0, o.float32)[:, None]
         # scores of the relative seats / 100 (seats past n read a seat with no points), seat mask
-        absolute = o.take_rows(self._rel_seat, n * g.S + me)
+        absolute = o.take_rows(self._rel_seat, n * g.S + me, out=o.output((k, g.S), o.int64))
         absolute += self._row_base if full else rows[:, None] * g.S
-        val[:, c["scores"]] = o.astype(o.take_flat(g.scores, absolute), o.float32) / SCORE_SCALE
+        scores = val[:, c["scores"]]
+        scores[...] = o.take_flat(g.scores, absolute, out=o.output((k, g.S), o.int64))
+        scores /= SCORE_SCALE
         if not full:
             val[:, c["seat_mask"]] = o.take_rows(self._inside, n)
         return idx, val

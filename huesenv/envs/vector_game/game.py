@@ -65,7 +65,7 @@ class TimeStep:
     ``terminated[b]``: game ``b`` ended in this step (it has been reset:
     ``current_player`` and the masks are the new game's); ``final_scores[b]`` the
     ended game's scores (zeros elsewhere); ``illegal[b]``: it ended on an illegal action.  The arrays are
-    new each step, the caller's: later steps never change them.
+    the caller's: later steps never change them (:class:`~huesenv.envs.vector_game.arrays.OutputPool`).
     """
 
     current_player: Any
@@ -125,7 +125,10 @@ class HuesCuesVectorGame:
         ok = np.array(
             [[static_cue_problem(r, w, k) is None for w in self.vocabulary] for k in (1, 2)], dtype=bool
         )
-        self.static_ok = o.asarray(ok)  # (2, V)
+        # per phase, the words the static rules allow then (none outside the cue phases)
+        by_phase = np.zeros((DONE + 1, v), dtype=bool)
+        by_phase[CUE1], by_phase[CUE2] = ok
+        self._phase_words = o.asarray(by_phase)
         self.deck: Any = None if r.deck is None else o.asarray(np.asarray(r.deck, dtype=np.int64))
         self.max_rounds = max(r.num_rounds(n) for n in range(r.min_players, r.max_players + 1))
         self.caller = self._caller(caller)
@@ -304,52 +307,62 @@ class HuesCuesVectorGame:
     def _at(self, x: Any, rows: Any) -> Any:
         return x if rows is self.rows else x[rows]  # every game: no gather
 
-    def _cells_ok(self, rows: Any, cell: Any = None) -> Any:
-        """Cells legal now: a free cell while guessing, a card cell when picking the target; ``(R, 480)``,
-        or at one ``cell`` per game ``(R,)``."""
+    def _cells_ok(self, rows: Any, cell: Any = None, out: Any = None) -> Any:
+        """Cells legal now: a free cell while guessing, a card cell when picking the target; written into
+        ``out`` ``(R, 480)``, or read at one ``cell`` per game ``(R,)``."""
         o, ph = self.ops, self._at(self.phase, rows)
         guess = (ph == GUESS1) | (ph == GUESS2)
-        if cell is None:
-            ok = ~self._at(self.occupied, rows) & guess[:, None]
+        if cell is None:  # (one pass over the cells, then the few rows not guessing)
+            o.xp.logical_not(self._at(self.occupied, rows), out=out)
+            out[o.nonzero(~guess)] = False
             pick = o.nonzero(ph == PICK)
-            ok[pick[:, None], self._at(self.card, rows)[pick]] = True
-            return ok
+            out[pick[:, None], self._at(self.card, rows)[pick]] = True
+            return out
         free = ~o.take_flat(self.occupied, rows * N_CELLS + cell)
-        on_card = (self._at(self.card, rows) == cell[:, None]).any(1)
+        card = self._at(self.card, rows)
+        on_card = card[:, 0] == cell
+        for i in range(1, self.rules.card_size):
+            on_card |= card[:, i] == cell
         return (guess & free) | ((ph == PICK) & on_card)
 
-    def allowed_words(self, rows: Any, word: Any = None) -> Any:
-        """Words valid as the current cue (cue 1's outside cue 2: static rules minus this game's used cues),
-        ``(R, V)``, or at one ``word`` per game ``(R,)``.  Legal only in the cue phases."""
+    def _words_ok(self, rows: Any, word: Any = None, out: Any = None, phase: Any = None) -> Any:
+        """Words legal in ``phase`` (default: the game's; none outside the cue phases): the static rules
+        minus the game's used cues; written into ``out`` ``(R, V)``, or read at one ``word`` per game."""
         o = self.ops
-        second = o.astype(self._at(self.phase, rows) == CUE2, o.int64)
-        if word is None:
-            ok = self.static_ok[second]
-            return ok & ~self._at(self.used, rows) if self.rules.unique_cues else ok
-        ok = o.take_flat(self.static_ok, second * self.V + word)
+        phase = self._at(self.phase, rows) if phase is None else phase
+        if word is None:  # in place: no (R, V) temporaries
+            o.take_rows(self._phase_words, phase, out=out)
+            if self.rules.unique_cues:
+                o.xp.greater(out, self._at(self.used, rows), out=out)  # allowed and not used
+            return out
+        ok = o.take_flat(self._phase_words, phase * self.V + word)
         return ok & ~o.take_flat(self.used, rows * self.V + word) if self.rules.unique_cues else ok
+
+    def allowed_words(self, rows: Any) -> Any:
+        """(R, V) bool: words valid as the current cue, cue 1's outside cue 2 (what a cue giver may say next)."""
+        o = self.ops
+        cue = o.where(self._at(self.phase, rows) == CUE2, CUE2, CUE1)
+        return self._words_ok(rows, out=o.empty((int(rows.shape[0]), self.V), o.bool), phase=cue)
 
     def _pass_ok(self, rows: Any) -> Any:
         return (self._at(self.phase, rows) == CUE2) & self.rules.allow_pass
 
     def action_mask(self) -> Any:
         """(B, A) bool: the legal actions of the seat on turn in each game (a new array, the caller's)."""
-        o, rows, ph = self.ops, self.rows, self.phase
-        mask = o.empty((self.num_games, self.A), o.bool)
-        mask[:, :N_CELLS] = self._cells_ok(rows)
-        mask[:, N_CELLS : self.pass_action] = (
-            self.allowed_words(rows) & ((ph == CUE1) | (ph == CUE2))[:, None]
-        )
+        o, rows = self.ops, self.rows
+        mask = o.output((self.num_games, self.A), o.bool)
+        self._cells_ok(rows, out=mask[:, :N_CELLS])
+        self._words_ok(rows, out=mask[:, N_CELLS : self.pass_action])
         mask[:, self.pass_action] = self._pass_ok(rows)
         return mask
 
     def legal(self, rows: Any, a: Any) -> Any:
         """(R,) bool: action ``a[i]`` is legal in game ``rows[i]`` now (the mask's rules at that column)."""
-        o, ph = self.ops, self._at(self.phase, rows)
+        o = self.ops
         is_cell = (a >= 0) & (a < N_CELLS)
-        is_word = (a >= N_CELLS) & (a < self.pass_action) & ((ph == CUE1) | (ph == CUE2))
-        cell_ok = is_cell & self._cells_ok(rows, o.clamp(a, 0, N_CELLS - 1))
-        word_ok = is_word & self.allowed_words(rows, o.clamp(a - N_CELLS, 0, self.V - 1))
+        is_word = (a >= N_CELLS) & (a < self.pass_action)
+        cell_ok = is_cell & self._cells_ok(rows, o.where(is_cell, a, 0))
+        word_ok = is_word & self._words_ok(rows, o.where(is_word, a - N_CELLS, 0))
         return cell_ok | word_ok | ((a == self.pass_action) & self._pass_ok(rows))
 
     def seat_role(self, rows: Any) -> Any:
@@ -400,13 +413,13 @@ class HuesCuesVectorGame:
 
     def _random_word(self, rows: Any) -> Any:
         """A uniform legal column of the words and pass (``V`` = pass) per game of ``rows`` (in a cue phase),
-        as :meth:`_random_free` draws: :meth:`allowed_words` and :meth:`_pass_ok` read at the drawn columns."""
+        as :meth:`_random_free` draws: :meth:`_words_ok` and :meth:`_pass_ok` read at the drawn columns."""
         o, v = self.ops, self.V
         k = int(rows.shape[0])
         pass_ok = self._pass_ok(rows)
 
         def ok(i: Any, col: Any) -> Any:  # entries i (of rows) at columns col
-            good = self.allowed_words(rows[i], o.clamp(col, high=v - 1))
+            good = self._words_ok(rows[i], o.where(col < v, col, 0))
             return o.where(col < v, good, pass_ok[i])
 
         pick = o.integers(v + 1, (k,))
@@ -418,7 +431,7 @@ class HuesCuesVectorGame:
             bad = bad[~ok(bad, pick[bad])]
         if int(bad.shape[0]):
             sub = o.zeros((int(bad.shape[0]), v + 1), o.bool)
-            sub[:, :v] = self.allowed_words(rows[bad])
+            self._words_ok(rows[bad], out=sub[:, :v])
             sub[:, v] = pass_ok[bad]
             pick[bad] = o.masked_argmax(o.random((int(bad.shape[0]), v + 1)), sub)
         return pick
@@ -449,11 +462,11 @@ class HuesCuesVectorGame:
         rewards, role = self._carry, self._carry_role
         terminated = o.zeros(self.num_games, o.bool)
         illegal = o.zeros(self.num_games, o.bool)
-        final = o.zeros((self.num_games, self.S), o.int64)
+        final = o.output((self.num_games, self.S), o.int64, 0)
         self._apply(self.rows, a, rewards, role, terminated, final, illegal)
         self._advance(rewards, role, terminated, final)
-        self._carry = o.zeros((self.num_games, self.S), o.float32)
-        self._carry_role = o.zeros((self.num_games, self.S, 2), o.float32)
+        self._carry = o.output((self.num_games, self.S), o.float32, 0)
+        self._carry_role = o.output((self.num_games, self.S, 2), o.float32, 0)
         ended = o.nonzero(terminated)
         if int(ended.shape[0]):  # what the new games scored so far waits for their first decision
             self._carry[ended] = rewards[ended]
@@ -579,7 +592,6 @@ class HuesCuesVectorGame:
     def _reveal(self, rows: Any, rewards: Any, role: Any, terminated: Any, final: Any) -> None:
         """Score the round (``rules.points_matrix`` / ``in_frame_matrix``) and start the next one or end the game."""
         o = self.ops
-        k = int(rows.shape[0])
         guess_pts = self.round_guess_points[rows]  # (k, S) points per seat (none for the cue giver)
         giver_pts = self.round_in_frame[rows] * self.rules.cue_giver_points  # (k,)
         at = rows * self.S + self.giver[rows]  # the cue giver's entries of (B, S) arrays
@@ -599,7 +611,7 @@ class HuesCuesVectorGame:
         if int(ended.shape[0]):
             self._end_games(rows[ended], terminated, final, rewards, role)
         going = o.nonzero(~done)
-        if int(going.shape[0]) and k:
+        if int(going.shape[0]):
             self._start_round(rows[going], nxt[going])
 
     def _end_games(
