@@ -94,10 +94,16 @@ def pytest_make_collect_report(collector):
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
 def pytest_collection_modifyitems(items):
     """Under ``--dist loadgroup`` (scripts/test.sh) a file's tests share one worker, so module fixtures
-    are built once; an explicit ``xdist_group`` (the Ray tests: one local cluster at a time) spans files."""
+    are built once; an explicit ``xdist_group`` (the Ray tests: one local cluster at a time) spans files.
+    Files with a ``slow`` test, then those with integration tests, go first (in file order otherwise), so
+    that the longest tests do not start last and end the run alone."""
+    rank: dict[Path, int] = {}
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.path.stem))
+        own = 0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("integration") else 2
+        rank[item.path] = min(rank.get(item.path, 2), own)
+    items.sort(key=lambda item: rank[item.path])
 
 
 def pytest_addoption(parser):

@@ -447,6 +447,7 @@ for line in sys.stdin:
 
 
 @pytest.mark.integration  # a fresh interpreter, one forked child per module
+@pytest.mark.slow
 def test_every_module_imports_first_in_a_fresh_interpreter():
     """Import order cannot break a module: each one is imported first, alone (a cycle hidden by lazy
     package exports would fail here with "partially initialized module").

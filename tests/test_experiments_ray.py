@@ -30,6 +30,7 @@ CONFIG = {
 }
 
 
+@pytest.mark.slow
 def test_ray_equals_in_process(tmp_path, ray):
     path = tmp_path / "ray.yaml"
     path.write_text(yaml.safe_dump(CONFIG), encoding="utf-8")

@@ -56,6 +56,7 @@ def test_block_extraction_honours_skip_markers():
     ]
 
 
+@pytest.mark.slow
 def test_readme_examples_run_in_order_on_a_fresh_clone(tmp_path):
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout: nothing to clone")

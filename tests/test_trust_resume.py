@@ -168,6 +168,7 @@ def _selfplay(out: Path, humans) -> None:
 
 
 @pytest.mark.integration
+@pytest.mark.slow
 def test_selfplay_killed_at_every_write_resumes_to_the_same_run(tmp_path, monkeypatch, humans):
     ref = tmp_path / "ref"
     n = _count_writes(monkeypatch, lambda: _selfplay(ref, humans))

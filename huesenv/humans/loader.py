@@ -432,13 +432,8 @@ def load_humans(
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
-    filters = (language, gender, age_range)
-    if (
-        path is None
-        and vocabulary is None
-        and cvd is None
-        and all(f is None or isinstance(f, str) for f in filters)
-    ):
+    filters = [f for f in (language, gender, age_range) if f is None or isinstance(f, str)]
+    if path is None and vocabulary is None and cvd is None and len(filters) == 3:
         cohort = _packaged(on_error, exclude_cvd, *filters)  # validated once per process: 0.2 s a read
         return replace(
             cohort,
