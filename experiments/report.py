@@ -392,11 +392,13 @@ def reference_note(data: ReportData, table: pd.DataFrame | None = None) -> str:
     if not isinstance(ref, HumanReference):
         return f"Human reference: {ref.description}."
     line = f"Human reference: {ref.description}."
-    if table is not None:
-        ids = table["agent_id"] if "agent_id" in table else table.get("agent")
-        note = ref.self_scored_note(ids.dropna()) if ids is not None else None
-        if note:
-            line += f" Flagged {note}."
+    marked = _reference_rows(table, ref) if table is not None else pd.Series(dtype=bool)
+    if marked.any():  # named as the table names them
+        names = ", ".join(sorted(set(table.loc[marked, "agent"].astype(str))))
+        line += (
+            f" Self-scored: {names} replay(s) the reference and is scored against the answers it draws "
+            "from (an optimistic ceiling, not leave-one-out)."
+        )
     return line
 
 

@@ -130,7 +130,7 @@ def test_every_section_and_table_file_names_the_human_reference(tmp_path):
     md = paths["markdown"].read_text()
     described = f"Human reference: {ref.description}."
     assert md.count(described) == 2  # one line under each table section
-    assert "Flagged self-scored: human-replay" in md
+    assert "Self-scored: people replay(s) the reference" in md  # named as the table names it
     assert paths["html"].read_text().count(described) == 2
     for name in ("leaderboard", "guess_alignment"):
         for table in (
