@@ -393,7 +393,7 @@ def reference_note(data: ReportData, table: pd.DataFrame | None = None) -> str:
         return f"Human reference: {ref.description}."
     line = f"Human reference: {ref.description}."
     marked = _reference_rows(table, ref) if table is not None else pd.Series(dtype=bool)
-    if marked.any():  # named as the table names them
+    if table is not None and marked.any():  # named as the table names them
         names = ", ".join(sorted(set(table.loc[marked, "agent"].astype(str))))
         line += (
             f" Self-scored: {names} replay(s) the reference and is scored against the answers it draws "
