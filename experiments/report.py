@@ -239,9 +239,9 @@ def shown_table(name: str, table: pd.DataFrame, reference: Any = None) -> pd.Dat
     Descriptive columns with one value in every row (the architecture of non-CLIP agents is "Other"
     everywhere) say nothing and are dropped; so is an ``agent_id`` that repeats ``agent`` on every
     row it does not mark.  With a ``reference``, the rows of agents replaying it are marked where they
-    are ranked (``rank`` "ref.", the others ranked among themselves; the agent named a self-scored reference).  The nonsense table leads
-    with the behaviour class and groups its 16 cells by the four kinds of input.  CSV and Parquet
-    files keep every column.
+    are ranked (``rank`` "ref.", the others ranked among themselves).  The nonsense table leads with
+    the behaviour class and groups its 16 cells by the four kinds of input.  CSV and Parquet files
+    keep every column.
     """
     out = table
     if name == "wordlevel_nonsense":
@@ -442,10 +442,7 @@ def write_markdown(data: ReportData, out_dir: Path, filename: str = "report.md")
     lines = [f"# {data.title}", ""]
     if data.banner:
         lines += [f"> **{data.banner}**", ""]
-    lines += [
-        f"**{line}**" + ("  " if k < len(verdict(data)) - 1 else "") for k, line in enumerate(verdict(data))
-    ]
-    lines += [""]
+    lines += ["  \n".join(f"**{line}**" for line in verdict(data)), ""]  # one paragraph, a line each
     lines += [*[f"- {s}" for s in data.summary], ""]
     for head, body in data.details:  # long lists folded (GitHub and most viewers render <details>)
         lines += [f"<details><summary>{html.escape(head)}</summary>", "", body, "", "</details>", ""]
