@@ -29,9 +29,9 @@ from huesenv.reports import (
     TALL_ROWS,
     anchor,
     display_table,
-    figure_tag,
     html_head,
     html_table,
+    img_tag,
     markdown_contents,
     markdown_table,
     write_parquet,
@@ -527,19 +527,19 @@ def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -
         if len(table) > 500:
             parts.append(f"<p class='meta'>{len(table) - 500} more rows in tables/{name}.csv</p>")
         if name in data.plots:
-            parts.append(figure_tag(data.plots[name], alt_text(name, data)))
+            parts.append(img_tag(data.plots[name], alt_text(name, data)))
         parts.append("</section>")
     for name, path in data.plots.items():
         if name not in data.tables:
             parts += [
                 f"<section id='{anchor(name)}'><h2>{html.escape(title_of(name))}</h2>",
-                figure_tag(path, alt_text(name, data)),
+                img_tag(path, alt_text(name, data)),
                 "</section>",
             ]
     if data.boards:
         parts.append("<section id='boards'><h2>Boards</h2>")
         for caption, path in data.boards.items():
-            parts += [f"<p><b>{html.escape(caption)}</b></p>", figure_tag(path, f"Board: {caption}")]
+            parts += [f"<p><b>{html.escape(caption)}</b></p>", img_tag(path, f"Board: {caption}")]
         parts.append("</section>")
     parts.append("<section id='methods'><h2>Methods and provenance</h2>")
     if data.methods:
