@@ -29,9 +29,9 @@ from huesenv.reports import (
     TALL_ROWS,
     anchor,
     display_table,
-    figure_tag,
     html_head,
     html_table,
+    img_tag,
     markdown_contents,
     markdown_table,
     write_parquet,
@@ -239,9 +239,9 @@ def shown_table(name: str, table: pd.DataFrame, reference: Any = None) -> pd.Dat
     Descriptive columns with one value in every row (the architecture of non-CLIP agents is "Other"
     everywhere) say nothing and are dropped; so is an ``agent_id`` that repeats ``agent`` on every
     row it does not mark.  With a ``reference``, the rows of agents replaying it are marked where they
-    are ranked (``rank`` "ref.", the others ranked among themselves; the agent named a self-scored reference).  The nonsense table leads
-    with the behaviour class and groups its 16 cells by the four kinds of input.  CSV and Parquet
-    files keep every column.
+    are ranked (``rank`` "ref.", the others ranked among themselves).  The nonsense table leads with
+    the behaviour class and groups its 16 cells by the four kinds of input.  CSV and Parquet files
+    keep every column.
     """
     out = table
     if name == "wordlevel_nonsense":
@@ -392,11 +392,13 @@ def reference_note(data: ReportData, table: pd.DataFrame | None = None) -> str:
     if not isinstance(ref, HumanReference):
         return f"Human reference: {ref.description}."
     line = f"Human reference: {ref.description}."
-    if table is not None:
-        ids = table["agent_id"] if "agent_id" in table else table.get("agent")
-        note = ref.self_scored_note(ids.dropna()) if ids is not None else None
-        if note:
-            line += f" Flagged {note}."
+    marked = _reference_rows(table, ref) if table is not None else pd.Series(dtype=bool)
+    if table is not None and marked.any():  # named as the table names them
+        names = ", ".join(sorted(set(table.loc[marked, "agent"].astype(str))))
+        line += (
+            f" Self-scored: {names} replay(s) the reference and is scored against the answers it draws "
+            "from (an optimistic ceiling, not leave-one-out)."
+        )
     return line
 
 
@@ -440,10 +442,7 @@ def write_markdown(data: ReportData, out_dir: Path, filename: str = "report.md")
     lines = [f"# {data.title}", ""]
     if data.banner:
         lines += [f"> **{data.banner}**", ""]
-    lines += [
-        f"**{line}**" + ("  " if k < len(verdict(data)) - 1 else "") for k, line in enumerate(verdict(data))
-    ]
-    lines += [""]
+    lines += ["  \n".join(f"**{line}**" for line in verdict(data)), ""]  # one paragraph, a line each
     lines += [*[f"- {s}" for s in data.summary], ""]
     for head, body in data.details:  # long lists folded (GitHub and most viewers render <details>)
         lines += [f"<details><summary>{html.escape(head)}</summary>", "", body, "", "</details>", ""]
@@ -528,19 +527,19 @@ def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -
         if len(table) > 500:
             parts.append(f"<p class='meta'>{len(table) - 500} more rows in tables/{name}.csv</p>")
         if name in data.plots:
-            parts.append(figure_tag(data.plots[name], alt_text(name, data)))
+            parts.append(img_tag(data.plots[name], alt_text(name, data)))
         parts.append("</section>")
     for name, path in data.plots.items():
         if name not in data.tables:
             parts += [
                 f"<section id='{anchor(name)}'><h2>{html.escape(title_of(name))}</h2>",
-                figure_tag(path, alt_text(name, data)),
+                img_tag(path, alt_text(name, data)),
                 "</section>",
             ]
     if data.boards:
         parts.append("<section id='boards'><h2>Boards</h2>")
         for caption, path in data.boards.items():
-            parts += [f"<p><b>{html.escape(caption)}</b></p>", figure_tag(path, f"Board: {caption}")]
+            parts += [f"<p><b>{html.escape(caption)}</b></p>", img_tag(path, f"Board: {caption}")]
         parts.append("</section>")
     parts.append("<section id='methods'><h2>Methods and provenance</h2>")
     if data.methods:

@@ -173,14 +173,9 @@ def write_parquet(table: pd.DataFrame, path: Path) -> Path:
 
 
 def img_tag(path: Path, alt: str) -> str:
-    """A PNG inlined (base64), so the HTML file needs no folder next to it."""
+    """A PNG inlined (base64), so the HTML file needs no folder next to it; it scales to the screen."""
     b64 = base64.b64encode(path.read_bytes()).decode("ascii")
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
-
-
-def figure_tag(path: Path, alt: str) -> str:
-    """An inlined figure that scales to the screen (``max-width:100%``; a phone shows all of it)."""
-    return f"<div class='fig' tabindex='0'>{img_tag(path, alt)}</div>"
 
 
 # Why these rules: the report must fit a 1280 px window and a phone.  Wide tables scroll inside their
@@ -205,7 +200,6 @@ details summary{cursor:pointer;color:#0366d6}
 .banner{background:#fff4e5;border:2px solid #e8a33d;padding:.6em 1em;margin:1em 0;font-weight:600}
 dl.glossary dt{font-weight:600;margin-top:.4em}dl.glossary dd{margin:0 0 0 1.2em}
 .scroll-hint{display:none;color:#555;font-size:.85em;margin:-.6em 0 1em}
-.fig{overflow-x:auto}
 @media (max-width:640px){
 body{padding:.5em .7em;font-size:15px}
 nav.toc ol{columns:1}

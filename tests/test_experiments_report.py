@@ -130,7 +130,7 @@ def test_every_section_and_table_file_names_the_human_reference(tmp_path):
     md = paths["markdown"].read_text()
     described = f"Human reference: {ref.description}."
     assert md.count(described) == 2  # one line under each table section
-    assert "Flagged self-scored: human-replay" in md
+    assert "Self-scored: people replay(s) the reference" in md  # named as the table names it
     assert paths["html"].read_text().count(described) == 2
     for name in ("leaderboard", "guess_alignment"):
         for table in (
@@ -179,9 +179,7 @@ def test_cli_tournament_with_overrides(tmp_path):
     assert "games: ran 1 games" in out.stdout and "Leaderboard" in out.stdout
     stdout = " ".join(out.stdout.split())  # rich may wrap the long lines
     assert "Human reference: Reconstructed cohort (316 simulated participants, not people)" in stdout
-    assert (
-        "self-scored: human-replay" in stdout
-    )  # the replayed humans' first cones are scored on their cohort
+    assert "Self-scored: human replay(s)" in stdout  # the replayed humans, named as the tables name them
     assert (tmp_path / "runs" / "cli" / "report.md").exists()
     bad = _cli(["tournament", "--set", "lineups.0.0=nobody", "--output", str(tmp_path / "runs")], tmp_path)
     assert bad.returncode == 2 and "field lineups.0.0: expected one of the agents" in bad.stderr

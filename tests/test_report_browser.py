@@ -138,7 +138,7 @@ def test_report_and_merged_leaderboard_fit_1280px(tmp_path):
         driver.get(Path(result.reports["html"]).resolve().as_uri())
         phone = driver.execute_script(
             "return {page: document.documentElement.scrollWidth, figures: Array.prototype.map.call("
-            "document.querySelectorAll('.fig img'), function (i) { return i.getBoundingClientRect().right; })};"
+            "document.querySelectorAll('section img'), function (i) { return i.getBoundingClientRect().right; })};"
         )
         driver.save_screenshot(str(shots / "report_390.png"))
     assert verdict_bottom <= 900  # the verdict is on the first screen

@@ -51,6 +51,7 @@ from huesenv.experiments.merge import merge_runs, report_data
 from huesenv.experiments.report import (
     ReportData,
     annotate,
+    reference_note,
     reference_of,
     shown_table,
     verdict,
@@ -381,17 +382,10 @@ def _humans(result: Any) -> Any:
 
 
 def _reference_lines(humans: Any, result: Any) -> list[str]:
-    """The run's human reference and the self-scored caveat, for the terminal."""
-    ref = reference_of(humans)
-    lines = [f"Human reference: {ref.description}"]
-    if hasattr(ref, "self_scored_note"):
-        ids = {
-            str(a) for t in result.tables.values() for a in t.get("agent_id", t.get("agent", [])) if a == a
-        }
-        note = ref.self_scored_note(ids)
-        if note:
-            lines.append(note)
-    return lines
+    """The run's human reference and the self-scored caveat (agents named as the tables name them)."""
+    agents = [t[[c for c in ("agent", "agent_id") if c in t]] for t in result.tables.values() if "agent" in t]
+    table = pd.concat(agents, ignore_index=True) if agents else None
+    return [reference_note(ReportData("", "", [], humans=humans or {}), table)]
 
 
 def _summary(console: Any, result: Any) -> None:

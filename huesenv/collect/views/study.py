@@ -223,7 +223,7 @@ def _onboard(state: AppState, token: str) -> tuple[str | None, BaseResponse | No
         (token,),
     ).fetchone()
     if row is not None:  # this very form was accepted before
-        if row[1] > RETRY_WINDOW_S:  # not a retry: a kept pre-consent cookie is no credential
+        if row[1] is None or row[1] > RETRY_WINDOW_S:  # not a retry: a kept cookie is no credential
             logout()
             return None, redirect(url_for("study.start"))
         login(row[0])  # a double click or a network retry
