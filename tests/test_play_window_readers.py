@@ -99,8 +99,8 @@ def test_card_cells_have_a_two_pixel_outline(renderer):
     assert (img[y + h // 2, x + 2 : x + 4] == 255).all()  # then white, 2 px
 
 
-def test_long_names_are_cut_in_the_middle():
-    assert _middle_cut("text-embedding:all-MiniLM-L6-v2", 20) == "text-embed…niLM-L6-v2"
+def test_long_names_are_cut_in_the_middle_between_their_parts():
+    assert _middle_cut("text-embedding:all-MiniLM-L6-v2", 20) == "text-…-L6-v2"
     assert _middle_cut("random", 20) == "random"
 
 
