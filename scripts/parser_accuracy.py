@@ -2,8 +2,7 @@
 
 Usage: ``python scripts/parser_accuracy.py [--corpus FILE] [--wrong] [--misses OUT.jsonl]``
 (``--corpus`` defaults to ``tests/data/reply_corpus.jsonl``; ``tuning`` names
-``tests/data/reply_corpus_tuning.jsonl``, ``heldout`` the fresh held-out set
-``tests/data/reply_corpus_heldout_fresh.jsonl``; a positional path works too).
+``tests/data/reply_corpus_tuning.jsonl``; a positional path works too).
 Prints one line per kind (n, correct, accuracy), one per (kind, family), one per
 corpus batch, and with ``--wrong`` every reply it reads differently from the
 expected value.  Batches (the ``batch`` field; absent = 1): 1 was written before
@@ -19,9 +18,7 @@ or the first corpus; each row has a ``note`` saying what it tests.  Its batches
 were each scored before the parser was changed for them: ``h1`` (486) 443
 correct, ``h2`` (154, after the first round of fixes) 149, ``h3`` (95 long-form
 and adversarial replies, after the second round) 87; the misses are kept in
-``reply_corpus_tuning.misses_*before.jsonl``.  The fresh held-out set was
-written afterwards by an author who never read the parser, scored once and never
-used for a fix (``tests/test_probes_answers_heldout.py``).  ``--misses`` saves every reply
+``reply_corpus_tuning.misses_*before.jsonl``.  ``--misses`` saves every reply
 read differently (with what was read) as JSON lines.
 """
 
@@ -40,7 +37,6 @@ DEFAULT = DATA / "reply_corpus.jsonl"
 NAMED = {
     "main": DEFAULT,
     "tuning": DATA / "reply_corpus_tuning.jsonl",
-    "heldout": DATA / "reply_corpus_heldout_fresh.jsonl",
 }
 
 
@@ -79,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus", nargs="?", default=None, help="corpus file (or use --corpus)")
     ap.add_argument(
-        "--corpus", dest="corpus_opt", default=None, help="corpus file, or 'main' / 'tuning' / 'heldout'"
+        "--corpus", dest="corpus_opt", default=None, help="corpus file, or 'main' / 'tuning'"
     )
     ap.add_argument("--wrong", action="store_true", help="list the replies read differently")
     ap.add_argument("--misses", default=None, help="write the replies read differently to this JSONL file")
