@@ -74,9 +74,7 @@ def evaluate(path: Path) -> tuple[dict, list[dict]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus", nargs="?", default=None, help="corpus file (or use --corpus)")
-    ap.add_argument(
-        "--corpus", dest="corpus_opt", default=None, help="corpus file, or 'main' / 'tuning'"
-    )
+    ap.add_argument("--corpus", dest="corpus_opt", default=None, help="corpus file, or 'main' / 'tuning'")
     ap.add_argument("--wrong", action="store_true", help="list the replies read differently")
     ap.add_argument("--misses", default=None, help="write the replies read differently to this JSONL file")
     args = ap.parse_args(argv)
