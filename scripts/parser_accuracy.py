@@ -30,7 +30,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from huesenv.probes import parse_answer
+from huesenv.probes import parse_answer, same_reading
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 DEFAULT = DATA / "reply_corpus.jsonl"
@@ -38,17 +38,6 @@ NAMED = {
     "main": DEFAULT,
     "tuning": DATA / "reply_corpus_tuning.jsonl",
 }
-
-
-def matches(kind: str, got, expected) -> bool:
-    """Equality as the corpus means it: sets for colours, ±0.5 points for percentages."""
-    if expected is None or got is None:
-        return got is None and expected is None
-    if kind == "colours":
-        return set(got) == set(expected)
-    if kind in ("threshold", "coverage"):
-        return abs(float(got) - float(expected)) <= 0.5
-    return got == expected
 
 
 def evaluate(path: Path) -> tuple[dict, list[dict]]:
@@ -59,7 +48,7 @@ def evaluate(path: Path) -> tuple[dict, list[dict]]:
             continue
         row = json.loads(line)
         got = parse_answer(row["kind"], row["text"], **row.get("kwargs", {}))
-        ok = matches(row["kind"], got, row["expected"])
+        ok = same_reading(row["kind"], got, row["expected"])
         keys = [(row["kind"], "all"), (row["kind"], row["family"])]
         if path.resolve() == DEFAULT.resolve() or "batch" in row:
             keys.append(("batch", f"batch{row.get('batch', 1)}"))

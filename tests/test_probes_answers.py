@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from huesenv.agents.protocol import Answer
-from huesenv.probes import parse_answer, run_probe
+from huesenv.probes import parse_answer, run_probe, same_reading
 from huesenv.probes.interference.metrics import interference_table
 from huesenv.probes.interference.questions import interference_trials
 from huesenv.probes.interference.stimuli import interference_stimuli
@@ -20,16 +20,6 @@ CORPUS = Path(__file__).parent / "data" / "reply_corpus.jsonl"
 
 def _rows():
     return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _same(kind, got, expected):
-    if expected is None or got is None:
-        return got is None and expected is None
-    if kind == "colours":
-        return set(got) == set(expected)
-    if kind in ("threshold", "coverage"):
-        return abs(got - expected) <= 0.5
-    return got == expected
 
 
 def test_corpus_covers_every_kind_and_several_families():
@@ -47,7 +37,7 @@ def test_corpus_accuracy_per_kind():
     wrong = []
     for r in _rows():
         got = parse_answer(r["kind"], r["text"], **r["kwargs"])
-        ok = _same(r["kind"], got, r["expected"])
+        ok = same_reading(r["kind"], got, r["expected"])
         totals[r["kind"]][0] += 1
         totals[r["kind"]][1] += ok
         if not ok:

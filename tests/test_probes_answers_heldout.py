@@ -16,20 +16,10 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from huesenv.probes import KINDS, parse_answer
+from huesenv.probes import KINDS, parse_answer, same_reading
 
 FRESH = Path(__file__).parent / "data" / "reply_corpus_heldout_fresh.jsonl"
 MIN_CORRECT = {"colour": 55, "colours": 30, "threshold": 35, "coverage": 31, "yes_no": 37, "option": 33}
-
-
-def _same(kind: str, got, expected) -> bool:
-    if expected is None or got is None:
-        return got is None and expected is None
-    if kind == "colours":
-        return set(got) == set(expected)
-    if kind in ("threshold", "coverage"):
-        return abs(float(got) - float(expected)) <= 0.5
-    return got == expected
 
 
 def test_fresh_heldout_accuracy_per_kind_stays_at_its_first_score():
@@ -37,7 +27,7 @@ def test_fresh_heldout_accuracy_per_kind_stays_at_its_first_score():
     assert len(rows) == 248
     correct: dict[str, int] = defaultdict(int)
     for r in rows:
-        correct[r["kind"]] += _same(
+        correct[r["kind"]] += same_reading(
             r["kind"], parse_answer(r["kind"], r["text"], **r["kwargs"]), r["expected"]
         )
     assert set(correct) == set(KINDS)

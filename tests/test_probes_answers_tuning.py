@@ -18,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from huesenv.colour_names import CANONICAL_COLOURS
-from huesenv.probes import KINDS, parse_answer
+from huesenv.probes import KINDS, parse_answer, same_reading
 
 TUNING = Path(__file__).parent / "data" / "reply_corpus_tuning.jsonl"
 FLOORS = {
@@ -33,16 +33,6 @@ FLOORS = {
 
 def _rows() -> list[dict]:
     return [json.loads(line) for line in TUNING.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _same(kind: str, got, expected) -> bool:
-    if expected is None or got is None:
-        return got is None and expected is None
-    if kind == "colours":
-        return set(got) == set(expected)
-    if kind in ("threshold", "coverage"):
-        return abs(float(got) - float(expected)) <= 0.5
-    return got == expected
 
 
 def test_tuning_corpus_is_well_formed():
@@ -70,7 +60,7 @@ def test_tuning_accuracy_per_kind_is_above_its_floor():
     wrong = defaultdict(list)
     for r in _rows():
         got = parse_answer(r["kind"], r["text"], **r["kwargs"])
-        ok = _same(r["kind"], got, r["expected"])
+        ok = same_reading(r["kind"], got, r["expected"])
         totals[r["kind"]][0] += 1
         totals[r["kind"]][1] += ok
         if not ok:

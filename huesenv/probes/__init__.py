@@ -14,6 +14,7 @@ from huesenv.lazy import lazy_exports
 _LAZY = {
     "KINDS": "huesenv.probes.answers",
     "parse_answer": "huesenv.probes.answers",
+    "same_reading": "huesenv.probes.answers",
     "export_stimuli": "huesenv.probes.export",
     "probe_frame": "huesenv.probes.frame",
     "import_replies": "huesenv.probes.replies",

@@ -1046,3 +1046,14 @@ def _dispatch(kind: str, s: str, subject: str | None, shown_word: Any, options: 
 
 
 __all__ = ["CANONICAL_COLOURS", "KINDS", "parse_answer"]
+
+
+def same_reading(kind: str, got: Any, expected: Any) -> bool:
+    """Whether two readings agree as a reply corpus means it: sets for colours, ±0.5 points for percentages."""
+    if expected is None or got is None:
+        return got is None and expected is None
+    if kind == "colours":
+        return set(got) == set(expected)
+    if kind in ("threshold", "coverage"):
+        return abs(float(got) - float(expected)) <= 0.5
+    return bool(got == expected)
