@@ -3,7 +3,7 @@
 Two views of one lexicon over the board's 480 cells and a vocabulary of ``V`` words:
 
 * the **speaker map** ``cell → word`` (the word a cue giver uses for each
-  target; :func:`speaker_map`), and
+  target), and
 * the **listener map** ``word → distribution over cells`` (where a guesser
   puts its cone for each word; the word's emergent *meaning*).
 
@@ -150,14 +150,6 @@ def best_relabelling_fail_rate(fails: np.ndarray, top1: np.ndarray) -> float:
 
 
 # -- everything ---------------------------------------------------------------------------------------------------
-def speaker_map(speaker_logits: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
-    """``(480, V)`` speaker logits → the word index used for each cell (argmax over allowed words)."""
-    logits = np.asarray(speaker_logits, dtype=np.float64)
-    if allowed is not None:
-        logits = np.where(np.asarray(allowed, bool)[None, :], logits, -np.inf)
-    return np.argmax(logits, axis=1)
-
-
 def lexicon_metrics(
     speaker: np.ndarray,
     listener_probs: np.ndarray,

@@ -51,7 +51,6 @@ from huesenv.game.cues import (
     BASIC_COLOUR_NAMES,
     CUE_CHARSET,
     RELATIVE_WORDS,
-    colour_forms,
     cue_problem,
     is_pass,
 )
@@ -136,10 +135,6 @@ class HuesCuesRules:
             )
         object.__setattr__(self, "forbidden_words", tuple(normalise_word(w) for w in self.forbidden_words))
         object.__setattr__(self, "relative_words", tuple(normalise_word(w) for w in self.relative_words))
-
-    @property
-    def _forbidden_forms(self) -> frozenset[str]:
-        return colour_forms(self.forbidden_words)
 
     # -- derived quantities ----------------------------------------------------
     def rounds_per_player(self, num_players: int) -> int:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -393,8 +393,3 @@ def describe_training(record: Mapping[str, Any] | None) -> str:
         f"every answer of {record.get('source')} ({len(record.get('train_participants') or ())} participants, "
         f"{len(record.get('train_words') or ())} words): no evaluation part exists"
     )
-
-
-def words_of(items: Iterable[Any]) -> tuple[str, ...]:
-    """Normalised texts of words (``Word`` objects or strings)."""
-    return tuple(normalise_word(getattr(w, "text", w)) for w in items)

@@ -50,11 +50,6 @@ def record_to_json(record: LogRecord) -> str:
     return json.dumps(record._view(), sort_keys=True, ensure_ascii=False, allow_nan=False)
 
 
-def parse_line(text: str, where: str) -> LogRecord:
-    """One JSON line → a validated record; every failure is a :class:`LogError` naming ``where`` and the field."""
-    return _parse(text, where)[0]
-
-
 def _parse(text: str, where: str) -> tuple[LogRecord, int]:
     """(record, the schema version the line was written with)."""
     try:
