@@ -6,31 +6,7 @@ learner the cue giver of seat 0 (``num_envs`` complete games of
 cones are played by ``opponents`` from a table (default replayed humans, so the
 learner learns which words send *people* to its target).
 
-The policy is the speaker net of :mod:`huesenv.agents.policy_net` (target cell
-→ one logit per vocabulary word, and a value):
-
-* **cue 1 and cue 2** are sampled from the softmax over the words the rules
-  allow now (pass only when none is allowed);
-* **the target** is the card cell whose best allowed word has the highest
-  probability (deterministic: the policy agent's rule for a speaker-only
-  checkpoint, :meth:`huesenv.agents.policy.PolicyAgent.give_cue`).
-
-Credit: a round's cue-giver points arrive at its reveal, right after the cue
-2 step; both cues of the round get that round's points as their return
-(rounds are independent for the cue giver's score), with the value of the
-target as the baseline (advantage = points − V(target)).  The update is
-CleanRL's clipped PPO over the collected cue decisions.  Files:
-``policy.pt`` (playable as ``policy:run_dir/policy.pt``), ``curve.csv``, ``train.json``, and
-``split/`` (the split's parts as exports, :func:`~huesenv.experiments.rl.human_data.write_split_files`).
-
-Human data: with ``holdout="participants"`` (the default) the replayed humans the
-learner plays with are the training part of the same seeded participant split as
-the guesser trainer's (:mod:`~huesenv.experiments.rl.human_data`), recorded in the
-checkpoint, so its evaluation can use the other part; ``holdout="none"`` replays
-every answer and says so.  Config, run folder, time budget and the summary come
-from the shared harness (:mod:`~huesenv.experiments.rl.harness`).  Runs are short
-and seeded: a rerun starts over and, on the same machine without a time budget,
-writes the same policy (there is no mid-run resume).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.rl.ppo_fast_cue``.
 """
 
 from __future__ import annotations
