@@ -213,17 +213,6 @@ def write_json(path: Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=1, default=list) + "\n")
 
 
-def read_json(path: Path) -> dict[str, Any]:
-    """A JSON object from a run folder; one line naming the file when it is empty, torn or not an object."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path}: not readable JSON ({err}); use --fresh to start over") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object; use --fresh to start over")
-    return data
-
-
 def write_csv(path: Path, frame: Any) -> None:
     """A pandas frame to CSV through a temporary file (a kill mid-write keeps the previous file)."""
     write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
