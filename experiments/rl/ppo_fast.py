@@ -29,8 +29,8 @@ Files in ``run_dir``: ``policy.pt`` (playable as ``policy:run_dir/policy.pt``),
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -193,7 +193,7 @@ def _tensors(obs: dict[str, np.ndarray], device: str):
     )
 
 
-def _masked(logits, mask):
+def masked_logits(logits, mask):
     return logits.masked_fill(~mask, float("-inf"))
 
 
@@ -212,7 +212,7 @@ def evaluate_greedy(net, env, device: str, seed: int, lookup=None, steps: int = 
             cue = lookup[cue]
         with torch.no_grad():
             logits, _ = guesser_forward(net, cue, occ)
-            action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
+            action = masked_logits(logits, mask).argmax(dim=-1).cpu().numpy()
         obs, reward, _, _, _ = env.step(action)
         total += float(np.sum(reward))
         hits += float(np.sum(reward == 3))
@@ -237,22 +237,17 @@ class Rollout:
     def empty(cls, steps: int, envs: int, device: str) -> Rollout:
         import torch
 
-        def z(*shape: int, dtype: Any = torch.float32) -> Any:
-            return torch.zeros(shape, dtype=dtype, device=device)
+        kinds = {"cue": torch.long, "action": torch.long, "occupied": torch.bool, "mask": torch.bool}
 
-        cells = (steps, envs, N_CELLS)
-        long, flag = torch.long, torch.bool
-        vec = (steps, envs)
-        return cls(
-            z(*vec, dtype=long),
-            z(*cells, dtype=flag),
-            z(*cells, dtype=flag),
-            z(*vec, dtype=long),
-            z(*vec),
-            z(*vec),
-            z(*vec),
-            z(*vec),
-        )
+        def zeros(name: str) -> Any:
+            shape = (steps, envs, N_CELLS) if name in ("occupied", "mask") else (steps, envs)
+            return torch.zeros(shape, dtype=kinds.get(name, torch.float32), device=device)
+
+        return cls(*(zeros(f.name) for f in fields(cls)))
+
+    def flat(self) -> Rollout:
+        """The buffers with the step and env axes merged: the batch PPO's minibatches index."""
+        return Rollout(*(getattr(self, f.name).flatten(0, 1) for f in fields(self)))
 
 
 def gae(cfg: FastPPOConfig, buf: Rollout, next_value: Any) -> tuple[Any, Any]:
@@ -272,41 +267,49 @@ def gae(cfg: FastPPOConfig, buf: Rollout, next_value: Any) -> tuple[Any, Any]:
     return adv, adv + buf.value
 
 
-def ppo_update(cfg: FastPPOConfig, net, optimizer, buf: Rollout, adv, ret, lookup) -> dict[str, float]:
-    """``update_epochs`` passes of clipped-surrogate minibatch steps over the rollout; the last losses."""
+def ppo_update(
+    cfg: Any,
+    net,
+    optimizer,
+    n: int,
+    policy: Callable[[Any], tuple[Any, Any]],
+    action,
+    logprob,
+    adv,
+    ret,
+    value: Any = None,
+    norm_adv: bool = True,
+) -> dict[str, float]:
+    """``update_epochs`` passes of clipped-surrogate minibatch steps over ``n`` samples; the last losses.
+
+    ``policy(idx)``: the masked action distribution and the value of samples ``idx``; with ``value``
+    (the rollout's) the value loss is clipped (CleanRL's ``clip_vloss``).  The cue-giver trainer shares it.
+    """
     import torch
     import torch.nn as nn
 
-    b_cue, b_occ, b_mask = (
-        buf.cue.reshape(-1),
-        buf.occupied.reshape(-1, N_CELLS),
-        buf.mask.reshape(-1, N_CELLS),
-    )
-    b_act, b_logp, b_adv = buf.action.reshape(-1), buf.logprob.reshape(-1), adv.reshape(-1)
-    b_ret, b_val = ret.reshape(-1), buf.value.reshape(-1)
-    mb_size = cfg.batch_size // cfg.num_minibatches
+    mb_size = max(1, n // cfg.num_minibatches)
     clipfracs, approx_kl, entropy, v_loss, pg_loss = [], 0.0, 0.0, 0.0, 0.0
     for _ in range(cfg.update_epochs):
-        perm = torch.randperm(cfg.batch_size, device=b_act.device)
-        for start in range(0, cfg.batch_size, mb_size):
+        perm = torch.randperm(n, device=action.device)
+        for start in range(0, n, mb_size):
             mb = perm[start : start + mb_size]
-            logits, new_v = guesser_forward(net, lookup[b_cue[mb]], b_occ[mb])
-            dist = torch.distributions.Categorical(logits=_masked(logits, b_mask[mb]))
-            log_ratio = dist.log_prob(b_act[mb]) - b_logp[mb]
+            dist, new_v = policy(mb)
+            log_ratio = dist.log_prob(action[mb]) - logprob[mb]
             ratio = log_ratio.exp()
             with torch.no_grad():
                 approx_kl = float(((ratio - 1) - log_ratio).mean())
                 clipfracs.append(float(((ratio - 1.0).abs() > cfg.clip_coef).float().mean()))
-            mb_adv = b_adv[mb]
-            if cfg.norm_adv and mb_adv.numel() > 1:
+            mb_adv = adv[mb]
+            if norm_adv and mb_adv.numel() > 1:
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
             pg = torch.max(
                 -mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
             ).mean()
-            vl = (new_v - b_ret[mb]) ** 2
-            if cfg.clip_vloss:
-                v_clipped = b_val[mb] + (new_v - b_val[mb]).clamp(-cfg.clip_coef, cfg.clip_coef)
-                vl = torch.max(vl, (v_clipped - b_ret[mb]) ** 2)
+            vl = (new_v - ret[mb]) ** 2
+            if value is not None:
+                v_clipped = value[mb] + (new_v - value[mb]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                vl = torch.max(vl, (v_clipped - ret[mb]) ** 2)
             vl = 0.5 * vl.mean()
             ent = dist.entropy().mean()
             loss = pg - cfg.ent_coef * ent + cfg.vf_coef * vl
@@ -325,7 +328,7 @@ def ppo_update(cfg: FastPPOConfig, net, optimizer, buf: Rollout, adv, ret, looku
 
 
 def policy_settings(
-    cfg: FastPPOConfig, vocab: Sequence[str], encoder: Any, data: Any
+    cfg: FastPPOConfig, vocab: tuple[str, ...], encoder: Any, data: Any
 ) -> tuple[dict, PolicySettings]:
     """The network's shape and what the checkpoint records about the env it was trained on."""
     arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
@@ -415,7 +418,7 @@ def train_fast(
             cue, occ, mask = _tensors(obs, device)
             with torch.no_grad():
                 logits, value = guesser_forward(net, train_lookup[cue], occ)
-                dist = torch.distributions.Categorical(logits=_masked(logits, mask))
+                dist = torch.distributions.Categorical(logits=masked_logits(logits, mask))
                 action = dist.sample()
             buf.cue[t], buf.occupied[t], buf.mask[t] = cue, occ, mask
             buf.action[t], buf.logprob[t], buf.value[t] = action, dist.log_prob(action), value
@@ -430,7 +433,17 @@ def train_fast(
             cue, occ, _ = _tensors(obs, device)
             _, next_value = guesser_forward(net, train_lookup[cue], occ)
             adv, ret = gae(cfg, buf, next_value)
-        losses = ppo_update(cfg, net, optimizer, buf, adv, ret, train_lookup)
+        b, b_adv, b_ret = buf.flat(), adv.reshape(-1), ret.reshape(-1)
+
+        def policy(mb: Any, b: Rollout = b) -> tuple[Any, Any]:  # b bound now: used at once
+            logits, value = guesser_forward(net, train_lookup[b.cue[mb]], b.occupied[mb])
+            return torch.distributions.Categorical(logits=masked_logits(logits, b.mask[mb])), value
+
+        b_val = b.value if cfg.clip_vloss else None
+        n = cfg.batch_size
+        losses = ppo_update(
+            cfg, net, optimizer, n, policy, b.action, b.logprob, b_adv, b_ret, b_val, cfg.norm_adv
+        )
 
         update += 1
         global_step += cfg.batch_size
