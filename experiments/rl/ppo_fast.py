@@ -31,6 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -250,6 +251,14 @@ class Rollout:
         return Rollout(*(getattr(self, f.name).flatten(0, 1) for f in fields(self)))
 
 
+def guesser_policy(net, lookup, b: Rollout, mb: Any) -> tuple[Any, Any]:
+    """The masked action distribution and the value of samples ``mb`` of the flat rollout ``b``."""
+    import torch
+
+    logits, value = guesser_forward(net, lookup[b.cue[mb]], b.occupied[mb])
+    return torch.distributions.Categorical(logits=masked_logits(logits, b.mask[mb])), value
+
+
 def gae(cfg: FastPPOConfig, buf: Rollout, next_value: Any) -> tuple[Any, Any]:
     """Advantages and returns; a game spans many decisions, so the values bootstrap across the rollout
     and from ``next_value`` (the state after its last step), cut where a game ended."""
@@ -433,16 +442,12 @@ def train_fast(
             cue, occ, _ = _tensors(obs, device)
             _, next_value = guesser_forward(net, train_lookup[cue], occ)
             adv, ret = gae(cfg, buf, next_value)
-        b, b_adv, b_ret = buf.flat(), adv.reshape(-1), ret.reshape(-1)
-
-        def policy(mb: Any, b: Rollout = b) -> tuple[Any, Any]:  # b bound now: used at once
-            logits, value = guesser_forward(net, train_lookup[b.cue[mb]], b.occupied[mb])
-            return torch.distributions.Categorical(logits=masked_logits(logits, b.mask[mb])), value
-
-        b_val = b.value if cfg.clip_vloss else None
+        b, adv, ret = buf.flat(), adv.flatten(), ret.flatten()
+        policy = partial(guesser_policy, net, train_lookup, b)
+        old_v = b.value if cfg.clip_vloss else None
         n = cfg.batch_size
         losses = ppo_update(
-            cfg, net, optimizer, n, policy, b.action, b.logprob, b_adv, b_ret, b_val, cfg.norm_adv
+            cfg, net, optimizer, n, policy, b.action, b.logprob, adv, ret, old_v, cfg.norm_adv
         )
 
         update += 1
@@ -459,9 +464,8 @@ def train_fast(
             save()
         if over_budget and not last_update:
             break
-    save(
-        state=False
-    )  # the policy file is an export of the state: rewritten, also when a kill came between the two
+    # the policy file is an export of the state: rewritten, also when a kill came between the two
+    save(state=False)
     wall, cpu = clock.wall, clock.cpu
     final = evaluate()
     summary = {
