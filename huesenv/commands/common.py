@@ -286,6 +286,11 @@ def display_path(path: str | Path) -> str:
     return f"packaged huesenv/{inside.as_posix()}"
 
 
+def add_overrides(p: argparse.ArgumentParser, *, help: str) -> None:  # noqa: A002
+    """``--set KEY=VALUE`` (repeatable) into ``args.overrides``."""
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help=help)
+
+
 def add_progress(p: argparse.ArgumentParser) -> None:
     """The one progress convention: bars on by default when stderr is a terminal, ``--no-progress`` off."""
     p.add_argument(
