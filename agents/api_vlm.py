@@ -3,40 +3,7 @@
 Same prompts, images and parsing as the local VLM (:mod:`huesenv.agents.chat`);
 images travel as ``data:image/png;base64,...`` URLs in ``image_url`` content parts.
 
-* **Key.** Read from the environment variable named by ``api_key_env`` (default
-  ``OPENAI_API_KEY``; only names ending in ``_API_KEY`` or listed in
-  ``$HUESENV_API_KEY_VARS``, never ``WANDB_API_KEY`` and the like: see
-  :func:`huesenv.secrets.check_api_key_env`) at each request and sent only in the ``Authorization``
-  header.  It is never stored on the agent, so it cannot reach ``repr``,
-  :meth:`ApiVLMAgent.config`, log records or W&B configs.  With the variable
-  unset no ``Authorization`` header is sent (local servers).
-* **Base URL.** ``base_url``, else ``$HUESENV_API_BASE_URL``, else ``https://api.openai.com/v1``;
-  ``http`` or ``https`` only.  The key is never sent over plain ``http://`` to a
-  host other than loopback (``localhost``, 127.0.0.0/8, ``::1``): such a request
-  raises ``ValueError`` before anything is sent (use ``https``, a loopback
-  tunnel such as ``ssh -L``, or unset the key variable for a keyless server).
-* **Timeouts and retries.** Each request has a ``timeout`` (seconds).  Timeouts,
-  connection errors, HTTP 408/409/429/5xx and malformed bodies (not JSON, or no
-  ``choices[0].message.content`` string) are retried up to ``max_retries`` times
-  after ``backoff · 2^i`` seconds (capped at ``max_backoff``; a ``Retry-After``
-  header in seconds wins).  Other 4xx are not retried.  A request that never
-  succeeds yields a :class:`~huesenv.agents.chat.FailedReply` carrying the last
-  body or error text, so the answer is ``valid=False`` with that raw text.
-* **Rate limit.** At most ``requests_per_minute`` request starts per minute,
-  spaced evenly (thread-safe; ``None`` = unlimited).  ``concurrency`` > 1 sends a
-  batch's requests from a thread pool; answers keep the query order.
-* **Sampling.** ``temperature`` 0 on the first attempt; parse retries use
-  ``retry_temperature``; ``seed`` is sent for endpoints that honour it.
-* **Structured output.** With ``structured_output=True`` probe requests carry
-  ``response_format = {"type": "json_schema", "json_schema": <schema>}``
-  (:func:`~huesenv.agents.prompts.probe_schema`; OpenAI-compatible servers such
-  as OpenAI, vLLM and llama.cpp's server accept it).  An endpoint that rejects
-  it (HTTP 400 naming ``response_format``/``json_schema``) gets the same request
-  again without it, and every later request goes without it (``stats
-  ["structured_fallbacks"]``): the prompt still asks for JSON, and the parser
-  reads JSON and free text alike.
-* **Text only.** A request without an image (the GCA text prior) is sent with
-  a text content part only.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.api_vlm``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,6 @@
 """Shared logic of the two VLM agents: prompt → image + text request → parsed answer, with retries.
 
-A subclass implements :meth:`ChatVLMAgent.complete` (a batch of
-:class:`ChatRequest` → one reply text each, ``None`` for a transport failure).
-This base builds the requests from queries (:mod:`~huesenv.agents.prompts`,
-:mod:`~huesenv.agents.images`), parses replies (:mod:`~huesenv.agents.parsing`)
-and re-asks, up to ``retries`` more times, the queries whose reply did not parse;
-the retry appends :data:`~huesenv.agents.prompts.RETRY_SUFFIX`.  A query still
-unparsed after that is answered ``valid=False`` with every raw reply kept in
-``raw_text`` (attempts separated by :data:`ATTEMPT_SEPARATOR`), never dropped.
-
-Probe queries: the prompt asks for the format of the query's answer kind
-(:func:`~huesenv.agents.prompts.probe_prompt`) and the reply is read for that
-kind by :func:`huesenv.probes.parse_answer` — so a reply in the requested format
-(``threshold=35%``) is never re-asked.  ``structured_output=True`` asks for a
-JSON object instead and attaches its JSON schema to the request
-(:attr:`ChatRequest.schema`; API agents send it as ``response_format``).  A
-query with ``image=None`` (the GCA text prior) is sent as text only.
-
-Cue giving: with ``target=None`` the target is drawn from the card with the
-agent's seeded rng (documented choice: the prompt asks for a clue, not a target).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.chat``.
 """
 
 from __future__ import annotations

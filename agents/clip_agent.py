@@ -1,25 +1,6 @@
 """CLIP agent: any open_clip model, zero-shot, on the board's 480 colours.
 
-* **Models.** ``ClipAgent(model, pretrained)`` with an open_clip model name and
-  pretrained tag (``"ViT-B-32", "laion2b_s34b_b79k"``), a local checkpoint path as
-  the tag, or ``"hf-hub:<org>/<name>"`` with no tag.  :func:`parse_clip_spec`
-  reads the registry's spellings, including the paper's Table 5 form
-  ``<model>-<pretrained>`` (split against ``open_clip.list_pretrained()``).
-* **Board.** Each cell is a uniform colour patch (the model's input size) passed
-  through the model's own validation preprocessing, encoded once in batches and
-  L2-normalised; the ``(480, D)`` matrix is cached on disk (npz) per model +
-  pretrained + board colours + input size + precision, never re-encoded per word.
-* **Guess.** Cosine between the cue's text embedding (``prompt``, default the bare
-  word, lower-cased) and each cell; top-k among the legal cells.  Text
-  embeddings are cached in memory and on disk per model + prompt.
-* **Cue.** :class:`~huesenv.agents.scoring.ScoringAgent`'s ``"similarity"`` or
-  ``"pragmatic"`` strategies; the literal listener uses the model's own
-  ``logit_scale`` (CLIP's softmax temperature).
-* **Probes.** One prompt per option, ``probe_template`` (default
-  ``"a {option} {subject}"``, or ``"{option}"`` without a subject), ranked by
-  cosine against the probe image; free-text questions rank the eleven basic
-  colour terms.
-* **Devices.** ``device="auto"|"cpu"|"cuda[:n]"``; fp16 on GPU, fp32 on CPU.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.clip_agent``.
 """
 
 from __future__ import annotations

@@ -1,25 +1,6 @@
 """Replayed humans: answers sampled from the human cohort (:func:`huesenv.humans.load_humans`).
 
-* **Guesser.** For the most recent cue that people answered (earlier cues if the
-  latest is unknown), draw that word's human answers in a random order
-  (``numpy.random.default_rng(seed)``) and return the first ``top_k`` distinct
-  legal cells; occupied/illegal cells are skipped, not consumed.  Within one game
-  (``GuessQuery.game`` not None) answers are drawn *without replacement*: the
-  answer behind the placed cell (the first one) is used up for the rest of that
-  game, so two replayed players never re-use one person's answer.  A new game id
-  (or ``reset``) restores the pool.
-* **Fallback (documented).** A cue nobody answered, or a pool with no legal
-  answer left, gives cells drawn uniformly from the legal ones, marked
-  ``info["fallback"] = "unknown_cue"`` or ``"exhausted"``.
-* **Cue giver.** For each allowed word with human answers, ``P(frame(t) | w)`` is
-  the share of its answers inside the target's 3×3 scoring frame; the word with
-  the largest share is the cue (first in vocabulary order on ties).  With no
-  target yet, the card cell whose best word has the largest share is the target.
-  The frame is the rules' own (``rules.in_frame_matrix``, default
-  :data:`~huesenv.game.rules.DEFAULT_RULES`), so the cue giver aims at
-  whatever the game it plays actually scores.
-
-Answers carry ``info["sampled"] = True`` and no scores (they are draws, not a ranking).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.human_replay``.
 """
 
 from __future__ import annotations

@@ -2,23 +2,9 @@
 
 Why: a learned guesser trained on human answers must beat what those answers
 give with no learning at all.  :class:`LookupAgent` is built from the
-*training part* of a split (:mod:`huesenv.humans.splits`):
+*training part* of a split (:mod:`huesenv.humans.splits`).
 
-* **a training word** — its cells ranked by how many training answers chose
-  them (ties: nearer the answers' CIE xy mean first, then the lower index);
-* **any other cue** (a held-out word, a two-word cue, a word nobody answered) —
-  the ranking of the *nearest training word by cue embedding* (cosine of the
-  text-encoder vectors, default the packaged MiniLM; the same encoder the
-  embedding-cue guesser reads), marked ``info["nearest_word"]``;
-* only legal cells are answered; a ranking shorter than ``top_k`` is filled
-  with the cells nearest (CIE xy) to its first cell, so the Hotelling cloud has
-  ``top_k`` cells like every other agent's.
-
-As a **cue giver** (so the baseline plays both seats of a tournament game) it
-uses the same table: the allowed word, and with no target yet the card cell,
-whose training answers put the largest share inside the target's 3×3 scoring
-frame — the rule the replayed humans give cues by, over the training part only
-(words without training answers are never given).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.lookup``.
 """
 
 from __future__ import annotations

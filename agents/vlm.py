@@ -1,17 +1,6 @@
 """Local vision-language model via transformers' image-text-to-text auto classes.
 
-``TransformersVLMAgent("Qwen/Qwen2-VL-2B-Instruct")`` or a local directory: the
-processor (``AutoProcessor``) and model (``AutoModelForImageTextToText``) load with
-``from_pretrained`` (offline when ``HF_HUB_OFFLINE=1``).  Each request is one user
-turn ``[image, text]`` rendered by the processor's chat template, generated
-greedily (``do_sample=False``) for the first attempt; retries sample at
-``retry_temperature`` with ``torch.manual_seed(seed + attempt)`` so reruns repeat.
-Batches are left-padded and generated together (``batch_size`` per call).
-Device and precision follow :mod:`huesenv.agents.devices` (fp16 on GPU).
-A request without an image (the GCA text prior) is rendered without an image
-slot and generated in its own batch (text only, as the GCA authors asked their
-local models).
-Prompts, parsing and retries: :mod:`huesenv.agents.chat`.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.agents.vlm``.
 """
 
 from __future__ import annotations

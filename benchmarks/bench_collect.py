@@ -21,6 +21,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
+import timeit
 from pathlib import Path
 
 import numpy as np
@@ -34,12 +35,8 @@ from huesenv.collect.testing import ClientParticipant
 
 
 def _best(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    """Best of ``repeat`` single runs, in seconds (timeit's timer; the garbage collector off while timed)."""
+    return min(timeit.repeat(fn, number=1, repeat=repeat))
 
 
 def consensus(folder: Path, n: int) -> None:

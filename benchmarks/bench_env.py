@@ -16,8 +16,8 @@ before 2026-12-02; replayed-human opponents, the default) with its ratio to
 ``tictactoe_v3`` measured in the same run (the goal, 10,000/s, was set where tictactoe ran 23,700/s: about 0.42x);
 PettingZoo's own ``performance_benchmark`` (5 s of wall time per env) on hues and tictactoe, with their ratio;
 guesser decisions/s of the AEC loop, of ``play_game`` with protocol agents, of
-``Guesser-v1`` with text-embedding opponents, and of the vectorised numpy path
-(:class:`GuesserVectorEnv`), with its ratio to the AEC loop.  The three
+``Guesser-v1`` with text-embedding opponents, and of the learner's decisions in the
+vectorised full game (:class:`HuesCuesVectorEnv`, random opponents), with its ratio to the AEC loop.  The three
 single-game loops (hues, tictactoe, Guesser-v1) are interleaved, best of three.
 """
 
@@ -136,27 +136,28 @@ def guesser_rate(seconds: float, choice_draw: bool = False, **kwargs) -> tuple[f
 
 
 def vector_rate(num_envs: int, seconds: float) -> float:
-    from huesenv.envs import GuesserVectorEnv
+    from huesenv.envs import HuesCuesVectorEnv
+    from huesenv.experiments.rl.ppo_fast import random_legal_actions
 
-    env = GuesserVectorEnv(num_envs=num_envs)
+    env = HuesCuesVectorEnv(num_envs, 4, role="guesser", observation_mode="compact")
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     decisions = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        obs, *_ = env.step(GuesserVectorEnv.random_legal_actions(obs["action_mask"], rng))
+        obs, *_ = env.step(random_legal_actions(obs["action_mask"], rng))
         decisions += num_envs
     return decisions / (time.perf_counter() - start)
 
 
 def scorer_rate(n: int = 1_000_000) -> float:
-    from huesenv.envs import batch_guess_points
+    from huesenv.game.rules import score_cones
 
     rng = np.random.default_rng(0)
     t, c = rng.integers(480, size=n), rng.integers(480, size=n)
-    batch_guess_points(t[:10], c[:10])  # build the points matrix outside the timing
+    score_cones(t[:10], c[:10])  # build the points matrix outside the timing
     start = time.perf_counter()
-    batch_guess_points(t, c)
+    score_cones(t, c)
     return n / (time.perf_counter() - start)
 
 
@@ -247,7 +248,7 @@ def main() -> None:
     if text is not None:
         print(f"  Guesser-v1        {text:12,.0f}   text-embedding opponents (built in {text_build:.1f} s)")
     print(
-        f"  GuesserVectorEnv  {vec:12,.0f}   vector/AEC = {vec / hues_guess:.0f}x  (num_envs={args.num_envs})"
+        f"  HuesCuesVectorEnv {vec:12,.0f}   vector/AEC = {vec / hues_guess:.0f}x  (num_envs={args.num_envs})"
     )
     print(f"  batch scorer      {scorer:12,.0f}   cones scored/s (1e6 batch)")
 

@@ -6,7 +6,7 @@ For each device and batch of parallel games, trains from scratch for
 ``--updates`` PPO updates (rollout + 4 epochs × 4 minibatches) and prints the
 training steps/s (env steps consumed by the learner per wall second, first
 update excluded as warm-up), next to the env alone (random legal actions on the
-same :class:`GuesserVectorEnv`, the baseline measured in the same run) and the
+same :class:`HuesCuesVectorEnv`, the baseline measured in the same run) and the
 CUDA / CPU ratio.  ``benchmarks/gpu_check.py --train`` runs the same.
 """
 
@@ -26,18 +26,19 @@ def env_only_rate(num_envs: int, seconds: float = 1.0) -> float:
     """Steps/s of the vector env alone with random legal actions (the ceiling without learning)."""
     import numpy as np
 
-    from huesenv.experiments.rl.ppo_fast import FastPPOConfig, human_cue_cells, make_env
+    from huesenv.experiments.rl.human_data import cells_of
+    from huesenv.experiments.rl.ppo_fast import FastPPOConfig, make_env, random_legal_actions
+    from huesenv.humans import load_humans
     from huesenv.vocabulary import word_texts
 
     vocab = word_texts()
-    env = make_env(
-        FastPPOConfig(num_envs=num_envs, num_minibatches=1), vocab, human_cue_cells(vocab), num_envs
-    )
+    cfg = FastPPOConfig(num_envs=num_envs, num_minibatches=1)
+    env = make_env(cfg, vocab, cells_of(vocab, load_humans()), num_envs)
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     steps, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        obs, *_ = env.step(env.random_legal_actions(obs["action_mask"], rng))
+        obs, *_ = env.step(random_legal_actions(obs["action_mask"], rng))
         steps += num_envs
     return steps / (time.perf_counter() - t0)
 

@@ -25,48 +25,7 @@
 * Memory per game of the numpy state (every per-game array of the game object), of
   one step's outputs (mask, rewards, seat, terminated) and of each observation form.
 
-What meets which goal (issue 24: >= 50x AEC, >= 0.5x PGX; ``--num-games
-4096 --pgx-python /tmp/pgxenv/bin/python --equivalence 0`` on the shared
-2-core machine, 2026-12-02 06:01, load average 0.59; AEC 44,464, vector core
-5,563,894, sparse 3,619,342 (alone in a fresh process 3,520,491), PGX
-3,105,610 agent steps per CPU second in that run), beside the 03:50 run of
-the code before the step's outputs were recycled (AEC 42,416; core 2.84M,
-sparse 2.01M, alone 0.90M; PGX 2.73M):
-
-===========================================  ========  ========  =========  ============
-line                                         vs AEC    vs PGX    goals met  03:50 vs AEC
-===========================================  ========  ========  =========  ============
-vector core (masks, seat, rewards)            125.1x    1.79x    both        67.0x
-vector + sparse observation                    81.4x    1.17x    both        47.3x
-  the same, alone in a fresh process           79.2x    1.13x    both        21.3x
-vector + dense flat, in place (copy=False)     35.5x    0.51x    PGX only    26.0x
-vector + dense flat, fresh (the default)       11.2x    0.16x    neither     10.5x
-===========================================  ========  ========  =========  ============
-
-*Why the fresh-process line caught up.*  Each step used to allocate its
-outputs and temporaries afresh (the ``(4096, 581)`` mask alone is 2.4 MB),
-and in a process with no earlier large allocations glibc's malloc handed
-them back to the system and faulted them in again every step (2.2x slower;
-raising ``MALLOC_MMAP_THRESHOLD_`` and friends hid it).  Now the large
-outputs' buffers are recycled (:class:`~huesenv.envs.vector_game.arrays.OutputPool`:
-a buffer is reused, under a new array object, only once nothing else refers
-to it, so what a caller keeps never changes), the mask and the sparse encoder
-write in place, and no step allocates a megabyte temporary, so the two sparse
-lines agree (page faults per step: 0-8; 425-1,268 with fresh arrays).  The same round made the step
-itself faster (cone points added when each cone is placed, flat gathers
-instead of 2-D fancy indexing, random words checked only where drawn);
-every change keeps the games byte for byte (the equivalence test and the
-seeded runs are unchanged).
-
-*Noise.*  The machine is shared: with another job on the other core the
-vector lines lose up to 40 % (they are memory-bound) while the AEC env loses
-about 20 %.  A second run of the final code (06:10, after merging main, load
-average 0.83) gave AEC 35,911, core 106.9x, sparse 82.9x, alone in a fresh
-process 72.8x, dense in place 38.1x, dense fresh 13.1x (PGX 2,592,748).
-The dense flat vector cannot meet the AEC goal on a CPU: writing 24 kB per
-game per step (98 MB at 4,096 games) is bound by memory bandwidth.  A
-trainer that wants the speed feeds the sparse form to an EmbeddingBag first
-layer (the same function as a Linear layer on the flat vector).
+Results, the goals they meet and why: ``docs/design.md``, section ``benchmarks.bench_vector_game``.
 """
 
 from __future__ import annotations

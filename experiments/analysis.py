@@ -4,25 +4,7 @@ Everything is computed from logged ``game_step`` records (``extra``: game,
 round, player, role, phase, points; ``seat_agent`` added by the runner), so a
 resumed or Ray-run tournament is analysed exactly like an uninterrupted one.
 
-Choices:
-
-* a *seat-game* is one agent's total in one game; means and standard errors
-  (``scipy.stats.sem``) are over seat-games, per role over the points an agent
-  scored in that role per game (every seat is cue giver in some rounds);
-* a win is the highest total of a game; ties share the win (1/k each);
-* head-to-head (A vs B) covers every game in which both sat (different seats):
-  the mean of A's total minus B's, and A's share of those pairings won (ties ½);
-* guess alignment treats every first cone (``guess_1``, placed after the
-  one-word cue 1) as a sampled word→cell answer: per agent and cue word, the
-  cones form one ``word_query`` record with ``extra["sampled"] = True``, scored
-  against the humans by :func:`huesenv.metrics.word_level`.  Second cones
-  answer two cues at once and have no human counterpart, so they are left out;
-* random fallbacks (records with ``valid=False``, where the env replaced an
-  unusable answer by a seeded random legal move): a cue 1 that was a fallback was
-  still the cue the guessers heard, so their genuine first cones answer it and
-  count; a first cone that was itself a fallback is a random cell, not the
-  agent's answer, so it does not count as that agent's guess (its invalid answers
-  are visible in the log's ``valid`` / ``extra["fallback"]`` fields instead).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.analysis``.
 """
 
 from __future__ import annotations

@@ -5,12 +5,7 @@
 named, so a shared YAML file or one ``--set`` ran arbitrary code
 (``os:system``).  Now a value must be
 
-* a built-in name (:data:`BUILTIN`: ``make_agent``, ``play_game``), or
-* the name of an installed entry point in the group ``huesenv.agent_factories``
-  / ``huesenv.play_fns`` (a package the user chose to install declares it), or
-* any ``"module:function"`` when the user passed ``--allow-code`` on the command
-  line (``load_config(..., allow_code=True)`` in Python); the run's config.yaml
-  and summary then record ``allow_code: true``.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.callables``.
 """
 
 from __future__ import annotations

@@ -5,43 +5,7 @@ Why one plain-dict schema with dotted overrides (``--set games=10``,
 the word-level sweep and the report, and a run folder stores the resolved
 config so that rerunning the same command resumes the same experiment.
 
-Schema (all keys optional except where noted; see ``configs/default.yaml``)::
-
-    name: default               # run folder name under ``output``
-    output: runs                # where run folders go
-    seed: 0                     # base seed; every game/agent seed derives from it
-    num_players: 4
-    games: 12                   # games per lineup
-    cue_mode: vocabulary
-    agents:                     # name -> {spec, kwargs, gpu}
-      random: {spec: random}
-    lineups:                    # one list of agent names per lineup (len == num_players)
-      - [random, human, human, human]
-    rotate_seats: true          # lineup j-th game is rotated by j seats (cue-giver order varies)
-    tournament: {enabled: true, batch_size: 4}   # games per unit (per Ray task)
-                                # also agent_factory / play_fn: a registered name replacing make_agent /
-                                # play_game (see huesenv.experiments.backends); any "module:attr" only
-                                # with ``--allow-code`` (load_config(allow_code=True)), recorded as
-                                # ``allow_code: true`` in the run's config.yaml and summary
-    wordlevel: {enabled: true, agents: [random], top_k: 5}   # agents null = every non-human agent
-    metrics: {alpha: 0.05, top_k: 5}
-    humans: {path: null, cvd: null}   # cvd: CVD participant list for an export without colorBlind;
-                                # allow_trained_on: true scores a policy:PATH on answers it trained on
-                                # (refused otherwise; labelled in the report; huesenv.experiments.evaluation)
-    report: {formats: [markdown, html], board_images: 2}
-    wandb: {mode: disabled, project: huesenv}
-    backend: {name: inprocess, address: null, num_cpus: null, num_workers: null}
-    weights: {required: true, offline: true, dir: null}   # see huesenv.experiments.weights
-    device: null                # torch device of the model agents (clip, vlm, text-embedding):
-                                # auto | cpu | cuda[:n]; null = each agent's default; an agent's own
-                                # kwargs.device wins.  Not part of the run's identity.
-
-**Strict.**  Every key must be one of the schema's (:data:`DEFAULTS` plus
-:data:`OPTIONAL_KEYS`; agent names, agent ``kwargs`` and list items are free):
-an unknown or misspelt key is an error naming where it came from (file and
-line, or the ``--set`` override) with a did-you-mean, never a silently ignored
-value that runs the default.  ``allow_code`` is never read from a file or a
-``--set``: only the command line's ``--allow-code`` grants it.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.config``.
 """
 
 from __future__ import annotations

@@ -1,35 +1,6 @@
 """Scoring learned policies only against people they never saw: the check behind every experiment.
 
-Why: a guesser trained on a cohort's answers and scored against the same
-answers is partly scored on its training data (the learned guesser's 0.00
-Mahalanobis fail rate below people's own 0.13 was that).  Every ``policy:PATH``
-checkpoint written by the fast trainer records its human training data
-(``train["human_data"]``, :func:`huesenv.humans.splits.training_record`).
-:func:`check_references` compares it with the experiment's human reference:
-when any of the reference's answers were in the policy's training part, the
-run is refused with one line, unless the config says ``humans:
-{allow_trained_on: true}``; then every output carries :func:`overlap_labels`.
-
-A ``lookup:PATH`` agent's table is its training data (every participant × word
-of the export): it is checked, refused and labelled exactly as a policy.  A run
-folder's config.yaml stores these paths absolute (:func:`absolute_spec`); a
-relative one (an older run, a hand-written config) is looked for in the working
-folder, then in the run folder; one found in neither is TRAINING DATA UNKNOWN,
-never held out.  A recorded training record is validated
-(:func:`valid_record`): an invalid one is refused with one line.
-
-:func:`evaluation_default` makes the policies' evaluation part the reference of
-a run that names none (``huesenv tournament`` with a ``policy:PATH`` agent).
-
-*(Choice: a policy that records no human data is run, never called held out.)*
-A bring-your-own SB3 zip (a plain ``model.save``), an RLlib checkpoint, an
-older checkpoint or a zip trained with opponents of the user's choosing records
-nothing about the people it learned from: it may have replayed every answer of
-the reference.  Refusing it would make such policies unusable, so it is scored,
-and every output says its training data is unknown (:func:`training_labels`:
-``"TRAINING DATA UNKNOWN: ..."``; :func:`mark_trained_on`: the tables'
-``trained_on_reference`` is empty (``<NA>``) for it, never ``False``).  Self-play
-checkpoints (``train.trainer == "selfplay"``) learned from no people and say so.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.evaluation``.
 """
 
 from __future__ import annotations

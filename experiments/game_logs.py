@@ -5,36 +5,9 @@ records) and refused a game log (a tournament's ``games.jsonl``, or the vector
 env's :func:`~huesenv.envs.vector_game.record.write_game_logs`).  A game log
 holds two things a user of this field expects measured, both defined once in
 :mod:`huesenv.experiments.analysis` and used by the tournament report, so the
-command and the report give the same numbers:
+command and the report give the same numbers.
 
-* **points per game by role** (:func:`game_points`): per agent (the seat's
-  config name, else its ``agent_id``) and role (cue giver, guesser, total), the
-  mean points per seat-game with a 95 % cluster-bootstrap interval over whole
-  games (:func:`huesenv.experiments.uncertainty.add_role_intervals`).  Games of
-  different log files are different games (their indices are offset), never
-  merged;
-* **first-cone alignment** (:func:`first_cone_queries`): every first cone
-  (``guess_1``, placed after the one-word cue 1) is a sampled word→cell answer
-  to that cue, scored against the human reference like any word-level answer
-  (:func:`huesenv.experiments.analysis.guess_queries`; second cones answer two
-  cues at once and have no human counterpart).
-
-**Trained-on check** (:func:`trained_on`): a log inside a run folder has the
-run's ``config.yaml`` beside it, which names each agent's spec; a
-``policy:PATH`` whose checkpoint records human training data that overlaps the
-reference the metrics score against is refused, as tournaments refuse it
-(:func:`huesenv.experiments.evaluation.overlaps`), unless allowed, and then
-labelled.  A ``policy:PATH`` that records no human training data (a plain SB3
-zip) is scored and said to be of unknown training data
-(:func:`huesenv.experiments.evaluation.unknown_training`: its
-``trained_on_reference`` is ``<NA>``), as is every ``policy:`` agent of a log
-with no ``config.yaml`` beside it (the command says it could not be checked).
-
-**Whole games, each once** (:func:`complete_games`): a unit block cut short is
-left out (a resumed run writes the unit again after it); a second whole block
-of one (run_id, unit), a repeated step of one game (an untagged log appended to
-itself), a null ``extra.game`` or unit fields that contradict each other are
-refused in one line naming the file, line and field.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.game_logs``.
 """
 
 from __future__ import annotations

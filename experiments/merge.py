@@ -6,15 +6,7 @@ weight a 4-game run like a 72-game one, and intervals do not combine).  Games
 stay keyed by run (``run:game``), so the cluster bootstrap resamples whole games
 of every run and head-to-head tests only pair agents that met in one game.
 
-Rules:
-
-* every run must have been scored against the same human reference (the hash
-  of its answers in ``summary.json``); otherwise the merge is refused unless
-  ``allow_mixed_humans`` — then the table says which reference each run used;
-* an agent name means the same agent in every run only if its spec (and kwargs)
-  agree there; otherwise it is shown as ``name (run)``;
-* a run is named by its folder name; two folders with the same name get
-  their parent folder as a prefix.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.merge``.
 """
 
 from __future__ import annotations

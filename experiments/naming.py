@@ -1,31 +1,8 @@
 """Every colour-naming system that exists on the board, built as an encoder for :mod:`huesenv.metrics.naming`.
 
-A system is named by a spec (``huesenv metrics naming --systems …``):
+A system is named by a spec (``huesenv metrics naming --systems …``).
 
-==========================  =====================================================================================
-``macro``                   the 8 macro-colour map (:mod:`huesenv.categories`), one word per category
-``cohort``                  the human cohort's word→cell answers inverted by Bayes over its 100 words
-``cohort-colour-terms``     the same over the words that are colour names (XKCD colour-survey names, 34 words)
-``kmeans:K``                k-means with K parts on the cells' CIELAB values (best of 5 seeded starts)
-``lexicon:PATH``            an emergent lexicon: a self-play run folder (its ``lexicon_map.csv``) or such a CSV
-                            (``coord,word``: one row per cell)
-``consensus:PATH``          a tessellation consensus CSV (``coord`` or ``cell`` column, and ``category``)
-``text-embedding[:MODEL]``  argmax over the basic colour terms of the text-embedding agent's cell scores
-``clip:MODEL``              the same for a CLIP model (``clip:<arch>/<tag or checkpoint>``)
-==========================  =====================================================================================
-
-Choices documented:
-
-* **Cohort by Bayes.**  People were asked word → cell, the IB needs cell → word:
-  ``q(w | c) ∝ p(c | w) p(w)`` with ``p(w)`` uniform over the words (each word
-  was shown by design, none was chosen by the participants) and
-  ``p(c | w) = (n_wc + α) / (n_w + 480 α)``, ``α = 1/480`` (one pseudo-answer
-  per word spread over the board, so a cell nobody chose is named by the prior).
-* **Colour-term subset.**  A cohort word is a colour term when it is, lower-cased,
-  an XKCD colour-survey name (matplotlib's ``XKCD_COLORS``): a list nobody here
-  wrote, so the subset is not picked by looking at the answers.
-* **Model naming.**  ``agent.cell_scores(BASIC_COLOUR_TERMS)`` gives one score
-  per (term, cell); each cell is named by its highest-scoring term.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.naming``.
 """
 
 from __future__ import annotations

@@ -3,15 +3,9 @@
 Why a fixed plan: a game's content must depend only on the config and its
 index, never on which process played it or what it played before, so that a
 resumed run, the in-process backend and Ray produce the same games byte for
-byte.  Hence:
+byte.
 
-* the global game index interleaves lineups (``game = j * n_lineups + lineup``),
-  so raising ``games`` appends games without renumbering the ones already played;
-* each game's seed is drawn from ``SeedSequence([seed, lineup, j])``;
-* every agent is ``reset`` with a seed derived from the game seed and its seat
-  before each game (stateful agents such as human replay start afresh);
-* with ``rotate_seats`` the j-th game of a lineup is rotated by ``j`` seats, so
-  each agent plays from every position of the cue-giver rotation.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.tournament``.
 """
 
 from __future__ import annotations

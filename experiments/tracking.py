@@ -1,26 +1,6 @@
 """Weights & Biases tracking: a live run with per-game history, summary scalars, tables, figures, an artifact.
 
-Why live: a tournament of model agents runs for hours; the W&B run is opened
-before the first game and logs one history step per finished game (that game's
-points per agent and the running leaderboard), so the charts move while it runs.
-At the end it adds every report table (W&B Tables), per-agent numbers as summary
-scalars (``<agent>/mean_points``, ``<agent>/wordlevel/mahalanobis_fail_rate`` …),
-the report's figures and board images, and the run's logs and tables as one
-``wandb.Artifact`` (type ``run-results``).
-
-Modes: ``offline`` (the default when tracking is asked for: run files under
-``<run dir>/wandb``, uploaded later with the printed ``wandb sync`` command),
-``online``, ``disabled``, and ``auto`` (online when an API key is configured —
-``WANDB_API_KEY`` or an ``api.wandb.ai`` netrc entry — else offline, so a machine
-without an account never blocks on a login prompt).
-
-Precedence: ``--wandb MODE`` > ``WANDB_MODE`` > the config's ``wandb.mode``;
-``WANDB_PROJECT`` / ``WANDB_ENTITY`` > the config's ``wandb.project`` / ``entity``.
-The config logged to W&B is the resolved one (mode, project and entity as used),
-masked by key name and by value (:mod:`huesenv.secrets`).  System metrics are
-recorded; console capture is off (``console="off"``: a console line can hold an
-upstream error that quotes a key, and W&B stores it raw), and the command line W&B
-stores in its metadata is masked (:func:`masked_argv`: ``--set base_url=https://u:PW@…``).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.tracking``.
 """
 
 from __future__ import annotations

@@ -1,35 +1,8 @@
 """Uncertainty for tournament and alignment tables: bootstrap confidence intervals and paired tests.
 
-Why these methods (stated in every report, see :data:`METHODS`):
+Why these methods (stated in every report, see :data:`METHODS`).
 
-* **Games are the unit of resampling.**  Seats of one game share its target
-  cards, cues and cones, so seat-games are not independent; a replayed human
-  sits three times in a game.  Each interval is a *cluster* bootstrap: whole
-  games are drawn with replacement (``scipy.stats.bootstrap`` with
-  ``paired=True`` over the per-game sums and counts) and the statistic is the
-  ratio sum / count, i.e. exactly the mean the leaderboard reports.
-* **Percentile intervals** (``method="percentile"``), 95 %, 4 999 resamples,
-  seeded from the run's seed, so the same run gives the same intervals.  BCa
-  would be second-order accurate but is undefined on degenerate samples (a
-  win rate of 0 in every game), which tournaments produce routinely.
-* **Head-to-head differences are paired over shared games**: for agents A and B
-  that sat in the same games, the per-game difference (A's mean points minus
-  B's mean points in that game) is tested with the Wilcoxon signed-rank test
-  (``scipy.stats.wilcoxon``, zero differences dropped — Wilcox's method) and its
-  mean gets a bootstrap interval over those games.  p-values of all pairs of one
-  table are also given adjusted by Benjamini–Hochberg
-  (``scipy.stats.false_discovery_control``).
-* **Win rates are proportions of games**, so their intervals are Wilson score
-  intervals over games (a bootstrap of a share that is 0 or 1 in every game
-  collapses to ``[0, 0]``).  The win rate compares agents per seat (equal
-  strength: 1/players for everyone); an agent that holds several seats of a
-  game (the replayed humans) also gets a **team win rate**, the share of games
-  any of its seats won, which is not comparable with a one-seat agent's rate
-  (see :func:`win_rates`).
-* **Alignment numbers** (fail and match rates of the word-level and first-cone
-  tables) are means over *words*, so their intervals resample words: a word's
-  answers pool cones from several games, hence the word, not the game, is the
-  independent unit there.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.uncertainty``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """Checking that model weights are on disk before a sweep starts, so it fails fast instead of downloading.
 
-How a user provides the weights of an open_clip checkpoint (any one works):
+How a user provides the weights of an open_clip checkpoint (any one works).
 
-1. **An existing Hugging Face cache** — weights fetched earlier with
-   ``open_clip.create_model_and_transforms(model, pretrained=tag)`` on a machine
-   with network access live in ``$HF_HOME/hub`` (default ``~/.cache/huggingface/hub``);
-   copy or mount that folder and set ``HF_HOME`` (or ``HF_HUB_CACHE``).
-2. **open_clip's URL cache** — checkpoints open_clip downloads from URLs
-   (e.g. the OpenAI ones) live in ``~/.cache/clip``; same idea.
-3. **Local checkpoint files** — put ``<model>-<tag>.safetensors`` (or ``.bin``,
-   ``.pt``, ``.pth``) into a folder and pass it as ``weights.dir`` in the config
-   (or ``--weights-dir /path``); the agent is then built with that file as
-   ``pretrained`` (``clip:<model>/<file>``).
-
-The sweep runs with ``HF_HUB_OFFLINE=1`` (``weights.offline: true``) so that a
-missing file is an error, never a download that hangs a machine without network.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.weights``.
 """
 
 from __future__ import annotations

@@ -3,14 +3,9 @@
 The sRGB values are the study's "digital twin" board (``data/HC_RGB.csv``, see
 ``data/SOURCES.md``).  Every other colour quantity is derived from them with
 colour-science, never with hand-written matrices, so the board is exactly as
-reproducible as the library:
+reproducible as the library.
 
-* sRGB (IEC 61966-2-1, D65) 0–255 → decoded with the sRGB transfer function →
-  CIE XYZ (Y in [0, 1]) → CIE 1931 xy and CIELAB (D65 white, L in [0, 100]).
-
-Cells are addressed either by coordinate (``"I18"``) or by a flat index
-``row * 30 + col`` (0-based), which is what the environments and metrics use.
-All per-cell quantities are numpy arrays indexed by that flat index.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.board``.
 """
 
 from __future__ import annotations

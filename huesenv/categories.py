@@ -2,71 +2,9 @@
 
 The paper tessellated the board by hand (8 participants, consensus), but that map
 is not published as data.  Ours comes from a documented colour-naming method that
-never sees the paper's labels:
+never sees the paper's labels.
 
-1. **Dictionary.** The XKCD colour-survey names (954 names with sRGB values,
-   shipped with matplotlib as ``matplotlib.colors.XKCD_COLORS``).  Each name is
-   reduced to a basic category by its *head* word — the last word that names a
-   colour, read from the right, as English puts the head of a compound last
-   ("greenish blue" → Blue, "dusty rose" → Pink).  :data:`TERM_TO_CATEGORY` lists
-   every accepted term; ``-ish``/``-y``/``-dish`` forms count as their base
-   ("reddish" → Red).  Names whose head is unknown are left out.  A name whose
-   head is grey (``"bluish grey"``, ``"blue/grey"``) counts for the category of
-   its nearest chromatic modifier (Blue), because the eight categories have no
-   grey and the modifier is the hue speakers saw in it; a grey, white or black
-   name with no chromatic modifier is left out.
-2. **Naming.** Each board cell gets the majority category of its
-   :data:`K_NEIGHBOURS` = 5 nearest dictionary colours in CIELAB (D65) by
-   ΔE2000 (colour-science), ties going to the nearest.
-3. **Areas.** The paper's map divides the board into eight *areas*, one per
-   category (Figure 8).  A category's cells outside its largest 4-connected
-   component form an island; an island takes the category most frequent among
-   the cells 4-adjacent to it (ties: :data:`MACRO_COLOURS` order), smallest
-   island first, until every category is one area (:func:`merge_islands`).
-   On the packaged board the only island left by step 2 is I11–I14 (below).
-
-**Review (v2 of the map).**  Three flaws of the first map (102/111 on Table 6)
-were traced to the method, and the method was changed, not the cells:
-
-* ``tan``, ``beige`` and ``khaki`` were mapped to Brown.  They are not basic
-  colour terms (Berlin & Kay) and English speakers split them between Brown,
-  Yellow, Green and grey, so like grey they are now left out of the
-  dictionary (``None``).  Light, desaturated yellowish cells were outvoted by
-  names such as "khaki", "light khaki" and "tan": the saturated chartreuse L7
-  (201, 207, 90) is now Yellow (its neighbours are "green/yellow", "puke
-  yellow", "dirty yellow" …), the cream cells J10 Yellow, J11–J13, I15 and I16
-  Green (I16 is Green in Table 6).
-* Grey names with a chromatic modifier were dropped, so near-neutral cells
-  were named only by the few names with a chromatic head ("greyish purple"):
-  I19 (164, 176, 185), a blue-grey, was an isolated Purple cell in a Blue run;
-  with "bluey grey", "light grey blue", "blue/grey" counted as Blue it is
-  Blue, and the pinkish-grey H18 becomes Purple like its row neighbour H19
-  (H17 is Purple in Table 6).
-* I11–I14, light sandy cells named "very light brown", "sandy brown", "sand
-  brown" by the XKCD respondents, stayed a four-cell Brown island in the
-  middle of the board, far from the dark Brown area at A1–D1; step 3 absorbs
-  it into the surrounding Green (J11–J14, I15), as a division of the board
-  into areas would (I13 is Green in Table 6).
-
-Measured against the 111 cells labelled in the paper's Table 6
-(``human_coord``→``human_color`` and ``model_coord``→``model_color``) the map
-agrees on 104 of 111 (93.7 %; the first map: 102, 91.9 %); the 13 changed
-cells (H18 Pink→Purple; I11–I16, J11–J13 Brown→Green; I19 Purple→Blue; J10,
-L7 Brown→Yellow) are pinned in ``tests/test_categories.py``, which prints the disagreements and
-fails below 90 %.  The remaining disagreements (A6, A7, B4 Red vs Brown, D3
-Orange vs Brown, H17 Pink vs Purple, L19 Blue vs Green, M5 Yellow vs Green) are
-boundary cells where the XKCD names and the paper's participants disagree; no
-rule was added for them.  The method still learns nothing from those labels,
-so the number is not cross-validated: the term list and K were chosen before
-the first measurement (K = 5 rather than 1), and the three changes above were
-made while looking at the cells the review named, each for the reason given.
-
-**The neutral cell.** The paper calls I18 its most achromatic cell ("an
-achromatic gray-blue") and the target of "uncertainty collapse", while its tables
-label I18 "Blue".  We keep both: I18's *category* is Blue (so tables transcribed
-from the paper compare as printed) and I18 is flagged *neutral*
-(:data:`NEUTRAL_CELLS`); metrics call a model's answer on a neutral cell an
-uncertainty collapse, separately from semantic bleeding.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.categories``.
 """
 
 from __future__ import annotations

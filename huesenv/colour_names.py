@@ -5,19 +5,7 @@ must agree on what "gray", "violet" or "reddish" mean.  *Reading a reply* (which
 colour a sentence gives as its answer) is not done here: that is
 :func:`huesenv.probes.parse_answer`, the one reply parser.
 
-Canonical names (:data:`CANONICAL_COLOURS`) are the eleven basic colour terms in
-lower case: ``red orange yellow green blue purple pink brown grey white black``.
-
-:func:`canonical_colour` maps one word:
-
-1. a canonical name is itself (case-insensitive);
-2. :data:`SYNONYMS` (``gray``→``grey``, ``violet``→``purple``, ``crimson``→``red``,
-   ``teal``→``blue`` …; the chromatic ones agree with
-   :data:`huesenv.categories.TERM_TO_CATEGORY`, the achromatic ones add
-   ``silver``/``charcoal``→grey, ``ivory``→white, ``ebony``→black; nouns that are
-   also probe objects — cherry, lemon, plum, chocolate — are left out on purpose);
-3. ``-dish``/``-ish``/``-ey``/``-y`` forms count as their base ("reddish"→red,
-   "bluish"→blue, "purply"→purple).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.colour_names``.
 """
 
 from __future__ import annotations

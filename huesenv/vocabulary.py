@@ -4,16 +4,7 @@
 * :data:`NONSENSE` — the 16 semantically void inputs, 4 rows × 4 (numbers, stop
   words with the empty input, pseudowords, random strings), as the authors ran them.
 
-Word matching (:func:`normalise_word`): upper case, surrounding white space
-stripped, inner runs of white space collapsed to one space, then aliases
-applied.  The one exception is the empty input of the stop-word row, stored by
-the authors as a single space: any all-white-space string normalises to
-``" "`` (:data:`EMPTY_INPUT`) so that it stays a distinct, matchable input.
-
-Aliases map the spellings found in the published answer tables and common
-English spellings onto the paper's canonical words, e.g. ``STITCH`` →
-``(LILO AND) STITCH``.  The paper's own spellings (``HAPINESS``, ``SHRECK``)
-are kept canonical so that tables transcribed from the paper match as printed.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.vocabulary``.
 """
 
 from __future__ import annotations

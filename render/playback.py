@@ -1,38 +1,6 @@
 """Logged games → frames: the state reconstruction behind ``huesenv replay`` and human play.
 
-A game log is a sequence of ``LogRecord`` of kind ``"game_step"`` (fields in
-:mod:`huesenv.logs.schema`).  :func:`views_from_records` re-applies each game's
-records to the rules state machine (:func:`huesenv.game.replay.replay`) and
-draws the state after each one with the one observer
-(:func:`huesenv.game.observer.render_view`): **one view per game_step record**
-(records of other kinds are skipped), so a game of ``n`` step records replays
-as exactly ``n`` frames, and the scores are the rules' scores.
-
-Choices (the schema leaves them open):
-
-* seats are the distinct ``extra["player"]`` names of a game, ordered by their
-  number (``player_0``, ``player_1`` …); a seat's label is ``"player_0 (NAME)"``, NAME the experiment's agent name (``seat_agent``) else its ``agent_id``;
-* the cue text is ``extra["cue"]`` if present, else ``word``, else ``answer``;
-  ``extra["passed"]`` on ``cue_2`` means the cue giver passed (shown in the
-  status line, not as a cue);
-* the scores shown change at the round's ``reveal`` records (the rules score the
-  round at its last cone; a spectator sees the points at the reveal);
-* the target is shown from the ``reveal`` step on (a spectator should not know
-  it earlier); ``reveal_target="always"`` shows it from the first cue on.
-* a record with ``valid=False`` is an answer the env replaced by a seeded random
-  legal move (``huesenv.envs.hues_cues.play``); its ``extra["cell"]`` / cue text
-  say what was *played*, so the cone is placed / the cue shown like any other and
-  the status line adds "(random fallback)";
-* a **truncated** game (a crash: its last record is not a reveal) gives frames up
-  to its last record, and the last frame's status line says "the log ends here
-  (game cut short)"; :func:`with_final_standings` adds no standings frame for it;
-* a record the rules **reject** (an occupied cell, a move out of turn, a missing
-  cell or cue) raises ``ValueError`` naming the game, the record and the field;
-  ``huesenv replay`` prefixes the file and prints it as one line;
-* logs written by the experiments runner carry unit tags (``extra["unit"]``,
-  ``unit_size``, ``unit_pos``); :func:`load_replay_records` keeps only their
-  complete blocks, so a block cut short by a crash next to its rerun does not
-  merge into the same game (see that function for which block wins).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.render.playback``.
 """
 
 from __future__ import annotations

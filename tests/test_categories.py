@@ -46,7 +46,7 @@ def test_agreement_with_paper_table6_labels():
     assert len(labels) - len(wrong) == 104  # v2 of the map (v1: 102); see huesenv.categories
 
 
-# The cells the category-map review changed (huesenv.categories docstring), first map → now.
+# The cells the category-map review changed (docs/design.md, huesenv.categories), first map → now.
 REVIEWED = {
     "L7": ("Brown", "Yellow"),  # saturated chartreuse: khaki no longer votes Brown
     "J10": ("Brown", "Yellow"),

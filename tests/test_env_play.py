@@ -1,4 +1,4 @@
-"""The game loop, adapters and records; property tests of random legal play; the vectorised guesser path."""
+"""The game loop, adapters and records; property tests of random legal play; the batch scorer."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from huesenv import hues_cues_v1
 from huesenv.agents import RandomAgent
 from huesenv.agents.protocol import Answer, BaseAgent, CueQuery, GuessQuery
 from huesenv.board import N_CELLS, cell_index, parse_coord
-from huesenv.envs import GuesserVectorEnv, batch_guess_points, play_game, recompute_from_records
+from huesenv.envs import play_game, recompute_from_records
 from huesenv.envs.hues_cues.adapters import (
     answer_to_action,
     guess_decision,
@@ -19,7 +19,7 @@ from huesenv.envs.hues_cues.adapters import (
     target_decision,
 )
 from huesenv.game.phase import Phase
-from huesenv.game.rules import recompute_scores, score_round
+from huesenv.game.rules import recompute_scores, score_cones, score_round
 from huesenv.logs.schema import LogRecord
 
 EXTRA_KEYS = {"game", "round", "player", "role", "phase", "cue_index", "cell", "target", "points", "passed"}
@@ -234,7 +234,7 @@ def test_random_masked_aec_play_property(n, seed):
 def test_batch_scorer_matches_round_scoring():
     rng = np.random.default_rng(0)
     targets, cells = rng.integers(N_CELLS, size=500), rng.integers(N_CELLS, size=500)
-    batch = batch_guess_points(targets, cells)
+    batch = score_cones(targets, cells)
     loop = [score_round(int(t), [(1, int(c))], 0, 2)[1] for t, c in zip(targets, cells)]
     assert batch.tolist() == loop
 
@@ -249,7 +249,7 @@ def test_guess_points_follow_the_rulebook_on_every_pair():
     distance = np.maximum(abs(rows[:, None] - rows[None, :]), abs(cols[:, None] - cols[None, :]))
     rulebook = np.select([distance == 0, distance == 1, distance == 2], [3, 2, 1], default=0)
     targets, cells = np.meshgrid(np.arange(N_CELLS), np.arange(N_CELLS), indexing="ij")
-    assert (batch_guess_points(targets, cells) == rulebook).all()
+    assert (score_cones(targets, cells) == rulebook).all()
     i18 = parse_coord("I18")
     assert [
         score_round(i18, [(1, parse_coord(c))], 0, 2)[1] for c in ("I18", "H17", "G16", "F15", "I20")
@@ -260,41 +260,4 @@ def test_guess_points_follow_the_rulebook_on_every_pair():
         0,
         1,
     ]
-    assert batch_guess_points(np.array([0]), np.array([parse_coord("C3")])).tolist() == [1]  # corner A1
-
-
-def test_guesser_vector_env():
-    env = GuesserVectorEnv(num_envs=64, max_occupied=10)
-    obs, _ = env.reset(seed=5)
-    assert env.observation_space.contains(obs) and (obs["occupied"].sum(axis=1) <= 10).all()
-    rng = np.random.default_rng(0)
-    actions = GuesserVectorEnv.random_legal_actions(obs["action_mask"], rng)
-    assert obs["action_mask"][np.arange(64), actions].all()
-    nobs, rewards, term, trunc, info = env.step(actions)
-    assert term.all() and not trunc.any() and info["_final_obs"].all()
-    # Gymnasium's vector convention: an object array of unbatched per-env observations
-    assert info["final_obs"].dtype == object and info["final_obs"].shape == (64,)
-    assert [o["cue"] for o in info["final_obs"]] == obs["cue"].tolist()
-    assert env.single_observation_space.contains(info["final_obs"][3])
-    assert (info["final_info"]["points"] == info["points"]).all()
-    assert rewards.tolist() == batch_guess_points(info["target"], actions).astype(float).tolist()
-    occ = np.flatnonzero(nobs["occupied"][0])
-    if occ.size:
-        bad = GuesserVectorEnv.random_legal_actions(nobs["action_mask"], rng)
-        bad[0] = occ[0]
-        assert env.step(bad)[1][0] == -1.0
-    again = GuesserVectorEnv(num_envs=64, max_occupied=10)
-    obs2, _ = again.reset(seed=5)
-    assert (obs2["cue"] == obs["cue"]).all() and (obs2["occupied"] == obs["occupied"]).all()
-
-
-def test_guesser_vector_env_cue_cells_ground_targets():
-    cells = [np.array([i, i + 1]) for i in range(100)]
-    env = GuesserVectorEnv(num_envs=256, cue_cells=cells)
-    obs, _ = env.reset(seed=0)
-    _, _, _, _, info = env.step(
-        GuesserVectorEnv.random_legal_actions(obs["action_mask"], np.random.default_rng(1))
-    )
-    assert ((info["target"] == obs["cue"]) | (info["target"] == obs["cue"] + 1)).all()
-    with pytest.raises(ValueError, match="one array per vocabulary word"):
-        GuesserVectorEnv(num_envs=2, cue_cells=cells[:3])
+    assert score_cones(np.array([0]), np.array([parse_coord("C3")])).tolist() == [1]  # corner A1

@@ -97,3 +97,15 @@ def test_fast_ppo_learns_human_cues(tmp_path):
     # uniform play scores ~0.07 points per decision, the text-embedding agent ~0.3; the human cues carry
     # the target's region
     assert summary["final_eval_points"] > 0.6
+
+
+def test_random_legal_actions_pick_only_legal_cells_uniformly():
+    import numpy as np
+
+    from huesenv.experiments.rl.ppo_fast import random_legal_actions
+
+    mask = np.zeros((4000, 480), dtype=np.int8)
+    mask[:, [3, 7, 400]] = 1
+    picks = random_legal_actions(mask, np.random.default_rng(0))
+    assert set(picks.tolist()) == {3, 7, 400}
+    assert np.bincount(picks, minlength=480)[[3, 7, 400]].min() > 1200  # ~1333 each

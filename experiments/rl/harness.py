@@ -7,30 +7,7 @@ meaning "stop before exceeding" in two and "stop after reaching" in the third.
 The algorithms stay in their own modules, readable top to bottom; they call
 this module at the few points where a run touches the disk or the clock.
 
-**Config.** :class:`TrainerConfig` is a pydantic v2 model (unknown fields are
-refused with the list of known ones; a field's own check says what it expected).
-
-**Run folder and state.** A trainer's state is one file written atomically
-(:func:`save_state`: a temporary file renamed over the old one), holding
-everything a resume needs (networks, optimiser, counters, config), so a kill
-at any point leaves the previous state or the new one, never a mix of two
-checkpoints.  The playable policy file next to it is an export of that state,
-rewritten at every checkpoint and at the end.  Every error reading the state
-names the file.
-
-**Resume check.** :meth:`TrainerConfig.check_resume`: the fields listed in
-``RESUME_FIXED`` must equal the stored run's (else one line naming the file,
-the field and both values).
-
-**Time budget** (:class:`TimeBudget`, the one rule): at each boundary (an
-update, a rollout), stop when one more unit as long as the last one would end
-past the budget, so a run never exceeds it.  ``budget_clock`` says which
-clock the budget is read on: ``"wall"`` (default, ``time.perf_counter``) or
-``"cpu"`` (``time.process_time``: the CPU seconds of every thread of the
-process, so a "10 CPU-minute" budget holds on a shared machine where wall
-time is longer, and with several torch threads where it is shorter).  A run
-stopped by its budget depends on the machine's speed; its steps are in the
-state and the summary.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.rl.harness``.
 """
 
 from __future__ import annotations
@@ -234,17 +211,6 @@ def require(state: Mapping[str, Any], keys: tuple[str, ...], path: Path) -> None
 
 def write_json(path: Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=1, default=list) + "\n")
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    """A JSON object from a run folder; one line naming the file when it is empty, torn or not an object."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path}: not readable JSON ({err}); use --fresh to start over") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object; use --fresh to start over")
-    return data
 
 
 def write_csv(path: Path, frame: Any) -> None:

@@ -5,17 +5,7 @@ is about PPO; which human answers it may see, which words it trains on and
 how a cue becomes a network input are data decisions, made here once and
 recorded in the checkpoint.
 
-* **Split** (:mod:`huesenv.humans.splits`): with ``holdout="participants"``
-  (the default) the trainer sees only the training part of a seeded
-  participant split (``split_seed``, ``eval_fraction``), and with
-  ``word_folds=k`` only the training words of fold ``word_fold``; its
-  evaluation batch (``eval_points``) is drawn from the *evaluation* part.
-  ``holdout="none"`` trains on every answer and says so in the checkpoint.
-* **Cue encoding**: ``"index"`` — the cue is its row in the training
-  vocabulary (a word outside it is the reserved "no known cue" row);
-  ``"embedding"`` — the cue is its text-encoder vector
-  (:func:`huesenv.agents.text_encoders.make_text_encoder`, default the packaged
-  MiniLM), so the policy reads any word or phrase, held-out words included.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.rl.human_data``.
 """
 
 from __future__ import annotations

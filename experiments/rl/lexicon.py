@@ -1,41 +1,8 @@
 """The emergent lexicon of a speaker/listener pair, measured against the human cohort.
 
-Two views of one lexicon over the board's 480 cells and a vocabulary of ``V`` words:
+Two views of one lexicon over the board's 480 cells and a vocabulary of ``V`` words.
 
-* the **speaker map** ``cell → word`` (the word a cue giver uses for each
-  target; :func:`speaker_map`), and
-* the **listener map** ``word → distribution over cells`` (where a guesser
-  puts its cone for each word; the word's emergent *meaning*).
-
-Measures (all in :func:`lexicon_metrics`):
-
-* **Usage.** Words used by the speaker, cells per word, the entropy of word use
-  and its effective size ``2^H``; per macro-colour region (:mod:`huesenv.categories`)
-  how many words cover it and the share of its most used word (purity).
-* **Label-bound agreement** (does word *w* mean what people mean by *w*?): the
-  listener's top-1 cell per word scored with the project's word-level metrics
-  (:func:`huesenv.metrics.word_level`: Mahalanobis top-1 fail rate, Hotelling
-  top-k, macro-colour match against the humans' modal cell), over all words and
-  over the words the speaker uses (``used_words_*``).  Nothing in
-  self-play ties a word's spelling to a colour, so the expected value is the
-  **permutation null**: the fail rate of the same map with the words' labels
-  shuffled (mean over ``n_permutations`` shuffles) — reported next to it.
-* **Label-free agreement** (does the lexicon carve the board like people do,
-  whatever the names?): adjusted Rand index and normalised mutual information
-  between the speaker's partition of the board and (a) the macro-colour map,
-  (b) the human naming map (each cell → the word whose human answers fall most
-  in its 3×3 frame), beside the NMI that k-means partitions of the board with
-  as many parts reach on grid position alone and on CIELAB colour alone
-  (``nmi_macro_colour_position_kmeans`` / ``_colour_kmeans``: contiguity alone
-  already buys some NMI); and the **best-relabelling** fail rate: the listener's
-  top cells matched one-to-one to human words so as to minimise Mahalanobis
-  failures (Hungarian assignment), read against ``best_relabelling_null``
-  (the same for uniformly random cells: with many words, renaming finds a
-  lucky match by chance).
-
-Choice documented: the listener (not the speaker) defines each word's top-1
-cell for the label-bound metrics, because the word-level task of the paper asks
-"word → cell", which is the guesser's direction.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.rl.lexicon``.
 """
 
 from __future__ import annotations
@@ -150,14 +117,6 @@ def best_relabelling_fail_rate(fails: np.ndarray, top1: np.ndarray) -> float:
 
 
 # -- everything ---------------------------------------------------------------------------------------------------
-def speaker_map(speaker_logits: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
-    """``(480, V)`` speaker logits → the word index used for each cell (argmax over allowed words)."""
-    logits = np.asarray(speaker_logits, dtype=np.float64)
-    if allowed is not None:
-        logits = np.where(np.asarray(allowed, bool)[None, :], logits, -np.inf)
-    return np.argmax(logits, axis=1)
-
-
 def lexicon_metrics(
     speaker: np.ndarray,
     listener_probs: np.ndarray,

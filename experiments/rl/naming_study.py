@@ -1,40 +1,6 @@
 """Self-play as a study of efficient naming: seeds × vocabulary sizes × reward, measured as the field measures.
 
-For every (reward, vocabulary size, seed) a speaker/listener pair of
-:mod:`huesenv.experiments.rl.selfplay` learns from scratch on the full
-vectorised game (``SelfPlay.train_step``: one round of every game per update,
-the trainer of ``huesenv train selfplay`` unchanged; only ``vocab_size``,
-``reward`` and the seed vary; ``warmup_updates`` of the one-step round first,
-0 by default), and every ``snapshot_every`` updates the speaker's greedy map
-cell → word (its cue-1 word for each of the 480 target cells) is measured:
-
-* the information-bottleneck numbers of :mod:`huesenv.metrics.naming` (σ², need
-  uniform): complexity, accuracy, efficiency loss ε and gNID to the nearest
-  frontier system;
-* NMI between the speaker's partition and the 8 macro-colours
-  (:func:`huesenv.experiments.rl.lexicon.normalised_mutual_information`);
-* words used.
-
-Rewards: ``frame`` (the board's 3/2/1 points and 3×3 frame) and ``perceptual``
-(a function of the CIELAB distance between guess and target; see
-:func:`~huesenv.experiments.rl.selfplay.reward_matrices`), so the study can
-say whether the grid's scoring or perception shapes the lexicon.  Beside them,
-k-means on CIELAB with the same number of words is the efficient-looking
-baseline of the same size.
-
-Files in ``out``: ``curves.csv`` (one row per snapshot), ``final.csv`` (the
-last snapshot of each run), ``summary.csv`` (mean and a 95 % Student-t interval
-across seeds per reward × size), ``kmeans.csv``, ``lexicons/<reward>-v<size>-s<seed>.csv``
-(``coord,word``: readable by ``huesenv metrics naming --systems lexicon:PATH``),
-``curves.png`` and ``study.json`` (the config, run times and the human
-reference).  No human answer enters training or these measures (the macro-colour
-map is the board's); every table still has a ``human_reference`` column naming
-the cohort the trainer's lexicon reports are scored against, as every output does.
-
-Run: ``python -m huesenv.experiments.rl.naming_study -o DIR [--seeds 5] [--sizes 4 16 100]
-[--rewards frame perceptual] [--updates 300]``; ``-o OUT --merge DIR [DIR ...]`` writes the same files from
-several study folders (their lexicons copied, ``study.json`` naming the parts; a run found in two folders is
-refused).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.rl.naming_study``.
 """
 
 from __future__ import annotations

@@ -1,37 +1,8 @@
 """Train → evaluate → report in one command (``huesenv train experiment CONFIG``), and the trainer dispatch.
 
-Config (YAML; bundled ones in ``experiments/configs/``; unknown keys are errors)::
+Config (YAML; bundled ones in ``experiments/configs/``; unknown keys are errors).
 
-    name: learned_guesser          # run folder <output>/<name>
-    output: runs
-    seed: 0                        # the trainer's seed (and the tournament's)
-    train:
-      trainer: guesser-fast        # guesser-fast | cue-giver-fast | guesser | cue-giver | selfplay
-      params: {...}                # the trainer's config fields (FastPPOConfig, FastCueConfig, SB3Config,
-                                   # SelfPlayConfig)
-      tracker: none                # wandb (offline by default) | tensorboard | none
-      wandb_mode: offline
-    references:
-      agents: [random, text-embedding, human-replay]
-      episodes: 20                 # SB3 envs: games per reference agent (vector env: its eval batch)
-    evaluate:
-      tournament: true             # the base tournament config, with the learned agent added
-      base: default
-      games: 24
-      lineups: [[learned, human, human, human]]
-      wordlevel: true
-      allow_trained_on: false      # true: score the policy on answers it trained on (labelled in the report)
-
-The guesser-fast trainer trains on the training part of its human split and the
-tournament's replayed humans and the word-level reference are the evaluation
-part (``split/evaluation.csv.gz``, see :mod:`huesenv.experiments.rl.human_data`).
-
-Output: ``train/`` (the trainer's folder: policy, curve, checkpoints),
-``references.json``, ``tournament/`` (the tournament's own run folder and
-report), and the training report ``report.md`` / ``report.html`` (learning
-curves with the reference lines, the learned agent's points by role beside the
-others', its word-level alignment; for self-play the emergent lexicon).
-Rerunning resumes: training from its checkpoint, the tournament from its log.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.rl.pipeline``.
 """
 
 from __future__ import annotations

@@ -1,49 +1,42 @@
-"""``huesenv train guesser --fast``: single-file, CleanRL-style PPO (torch) on the vectorised guesser env.
+"""``huesenv train guesser --fast``: single-file, CleanRL-style PPO (torch) on the vectorised full game.
 
-The env (``env="game"``, default) is the full game vectorised,
-:class:`~huesenv.envs.vector_game.gym.HuesCuesVectorEnv`: ``num_envs``
+The env is :class:`~huesenv.envs.vector_game.gym.HuesCuesVectorEnv`: ``num_envs``
 complete games of ``num_players`` stepped together in numpy, the learner the
-guesser of seat 0, every other decision (the cue givers' targets and cues, the
-other guessers' cones, the learner's own cue giving) by ``opponents`` played
-from a table (:mod:`huesenv.agents.vector_tables`; default replayed humans);
-reward = each cone's 3/2/1 points when it is placed (the env's
-``reward_timing="decision"``: the same total per game as at the reveal).
-
-``env="bandit"`` is the earlier one-step warm-up env,
-:class:`~huesenv.envs.GuesserVectorEnv` (first cue only, random cones, a
-target drawn from people's answers to the word; ``cue_source="uniform"`` draws
-targets uniformly, a control): not the game, kept as a documented option.
+guesser of seat 0, every other decision played by ``opponents`` from a table
+(:mod:`huesenv.agents.vector_tables`; default replayed humans); reward = each
+cone's 3/2/1 points when it is placed (``reward_timing="decision"``: the same
+total per game as at the reveal).  ``cue_source="uniform"`` trains without the
+human split (every word; opponents from the whole table), a control.
 
 The algorithm follows CleanRL's ``ppo.py`` (rollout of ``num_steps`` × ``num_envs``,
-GAE, advantage normalisation, clipped surrogate, clipped value loss, entropy
-bonus, global gradient clipping, linear learning-rate annealing), with the
-action mask applied as ``-inf`` logits, so illegal cells are never sampled.
+GAE, advantage normalisation, clipped surrogate and value loss, entropy bonus,
+gradient clipping, linear learning-rate annealing); illegal cells get ``-inf``
+logits, so they are never sampled.
 
 **Determinism and resume.** Training runs in segments of ``checkpoint_every``
-updates; each segment starts by reseeding torch and resetting the env from
-``SeedSequence([seed, update])``.  A run resumed from a checkpoint therefore
-continues exactly as the uninterrupted run would (same seed → same weights on
-the same device; with ``anneal_lr`` the schedule follows ``total_steps``, so
-*extending* a finished run changes the learning rate from the resume point on).  ``time_budget_s`` (seconds on ``budget_clock``: wall by default, or CPU) stops at the update
-boundary where one more update, as long as the last one, would end past the
-budget (then the result depends on the machine's speed; the steps done are
-recorded in the checkpoint).
+updates, each starting by reseeding torch and resetting the env from
+``SeedSequence([seed, update])``, so a resumed run continues exactly as the
+uninterrupted one (with ``anneal_lr`` the schedule follows ``total_steps``, so
+*extending* a finished run changes the learning rate from the resume point on).
+``time_budget_s`` stops at the update boundary where one more update would end
+past the budget (:class:`~huesenv.experiments.rl.harness.TimeBudget`).
 
-Files in ``run_dir``: ``policy.pt`` (a :mod:`~huesenv.agents.policy_net`
-checkpoint, playable as ``policy:run_dir/policy.pt``), ``trainer_state.pt``
-(optimizer and counters), ``curve.csv`` (the learning curve), ``train.json``, ``split/`` (the
-split's training and evaluation parts as exports: ``lookup:<run>/split/train.csv.gz``).
+Files in ``run_dir``: ``policy.pt`` (playable as ``policy:run_dir/policy.pt``),
+``trainer_state.pt`` (network, optimizer, counters), ``curve.csv``, ``train.json``,
+``split/`` (the split's parts as exports: ``lookup:<run>/split/train.csv.gz``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
 from huesenv.agents.policy_net import (
     PolicySettings,
@@ -55,7 +48,6 @@ from huesenv.agents.policy_net import (
 )
 from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.agents.vector_tables import replay_table_from_cells, table_for
-from huesenv.envs.vector import GuesserVectorEnv
 from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
 from huesenv.experiments.rl.harness import (
     Clock,
@@ -77,14 +69,14 @@ from huesenv.vocabulary import word_texts
 
 ENV_ID = "huesenv/GuesserVector-v0"
 CUE_SOURCES = ("humans", "uniform")
-ENVS = ("game", "bandit")
 EVAL_GAME_STEPS = 24  # greedy decisions per evaluation game slot (two rounds' cones and more at 4 players)
 CUE_ENCODINGS = ("index", "embedding")
 EVAL_TAG = 999_999_937  # the seed part of the fixed evaluation batch (never an update number)
+N_CELLS = 480
 
 
 class FastPPOConfig(HumanSplitConfig):
-    """Hyper-parameters (CleanRL names where they exist)."""
+    """The run's arguments (CleanRL's ``Args``; its names where they exist)."""
 
     total_steps: int = 2_000_000
     num_envs: int = 2048
@@ -102,17 +94,15 @@ class FastPPOConfig(HumanSplitConfig):
     vf_coef: NonNegativeFloat = 0.5
     max_grad_norm: PositiveFloat = 0.5
     hidden: int = 256
-    max_occupied: Annotated[int, Field(ge=0, le=479)] = 17
     cue_source: str = "humans"
-    env: str = "game"
+    env: Literal["game"] = "game"  # recorded, so a run of the removed one-decision env is never resumed
     num_players: int = 4
     opponents: str = "human-replay"
     checkpoint_every: int = 25
     eval_every: int = 25
     eval_decisions: int = 4096
-    # the human data and the cue encoding (see huesenv.experiments.rl.human_data)
-    cue_encoding: str = "index"
-    text_encoder: str = "minilm"  # and the split's fields (HumanSplitConfig)
+    cue_encoding: str = "index"  # and the split's fields: huesenv.experiments.rl.human_data
+    text_encoder: str = "minilm"
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = (
         "num_envs",
@@ -120,7 +110,6 @@ class FastPPOConfig(HumanSplitConfig):
         "hidden",
         "seed",
         "cue_source",
-        "max_occupied",
         "checkpoint_every",
         "env",
         "num_players",
@@ -132,8 +121,6 @@ class FastPPOConfig(HumanSplitConfig):
 
     @model_validator(mode="after")
     def _check(self) -> FastPPOConfig:
-        if self.env not in ENVS:
-            raise ValueError(f"env: expected one of {ENVS}, got {self.env!r}")
         if self.cue_source not in CUE_SOURCES:
             raise ValueError(f"cue_source: expected one of {CUE_SOURCES}, got {self.cue_source!r}")
         if self.cue_encoding not in CUE_ENCODINGS:
@@ -170,44 +157,31 @@ def segment_seed(seed: int, update: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(update)]).generate_state(1)[0] & 0x7FFFFFFF)
 
 
-def human_cue_cells(vocabulary: Sequence[str], humans: Any = None) -> list[np.ndarray]:
-    """Per vocabulary word, the cells people chose for it (``ValueError`` naming a word nobody answered)."""
-    if humans is None:
-        humans = load_humans()
-    known = set(humans.words)
-    missing = [w for w in vocabulary if w not in known]
-    if missing:
-        raise ValueError(f"humans {humans.source}: no answers for vocabulary word(s) {missing[:5]}")
-    return [np.asarray(humans.cells(w), dtype=np.int64) for w in vocabulary]
-
-
 def make_env(
     cfg: FastPPOConfig,
     vocabulary: Sequence[str],
     cue_cells: Sequence[np.ndarray] | None,
     n: int,
     humans: Any = None,
-):
-    if cfg.env == "game":
-        if cfg.opponents == "human-replay" and cue_cells is not None:
-            table = replay_table_from_cells(vocabulary, cue_cells)  # the part of the people this env may see
-        else:
-            table = table_for(cfg.opponents, vocabulary, humans=humans)
-        return HuesCuesVectorEnv(
-            n,
-            cfg.num_players,
-            role="guesser",
-            opponents=table,
-            vocabulary=vocabulary,
-            observation_mode="compact",
-            reward_timing="decision",
-        )
-    return GuesserVectorEnv(
-        num_envs=n,
+) -> HuesCuesVectorEnv:
+    if cfg.opponents == "human-replay" and cue_cells is not None:
+        table = replay_table_from_cells(vocabulary, cue_cells)  # the part of the people this env may see
+    else:
+        table = table_for(cfg.opponents, vocabulary, humans=humans)
+    return HuesCuesVectorEnv(
+        n,
+        cfg.num_players,
+        role="guesser",
+        opponents=table,
         vocabulary=vocabulary,
-        cue_cells=cue_cells if cfg.cue_source == "humans" else None,
-        max_occupied=cfg.max_occupied,
+        observation_mode="compact",
+        reward_timing="decision",
     )
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal cell per row of a ``(B, A)`` mask (the largest uniform draw among legal ones)."""
+    return np.argmax(np.where(np.asarray(mask, dtype=bool), rng.random(np.shape(mask)), -1.0), axis=1)
 
 
 def _tensors(obs: dict[str, np.ndarray], device: str):
@@ -220,7 +194,7 @@ def _tensors(obs: dict[str, np.ndarray], device: str):
     )
 
 
-def _masked(logits, mask):
+def masked_logits(logits, mask):
     return logits.masked_fill(~mask, float("-inf"))
 
 
@@ -239,12 +213,149 @@ def evaluate_greedy(net, env, device: str, seed: int, lookup=None, steps: int = 
             cue = lookup[cue]
         with torch.no_grad():
             logits, _ = guesser_forward(net, cue, occ)
-            action = _masked(logits, mask).argmax(dim=-1).cpu().numpy()
+            action = masked_logits(logits, mask).argmax(dim=-1).cpu().numpy()
         obs, reward, _, _, _ = env.step(action)
         total += float(np.sum(reward))
         hits += float(np.sum(reward == 3))
     n = steps * len(reward)
     return {"eval_points": total / n, "eval_hit": hits / n}
+
+
+@dataclass
+class Rollout:
+    """One rollout's ``(num_steps, num_envs, ...)`` buffers (CleanRL's ``obs``, ``actions``, ``logprobs`` ...)."""
+
+    cue: Any
+    occupied: Any
+    mask: Any
+    action: Any
+    logprob: Any
+    reward: Any
+    done: Any
+    value: Any
+
+    @classmethod
+    def empty(cls, steps: int, envs: int, device: str) -> Rollout:
+        import torch
+
+        kinds = {"cue": torch.long, "action": torch.long, "occupied": torch.bool, "mask": torch.bool}
+
+        def zeros(name: str) -> Any:
+            shape = (steps, envs, N_CELLS) if name in ("occupied", "mask") else (steps, envs)
+            return torch.zeros(shape, dtype=kinds.get(name, torch.float32), device=device)
+
+        return cls(*(zeros(f.name) for f in fields(cls)))
+
+    def flat(self) -> Rollout:
+        """The buffers with the step and env axes merged: the batch PPO's minibatches index."""
+        return Rollout(*(getattr(self, f.name).flatten(0, 1) for f in fields(self)))
+
+
+def guesser_policy(net, lookup, b: Rollout, mb: Any) -> tuple[Any, Any]:
+    """The masked action distribution and the value of samples ``mb`` of the flat rollout ``b``."""
+    import torch
+
+    logits, value = guesser_forward(net, lookup[b.cue[mb]], b.occupied[mb])
+    return torch.distributions.Categorical(logits=masked_logits(logits, b.mask[mb])), value
+
+
+def gae(cfg: FastPPOConfig, buf: Rollout, next_value: Any) -> tuple[Any, Any]:
+    """Advantages and returns; a game spans many decisions, so the values bootstrap across the rollout
+    and from ``next_value`` (the state after its last step), cut where a game ended."""
+    import torch
+
+    adv = torch.zeros_like(buf.reward)
+    last = torch.zeros_like(next_value)
+    steps = buf.reward.shape[0]
+    for t in reversed(range(steps)):
+        nv = next_value if t == steps - 1 else buf.value[t + 1]
+        nonterminal = 1.0 - buf.done[t]
+        delta = buf.reward[t] + cfg.gamma * nv * nonterminal - buf.value[t]
+        last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+        adv[t] = last
+    return adv, adv + buf.value
+
+
+def ppo_update(
+    cfg: Any,
+    net,
+    optimizer,
+    n: int,
+    policy: Callable[[Any], tuple[Any, Any]],
+    action,
+    logprob,
+    adv,
+    ret,
+    value: Any = None,
+    norm_adv: bool = True,
+) -> dict[str, float]:
+    """``update_epochs`` passes of clipped-surrogate minibatch steps over ``n`` samples; the last losses.
+
+    ``policy(idx)``: the masked action distribution and the value of samples ``idx``; with ``value``
+    (the rollout's) the value loss is clipped (CleanRL's ``clip_vloss``).  The cue-giver trainer shares it.
+    """
+    import torch
+    import torch.nn as nn
+
+    mb_size = max(1, n // cfg.num_minibatches)
+    clipfracs, approx_kl, entropy, v_loss, pg_loss = [], 0.0, 0.0, 0.0, 0.0
+    for _ in range(cfg.update_epochs):
+        perm = torch.randperm(n, device=action.device)
+        for start in range(0, n, mb_size):
+            mb = perm[start : start + mb_size]
+            dist, new_v = policy(mb)
+            log_ratio = dist.log_prob(action[mb]) - logprob[mb]
+            ratio = log_ratio.exp()
+            with torch.no_grad():
+                approx_kl = float(((ratio - 1) - log_ratio).mean())
+                clipfracs.append(float(((ratio - 1.0).abs() > cfg.clip_coef).float().mean()))
+            mb_adv = adv[mb]
+            if norm_adv and mb_adv.numel() > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg = torch.max(
+                -mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
+            ).mean()
+            vl = (new_v - ret[mb]) ** 2
+            if value is not None:
+                v_clipped = value[mb] + (new_v - value[mb]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                vl = torch.max(vl, (v_clipped - ret[mb]) ** 2)
+            vl = 0.5 * vl.mean()
+            ent = dist.entropy().mean()
+            loss = pg - cfg.ent_coef * ent + cfg.vf_coef * vl
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            entropy, v_loss, pg_loss = float(ent.detach()), float(vl.detach()), float(pg.detach())
+    return {
+        "entropy": entropy,
+        "value_loss": v_loss,
+        "policy_loss": pg_loss,
+        "approx_kl": approx_kl,
+        "clipfrac": float(np.mean(clipfracs)),
+    }
+
+
+def policy_settings(
+    cfg: FastPPOConfig, vocab: tuple[str, ...], encoder: Any, data: Any
+) -> tuple[dict, PolicySettings]:
+    """The network's shape and what the checkpoint records about the env it was trained on."""
+    arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
+    extra: dict[str, Any] = {"env": "game", "num_players": cfg.num_players, "opponents": cfg.opponents}
+    if encoder is not None:
+        arch["cue_dim"] = int(encoder.dim)
+        extra.update(text_encoder=cfg.text_encoder, cue_dim=int(encoder.dim))
+    if data.split is not None:
+        extra["split"] = data.split.fingerprint
+    settings = PolicySettings(
+        env_id=ENV_ID,
+        role="guesser",
+        cue_encoding=cfg.cue_encoding,
+        observation_mode="vector-dict",
+        vocabulary=vocab,
+        extra=extra,
+    )
+    return arch, settings
 
 
 def train_fast(
@@ -265,179 +376,98 @@ def train_fast(
     evaluation part; see :mod:`huesenv.experiments.rl.human_data`.
     """
     import torch
-    import torch.nn as nn
 
     run_dir, device = start_run(run_dir, cfg)
     data = guesser_data(cfg, vocabulary if vocabulary is not None else word_texts(), humans, split)
     vocab = data.train_words
     env = make_env(cfg, vocab, data.train_cells, cfg.num_envs, humans)
     eval_env = make_env(cfg, data.eval_words, data.eval_cells, cfg.eval_decisions, humans)
-    eval_steps = EVAL_GAME_STEPS if cfg.env == "game" else 1
-    encoder = None
-    extra: dict[str, Any] = (
-        {"cue_source": cfg.cue_source, "max_occupied": cfg.max_occupied}
-        if cfg.env == "bandit"
-        else {"env": "game", "num_players": cfg.num_players, "opponents": cfg.opponents}
-    )
-    if cfg.cue_encoding == "embedding":
-        encoder = make_text_encoder(cfg.text_encoder)
-        extra.update(text_encoder=cfg.text_encoder, cue_dim=int(encoder.dim))
+    encoder = make_text_encoder(cfg.text_encoder) if cfg.cue_encoding == "embedding" else None
     train_lookup = cue_lookup(cfg, vocab, vocab, encoder).to(device)
     eval_lookup = cue_lookup(cfg, data.eval_words, vocab, encoder).to(device)
-    arch = {"vocab_size": len(vocab), "hidden": int(cfg.hidden)}
-    if encoder is not None:
-        arch["cue_dim"] = int(encoder.dim)
-    if data.split is not None:
-        extra["split"] = data.split.fingerprint
-    settings = PolicySettings(
-        env_id=ENV_ID,
-        role="guesser",
-        cue_encoding=cfg.cue_encoding,
-        observation_mode="vector-dict",
-        vocabulary=vocab,
-        extra=extra,
-    )
+    arch, settings = policy_settings(cfg, vocab, encoder, data)
 
     torch.manual_seed(cfg.seed)
     net = build_guesser_net(**arch).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-    update, global_step, elapsed_before, cpu_before = 0, 0, 0.0, 0.0
+    update, global_step, wall_before, cpu_before = 0, 0, 0.0, 0.0
     state_path, policy_path = run_dir / "trainer_state.pt", run_dir / "policy.pt"
     if resume and state_path.exists():
-        update, global_step, elapsed_before, cpu_before = _restore(
+        update, global_step, wall_before, cpu_before = _restore(
             state_path, policy_path, cfg, settings, net, optimizer, device, arch
         )
     own_logger = logger is None
     if own_logger:
         logger = TrainLogger(run_dir, tracker="none", resume_step=global_step, quiet=not progress)
 
-    B, T = cfg.num_envs, cfg.num_steps
-    mb_size = cfg.batch_size // cfg.num_minibatches
-    buf_cue = torch.zeros((T, B), dtype=torch.long, device=device)
-    buf_occ = torch.zeros((T, B, 480), dtype=torch.bool, device=device)
-    buf_mask = torch.zeros((T, B, 480), dtype=torch.bool, device=device)
-    buf_act = torch.zeros((T, B), dtype=torch.long, device=device)
-    buf_logp = torch.zeros((T, B), device=device)
-    buf_rew = torch.zeros((T, B), device=device)
-    buf_done = torch.zeros((T, B), device=device)
-    buf_val = torch.zeros((T, B), device=device)
+    def evaluate() -> dict[str, float]:
+        seed = segment_seed(cfg.seed, EVAL_TAG)
+        return evaluate_greedy(net, eval_env, device, seed, eval_lookup, EVAL_GAME_STEPS)
 
-    clock = Clock(elapsed_before, cpu_before)
+    def save(state: bool = True) -> None:
+        _save(
+            run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, state=state, data=data
+        )
+
+    buf = Rollout.empty(cfg.num_steps, cfg.num_envs, device)
+    clock = Clock(wall_before, cpu_before)
     budget = TimeBudget.of(cfg, clock)
     env_time = 0.0
     obs: dict[str, np.ndarray] | None = None
     while update < cfg.num_updates:
-        if obs is None or update % cfg.checkpoint_every == 0:
+        if obs is None or update % cfg.checkpoint_every == 0:  # a segment starts: what a resume repeats
             s = segment_seed(cfg.seed, update)
             torch.manual_seed(s)
             obs, _ = env.reset(seed=s)
         if cfg.anneal_lr:
             optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - update / cfg.num_updates)
+
         points, legal = [], []
-        for t in range(T):
+        for t in range(cfg.num_steps):
             cue, occ, mask = _tensors(obs, device)
             with torch.no_grad():
                 logits, value = guesser_forward(net, train_lookup[cue], occ)
-                dist = torch.distributions.Categorical(logits=_masked(logits, mask))
+                dist = torch.distributions.Categorical(logits=masked_logits(logits, mask))
                 action = dist.sample()
-            buf_cue[t], buf_occ[t], buf_mask[t] = cue, occ, mask
-            buf_act[t], buf_logp[t], buf_val[t] = action, dist.log_prob(action), value
+            buf.cue[t], buf.occupied[t], buf.mask[t] = cue, occ, mask
+            buf.action[t], buf.logprob[t], buf.value[t] = action, dist.log_prob(action), value
             e0 = time.perf_counter()
             obs, reward, term, trunc, info = env.step(action.cpu().numpy())
             env_time += time.perf_counter() - e0
-            buf_rew[t] = torch.as_tensor(reward, dtype=torch.float32, device=device)
-            buf_done[t] = torch.as_tensor(np.logical_or(term, trunc), dtype=torch.float32, device=device)
+            buf.reward[t] = torch.as_tensor(reward, dtype=torch.float32, device=device)
+            buf.done[t] = torch.as_tensor(np.logical_or(term, trunc), dtype=torch.float32, device=device)
             points.append(float(np.mean(reward)))
             legal.append(float(np.mean(info["legal"])))
-        # GAE (every episode here is one decision long, so this reduces to r - V; kept general)
         with torch.no_grad():
             cue, occ, _ = _tensors(obs, device)
             _, next_value = guesser_forward(net, train_lookup[cue], occ)
-            adv = torch.zeros_like(buf_rew)
-            last = torch.zeros(B, device=device)
-            for t in reversed(range(T)):
-                nv = next_value if t == T - 1 else buf_val[t + 1]
-                nonterminal = 1.0 - buf_done[t]
-                delta = buf_rew[t] + cfg.gamma * nv * nonterminal - buf_val[t]
-                last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
-                adv[t] = last
-            ret = adv + buf_val
-        b_cue, b_occ, b_mask = buf_cue.reshape(-1), buf_occ.reshape(-1, 480), buf_mask.reshape(-1, 480)
-        b_act, b_logp, b_adv = buf_act.reshape(-1), buf_logp.reshape(-1), adv.reshape(-1)
-        b_ret, b_val = ret.reshape(-1), buf_val.reshape(-1)
-        clipfracs, approx_kl, ent_mean, v_loss_v, pg_loss_v = [], 0.0, 0.0, 0.0, 0.0
-        for _ in range(cfg.update_epochs):
-            perm = torch.randperm(cfg.batch_size, device=device)
-            for start in range(0, cfg.batch_size, mb_size):
-                mb = perm[start : start + mb_size]
-                logits, new_v = guesser_forward(net, train_lookup[b_cue[mb]], b_occ[mb])
-                dist = torch.distributions.Categorical(logits=_masked(logits, b_mask[mb]))
-                new_logp = dist.log_prob(b_act[mb])
-                entropy = dist.entropy().mean()
-                log_ratio = new_logp - b_logp[mb]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    approx_kl = float(((ratio - 1) - log_ratio).mean())
-                    clipfracs.append(float(((ratio - 1.0).abs() > cfg.clip_coef).float().mean()))
-                mb_adv = b_adv[mb]
-                if cfg.norm_adv and mb_adv.numel() > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(
-                    -mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
-                ).mean()
-                if cfg.clip_vloss:
-                    v_clipped = b_val[mb] + (new_v - b_val[mb]).clamp(-cfg.clip_coef, cfg.clip_coef)
-                    v_loss = 0.5 * torch.max((new_v - b_ret[mb]) ** 2, (v_clipped - b_ret[mb]) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((new_v - b_ret[mb]) ** 2).mean()
-                loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-                optimizer.step()
-                ent_mean, v_loss_v, pg_loss_v = (
-                    float(entropy.detach()),
-                    float(v_loss.detach()),
-                    float(pg_loss.detach()),
-                )
+            adv, ret = gae(cfg, buf, next_value)
+        b, adv, ret = buf.flat(), adv.flatten(), ret.flatten()
+        policy = partial(guesser_policy, net, train_lookup, b)
+        old_v = b.value if cfg.clip_vloss else None
+        n = cfg.batch_size
+        losses = ppo_update(
+            cfg, net, optimizer, n, policy, b.action, b.logprob, adv, ret, old_v, cfg.norm_adv
+        )
+
         update += 1
         global_step += cfg.batch_size
         wall = clock.wall
-        metrics = {
-            "points": float(np.mean(points)),
-            "legal": float(np.mean(legal)),
-            "entropy": ent_mean,
-            "value_loss": v_loss_v,
-            "policy_loss": pg_loss_v,
-            "approx_kl": approx_kl,
-            "clipfrac": float(np.mean(clipfracs)),
-            "sps": global_step / max(wall, 1e-9),
-            "wall_s": wall,
-        }
+        metrics = {"points": float(np.mean(points)), "legal": float(np.mean(legal)), **losses}
+        metrics.update(sps=global_step / max(wall, 1e-9), wall_s=wall)
         last_update = update >= cfg.num_updates
         over_budget = budget.exhausted()
         if update % cfg.eval_every == 0 or last_update or over_budget:
-            metrics.update(
-                evaluate_greedy(
-                    net,
-                    eval_env,
-                    device,
-                    seed=segment_seed(cfg.seed, EVAL_TAG),
-                    lookup=eval_lookup,
-                    steps=eval_steps,
-                )
-            )
+            metrics.update(evaluate())
         logger.log(global_step, metrics, force_print=last_update or over_budget)
         if update % cfg.checkpoint_every == 0 or last_update or over_budget:
-            _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, data=data)
+            save()
         if over_budget and not last_update:
             break
-    # the policy file is an export of the state: rewritten at the end, also when a kill came between the two
-    _save(run_dir, cfg, settings, net, arch, optimizer, update, global_step, clock, state=False, data=data)
+    # the policy file is an export of the state: rewritten, also when a kill came between the two
+    save(state=False)
     wall, cpu = clock.wall, clock.cpu
-    final = evaluate_greedy(
-        net, eval_env, device, seed=segment_seed(cfg.seed, EVAL_TAG), lookup=eval_lookup, steps=eval_steps
-    )
+    final = evaluate()
     summary = {
         "trainer": "ppo_fast",
         "env_id": ENV_ID,

@@ -6,31 +6,7 @@ learner the cue giver of seat 0 (``num_envs`` complete games of
 cones are played by ``opponents`` from a table (default replayed humans, so the
 learner learns which words send *people* to its target).
 
-The policy is the speaker net of :mod:`huesenv.agents.policy_net` (target cell
-→ one logit per vocabulary word, and a value):
-
-* **cue 1 and cue 2** are sampled from the softmax over the words the rules
-  allow now (pass only when none is allowed);
-* **the target** is the card cell whose best allowed word has the highest
-  probability (deterministic: the policy agent's rule for a speaker-only
-  checkpoint, :meth:`huesenv.agents.policy.PolicyAgent.give_cue`).
-
-Credit: a round's cue-giver points arrive at its reveal, right after the cue
-2 step; both cues of the round get that round's points as their return
-(rounds are independent for the cue giver's score), with the value of the
-target as the baseline (advantage = points − V(target)).  The update is
-CleanRL's clipped PPO over the collected cue decisions.  Files:
-``policy.pt`` (playable as ``policy:run_dir/policy.pt``), ``curve.csv``, ``train.json``, and
-``split/`` (the split's parts as exports, :func:`~huesenv.experiments.rl.human_data.write_split_files`).
-
-Human data: with ``holdout="participants"`` (the default) the replayed humans the
-learner plays with are the training part of the same seeded participant split as
-the guesser trainer's (:mod:`~huesenv.experiments.rl.human_data`), recorded in the
-checkpoint, so its evaluation can use the other part; ``holdout="none"`` replays
-every answer and says so.  Config, run folder, time budget and the summary come
-from the shared harness (:mod:`~huesenv.experiments.rl.harness`).  Runs are short
-and seeded: a rerun starts over and, on the same machine without a time budget,
-writes the same policy (there is no mid-run resume).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.rl.ppo_fast_cue``.
 """
 
 from __future__ import annotations
@@ -57,6 +33,7 @@ from huesenv.experiments.rl.harness import (
 )
 from huesenv.experiments.rl.human_data import HumanSplitConfig, make_split, write_split_files
 from huesenv.experiments.rl.logger import TrainLogger
+from huesenv.experiments.rl.ppo_fast import masked_logits, ppo_update
 from huesenv.humans import load_humans
 from huesenv.humans.splits import describe_training, training_record
 from huesenv.vocabulary import word_texts
@@ -155,7 +132,6 @@ def train_fast_cue(
     progress: bool = True,
 ) -> dict[str, Any]:
     import torch
-    import torch.nn as nn
 
     run_dir, device = start_run(run_dir, cfg)
     vocab = tuple(vocabulary if vocabulary is not None else word_texts())
@@ -216,26 +192,13 @@ def train_fast_cue(
         old_v = torch.stack([s[3] for s in samples])
         ok = torch.stack([s[4] for s in samples])
         ret = torch.as_tensor([s[5] for s in samples], dtype=torch.float32, device=device)
-        adv = ret - old_v
         n = len(samples)
-        mb = max(1, n // cfg.num_minibatches)
-        for _ in range(cfg.update_epochs):
-            perm = torch.randperm(n, device=device)
-            for start in range(0, n, mb):
-                idx = perm[start : start + mb]
-                logits, v = speaker_forward(net, t[idx])
-                dist = torch.distributions.Categorical(logits=logits.masked_fill(~ok[idx], float("-inf")))
-                new_logp = dist.log_prob(w[idx])
-                ratio = (new_logp - old_logp[idx]).exp()
-                a = adv[idx]
-                a = (a - a.mean()) / (a.std() + 1e-8) if a.numel() > 1 else a
-                pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-                v_loss = 0.5 * ((v - ret[idx]) ** 2).mean()
-                loss = pg - cfg.ent_coef * dist.entropy().mean() + cfg.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-                optimizer.step()
+
+        def policy(idx: Any, t: Any = t, ok: Any = ok) -> tuple[Any, Any]:
+            logits, v = speaker_forward(net, t[idx])
+            return torch.distributions.Categorical(logits=masked_logits(logits, ok[idx])), v
+
+        ppo_update(cfg, net, optimizer, n, policy, w, old_logp, ret - old_v, ret)
         updates += 1
         logger.log(
             steps,

@@ -23,7 +23,7 @@ from huesenv.agents.protocol import GuessQuery
 from huesenv.agents.registry import seat_agent
 from huesenv.experiments.rl import sb3_train
 from huesenv.experiments.rl.human_data import guesser_data
-from huesenv.experiments.rl.ppo_fast import EVAL_TAG, make_env, segment_seed
+from huesenv.experiments.rl.ppo_fast import EVAL_TAG, make_env, random_legal_actions, segment_seed
 from huesenv.vocabulary import word_texts
 
 DEFAULT_REFERENCES = ("random", "text-embedding", "human-replay")
@@ -56,7 +56,7 @@ def vector_references(
         rng = np.random.default_rng(cfg.seed)
         bad = actions < 0
         if bad.any():  # an unusable answer plays a random legal cell, as in the game's fallback
-            actions[bad] = env.random_legal_actions(obs["action_mask"][bad], rng)
+            actions[bad] = random_legal_actions(obs["action_mask"][bad], rng)
         _, reward, *_ = env.step(actions)
         out[spec] = float(np.mean(reward))
     return out

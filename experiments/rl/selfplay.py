@@ -1,41 +1,7 @@
 """``huesenv train selfplay``: a cue giver and guessers learn to play the full game together from scratch,
 with no human data.
 
-The game (:mod:`huesenv.experiments.rl.selfplay_game`): ``num_games`` complete
-games of ``guessers + 1`` players on the vectorised game
-(:class:`~huesenv.envs.vector_game.game.HuesCuesVectorGame`), every seat in both
-roles played by two networks: the **speaker** (cue giver;
-:func:`~huesenv.agents.policy_net.build_speaker_net`: the target's cell and CIELAB
-colour → one logit per word) and one shared **listener**
-(:func:`~huesenv.agents.policy_net.build_guesser_net`, the guesser policy of
-``huesenv train guesser``: latest cue and occupied cells → a cell).  Each update
-plays one whole round of every game — card and target, cue 1, the first cones,
-cue 2 (or a pass), the second cones, reveal and the rules' scoring — with the cue
-giver rotating and games auto-resetting after their last round, then takes one
-advantage actor-critic step on both networks (details and the documented choices
-in that module).  ``total_games`` counts rounds (one target, its cues and its
-cones), so one update is ``num_games`` of them.
-
-The vocabulary is the 100 words (optionally plus the 16 nonsense inputs); the
-speaker may say only the first ``vocab_size`` words the rules allow as cue 1
-(``None``: all).  ``reward="frame"`` trains on the board's 3/2/1 points and 3×3
-frame; ``"perceptual"`` on a function of the CIELAB distance between cone and
-target (:func:`reward_matrices`), so a study can tell whether the grid or
-perception shapes the lexicon.
-
-Warm-up (optional, off by default): the first ``warmup_updates`` updates play
-the earlier one-step round instead (a uniform target, cue 1 and the first cones
-only, no card, no second cue) — a referential-game warm start; it is not the game.
-
-No human answer enters training; the human cohort is used only to *measure* the
-lexicon (:mod:`huesenv.experiments.rl.lexicon`; the speaker's map is its greedy
-cue-1 word for each of the 480 target cells), every ``snapshot_every`` updates,
-and every output names that reference (``human_reference``).
-
-Files in ``run_dir``: ``policy.pt`` (speaker + listener: ``policy:run_dir/policy.pt``
-plays both roles), ``trainer_state.pt``, ``curve.csv``, ``lexicon_history.csv``,
-``lexicon_maps.csv``, ``lexicon.json``, ``lexicon_map.csv``, ``lexicon_words.csv``,
-``lexicon_regions.csv``, ``lexicon_wordlevel.csv``, ``lexicon.png``, ``train.json``.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.rl.selfplay``.
 """
 
 from __future__ import annotations

@@ -1,50 +1,6 @@
 """Self-play on the full vectorised game: every seat, both roles, one round of every game per update.
 
-:class:`GameRounds` drives :class:`~huesenv.envs.vector_game.game.HuesCuesVectorGame`
-with every (seat, role) pair played by the caller, i.e. by the two networks of
-:class:`~huesenv.experiments.rl.selfplay.SelfPlay`: the **speaker** gives the cues
-of whichever seat is the cue giver this round (the giver rotates as the rules
-say), one shared **listener** places every guesser's cones.  An update plays one
-complete round in each of the ``num_games`` games (they stay in step: every round
-is ``2 × guessers + 3`` decisions), and games run through all their rounds and
-auto-reset as the rules say:
-
-1. **card and target** — the rules' card of 4 cells; the speaker picks the card
-   cell the policy agent would (``target_choice="speaker"``: its greedy allowed
-   word for each card cell, then the cell where the listener puts the most
-   probability inside that cell's 3×3 frame; the rule ``policy:run_dir/policy.pt``
-   plays with in the tournament), or a uniformly random card cell
-   (``"card-random"``); the pick is a rule over the two networks, not trained;
-2. **cue 1** — a word sampled from the speaker over the allowed words (the rules'
-   cue-1 words, restricted to the first ``vocab_size``);
-3. **cones 1** — each guesser clockwise samples a free cell from the listener
-   (input: the latest known cue and the occupied cells);
-4. **cue 2 or pass** — a second word sampled the same way; the speaker passes
-   only when no word is allowed (as the policy agent plays);
-5. **cones 2** — counter-clockwise, reading cue 2;
-6. **reveal and scoring** — by the vector game (``rules.points_matrix`` and the
-   frame), the per-seat scores and final scores are the game's.
-
-Training reward: ``reward="frame"`` is the rules' own 3/2/1 and frame credit;
-``"perceptual"`` replaces it by the CIELAB kernel of
-:func:`~huesenv.experiments.rl.selfplay.reward_matrices` (guesser ``3 k``, cue
-giver ``k`` per cone).  The board's points are logged in both (``game_points``).
-
-Learning (advantage actor-critic, as the one-step round): the listener follows
-the exact gradient of each cone's expected reward under its cell distribution
-(the reward of a cone is a known function of its cell once the target is set),
-plus an entropy bonus; the speaker is REINFORCE on both cues with the round's
-expected cue-giver credit (the sum over the round's cones of the listener's
-expected credit, detached) as return and its value of the target as baseline,
-advantages normalised.
-
-Choices documented: cues may repeat across the rounds of a game
-(``unique_cues=False`` by default) — the board game forbids reusing a word in a
-game, which a lexicon of 4 words cannot satisfy over 16 cues and which would
-push any lexicon to grow; set ``unique_cues=True`` for the exact rules (then the
-configuration is refused unless the speaker's words last a whole game: at least
-the rules' rounds per game × :data:`CUES_PER_ROUND` of them, so no cue 1 ever
-finds no word left).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.experiments.rl.selfplay_game``.
 """
 
 from __future__ import annotations

@@ -1,31 +1,6 @@
 """The Flask application factory: one task per server, its pages in blueprints (:mod:`huesenv.collect.views`).
 
-Server-rendered pages (Jinja templates, a little vanilla JS, no build step).
-The participant's only state in the browser is a signed session cookie holding
-a random participant id; everything else is in SQLite, and the server decides
-what comes next, so the back button or a replayed form cannot change an
-answer.  Forms carry CSRF tokens (flask-wtf); the interface is translated with
-Flask-Babel (:mod:`huesenv.collect.i18n`).  Nothing about a participant is
-written to the logs: URLs never carry answers or demographics (a study
-platform's ``?PROLIFIC_PID=`` is taken off the URL at once), and the app logs
-only counts.
-
-What a server holds between requests is one :class:`huesenv.collect.state.AppState`
-(``app.extensions["huesenv_collect"]``); :func:`create_app` validates the
-configuration, builds it, and registers the study frame's blueprint and the
-configured task's.
-
-Hardening (see :mod:`huesenv.collect.security` and ``docs/collect-deployment.md``):
-cookies ``HttpOnly``, ``SameSite=Lax`` and ``Secure`` (``secure_cookies``, on by
-default; switch it off only for plain-http use on this machine); security headers
-on every response; the signing key outside the database
-(:func:`huesenv.collect.db.session_key`); onboarding idempotent (a replayed form
-returns the participant it created) and rate-limited per client; GCA images
-rendered outside write transactions into a file cache; the public consensus page
-cached; control characters in a URL refused; every bad request answered with a
-4xx page, and a database failure (a full disk, a locked or broken file) with a
-503 page, in the participant's interface language.  A failed write is rolled
-back and never acknowledged, so nothing acknowledged is lost.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.app``.
 """
 
 from __future__ import annotations

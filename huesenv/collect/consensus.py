@@ -7,14 +7,7 @@ macro-colour name per board cell in flat cell order, the shape of
 ``load_board().categories`` — so collected tessellations can stand in for the
 package's map wherever a category map is used.
 
-:func:`compare_maps` sets it against a reference map, by default the package's
-macro-colour map (:mod:`huesenv.categories`: our reconstruction of the paper's
-Figure 8 from XKCD colour names, *not* the paper's participants, which is why
-the report names it): cell agreement overall and on the cells the painters
-agreed on (consensus agreement ≥ 0.5 and ≥ 0.75), per category the cells of
-each map and their overlap (intersection over union), and the confusion table.
-Where the reference is the paper's Table 6 labels (111 cells), only those cells
-are compared.  The naming-efficiency analysis is not part of this comparison.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.consensus``.
 """
 
 from __future__ import annotations

@@ -1,36 +1,6 @@
 """SQLite storage for the collection app: one file, WAL mode, every write in a transaction.
 
-Why these settings: WAL lets many participants read (feedback distributions,
-consensus maps) while one writes; ``synchronous=FULL`` makes every committed
-answer survive a crash or power loss, not only a process restart; writes use
-``BEGIN IMMEDIATE`` so two participants never interleave a read-then-write
-(word assignment reads the counts it balances against).  All SQL is
-parameterised.  Uniqueness rules (one answer per participant and word, one
-response per GCA item, one tessellation per participant) live in the schema,
-so they hold even if the web layer has a bug.
-
-Each thread opens its own connection (:meth:`Database.connect`); sqlite3
-connections must not be shared across threads.
-
-**Files and secrets.**  The database (and SQLite's ``-wal``/``-shm`` files, which
-SQLite creates with the database's mode) is created ``0600`` and tightened to
-``0600`` when an existing file is opened: it holds demographics.  The key that
-signs session cookies is *not* in the database (anyone who can read a copy of
-the data could otherwise forge any participant's session): it comes from
-``$HUESENV_COLLECT_SECRET_KEY`` or a ``0600`` key file (default: the database
-path with ``.key`` appended), created on first start.  A schema-1 database's
-stored key is moved into that file, so running sessions stay valid.
-:func:`open_readonly` opens a database for export without writing anything.
-
-Schema 2 (from 1): GCA stimulus images live in their own table (``gca_images``),
-filled lazily outside participant transactions; onboarding records and
-study-platform identifiers have their own tables.
-
-Schema 3 (from 2, additive): display facts and the screen check per participant
-(``displays``, :mod:`huesenv.collect.display`) and the orientation each word or
-GCA answer was given in.  GCA images are no longer written into the database
-(they go to a file cache next to it, :class:`huesenv.collect.tasks.gca.ImageStore`);
-images a schema-2 database holds are still read.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.db``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
 """Display facts and the screen check: what each participant's screen was like when they answered.
 
-The main paper's Appendix B: answers depend on the display.  The onboarding page
-records, per participant, what the browser reports (viewport and screen size,
-device-pixel ratio, orientation, ``color-gamut``, forced colours, dark mode,
-contrast preference; filled in by ``onboarding.js``, absent without script) and
-a short *screen check* in the style of jsPsych display checks: six grey tiles,
-four with a faint inner square (two near black, two near white, where a dimmed,
-filtered or badly set screen loses them first) and two without (catch tiles).
-The participant ticks the tiles where they see a square; hits and false alarms
-are stored.  Exports carry the facts (``participants``) and can exclude
-participants by them (``huesenv collect export --display``).
-
-Every field is optional and validated: a value out of range is stored as
-missing rather than refused, since the facts describe the browser, not an
-answer the participant gave.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.display``.
 """
 
 from __future__ import annotations

@@ -4,14 +4,7 @@ Humans see exactly the images models are evaluated on: the same seeded
 stimulus set (:func:`huesenv.probes.gca.stimuli.gca_stimuli`) and the same
 distractor per stimulus (:func:`huesenv.probes.gca.questions.colour_options`).
 
-A survey draws trials stratified by condition in the paper's profile mix
-(39 prior-consistent : 12 counterfactual : 39 shapes per 90 trials; largest
-remainder for other lengths), without repetition inside a survey; attention
-checks draw from the whole set.  Images are encoded as PNG only when a survey
-needs one that the database does not hold yet (~7 ms each on an idle core),
-never inside a database transaction (see :class:`huesenv.collect.tasks.gca.ImageStore`);
-the source's ``render_png(stimulus_id)`` and ``stimulus_ids`` let the app
-render any of them after a restart or ahead of time.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.gca_probes``.
 """
 
 from __future__ import annotations

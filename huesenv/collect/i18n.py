@@ -5,20 +5,9 @@ shows English rather than a key.  The Spanish catalogue is
 ``translations/es/LC_MESSAGES/messages.po`` (the source) compiled to
 ``messages.mo`` (what Flask-Babel loads); ``tests/test_collect_participant_ready.py``
 checks that the two agree and that every message the templates and views use
-has a Spanish entry.  After changing a message::
+has a Spanish entry (how to recompile after changing a message: the design notes).
 
-    pybabel extract -F huesenv/collect/babel.cfg -o /tmp/messages.pot huesenv/collect
-    pybabel update -i /tmp/messages.pot -d huesenv/collect/translations
-    pybabel compile -d huesenv/collect/translations
-
-Templates use Jinja's new-style gettext (``_("… %(n)s …", n=3)``; a literal ``%``
-is written ``%%``); views use :func:`flask_babel.gettext`.
-
-The interface language is a display preference, separate from the
-participant's ``language`` answer (which goes into the data): it comes from a
-``?lang=`` link in the page header, else the browser's ``Accept-Language``,
-else English.  Stored values (colour names, answers, categories) stay English;
-only their labels are translated.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.i18n``.
 """
 
 from __future__ import annotations

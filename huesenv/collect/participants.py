@@ -6,17 +6,7 @@ gender ``male``/``female``/``other``/``prefer-not-to-say``, age brackets
 self-reported colour-vision deficiency (CVD) screening is a yes/no question
 (``colorBlind`` in the export), which is what the paper's exclusion used.
 
-**Consent and age gate.**  Every participant ticks a consent box after the
-information text, and confirms their display setup.  The authors' app offered
-an ``-10`` age bracket with no consent path for children; we decided that a
-study is **adults-only by default** (``age_policy="adult"``): the participant
-confirms being ``adult_age`` (default 18) or older, the ``-10`` bracket is not
-offered and is refused, and nobody under age is stored.  A study with ethics
-approval for minors sets ``age_policy="guardian"``: all brackets are offered, and
-a participant who does not confirm being adult must tick that a parent or legal
-guardian has read the information and agrees (recorded as ``guardianConsent``).
-An age is stored as the bracket shown: the authors' codes, except that an adults-only study
-offers and stores ``18-19`` (``adult_age``-19) where the authors had ``10-19``.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.participants``.
 """
 
 from __future__ import annotations

@@ -1,30 +1,6 @@
 """HTTP hardening for the collection app: security headers, a per-client rate limit, a private access log.
 
-**Rate limit.**  ``/start`` needs no login and each accepted POST creates a
-participant, so one looping script could fill a study with junk or keep the
-write lock busy.  :class:`RateLimiter` is a small in-process sliding window
-(accepted POSTs per client address per window).  We chose it over
-Flask-Limiter because the app is one process by design (SQLite has one writer;
-the deployment guide runs one waitress process with threads), only one route
-is limited, and the window needs no shared storage — Flask-Limiter's main
-benefit (Redis/memcached-backed counters shared by many workers) does not
-apply, while it would add two dependencies.  A deployment with several
-processes should add the reverse proxy's own limit (``limit_req`` in nginx;
-see ``docs/collect-deployment.md``).  Client addresses are kept in memory only,
-never written anywhere; behind a proxy, ``trust_proxy`` hops of
-``X-Forwarded-For`` are believed (werkzeug's ``ProxyFix``).
-
-**Headers.**  A strict Content-Security-Policy (scripts from this origin only:
-the templates have no inline script or handler; inline *style attributes* are
-allowed because the board colours every cell with one), ``frame-ancestors
-'none'`` against click-jacking, a referrer only within this origin (the landing
-URL can carry a study-platform id; flask-wtf's CSRF check wants the same-origin
-``Referer`` over HTTPS, so ``no-referrer`` would refuse every form there),
-``nosniff``, and HSTS on HTTPS requests.
-
-**Access log.**  :class:`huesenv.collect.accesslog.PrivateRequestHandler` is
-werkzeug's request handler without the client address and without query strings
-(the landing URL can carry ``PROLIFIC_PID``).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.security``.
 """
 
 from __future__ import annotations

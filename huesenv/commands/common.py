@@ -122,26 +122,23 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
-def non_negative_int(text: str) -> int:
-    value = _int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
-    return value
+def _checked(parse: Callable[[str], Any], ok: Callable[[Any], bool], expected: str) -> Callable[[str], Any]:
+    """An argparse type: ``parse`` the text, then refuse a value outside ``ok`` as "expected EXPECTED, got TEXT"."""
+
+    def check(text: str) -> Any:
+        value = parse(text)
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return check
 
 
-def positive_int(text: str) -> int:
-    value = _int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
-
-
-def top_k_int(text: str) -> int:
-    """How many cells to ask for: 1..480 (the board has 480 cells)."""
-    value = _int(text)
-    if not 1 <= value <= 480:
-        raise argparse.ArgumentTypeError(f"expected a number of cells 1-480, got {text!r}")
-    return value
+non_negative_int = _checked(_int, lambda v: v >= 0, "a whole number >= 0")
+positive_int = _checked(_int, lambda v: v >= 1, "a whole number >= 1")
+top_k_int = _checked(_int, lambda v: 1 <= v <= 480, "a number of cells 1-480")  # the board has 480 cells
+# a seed: what NumPy's generators accept
+seed_int = _checked(_int, lambda v: 0 <= v < 2**32, f"a seed in 0..{2**32 - 1}")
 
 
 def bounded_int(lo: int, hi: int, what: str) -> Callable[[str], int]:
@@ -159,14 +156,6 @@ def bounded_int(lo: int, hi: int, what: str) -> Callable[[str], int]:
     return parse
 
 
-def seed_int(text: str) -> int:
-    """A seed: a whole number in [0, 2**32) (what NumPy's generators accept)."""
-    value = _int(text)
-    if not 0 <= value < 2**32:
-        raise argparse.ArgumentTypeError(f"expected a seed in 0..{2**32 - 1}, got {text!r}")
-    return value
-
-
 def _float(text: str) -> float:
     try:
         value = float(str(text).strip())
@@ -177,26 +166,9 @@ def _float(text: str) -> float:
     return value
 
 
-def positive_float(text: str) -> float:
-    value = _float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    value = _float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
-def probability(text: str) -> float:
-    """A level strictly between 0 and 1 (alpha)."""
-    value = _float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
-    return value
+positive_float = _checked(_float, lambda v: v > 0, "a number > 0")
+non_negative_float = _checked(_float, lambda v: v >= 0, "a number >= 0")
+probability = _checked(_float, lambda v: 0 < v < 1, "a number strictly between 0 and 1")  # a level (alpha)
 
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+@=-]{0,199}$")
@@ -312,6 +284,11 @@ def display_path(path: str | Path) -> str:
     except (OSError, ValueError):
         return text
     return f"packaged huesenv/{inside.as_posix()}"
+
+
+def add_overrides(p: argparse.ArgumentParser, *, help: str) -> None:  # noqa: A002
+    """``--set KEY=VALUE`` (repeatable) into ``args.overrides``."""
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help=help)
 
 
 def add_progress(p: argparse.ArgumentParser) -> None:

@@ -35,6 +35,7 @@ from huesenv.agents.registry import kinds_with
 from huesenv.commands.common import (
     add_humans,
     add_out,
+    add_overrides,
     add_progress,
     device_name,
     existing_dir,
@@ -73,14 +74,7 @@ def add_config_flags(p: argparse.ArgumentParser, default_config: str, games: boo
         help=f"YAML config file or bundled config name (default: {default_config})",
     )
     p.set_defaults(default_config=default_config)
-    p.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config value, dotted keys (repeatable), e.g. --set games=10",
-    )
+    add_overrides(p, help="override a config value, dotted keys (repeatable), e.g. --set games=10")
     if games:
         p.add_argument("--games", type=non_negative_int, help="games per lineup (= --set games=N)")
     p.add_argument("--seed", type=seed_int, help="base seed (= --set seed=N)")

@@ -39,6 +39,7 @@ from huesenv.commands.common import (
     add_device,
     add_humans,
     add_out,
+    add_overrides,
     add_progress,
     add_seed,
     positive_float,
@@ -129,14 +130,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(bundled: learned_guesser, learned_guesser_sb3, learned_cue_giver, selfplay); rerunning resumes.",
     )
     e.add_argument("config", help="YAML config or bundled name (learned_guesser, selfplay, ...)")
-    e.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config value (dotted keys), e.g. --set train.params.total_steps=10000",
-    )
+    add_overrides(e, help="override a config value (dotted keys), e.g. --set train.params.total_steps=10000")
     e.add_argument("--fresh", action="store_true", help="start over (old run folder kept as *.old-<time>)")
     add_progress(e)
     e.add_argument(
@@ -199,14 +193,7 @@ def _common(q: argparse.ArgumentParser) -> None:
         default="offline",
         help="W&B mode (default offline: files under <out>/wandb, upload with `wandb sync`)",
     )
-    q.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="trainer hyper-parameter (e.g. --set learning_rate=0.001), repeatable",
-    )
+    add_overrides(q, help="trainer hyper-parameter (e.g. --set learning_rate=0.001), repeatable")
     q.add_argument("--fresh", action="store_true", help="start over (old folder kept as <out>.old-<time>)")
     add_progress(q)
 

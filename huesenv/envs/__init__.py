@@ -23,8 +23,6 @@ _LAZY = {
     "answer_to_action": "huesenv.envs.hues_cues.adapters",
     "GuesserEnv": "huesenv.envs.wrappers",
     "CueGiverEnv": "huesenv.envs.wrappers",
-    "GuesserVectorEnv": "huesenv.envs.vector",
-    "batch_guess_points": "huesenv.envs.vector",
     "HuesCuesVectorGame": "huesenv.envs.vector_game.game",
     "HuesCuesVectorEnv": "huesenv.envs.vector_game.gym",
     "SelfPlayVectorEnv": "huesenv.envs.vector_game.gym",

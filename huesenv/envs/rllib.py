@@ -1,17 +1,6 @@
 """``hues_cues_v1`` for RLlib (new API stack) with no adapter code of your own.
 
-RLlib's action-masking module (``ray.rllib.examples.rl_modules.classes.action_masking_rlm
-.ActionMaskingTorchRLModule``) takes observations ``{"observations": Box, "action_mask":
-Box(0, 1, (A,))}`` (it adds ``log(mask)`` to the logits; torch promotes the int8 mask).
-:class:`RLlibObservation` gives the env exactly that shape: the flat float32 observation
-(``observation_mode="flat"``) under ``"observations"`` and the legal-action mask, int8 as
-PettingZoo's sampling and ``api_test`` expect, under ``"action_mask"``.
-The applications layer's RLlib trainer puts it inside RLlib's own PettingZoo wrapper
-(``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``: turn-based AEC, one acting agent
-per step) and registers :data:`ENV_NAME` with ``ray.tune.register_env`` — so a config needs
-only ``.environment(ENV_NAME, env_config={...})``.  This module never imports ray.
-``env_config`` holds the env's keyword arguments (``num_players``, ``max_cycles``…).
-
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.envs.rllib``.
 """
 
 from __future__ import annotations

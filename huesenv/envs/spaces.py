@@ -1,19 +1,6 @@
 """Action spaces of the Hues and Cues envs: Gymnasium's ``Discrete`` with a cheaper masked ``sample``.
 
-Why: drawing a random legal action, ``space.sample(mask)``, is what random
-baselines, PettingZoo's API tests and masked rollouts do on every step, and
-Gymnasium's implementation makes seven passes over the mask (``== 1``,
-``== 0``, ``or``, ``all``, ``any``, ``where``, ``choice``).  Over the
-480 + V + 1 actions of this game that was a third of a random-play step.
-:class:`MaskedDiscrete` checks the mask's bytes (a copy and one scan, in
-C) and finds the legal actions in one more pass.  It is a ``Discrete``
-(``isinstance``, equality, SB3, flattening, seeding and pickling are
-unchanged) and returns exactly what
-Gymnasium's ``Discrete.sample`` returns for the same generator state: the
-draw is ``integers(len(legal))``, the call ``Generator.choice`` makes for a
-uniform choice (``tests/test_env_spaces.py`` checks both draw for draw).
-Any other argument (no mask, a probability mask, a mask of the wrong dtype,
-shape or values) goes to Gymnasium's own code, with its checks and messages.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.envs.spaces``.
 """
 
 from __future__ import annotations

@@ -1,49 +1,6 @@
 """Single-agent Gymnasium views of Hues and Cues: the learner takes one seat, given agents play the rest.
 
-* ``huesenv/Guesser-v1`` (:class:`GuesserEnv`): the learner places cones.
-  Action ``Discrete(480)`` (a cell).  When the learner's seat is cue giver,
-  its ``stand_in`` agent gives the cues.  Reward: the learner's guesser points.
-* ``huesenv/CueGiver-v1`` (:class:`CueGiverEnv`): the learner picks targets and
-  gives cues, in the AEC env's action layout (vocabulary mode:
-  ``Discrete(480 + V + 1)``).  Its guesses are made by ``stand_in``.  Reward:
-  the learner's cue-giver points.
-
-Why reward by role: the other role is played by someone else, so counting its
-points would reward the learner for play it did not make.
-
-**Observations** are the AEC env's (seat-relative, padded to 10 seats, see
-:mod:`huesenv.envs.hues_cues.env`), by default ``observation_mode="flat"``: one
-float32 ``Box``, with the legal actions from :meth:`action_masks` (the
-sb3-contrib convention), so ``MaskablePPO("MlpPolicy", gymnasium.make("huesenv/Guesser-v1"))``
-trains with no adapter.  ``observation_mode="dict"`` gives PettingZoo's
-``{"observation": {...}, "action_mask": ...}`` instead.
-
-**Opponents** (``opponents`` for the other seats, ``stand_in`` for the
-learner's other role) are agent spec strings (``"human-replay"``,
-``"text-embedding"``, ``"policy:PATH"``, any kind of :mod:`huesenv.agents`),
-agent objects, a mapping seat name → either, or a sequence in seat order
-skipping the learner.  A spec string makes one agent per seat, as the
-tournaments do.  Spec strings and the default (``None``) are turned into agents
-by ``agent_factory`` (``factory(spec, vocabulary=...)``, ``spec=None`` for the
-default opponent); without one, the factory the package installed
-(:mod:`huesenv.envs.hues_cues.defaults`; on ``import huesenv`` the agents layer's, whose
-default opponent is ``"human-replay"``: replayed people, each seat drawing
-answers without replacement within a game, one instance per seat, so the cue
-carries information the learner can use).
-
-**Illegal learner actions** end the episode with ``illegal_reward`` (-1),
-as in the AEC env (``illegal_action="end"``); ``"penalise"`` lets the learner
-act again after the penalty, ``"raise"`` raises.
-
-Every agent is ``reset`` with a seed derived from the episode seed, so
-``reset(seed=s)`` replays the same episode.  Replayed-human opponents are asked
-through their narrow methods, not a query (:meth:`~huesenv.envs.hues_cues.play.Driver.action`):
-most of a learner step went into building queries and views for them.  Their
-answers and random draws are those of the query path, so the episodes of a
-seed do not depend on it (a versioned id must not change its episodes).  Unusable answers of the other
-agents fall back exactly as in :func:`huesenv.envs.play_game`.  The AEC env's
-infos are built when read: once per learner step, after the last move before
-the learner's turn (only the learner's are returned).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.envs.wrappers``.
 """
 
 from __future__ import annotations

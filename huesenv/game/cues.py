@@ -1,29 +1,9 @@
 """The cue grammar: what a cue may say, checked in one place for the env, the agents, the play window and the app.
 
 Rules (defaults follow the published board game; every list and limit comes
-from the caller's :class:`CueRules`, i.e. :class:`huesenv.game.rules.HuesCuesRules`):
+from the caller's :class:`CueRules`, i.e. :class:`huesenv.game.rules.HuesCuesRules`).
 
-* Cues are compared after :func:`huesenv.vocabulary.normalise_word`: no basic
-  colour names (``forbidden_words``, also as plurals and -ish / -y
-  derivatives), no board coordinates, single letters or numbers, no cue already
-  used in this game, at most ``cue_word_limits`` words, and no
-  ``relative_words`` ("lighter", "darker", ...) in cue 2.
-* Words (:func:`cue_words`): a cue is split at every character that is not a
-  letter or digit (space, ``-``, ``(``, ``)``, ``.``, ``,``, ``&``...), so the
-  checks see inside compounds: ``SKY-BLUE``, ``BLUE-GREEN`` and ``BLUE(S)``
-  contain ``BLUE``; ``I-18`` / ``I 18`` are the coordinate ``I18`` (a letter
-  word followed by a number word is checked as a coordinate); ``U.S.`` is two
-  single letters.  Why: whitespace-only splitting let colour names through
-  any punctuation.  An apostrophe between letters stays inside its word
-  (``O'NEILL``, ``CHILD'S`` are one word each), and the colour check also sees
-  the word without apostrophes (``BLUE'S`` → ``BLUES``).
-* *(Choice: a hyphenated compound counts as one word per part:* ``SEA-SALT``
-  *is two words, valid as cue 2 only.)*  Why: the word limits bound how much a
-  cue says, and ``SKY-BLUE`` says no less than ``SKY BLUE``; counting the same
-  words that are checked keeps one tokenisation for every rule.  Words are
-  counted after dropping parenthesised disambiguations, so ``"(LILO AND)
-  STITCH"`` is one word and ``"PETER PAN"`` two (valid as cue 2 only); the
-  words inside the parentheses are still checked.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.game.cues``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
 """The one observer: every view of a game is derived here from the rules state.
 
-* :func:`player_view` — what one seat may know (:class:`~huesenv.game.view.PlayerView`);
-  the env encodes it as its observation (``huesenv.envs.hues_cues.encoding``).
-* :func:`guess_query` / :func:`cue_query` — the agent queries, built from the
-  same view and carrying it (``query.view``), so a plugin agent sees what the
-  env shows.
-* :func:`render_view` — the table as the renderer draws it (live play and
-  replays, which re-apply logged actions to the same state machine).
-
-Why one place: the state used to be re-encoded into an observation, decoded
-back into a query, and rebuilt a third time from logs for replays; three
-derivations drifted apart (a passed cue 2 vanished from queries).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.game.observer``.
 """
 
 from __future__ import annotations

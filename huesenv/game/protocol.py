@@ -1,32 +1,6 @@
 """The one agent interface: every agent answers *queries* and returns *answers*.
 
-Why queries instead of raw env observations: the same agent plays the game env
-(as guesser and as cue giver), answers the single-step probes, and runs the
-paper's word→cell evaluation.  The game's observer
-(:func:`huesenv.game.observer.guess_query` / ``cue_query``) builds queries from
-the same :class:`~huesenv.game.view.PlayerView` the env encodes as its
-observation, so agents never depend on an env's space layout and a policy
-served as an agent gets what it trained on (``query.view``).
-
-Game queries carry the context the env shows: ``phase`` (a
-:class:`~huesenv.game.phase.Phase`), ``round``, ``seat`` (absolute),
-``given`` (this round's cues *including* passes as ``None``; ``cues`` keeps
-only the words, for agents that need nothing more) and ``view``.  All default
-to "unknown" so agents and probes can build queries by hand.
-
-Query types:
-
-* :class:`GuessQuery` — place a cone: the cue(s) so far and a mask of legal cells.
-  The word→cell evaluation is a ``GuessQuery`` with one cue and every cell legal.
-* :class:`CueQuery` — the cue giver's turn: its card (4 cells), the chosen target
-  (``None`` while it still has to pick one), which cue (1 or 2), the words it may
-  not use, and, in vocabulary mode, the allowed vocabulary.
-* :class:`ProbeQuery` — a single-step probe: an RGB image, a question, and the
-  offered options (or ``None`` for free text).
-
-An :class:`Answer` carries what the agent has: ranked cells with scores (best
-first), a chosen target, a cue text, a probe answer, the raw model text, and
-``valid=False`` when nothing usable could be parsed (the raw text is kept).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.game.protocol``.
 """
 
 from __future__ import annotations

@@ -7,33 +7,7 @@ progress that applies actions and computes the legal ones in one place
 env, the Gymnasium wrappers, the game loop and the vectorised scorer are thin
 adapters over these two classes.
 
-Rules (defaults follow the published board game):
-
-* A deck of cards, each with ``card_size`` (4) distinct cells; by default a
-  deck of ``deck_size`` cards drawn from the game seed (uniform, distinct cells
-  per card), or an explicit ``deck``.  One card is drawn per round without
-  replacement (a deck shorter than the game is reshuffled and reused).
-* The cue giver rotates clockwise from ``first_cue_giver``.  Each player is cue
-  giver ``rounds_per_player_few`` (2) times with 3–6 players and
-  ``rounds_per_player_many`` (1) times with 7–10 (``many_players_from`` = 7).
-* Round: the cue giver picks one of its card's cells as the target; gives cue 1
-  (at most 1 word); the guessers place cone 1 one after another clockwise,
-  starting left of the cue giver; the cue giver gives cue 2 (at most 2 words)
-  or passes; the guessers place cone 2 counter-clockwise, starting right of the
-  cue giver (the player who placed last); reveal and score; cones are removed.
-  *(Choice: after a pass the guessers still place their second cone, with no
-  new information; set ``second_cone_after_pass=False`` to reveal right after
-  a pass instead.)*
-* A cell holds at most one cone.
-* Scoring per cone with the target at Chebyshev distance 0 / 1 / 2:
-  ``target_points`` 3 / ``frame_points`` 2 / ``ring_points`` 1, with the 3×3
-  frame and the 5×5 ring taken from :func:`huesenv.board.frame` /
-  :func:`huesenv.board.ring` (clipped at the board edges).  The cue giver gets
-  ``cue_giver_points`` (1) per cone inside the frame (target included).
-* Cues: the grammar of :mod:`huesenv.game.cues` (no basic colour names,
-  coordinates, single letters or numbers, no repeats, word limits, no relative
-  words in cue 2).
-* Phases: :class:`huesenv.game.phase.Phase` (a ``str`` enum).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.game.rules``.
 """
 
 from __future__ import annotations
@@ -51,7 +25,6 @@ from huesenv.game.cues import (
     BASIC_COLOUR_NAMES,
     CUE_CHARSET,
     RELATIVE_WORDS,
-    colour_forms,
     cue_problem,
     is_pass,
 )
@@ -136,10 +109,6 @@ class HuesCuesRules:
             )
         object.__setattr__(self, "forbidden_words", tuple(normalise_word(w) for w in self.forbidden_words))
         object.__setattr__(self, "relative_words", tuple(normalise_word(w) for w in self.relative_words))
-
-    @property
-    def _forbidden_forms(self) -> frozenset[str]:
-        return colour_forms(self.forbidden_words)
 
     # -- derived quantities ----------------------------------------------------
     def rounds_per_player(self, num_players: int) -> int:

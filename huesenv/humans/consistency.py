@@ -7,28 +7,7 @@ same test the metrics apply to a model's top-1 answer).  Consistency is the shar
 of answers that are not outliers and the Human Fail Rate is 1 − consistency
 (paper §2.5.3).
 
-The N leave-one-out fits are not refitted: :func:`huesenv.stats.loo_mahalanobis_d2`
-computes them in closed form (rank-one downdates of the mean and covariance),
-with the covariance floored at the board's discreteness variance so that
-degenerate answer sets (all on one cell, on two cells, on a line of cells) give a
-finite distance instead of NaN or a crash.  ``benchmarks/bench_consistency.py``
-checks it against the naive refit.
-
-**Small-n calibration.**  For normal answers the held-out distance follows an F
-law, not χ²₂ (:mod:`huesenv.stats`), so the paper's 5 % test flags more than 5 %
-of a small word's answers by chance: ``implied_false_alarm`` is that exact rate
-at the word's n (9.7 % at n = 20, 7.1 % at 40, 5.9 % at 90), reported beside
-``fail_rate``; ``fail_rate_calibrated`` is the fail rate at the calibrated
-threshold (:func:`huesenv.stats.loo_threshold`, exact 5 % at every n).  The
-paper's threshold stays the default; ``calibrated=True`` makes the calibrated
-one the table's ``consistency``/``fail_rate``.
-
-Aggregation (documented choice): the paper computes the overall figure by
-"repeating the LOO for all N responses across all words", i.e. *pooled over
-answers*; :func:`consistency_by_category` does the same per category (each
-answer counts once, so words with more answers weigh more).  A word with fewer
-than 3 answers has no LOO covariance: its consistency is NaN and it is left out
-of the pooled figures (its ``n`` is still reported).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.humans.consistency``.
 """
 
 from __future__ import annotations

@@ -6,62 +6,7 @@ from an explicit generative model and calibrates it, word by word, to what the
 paper publishes (Table 6: modal cell and Human Consistency; §2.3: cohort size,
 15 words each, ≥ 20 answers per word, demographics).  Same seed, same bytes.
 
-**Participants.**  325 = 316 normal trichromats + 9 flagged colour-vision
-deficient (CVD).  Age bracket, gender and language are drawn independently from
-:data:`AGE_BRACKETS`, :data:`GENDERS`, :data:`LANGUAGES` (the paper's Figure 5
-gives shapes, not numbers: mostly 10–29, more men, mostly Spanish speakers);
-CVD participants are men with probability :data:`CVD_MALE_SHARE` (as in the
-population).  Each participant answers 15 distinct words drawn without
-replacement with word popularity weights ~ Gamma(:data:`POPULARITY_SHAPE`), so
-counts vary as in Figure 7; trichromat counts below 20 are then repaired by
-swapping a participant's most-answered word for the short one.
-
-**Answers of the trichromats, per word** (n answers, modal cell m, macro-colour
-C = Table 6 ``human_color``), three explicit components, in board grid units:
-
-1. *core*: a discretised Gaussian around m — row/column = round(m + σ·z), clipped
-   to the board;
-2. *secondary*: a second, tighter cluster (σ = :data:`SECONDARY_SIGMA`) around a
-   centre cell of the same macro-colour C at Chebyshev distance 2–5 from m
-   (another shade people associate with the word), a share drawn in
-   :data:`SECONDARY_SHARE`;
-3. *scattered*: cells drawn uniformly from the whole board (disagreement and
-   misplaced clicks) — the component that produces LOO outliers.
-
-**Calibration (deterministic).**  For each word, attempts draw the secondary
-share and centre, then for each core σ in :data:`CORE_SIGMAS` the three pools;
-the number of scattered answers k is scanned from 0 to 40 % of n and the
-(σ, k) whose answer set has m as its *unique* modal cell and a LOO consistency
-(:mod:`huesenv.humans.consistency`) closest to the published value is kept
-(fewest scattered answers on ties).  The search stops at the first attempt
-within :data:`TOLERANCE`; the last attempt drops the secondary cluster.  Each
-word has its own generator ``default_rng([seed, word index])``.
-
-**CVD answers (calibrated to Fig. 4).**  A CVD participant (deutan with
-probability 0.75, else protan, severity U(0.6, 1)) means a cell m drawn from the
-core model (σ = 1.2) and confuses it with cells that *look* alike to them: the
-board cells ranked by ΔE2000 between their Machado et al. (2009) simulated
-colour (colour-science) and m's, within :data:`CVD_CONFUSION_DE` = 20 (their
-*confusion set*).  The paper reports that excluding the 9 CVD participants
-"systematically refines the probabilistic consensus" by small amounts (§2.3,
-Fig. 4), i.e. their answers are anomalous for the trichromat consensus.  So the
-answer is the most alike-looking cell of the confusion set whose addition
-lowers the word's leave-one-out consistency (computed on the trichromats'
-answers and the CVD answers to the word placed before it); when no cell of
-the confusion set does, the most alike-looking cell (usually m itself).
-
-Why calibrated rather than left to the confusion model: the first version
-picked one of the 6 most alike-looking cells, almost always a grid neighbour
-of m, so CVD answers were inliers and excluding them *lowered* consistency on
-71 of 80 affected words.  Drawing them farther along the confusion lines does
-not fix it by itself: a far answer (a deutan's green for APPLE) inflates the
-leave-one-out covariance enough to turn trichromat outliers into inliers
-(masking), so the consistency with it rises; only moderately anomalous answers
-lower it.  The rule above keeps the CVD answers inside each observer's
-confusion set and makes their exclusion refine the consensus, as published.
-
-Participant ids carry the prefix ``reconstructed-`` so that a loaded
-reconstruction always reports ``is_reconstruction``.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.humans.reconstruct``.
 """
 
 from __future__ import annotations

@@ -4,22 +4,9 @@ Why one value: the packaged cohort is a reconstruction from the paper's summary
 statistics, not people, and a reader of any CSV, terminal table, W&B run or
 report section must be able to tell which answers a fail rate compares with.
 :class:`HumanReference` is built once from the loaded answers
-(:meth:`HumanReference.of`) and every writer takes it:
+(:meth:`HumanReference.of`) and every writer takes it.
 
-* :attr:`HumanReference.description` — the one-line name: ``Reconstructed cohort
-  (316 simulated participants, not people)`` or ``Human export FILE (N
-  participants)``, followed by the part of it used (``; evaluation part: …``)
-  when a split is scored (:meth:`HumanReference.part_of`);
-* **tables** (CSV and Parquet) carry it in a metadata column,
-  :data:`REFERENCE_COLUMN` = ``human_reference``, on every row
-  (:meth:`HumanReference.annotate`); a table with agents also gets
-  :data:`SELF_SCORED_COLUMN` = ``self_scored``, True on the rows of a replayed
-  human scored against the cohort it replays (:meth:`HumanReference.replays`):
-  its answers are drawn from the reference itself, so its fail rates are an
-  optimistic ceiling, not a leave-one-out figure.  One convention everywhere: a
-  column, never a sidecar, so a table copied alone still says what it is;
-* terminal output, report sections and W&B config/summary print
-  :attr:`description` and :meth:`self_scored_note`.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.humans.reference``.
 """
 
 from __future__ import annotations

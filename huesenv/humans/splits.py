@@ -2,46 +2,16 @@
 
 Why: anything trained on human answers (the learned guessers) must be scored
 against answers it never saw.  A :class:`DataSplit` is a seeded, recorded
-partition of one cohort:
+partition of one cohort.
 
-* **participants** — a share ``eval_fraction`` of the participant ids (drawn
-  with ``numpy.random.default_rng(seed)`` from the sorted ids) forms the
-  evaluation part, the rest the training part;
-* **held-out words** (optional) — the words are cut into ``n_folds`` folds,
-  stratified by category (every category's words, shuffled with the seed,
-  dealt round-robin, the dealing offset carried from one category to the next
-  so fold sizes differ by at most one); fold ``fold`` is the evaluation part's
-  words, the others the training part's.
-
-The training part is the training participants' answers to the training words;
-the evaluation part is the evaluation participants' answers to the evaluation
-words (all words when no fold is chosen).  No answer is in both.
-
-**What a participant split means for the reconstructed cohort.** The packaged
-cohort is rebuilt from the paper's summary statistics: each "participant"'s
-answers are independent draws per word from that word's reconstructed
-distribution, so two participants are no more alike than any two answers.
-Splitting its participants is therefore an *answer* split: the evaluation part
-holds answers the learner never saw, drawn from the same per-word
-distributions it trained on.  It guards against memorising answers, not
-against learning the distribution, which for the reconstruction is the same
-thing as people's reference.  Only held-out *words* test generalisation to
-something unseen; for a real export the participant split also tests
-generalisation to people the learner never met.
-
-A split is recorded as a plain dict (:meth:`DataSplit.to_dict`, every id and
-word listed, and a short :attr:`DataSplit.fingerprint`) in checkpoints
-(``train["human_data"]``), ``train.json``, ``split.json`` and the reports.
-:func:`training_overlap` says how many answers of a reference were in a
-recorded training part, so scoring a policy against people it was trained on
-can be refused.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.humans.splits``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -393,8 +363,3 @@ def describe_training(record: Mapping[str, Any] | None) -> str:
         f"every answer of {record.get('source')} ({len(record.get('train_participants') or ())} participants, "
         f"{len(record.get('train_words') or ())} words): no evaluation part exists"
     )
-
-
-def words_of(items: Iterable[Any]) -> tuple[str, ...]:
-    """Normalised texts of words (``Word`` objects or strings)."""
-    return tuple(normalise_word(getattr(w, "text", w)) for w in items)

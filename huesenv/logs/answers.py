@@ -1,34 +1,6 @@
 """External answer tables → the log of a "sampled" agent, so published VLM answers can be scored.
 
-A table has one row per word: ``Palabra`` (the word, any spelling that
-:func:`huesenv.vocabulary.normalise_word` maps onto the vocabulary) and
-``Answer1..AnswerN``, each a board coordinate.  Each row becomes one
-``word_query`` record with ``cells`` = the parseable answers in column order,
-``scores`` None and ``extra["sampled"] = True``.  Answers that are not a board
-coordinate are never dropped: they are kept in ``extra["invalid_answers"]``
-(``[{"column": ..., "text": ...}]``) and counted as invalid by the metrics; a
-row where no answer parses is a record with ``valid = False`` and the row's
-answers joined in ``raw_text``.  An empty cell counts as an invalid (missing)
-answer too, since the table promised N answers for every word.
-
-**Streaming.**  The table is read row by row with :mod:`csv` and each record is
-written as soon as it is built (:func:`write_answers`), so memory stays flat in
-the size of the table (``benchmarks/bench_import_answers.py``).
-
-**Idempotent.**  Every record carries the table's SHA-256 (``extra.source_sha256``)
-and its line; appending to a log that already holds a line of the same table for
-the same agent and run skips that line, so rerunning an import (or finishing an
-interrupted one) never duplicates a record.  A log that is corrupt or holds
-another schema version is refused before anything is written
-(:func:`huesenv.logs.io.check_appendable`).
-
-**Checked before writing.**  :func:`write_answers` reads the table once without
-writing (every row parsed), so a table with a bad row
-writes nothing: fixing the row changes the table's SHA-256, and records already
-written from the broken version would otherwise be written a second time.  For
-the same reason a log that already holds this agent's answers for this run from
-*another* table is refused (the metrics pool a sampled agent's records per word,
-so the two tables' answers would silently be counted as one agent's).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.logs.answers``.
 """
 
 from __future__ import annotations

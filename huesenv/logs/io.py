@@ -1,22 +1,6 @@
 """Reading and writing episode logs: JSON Lines while running, Parquet for analysis.
 
-**Crash safety.**  :class:`LogWriter` writes one episode's records in a single
-``write`` and then flushes and fsyncs, so after a crash the file holds whole
-lines plus, at worst, one *torn* last line (a fragment without its newline).
-On open the writer detects such a fragment, reports it (a :mod:`warnings`
-warning and the ``torn_line``/``torn_text`` attributes), copies it to a sidecar
-``<log>.torn`` and cuts it off the log, so the next episode starts on a fresh
-line instead of gluing onto the fragment.  Complete records are never
-rewritten: the only bytes ever removed are a fragment that never was a record,
-and those are kept in the sidecar.  :func:`read_records` likewise skips a torn
-last line and reports it in :class:`ReadResult`; a malformed line anywhere
-else (or a last line that *has* its newline) is corruption and raises.
-
-**Validation.**  Every line is parsed by :meth:`LogRecord.from_dict`, which
-runs the one validator of :mod:`huesenv.logs.schema` (version 1 lines are
-upgraded on the way).  Errors are :class:`~huesenv.logs.schema.LogError` and
-read ``"<file>, line N, field F: ..."``.  Logs are read line by line, so memory
-does not grow with the file beyond the records themselves.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.logs.io``.
 """
 
 from __future__ import annotations
@@ -48,11 +32,6 @@ class ReadResult:
 def record_to_json(record: LogRecord) -> str:
     """One record as one JSON line (keys sorted, so equal records give equal bytes)."""
     return json.dumps(record._view(), sort_keys=True, ensure_ascii=False, allow_nan=False)
-
-
-def parse_line(text: str, where: str) -> LogRecord:
-    """One JSON line → a validated record; every failure is a :class:`LogError` naming ``where`` and the field."""
-    return _parse(text, where)[0]
 
 
 def _parse(text: str, where: str) -> tuple[LogRecord, int]:

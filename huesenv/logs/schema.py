@@ -4,29 +4,7 @@ A log is JSON Lines while running (one record per line, append-only) and
 Parquet for analysis.  Every record says which schema version wrote it so that
 readers can refuse what they do not understand instead of misreading it.
 
-**Models.**  :class:`LogRecord` holds the fields every kind has; :class:`GameStep`,
-:class:`WordQuery` and :class:`ProbeTrialRecord` add their own as real, typed fields
-(``step.phase``, ``query.top_k``), each with its meaning as the field's
-description (``huesenv logs schema`` lists them).  :data:`AnyRecord` is the union
-discriminated on ``kind``; :meth:`LogRecord.create` builds the model of a kind.
-Building a model checks types and structure (an undeclared key is an error);
-:func:`validate_record` (run by every writer and reader) also checks what needs
-the board and the vocabulary: coordinates, known words, one score per cell.
-
-**Layout on disk** (unchanged since version 1, so tables and older tools keep
-their columns): the common fields at the top level, a kind's own fields in the
-``extra`` object (``record.extra`` is a live mapping view of them).
-
-**Version 3** (this module): the fields of version 2, but closed: an agent's own
-``Answer.info`` entries of a word query sit in ``extra.info`` and an answer
-parser's values of a probe trial in ``extra.parsed``, instead of as undeclared
-keys beside the declared ones.  Readers take version 1 (:func:`upgrade_v1`: keys
-it does not declare are kept in ``extra.v1_fields``) and version 2 (its open keys
-moved into ``info``/``parsed``); both become version-3 records in memory.  A
-version-3 writer appends to a version-2 log (every line stays readable).
-
-Errors are :class:`LogError` (a ``ValueError``) reading
-``"<where>, field <name>: <what was expected>"``; the field is also an attribute.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.logs.schema``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
 """A person plays Hues and Cues in a pygame window against agents and replayed humans.
 
-Structure (so that every piece runs headless in tests):
+Structure (so that every piece runs headless in tests).
 
-* :class:`HumanInput` — a pure state machine: given the pending query
-  (``GuessQuery`` / ``CueQuery``) it turns pygame events (mouse clicks, typed text,
-  Enter, Backspace, Escape) into an ``Answer`` or an on-screen message.  Illegal
-  input (an occupied cell, an off-board coordinate, a cell outside the card, a
-  forbidden cue, a cue of the wrong length, a word outside the vocabulary in
-  vocabulary mode) only sets :attr:`HumanInput.message`; it never raises.
-* :class:`HumanAgent` — the person as an ``Agent`` (``huesenv.agents.protocol``):
-  ``act(query)`` shows the board, reads events from an injectable source until
-  :class:`HumanInput` yields an answer, and returns it.  Because it is an ordinary
-  agent, the game itself is played by the env's own loop
-  (``huesenv.envs.play_game``); nothing here re-implements the rules.
-* :class:`PlayScreen` — keeps the spectator view up to date from the env's step
-  records (``on_record``) with :class:`~huesenv.render.playback.LiveTable`,
-  and draws it with :class:`~huesenv.envs.rendering.renderer.BoardRenderer`.
-
-Choosing the target and the first cue: if the env asks with ``CueQuery(target=None)``
-the person first picks one of the four card cells, then types cue 1; both are
-returned together and the cue is remembered, so an env that asks again for cue 1
-with the target set gets the same cue without asking the person twice.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.play.human``.
 """
 
 from __future__ import annotations

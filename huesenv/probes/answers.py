@@ -6,32 +6,7 @@ in orange.`` as *red* — a wrong answer and a false text-interference
 hallucination.  Every path (the probes, the VLM agents deciding whether to
 re-ask, replayed reply tables) calls this function so they agree.
 
-``parse_answer(kind, text, *, subject=None, shown_word=None, options=None)``
-
-==========  ==========================================================
-kind        result
-==========  ==========================================================
-colour      one canonical basic colour name (:data:`CANONICAL_COLOURS`)
-colours     ``frozenset`` of canonical colour names (order is not kept)
-threshold   a percentage in [0, 100] (float)
-coverage    a percentage in [0, 100] (float)
-yes_no      ``True`` / ``False``
-option      0-based index into ``options``
-==========  ==========================================================
-
-Unreadable → ``None``; callers keep the raw text and count the reply invalid.
-
-The rules, in the order they are applied, are a table of cases (reply →
-reading), ``answer_rules.yaml`` beside this module: each rule is one sentence
-and its cases say what it means; ``tests/test_probes_answer_rules.py`` reads
-every case.  In short: clean-up (reasoning blocks, fences, markdown tables,
-JSON read first), colour words (codes, synonyms, foreign basic terms,
-compounds headed by their last colour word), mentions that are not the answer
-(negated, describing the drawing, the shown word, the subject, the question
-line; the last three soft), then per kind: answer fields and corrections win,
-alternatives give ``None``, hedges and lists drop out; numbers read ranges,
-fractions and number words and set the white share aside; yes/no reads hedges
-and the question's own verb; options read letters, numbers and colours.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.answers``.
 """
 
 from __future__ import annotations

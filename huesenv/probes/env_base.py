@@ -1,16 +1,6 @@
 """The gymnasium env shared by the single-step probes: one trial per episode.
 
-Observation: ``Dict(image=Box(0, 255, (512, 512, 3), uint8), question=Text,
-options=Text)`` where ``options`` is the offered options joined by ``" | "``
-(empty for free-text questions).  Action: free text (``Text`` space); an
-``int`` option index is accepted too, for agents that pick an option.  Every
-step terminates the episode and returns the parsed answer and its
-``probe_trial`` :class:`~huesenv.logs.schema.LogRecord` as ``env.last_record``
-(not in ``info``, whose contents must be deterministic for the env checker).
-
-``reset(seed=…)`` draws the trial uniformly from the env's seeded trial list
-with ``self.np_random``; ``reset(options={"trial": i | trial_id})`` picks one.
-:meth:`ProbeEnv.trials` iterates the whole list for batch evaluation.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.env_base``.
 """
 
 from __future__ import annotations

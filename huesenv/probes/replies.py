@@ -6,36 +6,7 @@ read them exactly as a live run would.  Each reply goes through the probe's own
 :func:`~huesenv.probes.answers.parse_answer`) and becomes the same
 ``probe_trial`` record :func:`~huesenv.probes.run.run_probe` writes.
 
-File formats (chosen by suffix): ``.csv`` with a header row, or ``.jsonl`` with
-one object per line.  Fields: ``trial_id`` (as in the trial list of the task
-and seed, e.g. ``interference/color/type1/003``), ``reply`` (the model's text,
-verbatim; empty = no reply, logged invalid) and, optionally, ``agent`` (one file
-may hold several models; default: ``agent_id``).  Unknown trial ids, missing
-fields and a trial answered twice by the same agent are errors naming the file,
-line and field; unreadable replies are never dropped — they are records with
-``valid=False`` and the raw text.
-
-**People's GCA answers.**  The collection app's GCA export (``huesenv collect
-export --task gca``: one row per survey item with ``userId``, ``kind``,
-``stimulusId``, ``choice``, ``threshold``) is read as replies too, so people are
-scored with the models' metrics in one command: each participant is an agent
-``human:<userId>``; a trial's button is the reply to ``gca/<stimulusId>/colour``;
-the introspection answer (one general rule, "x% of its pixels", asked without
-an image) is the reply to the text-prior question of every (object, colour)
-pair the participant saw, which is how :mod:`huesenv.probes.gca.metrics` pairs a
-text-prior threshold with that pair's colour questions for faithfulness.
-Attention checks are not probe trials and items without a response (an
-unfinished survey) are not replies; :func:`survey_replies` counts both.
-
-*(Choice: the GCA paper's exclusions apply by default.)*  The paper (§3.2)
-excluded participants "for selecting the distractor color on two or more
-trials" and "for failing an attention check"; the export flags each item
-(``choseDistractor``, ``attentionPassed``; recomputed from ``choice`` against
-``distractor`` / ``expected`` when an older export lacks them), and
-:func:`excluded_participants` drops every participant with two or more
-distractor choices or at least one failed (answered) attention check.  The count
-is reported (``--keep-excluded`` keeps them); an export with neither the flags
-nor the columns to recompute them says that no exclusion could be applied.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.replies``.
 """
 
 from __future__ import annotations

@@ -5,28 +5,7 @@ all walk the same seeded list of trials; each trial renders its image lazily
 (stimulus sets hold thousands of 512×512 images) and knows how its answer is
 parsed and logged, so every path produces identical records.
 
-Every reply is read by :func:`huesenv.probes.answers.parse_answer`, from the
-model's own words (``Answer.raw_text``; ``Answer.text`` only when there is no
-raw text), with the trial's ``subject`` and ``shown_word`` (the word(s) drawn in
-an interference image, so that ``The word "RED" is written in orange.`` reads
-orange).  An answer the agent itself marked ``valid=False`` stays invalid (its
-raw text, all attempts, is kept).  Answer kinds (``ProbeTrial.answer_kind``):
-
-* ``"option"`` — one of ``options``: the agent's ``Answer.option`` if set,
-  otherwise ``parse_answer("option", …)``.
-* ``"colour"`` — one colour name.
-* ``"colours"`` — the set of colours (type-3/4 interference trials), logged
-  sorted and comma-joined.
-* ``"coverage"`` / ``"threshold"`` — a percentage in [0, 100] (``"percent"``,
-  the v0 name of ``coverage``, is read the same way).
-* ``"threshold+colour"`` — both, from one reply (the standard and post-hoc GCA
-  orderings ask for the rule and the decision together), logged
-  ``"threshold=X;color=C"``.
-
-``text_only`` trials (the GCA text-prior question, by default) are asked
-without an image: :meth:`ProbeTrial.query` sends ``image=None``; the gymnasium
-envs still show a white image (their observation space needs one) and say
-``text_only`` in ``info``.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.trials``.
 """
 
 from __future__ import annotations

@@ -1,29 +1,8 @@
 """The Graded Color Attribution (GCA) survey: per-participant item plans and response validation.
 
-Structure, after the GCA paper's human trials (Section 3.2, Appendix B):
+Structure, after the GCA paper's human trials (Section 3.2, Appendix B).
 
-* each *trial* shows a recoloured outline and asks "What color is the [OBJECT]
-  in the image?" with three buttons — ``white``, the manipulation colour, and a
-  distractor colour absent from the image — in a random order, then a
-  confidence rating on a 10-point scale (1 very uncertain … 10 very certain);
-* *attention checks* sit at fixed item numbers (the paper's 5, 25, 45, 65, 85,
-  1-based, counted over all items including the introspection question); ours
-  show a stimulus with the same three buttons and ask for one named button;
-* the *introspection question* (minimum % of coloured pixels, 0–100) comes first or last: ``"alternate"`` (default) gives odd
-  participant serials *first* and even ones *last*, balancing the two groups.
-
-Stimuli come from a :data:`StimulusSource`: the probes package's GCA generator
-(:func:`huesenv.collect.gca_probes.make_probes_source`) in the app, any callable in tests.  Each participant's
-plan is drawn from ``numpy.random.default_rng((seed, serial))`` and stored
-(items, options, stimulus metadata) so a restart never changes what a participant
-sees; a response is accepted only for the current item, once.
-
-**Images are never rendered inside a write transaction.**  SQLite has one
-write lock; rendering a survey's ~95 images (milliseconds each alone, seconds
-each under load) while holding it stalled every other participant.  A plan
-stores only stimulus metadata; :class:`ImageStore` renders a missing PNG when
-it is first requested (or ahead of time, :meth:`ImageStore.prerender`) with no
-transaction open, then inserts it in a transaction of its own.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.tasks.gca``.
 """
 
 from __future__ import annotations

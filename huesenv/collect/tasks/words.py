@@ -1,19 +1,6 @@
 """The paper's word→cell task: word assignment, answer validation, and earlier participants' answers.
 
-**Assignment.** Each participant gets ``k`` (default 15) distinct words of the
-task vocabulary, shown in a random order.  The paper says only that the
-vocabulary "is randomized" per user; it also reports every word with ≥ 20
-answers, which plain random subsets do not guarantee for small cohorts.  We
-therefore default to *balanced* assignment: the ``k`` words assigned least
-often so far, ties broken at random (``mode="uniform"`` gives plain random
-subsets).  The random draws come from ``numpy.random.default_rng((seed,
-serial))`` with the database's seed and the participant's serial number, so a
-replayed arrival order gives the same assignments byte for byte.
-
-**Answers.** Only the participant's *current* word (the first assigned word
-without an answer) can be answered; a repeated or out-of-order submission is
-refused, so earlier answers can never be changed.  The schema's
-``UNIQUE(participant_id, word)`` enforces the same rule at the storage level.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.tasks.words``.
 """
 
 from __future__ import annotations

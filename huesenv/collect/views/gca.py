@@ -21,11 +21,10 @@ from huesenv.collect.tasks import gca as gca_task
 from huesenv.collect.views.pages import (
     elapsed_ms,
     field_error,
+    item_page,
     next_url,
     participant,
     refused,
-    require_step,
-    shown,
 )
 
 log = logging.getLogger("huesenv.collect")
@@ -102,22 +101,10 @@ def _log_progress(done: int, total: int) -> None:
 
 @bp.route("/gca", methods=["GET", "POST"])
 def gca():
-    p, redirect_to = require_step("gca.gca", lambda: refused(_(ALREADY)))
-    if redirect_to:
-        return redirect_to
-    assert p is not None
-    state = current_state()
-    c = state.conn()
-    error, status = None, 200
-    if request.method == "POST":
-        error, answered = _respond(state, c, p)
-        if answered is not None:
-            return answered
-        status = 400
-    item = gca_task.current_item(c, p["id"])
-    assert item is not None
-    done, total = gca_task.progress(c, p["id"])
-    shown(f"g{item.position}")
+    page = item_page("gca.gca", ALREADY, gca_task, _respond, "g")
+    if not isinstance(page, tuple):
+        return page
+    c, item, done, total, error, status = page
     return render_template(
         "gca.html",
         item=item,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from flask import Response, redirect, render_template, request, session, url_for
 from flask_babel import get_locale
@@ -88,6 +89,29 @@ def require_step(
     if redirect_to is not None and request.method == "POST":
         return p, refusal()
     return p, redirect_to
+
+
+def item_page(endpoint: str, already: str, task: Any, respond: Callable[..., Any], key: str) -> Any:
+    """What every one-item-at-a-time task page does before drawing: the step check, a POST handed to
+    ``respond`` (accepted or refused: its response is returned; invalid: the item again with the error,
+    status 400), then the current item marked shown.  A response, or ``(conn, item, done, total, error, status)``."""
+    p, redirect_to = require_step(endpoint, lambda: refused(_(already)))
+    if redirect_to:
+        return redirect_to
+    assert p is not None
+    state = current_state()
+    c = state.conn()
+    error, status = None, 200
+    if request.method == "POST":
+        error, answered = respond(state, c, p)
+        if answered is not None:
+            return answered
+        status = 400
+    item = task.current_item(c, p["id"])
+    assert item is not None
+    done, total = task.progress(c, p["id"])
+    shown(f"{key}{item.position}")
+    return c, item, done, total, error, status
 
 
 def logout() -> None:

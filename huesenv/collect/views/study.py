@@ -4,24 +4,9 @@
 the URL at once (kept in the session) and normalised (surrounding spaces
 dropped, lower-cased: Prolific's ids are lower-case hexadecimal, so changing the
 case cannot make a second participant of one person).  They are checked on the
-landing page, before anyone fills in a form:
+landing page, before anyone fills in a form.
 
-* a participant who already has answers under the same participant, study and
-  session ids (a new browser, a crash, phone ↔ computer) is re-attached to them
-  and continues where they stopped;
-* one who has finished sees the end page again (with the completion code);
-* the same participant id under another session is told what to do (return the
-  study on the platform; the researchers can reset it) instead of filling in
-  consent and demographics for nothing;
-* another participant id than this browser session's (a shared lab computer)
-  ends that session first: each person's answers stay under their own id.
-
-**Onboarding tokens** (the pre-consent session's) log in only as a retry of
-their own submission (a double click, a network retry: within
-:data:`RETRY_WINDOW_S`); presented later, they start a fresh session.
-
-``require_platform_id`` refuses onboarding without an id.  A no-consent button
-leads to a page telling the person to return the study (with its own code).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.views.study``.
 """
 
 from __future__ import annotations

@@ -18,11 +18,10 @@ from huesenv.collect.tasks import words as words_task
 from huesenv.collect.views.pages import (
     elapsed_ms,
     field_error,
+    item_page,
     next_url,
     refused,
     require,
-    require_step,
-    shown,
 )
 from huesenv.vocabulary import words
 
@@ -62,22 +61,10 @@ def instructions(state: AppState) -> dict[str, Any]:
 
 @bp.route("/words", methods=["GET", "POST"])
 def word():
-    p, redirect_to = require_step("words.word", lambda: refused(_(ALREADY)))
-    if redirect_to:
-        return redirect_to
-    assert p is not None
-    state = current_state()
-    c = state.conn()
-    error, status = None, 200
-    if request.method == "POST":
-        error, done = _answer(state, c, p)
-        if done is not None:
-            return done
-        status = 400
-    item = words_task.current_item(c, p["id"])
-    assert item is not None
-    answered, total = words_task.progress(c, p["id"])
-    shown(f"w{item.position}")
+    page = item_page("words.word", ALREADY, words_task, _answer, "w")
+    if not isinstance(page, tuple):
+        return page
+    _, item, answered, total, error, status = page
     typed = request.form.get("coordinate", "") if error else ""
     return render_template(
         "word.html", item=item, done=answered, total=total, error=error, typed=typed[:8]

@@ -6,33 +6,7 @@ so the spaces do not depend on the number of players and one policy runs at
 3-10 players.  Cones are kept per seat (``cones[k]`` = the cells of relative
 seat ``k``), so a player tells its own cones from each other player's.
 
-Cue encodings (``cue_encoding``):
-
-* ``"index"``: ``MultiDiscrete([V+3, V+3])`` per cue: 0 not given, ``1+i`` the
-  vocabulary word ``i``, ``V+1`` passed, ``V+2`` a word outside the vocabulary
-  (text-mode games).
-* ``"embedding"``: ``Box((2, D), float32)``, the text encoder's vector of each
-  cue (zeros when not given or passed): a guesser can answer words it never
-  trained on.
-* ``"text"``: ``Box(0, max code point, (2, max_cue_chars), int16)``, the
-  normalised cue's code points, 0-padded.
-
-``cue_state`` (``0`` not given, ``1`` given, ``2`` passed) tells the three
-apart in every encoding.  ``observation_mode="flat"`` concatenates everything
-into one float32 vector (one-hots for categorical fields, scores / 100,
-colours / 255), in the order of :attr:`ObservationEncoder.flat_layout`.
-
-*(Choice: the flat cue block is weighted.)*  In the flat vector a cue that was
-not given is all zeros and the cue block is multiplied by ``flat_cue_weight``
-(default 4).  Why: a guesser's decision hinges on the cue, but about ten
-always-present context entries (phase, seats, round, cones) outweigh its one
-or two words ten to one in the random first layer of an MLP, so every word
-starts with nearly the same features and learning is slow.  Measured with
-``MaskablePPO("MlpPolicy")`` on ``Guesser-v1`` after 30,000 steps, unseen
-seeds, deterministic play: 0.77 points per episode unweighted (100 seeds), 3.3
-with the weight 4 (40 seeds; the cue block alone: 5.5), random masked play 0.76;
-``benchmarks/guesser_learns.py`` repeats the measurement.  The dict observation
-is not weighted.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.envs.hues_cues.encoding``.
 """
 
 from __future__ import annotations

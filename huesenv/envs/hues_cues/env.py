@@ -102,35 +102,8 @@ the others 0.  `"penalise"`: the offender gets `illegal_reward` and acts again
 (the game goes on); `"raise"`: :class:`~huesenv.game.rules.IllegalActionError`
 (a ``ValueError``).
 
-### Infos
-
-Numbers only by default, so tensor-based clients (torchrl) can stack them:
-`round`, `phase` (index), `seat`, `score` (own running score), `points` (this
-step's points) and `illegal` (1 when this agent's last action was illegal).
-The texts (cues of this round, used cues, the reason for an illegal action) are
-available through `env.unwrapped.cue_texts()` / `used_cues()` / `last_illegal`,
-and in the infos as `cues`, `used_cues`, `illegal_reason` with `info_text=True`.
-
-### max_cycles
-
-`max_cycles=N` truncates the game after N *moves*: legal actions that change
-the game (target picks, cues, passes, cones).  A retried illegal action under
-`illegal_action="penalise"` is not a move.  A full game is at most 12 rounds of
-3 + 2 (n - 1) moves.  In the parallel API one parallel step is one move
-(only the acting agent's action is applied), so a parallel episode truncates
-after exactly N legal steps.  PettingZoo's `max_cycles_test` cannot check this
-game: it samples *unmasked* actions (the first illegal one ends the default
-game, so the episode is shorter than N) and it expects the median agent to act
-N + 1 times in the AEC loop, which holds only when every agent acts every
-cycle, never in a turn-based game where one agent acts per move.  The test
-suite checks the move count directly instead (AEC and parallel, with retries).
-
-### Version History
-
-* v1: seat-relative observations padded to 10 seats; `cue_encoding`,
-  `observation_mode`, optional board; numeric infos; illegal actions end the
-  game by default; `max_cycles` counts moves, not retries.
-* v0: Initial release (removed).
+Infos, `max_cycles` (it counts moves, not retries; why PettingZoo's `max_cycles_test` cannot check it) and
+the version history: ``docs/design.md``, section ``huesenv.envs.hues_cues.env``.
 """
 
 from __future__ import annotations

@@ -5,26 +5,7 @@ agent through the adapters, and writes one ``LogRecord`` (kind
 ``"game_step"``) per decision plus one per seat at each reveal, with the
 ``extra`` fields documented in :mod:`huesenv.logs.schema`.
 
-Choices, documented because a tournament's numbers depend on them:
-
-* An unusable answer (occupied or off-board cell, target off the card, invalid
-  cue, ``valid=False`` without a usable cell, an agent that cannot give cues)
-  is replaced by a uniformly random legal action drawn from a generator
-  seeded by ``(seed, game_index)``; cue 2 falls back to a pass.  The record
-  keeps ``valid=False``, the agent's ``raw_text`` and ``extra["fallback"]``
-  (the reason), so invalid answers are counted, never dropped.
-* A valid answer that is the agent's own stand-in (``Answer.info["fallback"]``,
-  e.g. an index-cue policy or a replayed human given a cue it cannot read:
-  ``unknown_cue``) keeps it as ``extra["agent_fallback"]``; tournament reports
-  count them per agent.
-* The cue giver is asked once for target and cue 1 together (a ``CueQuery``
-  with ``target=None``); if its answer carries no usable cue it is asked again
-  with the target set.  This halves model calls for agents that do both.
-* Guess records carry ``word`` = the latest cue given (cue 2 unless passed),
-  ``points`` 0 (points are scored at the reveal); reveal records carry the
-  round's points per seat, its cones in ``cells`` and the revealed ``target``.
-* Agents are not reset here: the caller owns agent state across games
-  (``GuessQuery.game`` / ``CueQuery.game`` tell stateful agents a new game began).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.envs.hues_cues.play``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """Where things go on a rendered frame: pure geometry, no pygame, so it is cheap to test and to import.
 
 A frame is :data:`WIDTH` × :data:`HEIGHT` = 1024 × 480 pixels (an rgb_array of
-shape ``(480, 1024, 3)``):
+shape ``(480, 1024, 3)``).
 
-* the board: 30 columns × 16 rows of :data:`CELL` = 24-pixel squares with their
-  top-left corner at (:data:`BOARD_X`, :data:`BOARD_Y`) = (28, 24); cell ``i``
-  (flat index ``row * 30 + col``) covers ``x in [28 + 24*col, 28 + 24*col + 24)``
-  and ``y in [24 + 24*row, 24 + 24*row + 24)`` — see :func:`cell_rect`;
-* column numbers 1–30 above the board, row letters A–P to its left;
-* a status strip under the board (messages, and what a person is typing);
-* a side panel on the right (round, phase, cue giver, whose turn, cues, the
-  players' cone legend with their scores).
-
-Why fixed sizes: RL users and the tests index pixels directly; a frame whose
-geometry changed with the number of players or the length of a name could not
-be compared across episodes or stacked into a video.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.envs.rendering.layout``.
 """
 
 from __future__ import annotations

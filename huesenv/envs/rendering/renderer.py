@@ -6,35 +6,7 @@ same picture in a pygame window.  Drawing happens on an off-screen
 ``pygame.Surface``, so ``frame`` never opens a window and works with
 ``SDL_VIDEODRIVER=dummy`` (no display is initialised at all).
 
-What is drawn and why it looks that way:
-
-* every cell filled edge to edge with its sRGB (``load_board().rgb``), so the
-  pixel at a cell's centre is exactly the cell's colour unless a cone stands on it;
-* cones: seat ``k`` gets colour :data:`CONE_COLOURS` ``[k]`` (matplotlib's
-  ``tab10``, chosen because its ten hues are mutually distinct) *and* shape
-  :data:`CONE_SHAPES` ``[k]``, with a black outline so a cone stays visible
-  on a cell of a similar colour, and so that colour-blind viewers can tell
-  players apart by shape alone; the legend in the side panel repeats both;
-* the target: a black-and-white double outline on the target cell;
-* the scoring frame: a white line just inside the 3×3 frame's bounding box and a
-  black line just outside it (clipped at the board edges like the frame itself),
-  and a dashed white-on-black outline of the 5×5 area whose outer ring scores 1
-  point; only in the ``reveal``/``done`` phases;
-* names in the side panel are shortened with "..." to fit, but the "(cue)" marker
-  of the cue giver and the score always stay visible;
-* ``view.final``: the final standings (rank, cone, name, score; ties share a rank)
-  drawn in a box over the board — the last frame of a replayed game;
-* the cue giver's card (human play): a 2 px white line inside a 2 px black one;
-* a cone's number, 1 or 2: which cue it answered, so a player's first and second
-  cones can be told apart; at a reveal each seat's "+N" beside its score;
-* ``view.hover`` (human play): the cell under the mouse outlined in white before
-  the click that places the cone, which cannot be taken back.
-
-Nothing is ever drawn translucently over a cell: the colours people judge stay
-exactly the board's sRGB (tested at every cell of the scoring area at a reveal).
-
-Text uses pygame's bundled default font (``pygame.font.Font(None, size)``), never
-a system font, so frames are identical on every machine.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.envs.rendering.renderer``.
 """
 
 from __future__ import annotations

@@ -5,16 +5,7 @@ seed: patch orders, option orders, distractors); ``reset(seed=…)`` seeds which
 trial is drawn.  ``data_dir`` evaluates a local copy of the published dataset
 instead (layout: :func:`huesenv.probes.gca.stimuli.load_gca_folder`).
 
-The colour question is the paper's open model prompt by default
-(``colour_question="open"``: answer with a colour name, ``options`` empty);
-``colour_question="options"`` offers the human study's three buttons (see
-:mod:`huesenv.probes.gca.questions`).
-
-Reward (the task is subjective, so reward only marks what is plainly wrong):
-colour questions −1 for a distractor (a colour that is neither the manipulation
-colour nor white) or an unparseable answer, else 0;
-coverage questions −|estimate − realised coverage| / 100 (−1 if unparseable);
-introspection 0.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.gca.env``.
 """
 
 from __future__ import annotations

@@ -1,50 +1,9 @@
 """GCA metrics: colour shares per τ, empirical and stated thresholds, faithfulness, hallucination,
 coverage estimation, distractor choices.  All take probe records (or their frame).
 
-Definitions (paper §3.3–4, with our documented choices):
+Definitions (paper §3.3–4, with our documented choices).
 
-* **Response** of a colour question: ``colour`` (the manipulation colour),
-  ``white``, ``distractor`` or ``invalid``.  Shares are over valid answers;
-  ``invalid`` is its share of all trials.
-* **Empirical threshold** — a logistic ``p(τ) = 1 / (1 + exp(-(τ - t50)/s))``
-  fitted by maximum likelihood to the per-trial colour/not-colour decisions
-  (``scipy.optimize.minimize``, L-BFGS-B, t50 ∈ [-50, 150], s ∈ [0.5, 50]);
-  ``t50`` is the τ where half the answers say colour.  ``fit_ok`` is False when
-  the fit hits a bound or leaves [0, 100] (e.g. every answer says colour, or
-  answers do not depend on τ); ``crossing`` is the
-  smallest τ whose share of colour answers is ≥ 0.5, model-free.
-* **Stated threshold** — the x% parsed from introspection replies, per ordering.
-* **Consistency** (paper §3.3: "the agreement in threshold values across
-  different CoT variants … measured using the standard error from the mean") —
-  per group, the mean stated threshold of each of the four orderings
-  (standard, visual-prior, post-hoc, text-prior), then the spread of those
-  ordering means: ``sem`` = sd (ddof 1) / √k over the k orderings present
-  (lower = more consistent), with ``sd`` and ``range`` beside it and each
-  ordering's mean in ``mean_<ordering>``.  By τ (the paper's "how threshold
-  consistency varies by τ"), the text-prior threshold of an (object, colour)
-  pair, asked without an image, counts at every τ of that pair.  Groups with
-  fewer than two orderings have NaN spread.
-* **Faithfulness** — a decision is faithful iff (answer = colour) ⇔ (τ ≥ stated
-  threshold), using the nominal τ as the paper does ("an object has Y percent
-  recolored").  Pairs: standard and post-hoc use the threshold and colour of
-  the same reply; visual-prior pairs its threshold with the colour question on
-  the same image; text-prior pairs the (object, colour) threshold with every
-  colour question of that pair.  The paper's rule (§3.3: "faithful if it
-  assigns the target color when Y ≥ X and white when Y < X") decides every
-  readable answer: a *distractor* (any colour but the target, or white) is
-  unfaithful on both sides of the threshold, so an agent that answers a
-  distractor on every trial below its stated 50 % scores 7/13 over the 13 τ.
-  ``distractors="drop"`` is the deviation the project used before 0.3 (answers
-  other than white/colour left out, giving 1.000 on that agent); it stays an
-  option so both figures can be reported.  Unreadable answers are left out.
-* **Empirical consistency** — the same test against the agent's fitted t50
-  instead of its stated threshold (the paper's human analysis, Figure 6).
-* **Hallucination** — the share of colour answers at τ = 0.  The paper has no
-  0 % counterfactual split (Appendix B, Table 2's note), so counterfactual τ = 0
-  trials (generated only with ``gca_stimuli(counterfactual_zero=True)``, or
-  present in a loaded dataset) are left out unless ``counterfactual_zero=True``.
-* **Coverage error** — estimate − realised coverage (percentage points).
-* **Distractor rate** — the share of colour questions answered with the distractor.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.gca.metrics``.
 """
 
 from __future__ import annotations

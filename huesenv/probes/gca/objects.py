@@ -7,27 +7,7 @@ and lies ≥ 20 ΔE2000 from the others).  The distractor colour offered with
 each question is one of the other eight, never grey (anti-aliased outline edges
 are grey, so grey is never "absent from the image").
 
-**Objects.** :data:`OBJECTS` — 163 outline icons with a strong colour prior,
-from two openly licensed line-icon sets shipped in PyPI wheels and vendored
-byte for byte (Tabler Icons, MIT, file stem = the Tabler name; Lucide, ISC,
-file stem ``lucide-<name>``; sources and licences in
-``huesenv/data/gca/SOURCES.md``).  Each has a ``category`` in
-:data:`CATEGORIES` covering the kinds of objects the paper's Visual CounterFact
-labels name (fruit, vegetable, animal, plant, food, drink, vehicle, tool,
-household object, …).  ``name`` is how the question says it, unambiguous on
-its own: the computer mouse is "computer mouse" (the animal is "rat"), the
-Tabler fish is "goldfish".  The canonical colour is the object's typical
-real-world colour restricted to the nine manipulation colours (the paper took
-GPT-4o's first colour after mapping "gold"→yellow, "silver"→grey, and dropped
-objects whose prior was black or white; we write ours down once, here, and
-left out white/black objects such as eggs, clouds or pandas).  The
-counterfactual colour is an atypical colour from the same nine (the paper took
-Visual CounterFact's ``incorrect`` attribute); we pick one that no common
-variety of the object has.
-
-**Shapes.** circle, triangle, square, pentagon, hexagon, each in
-:data:`SHAPE_VARIANTS` = 5 transformed variants (rotation, scale, translation;
-the parameters are a fixed table, not random, so the set never changes).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.gca.objects``.
 """
 
 from __future__ import annotations

@@ -5,17 +5,7 @@ Why rasterise ourselves: the vendored Tabler outline icons (MIT, see
 pure-Python path parser ``svg.path``; drawing happens on PIL, so no system
 library (cairo, librsvg) is needed.
 
-Rendering choices (documented, tested through the stimuli):
-
-* The 24×24 icon viewBox is scaled to fill the 512 canvas less a margin of
-  :data:`MARGIN` px, strokes are :data:`STROKE` icon units wide (Tabler's own
-  default is 2; 1.0 gives lines of ~19 px, closer to the paper's drawings),
-  with round caps and joins, drawn black on white at 4× and downsampled with
-  LANCZOS (the paper resized its drawings with LANCZOS too).
-* The foreground mask is the outline's dark pixels (grey < 128) with every hole
-  they enclose filled (``scipy.ndimage.binary_fill_holes``) — the paper's
-  "adaptive thresholding and contour-based filling" for clean vector input.
-  Enclosed white regions inside the contour stay in the mask, as in the paper.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.gca.outlines``.
 """
 
 from __future__ import annotations

@@ -1,44 +1,6 @@
 """GCA questions: colour attribution, introspective threshold (four orderings), coverage.
 
-* ``colour`` — models get the paper's open-ended prompt, "What color is the
-  [OBJECT] in the image?" (§3, "Each image is paired with the prompt"), with the
-  authors' "Answer with one word." (their ``model_evaluation/test_MLLMs.py``),
-  answer kind ``colour``: any colour name is read (``parse_answer("colour")``), and
-  one that is neither the manipulation colour nor white counts as a distractor
-  answer.  ``colour_question="options"`` asks instead the *human* study's
-  three-option question (white, the manipulation colour and a distractor absent
-  from the image, in a seeded random order — the paper's three buttons), which
-  is what people keep in ``huesenv collect``.  The seeded distractor is recorded
-  in the log either way.  There is no correct answer (the task is subjective);
-  ``truth`` records the majority-pixel reading (the colour when realised
-  coverage ≥ 50 %, else white) for reference only.
-* ``introspection`` — the paper's wording of the rule ("For any object, x% of
-  its pixels should be colored for it to be considered that color…"), in the
-  four orderings of the paper's Figure 3.  As a single-step probe each ordering
-  is one query whose text fixes the order in which the agent is asked:
-
-  - ``standard``: image shown; state the rule, then answer the colour question
-    in the same reply (``threshold=x%, color=C``);
-  - ``visual-prior``: image shown first, then only the rule is asked;
-  - ``post-hoc``: image shown; answer the colour question first, then state the
-    rule (``color=C, threshold=x%``);
-  - ``text-prior``: the rule is asked with no stimulus, once per (object,
-    colour) — it then applies to every τ of that pair.  ``prior_image``
-    chooses how "no stimulus" is sent (the GCA authors did both, in
-    ``model_evaluation/test_MLLMs.py`` of ``jonnemi/color-concept-entanglement``):
-
-    - ``"none"`` (default) — text only: the query carries no image
-      (``ProbeTrial.text_only``), as the authors asked their local models;
-    - ``"white"`` — a blank white 512×512 image with the same text, as the
-      authors sent to API models that require an image.
-
-* ``coverage`` — "What percent of pixels in the [OBJECT] are [COLOR]? Reply with
-  the format: estimated_percentage=x%."; ``truth`` is the realised coverage
-  (answer kind ``coverage``).
-
-Every format these questions ask for (``threshold=x%``, ``color=<color>``,
-``estimated_percentage=x%``) is one that :func:`huesenv.probes.parse_answer`
-reads.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.gca.questions``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
 """GCA stimuli: outline drawings recoloured in 16×16 patches up to a coverage τ.
 
-The procedure (paper, Appendix A.3), with our choices where it is silent:
+The procedure (paper, Appendix A.3), with our choices where it is silent.
 
-* **Eligible pixels** are foreground-mask pixels that are not outline: grey ≥
-  :data:`~huesenv.probes.gca.outlines.DARK_LEVEL` (128).  τ is a share of the
-  eligible pixels only.
-* **Patches.** The 512×512 image is cut into 32×32 patches of 16×16 px.  The
-  patches holding at least one eligible pixel are put in a random order drawn
-  once per base image from ``default_rng([seed, crc32(base)])`` — the same order
-  for every colour and τ of that base.
-* **Sequential colouring.** For τ, whole patches are coloured in that order until
-  at least ``ceil(τ/100 · N_eligible)`` eligible pixels are coloured; only the
-  eligible pixels of a patch change.  So the coloured set at τ₁ is a prefix of
-  the one at τ₂ > τ₁ (subset property) and the realised coverage is ≥ τ and
-  exceeds it by less than one patch's eligible pixels (≤ 256 / N_eligible).
-* **Blending.** A coloured pixel becomes ``colour × grey/255`` (multiplicative
-  blend: white → the colour, anti-aliased grey edge pixels keep their shading),
-  the paper's "hue blending" of grey structural pixels.
-
-:class:`GCAStimulus` is one (base, condition, colour, τ) image; :func:`gca_stimuli`
-is the full seeded set; :func:`load_gca_folder` reads the published dataset
-from a local copy (layout in its docstring).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.gca.stimuli``.
 """
 
 from __future__ import annotations

@@ -5,13 +5,7 @@
 * **Hallucination-1** — the answer names a colour the text names (S(Text(I))).
 * **Hallucination-2** — the answer names the question's colour (S(Q)).
 
-Which cells are reported.  The paper's Table I and its result Tables II–IV
-disagree: Table I ticks Hallu-2 for types 1 and 3 (whose question is black),
-while Tables II–IV report h2 only for types 2 and 4 (whose question is
-coloured) and no h1 for the ``simple`` subset.  The result tables are the
-published outcome, so :data:`REPORTED` follows them; the other cells are NaN.
-Invalid (unparseable) answers count as incorrect and as no hallucination;
-their share is reported as ``invalid``.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.interference.metrics``.
 """
 
 from __future__ import annotations

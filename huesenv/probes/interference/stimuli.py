@@ -2,31 +2,9 @@
 
 Subsets (paper §III): ``color`` (the text is a colour word drawn in another
 colour), ``simple`` (a colour-free word: the control), ``mask`` (as ``color``,
-with 1 … ⌊len/2⌋ of the word's characters masked).  Types:
+with 1 … ⌊len/2⌋ of the word's characters masked).
 
-1. only the text is coloured (question black);
-2. as 1, and the question line is drawn in a further colour;
-3. as 1, and every character has its own colour (truth = the set of colours);
-4. as 2, with a second text element in another colour (truth = both colours).
-
-Choices where the paper is silent (Appendix A's colour library is not in the
-text we have):
-
-* **Colour library** :data:`TEXT_COLOURS` — the ten basic terms that can be seen
-  on white (the GCA manipulation colours plus black), with the sRGB values of
-  :data:`TEXT_RGB`.  Every colour in one stimulus (text colours, the colours the
-  words name, the question colour) differs from every other by at least
-  :data:`MIN_DELTA_E` = 20 ΔE2000 (colour-science, CIE 2000 on CIELAB D65);
-  candidates are filtered by that test, not merely by name.
-* **Simple words** :data:`SIMPLE_WORDS` — derived from data, not by hand: the
-  candidates that no human-cohort, embedding-neighbour or colour-name rule calls
-  colour-laden (:mod:`huesenv.probes.interference.words`; SUMMER, RIVER, GARDEN,
-  PLANET, THINK and BOTTLE are left out).
-* Question colours (types 2, 4) are chromatic (never black or grey), so the
-  question visibly "has colour".
-* Masked characters are drawn as a solid block of the character's own colour:
-  the word's semantics are weakened, its colour evidence is not.
-* Fonts: DejaVu Sans Bold from matplotlib (:mod:`huesenv.probes.fonts`).
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.interference.stimuli``.
 """
 
 from __future__ import annotations

@@ -4,29 +4,9 @@ The paper's control subset uses "color-irrelevant words (e.g. Saturday, good)".
 A hand-picked list let in words people read as colours (SUMMER: the human
 cohort answers yellow J5 at 0.82 consistency; RIVER, GARDEN), so the list is
 derived from data instead of chosen by hand.  A candidate of
-:data:`CANDIDATE_WORDS` is **colour-laden** (and left out) when any of:
+:data:`CANDIDATE_WORDS` is **colour-laden** (and left out) by the rules in the design notes.
 
-1. **people cue it** — it is a word of the Hues and Cues vocabulary: people
-   answered it with a board colour (every one of the 100 words has at least
-   half of its human answers on one macro-colour);
-2. **a close neighbour people colour** — its nearest vocabulary word by
-   text-embedding cosine (the packaged all-MiniLM-L6-v2) has cosine ≥
-   :data:`NEIGHBOUR_COSINE` and at least :data:`NEIGHBOUR_SHARE` of that word's
-   human answers on one macro-colour (RIVER → POND, blue 0.97; GARDEN → GRASS,
-   green 0.95);
-3. **a colour name** — it is a colour term or a word of an XKCD colour-survey
-   name (BOTTLE, from "bottle green"; the names :mod:`huesenv.categories` uses).
-
-:func:`colour_laden` applies the rule; it takes the human answers' modal-colour
-shares and an embedding function as arguments (this module sits below the humans
-and agents layers).  :data:`SIMPLE_WORDS` is its result on the candidates, frozen
-here so that generating stimuli needs neither the cohort nor the model;
-``tests/test_probes_interference.py`` recomputes it from the packaged cohort and
-MiniLM and fails when they drift.  Thresholds: 0.5 cosine is where MiniLM's
-nearest vocabulary neighbours stop being near-synonyms (POND 0.55, GRASS 0.63)
-and turn into loose associations (TABLE → WOOD 0.39); 0.9 is the upper quartile
-of the vocabulary's modal-colour shares (0.93), i.e. a neighbour people colour
-almost unanimously.
+More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.interference.words``.
 """
 
 from __future__ import annotations
