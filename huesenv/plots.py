@@ -417,8 +417,12 @@ def plot_display_robustness(
         ax = axes[row, col]
         for k in range(len(xy)):
             for j in range(xy.shape[1]):
-                ax.plot([reference_xy[j, 0], xy[k, j, 0]], [reference_xy[j, 1], xy[k, j, 1]], "-", c="0.8", lw=0.5)
-        ax.scatter(xy[..., 0].ravel(), xy[..., 1].ravel(), s=14, c=rgb.reshape(-1, 3), edgecolors="0.3", lw=0.3)
+                ax.plot(
+                    [reference_xy[j, 0], xy[k, j, 0]], [reference_xy[j, 1], xy[k, j, 1]], "-", c="0.8", lw=0.5
+                )
+        ax.scatter(
+            xy[..., 0].ravel(), xy[..., 1].ravel(), s=14, c=rgb.reshape(-1, 3), edgecolors="0.3", lw=0.3
+        )
         ax.scatter(reference_xy[:, 0], reference_xy[:, 1], s=30, c="black", marker="x", label="calibrated")
         ax.set(title=name, xlabel="x", ylabel="y")
         ax.grid(alpha=0.3)

@@ -43,14 +43,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=plain_text(__doc__ or ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--measurements", metavar="CSV", type=path_text, help="colorimeter readings display,cell,x,y,Y")
+    p.add_argument(
+        "--measurements", metavar="CSV", type=path_text, help="colorimeter readings display,cell,x,y,Y"
+    )
     p.add_argument(
         "--profiles",
         nargs="+",
         metavar="NAME",
         help="bundled profiles to simulate (default: all 24 without --measurements; `--list-profiles`)",
     )
-    p.add_argument("--list-profiles", action="store_true", help="print the bundled profiles and their sources")
+    p.add_argument(
+        "--list-profiles", action="store_true", help="print the bundled profiles and their sources"
+    )
     p.add_argument(
         "--sample",
         default="default",
@@ -64,7 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--margin", type=positive_float, help="TOST margin in xy (default: half the board's median cell step)"
     )
     p.add_argument("--alpha", type=probability, default=0.05, help="test level (default 0.05)")
-    p.add_argument("--participants", metavar="CSV", type=path_text, help="a participants export: screens counted")
+    p.add_argument(
+        "--participants", metavar="CSV", type=path_text, help="a participants export: screens counted"
+    )
     add_out(p, metavar="DIR", help="output folder (displays.json, displays.png, displays.md)")
     p.set_defaults(func=run)
 
@@ -100,17 +106,30 @@ def run(args: argparse.Namespace) -> int:
     cells = _sample(args, displays)
     facts = display_facts(existing_file(args.participants, "--participants")) if args.participants else None
     result, conditions = analysis.run(
-        displays, cells, transform=args.transform, recovery=args.recovery, margin=args.margin, alpha=args.alpha
+        displays,
+        cells,
+        transform=args.transform,
+        recovery=args.recovery,
+        margin=args.margin,
+        alpha=args.alpha,
     )
     result["study_displays"] = facts
     board = load_board()
     panels = {}
     for kind in ("display", "illuminant"):
         for when in ("unadapted", "adapted"):
-            xyz = np.stack([c.xyz if when == "unadapted" else c.adapted(args.transform) for c in conditions if c.kind == kind])
+            xyz = np.stack(
+                [
+                    c.xyz if when == "unadapted" else c.adapted(args.transform)
+                    for c in conditions
+                    if c.kind == kind
+                ]
+            )
             panels[f"{kind}s, {when}"] = (xyz_to_xy(xyz), xyz_to_srgb(xyz))
     with tempfile.TemporaryDirectory(prefix="huesenv-displays-") as tmp:
-        figure = plot_display_robustness(board.xy[cells], board.rgb[cells] / 255.0, panels, Path(tmp) / "f.png")
+        figure = plot_display_robustness(
+            board.xy[cells], board.rgb[cells] / 255.0, panels, Path(tmp) / "f.png"
+        )
         png = figure.read_bytes()
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "displays.json", json.dumps(result, indent=1) + "\n")
@@ -126,4 +145,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(displays)} displays, {len(cells)} sample colours, CPU {time.process_time() - start:.1f} s")
     print(f"wrote {out / 'displays.json'}, {out / 'displays.png'}, {out / 'displays.md'}")
     return 0
-

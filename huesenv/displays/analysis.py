@@ -212,12 +212,16 @@ def run(
         shown.info |= {"cct_k": light.cct, "illuminant": light.name}
         conditions += [shown, Condition(light.name, "illuminant", lit_white, lit, {"display": display.name})]
         measured = display.cells if isinstance(display, MeasuredDisplay) else np.arange(N_CELLS)
-        effects.append({"display": display.name, **board_effects(every, measured, shown.white, transform, board)})
+        effects.append(
+            {"display": display.name, **board_effects(every, measured, shown.white, transform, board)}
+        )
     tests = {}
     for when in ("unadapted", "adapted"):
         groups = {}
         for kind in ("display", "illuminant"):
-            xyz = [c.xyz if when == "unadapted" else c.adapted(transform) for c in conditions if c.kind == kind]
+            xyz = [
+                c.xyz if when == "unadapted" else c.adapted(transform) for c in conditions if c.kind == kind
+            ]
             groups[kind] = np.concatenate([shifts(x, cells, board) for x in xyz])
         tests[when] = compare(groups["display"], groups["illuminant"], margin, alpha)
     result = {

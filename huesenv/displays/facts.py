@@ -44,7 +44,10 @@ def display_facts(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             user = (row["userId"] or "").strip()
             if user and user not in seen:
                 gamut = (row["colorGamut"] or "").strip().lower()
-                seen[user] = (gamut if gamut in GAMUT_PROFILES else "none", _dpr(row.get("devicePixelRatio") or ""))
+                seen[user] = (
+                    gamut if gamut in GAMUT_PROFILES else "none",
+                    _dpr(row.get("devicePixelRatio") or ""),
+                )
     counts: dict[tuple[str, str], int] = {}
     for key in seen.values():
         counts[key] = counts.get(key, 0) + 1

@@ -28,9 +28,13 @@ def _shape() -> Any:
 def cct_of(white_xy: Any, where: str = "white") -> float:
     """Correlated colour temperature (K) of a white's xy (Ohno 2013), refused outside 1,000-25,000 K."""
     colour = colour_science()
-    cct = float(colour.temperature.uv_to_CCT(colour.xy_to_UCS_uv(np.asarray(white_xy)), method="Ohno 2013")[0])
+    cct = float(
+        colour.temperature.uv_to_CCT(colour.xy_to_UCS_uv(np.asarray(white_xy)), method="Ohno 2013")[0]
+    )
     if not CCT_RANGE_K[0] <= cct <= CCT_RANGE_K[1]:
-        raise ValueError(f"{where}: its white's CCT {cct:.0f} K is outside {CCT_RANGE_K[0]:.0f}-{CCT_RANGE_K[1]:.0f} K")
+        raise ValueError(
+            f"{where}: its white's CCT {cct:.0f} K is outside {CCT_RANGE_K[0]:.0f}-{CCT_RANGE_K[1]:.0f} K"
+        )
     return cct
 
 

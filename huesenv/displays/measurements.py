@@ -54,7 +54,9 @@ def _row(row: list[str], where: str) -> tuple[str, int | None, float, float, flo
         raise ValueError(f"{where}: expected {len(HEADER)} fields ({','.join(HEADER)}), got {len(row)}")
     name, cell = row[0].strip(), row[1].strip()
     if not name or len(name) > MAX_NAME or not name.isprintable():
-        raise ValueError(f"{where}, field display: {name!r} is not a name of 1-{MAX_NAME} printable characters")
+        raise ValueError(
+            f"{where}, field display: {name!r} is not a name of 1-{MAX_NAME} printable characters"
+        )
     index = None
     if cell.lower() != "white":
         try:

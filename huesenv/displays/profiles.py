@@ -108,7 +108,9 @@ def bundled_profiles() -> dict[str, Profile]:
         for gamma in GAMMAS:
             name = f"{base.name}-gamma{gamma}"
             why = "classic Mac OS" if gamma < 2 else "ITU-R BT.1886 reference display"
-            out[name] = Profile(name, base.primaries, base.white, gamma, f"{base.source}; gamma {gamma} ({why})")
+            out[name] = Profile(
+                name, base.primaries, base.white, gamma, f"{base.source}; gamma {gamma} ({why})"
+            )
     return out
 
 
