@@ -127,10 +127,16 @@ def xyy_to_xyz(xyy: Any) -> np.ndarray:
     return np.asarray(colour_science().xyY_to_XYZ(np.asarray(xyy, dtype=np.float64)), dtype=np.float64)
 
 
-def device_to_xyz(linear: Any, primaries: Any, white_xy: Any) -> np.ndarray:
-    """CIE XYZ (white Y = 1) of linear RGB on a device with these xy primaries (R, G, B) and white."""
+def device_to_xyz(linear: Any, primaries: Any, white_xy: Any, space: str | None = None) -> np.ndarray:
+    """CIE XYZ (white Y = 1) of linear RGB on a device with these xy primaries (R, G, B) and white.
+
+    ``space``: the named colourspace's own matrix (sRGB's is IEC's rounded one) instead of a derived one."""
     colour = colour_science()
-    device = colour.RGB_Colourspace("device", np.asarray(primaries), np.asarray(white_xy))
+    device = (
+        rgb_colourspace(space)
+        if space
+        else colour.RGB_Colourspace("device", np.asarray(primaries), np.asarray(white_xy))
+    )
     return np.asarray(colour.RGB_to_XYZ(np.asarray(linear), device), dtype=np.float64)
 
 

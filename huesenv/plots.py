@@ -411,15 +411,16 @@ def plot_display_robustness(
     xy ``(k, n, 2)`` and encoded sRGB in [0, 1] ``(k, n, 3)``; the reference is the calibrated board.
     """
     plt = pyplot()
-    fig, axes = plt.subplots(2, 4, figsize=(17, 8), gridspec_kw={"width_ratios": [1, 1, 1.1, 1.1]})
+    from matplotlib.collections import LineCollection
+
+    fig, axes = plt.subplots(
+        2, 4, figsize=(17, 8), layout="constrained", gridspec_kw={"width_ratios": [1, 1, 1.1, 1.1]}
+    )
     for i, (name, (xy, rgb)) in enumerate(panels.items()):
         row, col = divmod(i, 2)
         ax = axes[row, col]
-        for k in range(len(xy)):
-            for j in range(xy.shape[1]):
-                ax.plot(
-                    [reference_xy[j, 0], xy[k, j, 0]], [reference_xy[j, 1], xy[k, j, 1]], "-", c="0.8", lw=0.5
-                )
+        segments = np.stack([np.broadcast_to(reference_xy, xy.shape), xy], axis=-2).reshape(-1, 2, 2)
+        ax.add_collection(LineCollection(segments, colors="0.8", linewidths=0.5))
         ax.scatter(
             xy[..., 0].ravel(), xy[..., 1].ravel(), s=14, c=rgb.reshape(-1, 3), edgecolors="0.3", lw=0.3
         )
@@ -431,5 +432,4 @@ def plot_display_robustness(
         patch.imshow(np.concatenate([reference_rgb[None], rgb]), interpolation="nearest", aspect="auto")
         patch.set(title=f"{name} (top: calibrated)", xticks=[], yticks=[])
     fig.suptitle(title or "display robustness (the main paper's Figure 13)")
-    fig.tight_layout()
     return save_figure(fig, path)

@@ -31,6 +31,7 @@ class Profile:
     white: tuple[float, float]
     gamma: float | None
     source: str
+    space: str | None = None  # a colour-science colourspace whose own matrix it uses (same primaries, white)
 
     def show(self, rgb: np.ndarray) -> np.ndarray:
         """CIE XYZ (white Y = 1) of 8-bit sRGB values shown on this display, shape ``(..., 3)``."""
@@ -38,7 +39,7 @@ class Profile:
             linear = srgb_decode(rgb)
         else:
             linear = np.asarray(colour_science().gamma_function(np.asarray(rgb) / 255.0, self.gamma))
-        return device_to_xyz(linear, self.primaries, self.white)
+        return device_to_xyz(linear, self.primaries, self.white, self.space)
 
     @property
     def white_xyz(self) -> np.ndarray:
@@ -67,13 +68,14 @@ def _bases() -> list[Profile]:
     colour = rgb_colourspace
     d65 = tuple(float(v) for v in colour("sRGB").whitepoint)
     return [
-        Profile("srgb", _xy(colour("sRGB").primaries), d65, None, "IEC 61966-2-1:1999 sRGB"),
+        Profile("srgb", _xy(colour("sRGB").primaries), d65, None, "IEC 61966-2-1:1999 sRGB", "sRGB"),
         Profile(
             "display-p3",
             _xy(colour("Display P3").primaries),
             d65,
             None,
             "Apple Display P3: DCI-P3 primaries (SMPTE EG 432-1), D65, sRGB curve",
+            "Display P3",
         ),
         Profile(
             "adobe-rgb",
@@ -81,6 +83,7 @@ def _bases() -> list[Profile]:
             d65,
             563 / 256,
             "Adobe RGB (1998) Color Image Encoding (Adobe Systems, 2005), gamma 563/256",
+            "Adobe RGB (1998)",
         ),
         Profile(
             "laptop-45ntsc",
