@@ -100,6 +100,8 @@ def read_measurements(path: str | os.PathLike[str]) -> list[MeasuredDisplay]:
                 cells[index] = (x, y, big_y)
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except csv.Error as err:
+        raise ValueError(f"{path}: not a CSV file ({err})") from None
     return _displays(readings, first, str(path))
 
 
