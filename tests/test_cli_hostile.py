@@ -35,7 +35,10 @@ CASES: list[tuple[str, list[str]]] = [
     ("board plot to a folder", ["board", "--plot", "{dir}"]),
     ("board displays no out", ["board", "displays"]),
     ("board displays unknown profile", ["board", "displays", "--profiles", "nope", "-o", "{tmp}/d"]),
-    ("board displays missing file", ["board", "displays", "--measurements", "{tmp}/missing.csv", "-o", "{tmp}/d"]),
+    (
+        "board displays missing file",
+        ["board", "displays", "--measurements", "{tmp}/missing.csv", "-o", "{tmp}/d"],
+    ),
     ("board displays binary", ["board", "displays", "--measurements", "{bin}", "-o", "{tmp}/d"]),
     ("board displays bad sample", ["board", "displays", "--sample", "Z99", "-o", "{tmp}/d"]),
     # -- humans
