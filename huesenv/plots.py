@@ -420,7 +420,7 @@ def plot_display_robustness(
         row, col = divmod(i, 2)
         ax = axes[row, col]
         segments = np.stack([np.broadcast_to(reference_xy, xy.shape), xy], axis=-2).reshape(-1, 2, 2)
-        ax.add_collection(LineCollection(segments, colors="0.8", linewidths=0.5))
+        ax.add_collection(LineCollection(list(segments), colors="0.8", linewidths=0.5))
         ax.scatter(
             xy[..., 0].ravel(), xy[..., 1].ravel(), s=14, c=rgb.reshape(-1, 3), edgecolors="0.3", lw=0.3
         )

@@ -254,7 +254,10 @@ def test_bad_measurement_file_through_the_command_writes_nothing(tmp_path, capsy
 def test_the_command_writes_json_figure_and_report(measured, tmp_path, capsys):
     path, _, _, _ = measured
     out = tmp_path / "out"
-    argv = ["board", "displays", "--measurements", str(path), "--profiles", "srgb-9300k", "-o", str(out)]
+    people = tmp_path / "participants.csv"
+    people.write_text("userId,colorGamut,devicePixelRatio\nu1,p3,2\nu2,p3,2\n", encoding="utf-8")
+    argv = ["board", "displays", "--measurements", str(path), "--profiles", "srgb-9300k"]
+    argv += ["--participants", str(people), "-o", str(out)]
     assert main(argv) == 0
     result = json.loads((out / "displays.json").read_text(encoding="utf-8"))
     assert set(result) >= {"paper_p_values", "settings", "tests", "displays", "conditions", "study_displays"}
@@ -268,6 +271,10 @@ def test_the_command_writes_json_figure_and_report(measured, tmp_path, capsys):
     assert (out / "displays.png").read_bytes()[:4] == b"\x89PNG"
     report = (out / "displays.md").read_text(encoding="utf-8")
     assert "Appendix B" in report and "srgb-9300k" in report and "0.1102; 0.0914" in report
+    assert result["study_displays"] == [
+        {"gamut": "p3", "profiles": "display-p3", "pixel_density": "high-density (>1)", "participants": 2}
+    ]
+    assert "The study's screens" in report
     assert "ANOVA F=" in capsys.readouterr().out
     assert main([*argv[:-2], "-o", str(tmp_path / "again")]) == 0  # deterministic: same bytes
     assert (tmp_path / "again" / "displays.json").read_bytes() == (out / "displays.json").read_bytes()

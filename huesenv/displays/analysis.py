@@ -139,10 +139,17 @@ def compare(display: np.ndarray, illuminant: np.ndarray, margin: float, alpha: f
 
 
 def board_effects(
-    xyz: np.ndarray, cells: np.ndarray, white: np.ndarray, transform: str, board: Board
+    xyz: np.ndarray,
+    cells: np.ndarray,
+    white: np.ndarray,
+    transform: str,
+    board: Board,
+    reference: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
-    """ΔE2000 to the calibrated cells and the share keeping their macro-colour, before/after adaptation."""
-    reference = np.asarray(_reference_categories(board))[cells]
+    """ΔE2000 to the calibrated cells and the share keeping their macro-colour, before/after adaptation.
+
+    ``reference``: the k-NN categories of the whole calibrated board (computed when not given)."""
+    kept = np.asarray(reference or classify_lab(board.lab))[cells]
     out: dict[str, Any] = {"cells": len(cells)}
     for when, values in (("before", xyz), ("after", adapt_to(xyz, white, d65_white(), transform))):
         lab = xyz_to_lab(values)
@@ -153,19 +160,8 @@ def board_effects(
             "p95": float(np.percentile(de, 95)),
             "max": float(de.max()),
         }
-        out[f"retention_{when}"] = float(np.mean(np.asarray(classify_lab(lab)) == reference))
+        out[f"retention_{when}"] = float(np.mean(np.asarray(classify_lab(lab)) == kept))
     return out
-
-
-_REFERENCE: dict[int, tuple[str, ...]] = {}
-
-
-def _reference_categories(board: Board) -> tuple[str, ...]:
-    """The k-NN categories of the calibrated board (cached per board)."""
-    key = id(board)
-    if key not in _REFERENCE:
-        _REFERENCE[key] = classify_lab(board.lab)
-    return _REFERENCE[key]
 
 
 Display = Profile | MeasuredDisplay
@@ -203,6 +199,7 @@ def run(
             raise ValueError(f"display {display.name!r} does not measure sample cell(s) {missing}")
     margin = default_margin() if margin is None else float(margin)
     reflectances = recover(board.xyz[cells], recovery)
+    reference = classify_lab(board.lab)
     conditions: list[Condition] = []
     effects = []
     for display in displays:
@@ -213,7 +210,10 @@ def run(
         conditions += [shown, Condition(light.name, "illuminant", lit_white, lit, {"display": display.name})]
         measured = display.cells if isinstance(display, MeasuredDisplay) else np.arange(N_CELLS)
         effects.append(
-            {"display": display.name, **board_effects(every, measured, shown.white, transform, board)}
+            {
+                "display": display.name,
+                **board_effects(every, measured, shown.white, transform, board, reference),
+            }
         )
     tests = {}
     for when in ("unadapted", "adapted"):

@@ -34,6 +34,21 @@ def display_facts(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """One row per (gamut, pixel-density) class: ``gamut, profiles, pixel_density, participants``."""
     if os.path.getsize(path) > 20 * MAX_BYTES:
         raise ValueError(f"{path}: larger than {20 * MAX_BYTES} bytes")
+    try:
+        seen = _participants(path)
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise ValueError(f"{path}: not a UTF-8 CSV table ({err})") from None
+    counts: dict[tuple[str, str], int] = {}
+    for key in seen.values():
+        counts[key] = counts.get(key, 0) + 1
+    return [
+        {"gamut": g, "profiles": GAMUT_PROFILES[g], "pixel_density": d, "participants": n}
+        for (g, d), n in sorted(counts.items())
+    ]
+
+
+def _participants(path: str | os.PathLike[str]) -> dict[str, tuple[str, str]]:
+    """Each participant's (gamut, pixel density), from their first row."""
     seen: dict[str, tuple[str, str]] = {}
     with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
@@ -48,10 +63,4 @@ def display_facts(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
                     gamut if gamut in GAMUT_PROFILES else "none",
                     _dpr(row.get("devicePixelRatio") or ""),
                 )
-    counts: dict[tuple[str, str], int] = {}
-    for key in seen.values():
-        counts[key] = counts.get(key, 0) + 1
-    return [
-        {"gamut": g, "profiles": GAMUT_PROFILES[g], "pixel_density": d, "participants": n}
-        for (g, d), n in sorted(counts.items())
-    ]
+    return seen

@@ -66,7 +66,8 @@ def narrow_primaries() -> np.ndarray:
 
 def _bases() -> list[Profile]:
     colour = rgb_colourspace
-    d65 = tuple(float(v) for v in colour("sRGB").whitepoint)
+    wx, wy = (float(v) for v in colour("sRGB").whitepoint)
+    d65 = (wx, wy)
     return [
         Profile("srgb", _xy(colour("sRGB").primaries), d65, None, "IEC 61966-2-1:1999 sRGB", "sRGB"),
         Profile(
