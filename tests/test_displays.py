@@ -284,3 +284,8 @@ def test_same_input_same_bytes(measured):
     path, cells, _, result = measured
     again, _ = analysis.run(read_measurements(path), cells)
     assert json.dumps(again) == json.dumps(result)
+
+
+def test_the_readme_states_the_default_margin():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"{analysis.default_margin():.4f} in xy" in " ".join(readme.split())
