@@ -75,6 +75,6 @@ def recover(xyz: np.ndarray, method: str = RECOVERY) -> list[Any]:
         raise ValueError(f"--recovery {method!r}: expected one of {', '.join(recovery_methods())}")
     out = []
     for value in np.asarray(xyz):
-        sd = colour.XYZ_to_sd(value, method=method).copy().align(_shape())
+        sd = colour.XYZ_to_sd(value, method=method, shape=_shape()).copy().align(_shape())
         out.append(colour.SpectralDistribution(np.clip(sd.values, 0.0, 1.0), sd.wavelengths))
     return out
