@@ -34,6 +34,7 @@ from huesenv.trust import allowing_code
 # subcommand name -> module providing register(subparsers); every subcommand has its own module
 COMMANDS: dict[str, str] = {
     "board": "huesenv.commands.board",
+    "board-displays": "huesenv.commands.board_displays",
     "humans": "huesenv.commands.humans",
     "logs": "huesenv.commands.logs",
     "metrics": "huesenv.commands.metrics",
@@ -54,7 +55,10 @@ COMMANDS: dict[str, str] = {
 
 # two-word commands whose first word is also a command: ``huesenv metrics naming`` is ``metrics-naming``
 # (so a metrics LOG cannot be a file called ``naming`` given first; ``./naming`` still works)
-SUBCOMMAND_ALIASES: dict[tuple[str, str], str] = {("metrics", "naming"): "metrics-naming"}
+SUBCOMMAND_ALIASES: dict[tuple[str, str], str] = {
+    ("metrics", "naming"): "metrics-naming",
+    ("board", "displays"): "board-displays",
+}
 
 
 def build_parser():
@@ -90,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit_.code or 0)
     prefix = (
         "huesenv " + args.command.replace("-", " ")
-        if args.command == "metrics-naming"
+        if args.command in SUBCOMMAND_ALIASES.values()
         else f"huesenv {args.command}"
     )
     try:

@@ -20,13 +20,18 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "adapt_to",
     "colour_science",
     "delta_e2000",
+    "device_to_xyz",
     "linear_srgb_to_lab",
     "srgb_decode",
     "srgb_to_lab",
     "srgb_to_xyz",
+    "rgb_colourspace",
+    "xyy_to_xyz",
     "xyz_to_lab",
+    "xyz_to_srgb",
     "xyz_to_xy",
 ]
 
@@ -52,8 +57,13 @@ def colour_science() -> ModuleType:
     return colour
 
 
+def rgb_colourspace(name: str) -> Any:
+    """colour-science's RGB colourspace ``name`` ("sRGB", "Display P3", "Adobe RGB (1998)", "NTSC (1953)")."""
+    return colour_science().RGB_COLOURSPACES[name]
+
+
 def _srgb() -> Any:
-    return colour_science().RGB_COLOURSPACES["sRGB"]
+    return rgb_colourspace("sRGB")
 
 
 def srgb_decode(rgb: Any, scale: float = 255.0) -> np.ndarray:
@@ -109,4 +119,40 @@ def delta_e2000(lab_a: Any, lab_b: Any) -> np.ndarray:
 
     return np.asarray(
         colour.delta_E(np.asarray(lab_a), np.asarray(lab_b), method="CIE 2000"), dtype=np.float64
+    )
+
+
+def xyy_to_xyz(xyy: Any) -> np.ndarray:
+    """CIE XYZ of CIE xyY (a colorimeter's reading)."""
+    return np.asarray(colour_science().xyY_to_XYZ(np.asarray(xyy, dtype=np.float64)), dtype=np.float64)
+
+
+def device_to_xyz(linear: Any, primaries: Any, white_xy: Any, space: str | None = None) -> np.ndarray:
+    """CIE XYZ (white Y = 1) of linear RGB on a device with these xy primaries (R, G, B) and white.
+
+    ``space``: the named colourspace's own matrix (sRGB's is IEC's rounded one) instead of a derived one."""
+    colour = colour_science()
+    device = (
+        rgb_colourspace(space)
+        if space
+        else colour.RGB_Colourspace("device", np.asarray(primaries), np.asarray(white_xy))
+    )
+    return np.asarray(colour.RGB_to_XYZ(np.asarray(linear), device), dtype=np.float64)
+
+
+def xyz_to_srgb(xyz: Any) -> np.ndarray:
+    """Encoded sRGB in [0, 1] (clipped) of CIE XYZ, for drawing a patch; no chromatic adaptation."""
+    colour = colour_science()
+    rgb = colour.XYZ_to_RGB(np.asarray(xyz), _srgb(), apply_cctf_encoding=True)
+    return np.clip(np.nan_to_num(np.asarray(rgb, dtype=np.float64)), 0.0, 1.0)
+
+
+def adapt_to(xyz: Any, white: Any, white_to: Any, transform: str = "Von Kries") -> np.ndarray:
+    """Von Kries chromatic adaptation of XYZ from ``white`` to ``white_to`` with a named cone transform."""
+    colour = colour_science()
+    return np.asarray(
+        colour.chromatic_adaptation(
+            np.asarray(xyz), np.asarray(white), np.asarray(white_to), method="Von Kries", transform=transform
+        ),
+        dtype=np.float64,
     )

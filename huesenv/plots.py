@@ -396,3 +396,40 @@ def plot_naming_plane(
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     return save_figure(fig, path)
+
+
+def plot_display_robustness(
+    reference_xy: np.ndarray,
+    reference_rgb: np.ndarray,
+    panels: dict[str, tuple[np.ndarray, np.ndarray]],
+    path: str | Path,
+    title: str = "",
+) -> Path:
+    """The main paper's Figure 13: the sample in CIE xy and as patches, for four scenarios.
+
+    ``panels`` maps a scenario title ("displays, unadapted", ...; four, rows first) to the conditions'
+    xy ``(k, n, 2)`` and encoded sRGB in [0, 1] ``(k, n, 3)``; the reference is the calibrated board.
+    """
+    plt = pyplot()
+    from matplotlib.collections import LineCollection
+
+    fig, axes = plt.subplots(
+        2, 4, figsize=(17, 8), layout="constrained", gridspec_kw={"width_ratios": [1, 1, 1.1, 1.1]}
+    )
+    for i, (name, (xy, rgb)) in enumerate(panels.items()):
+        row, col = divmod(i, 2)
+        ax = axes[row, col]
+        segments = np.stack([np.broadcast_to(reference_xy, xy.shape), xy], axis=-2).reshape(-1, 2, 2)
+        ax.add_collection(LineCollection(list(segments), colors="0.8", linewidths=0.5))
+        ax.scatter(
+            xy[..., 0].ravel(), xy[..., 1].ravel(), s=14, c=rgb.reshape(-1, 3), edgecolors="0.3", lw=0.3
+        )
+        ax.scatter(reference_xy[:, 0], reference_xy[:, 1], s=30, c="black", marker="x", label="calibrated")
+        ax.set(title=name, xlabel="x", ylabel="y")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="upper right")
+        patch = axes[row, 2 + col]
+        patch.imshow(np.concatenate([reference_rgb[None], rgb]), interpolation="nearest", aspect="auto")
+        patch.set(title=f"{name} (top: calibrated)", xticks=[], yticks=[])
+    fig.suptitle(title or "display robustness (the main paper's Figure 13)")
+    return save_figure(fig, path)

@@ -199,6 +199,7 @@ def test_an_unknown_vlm_option_is_one_line_not_an_internal_error(capsys):
         (["train", "guesser", "--bogus"], "huesenv train guesser"),
         (["tournament", "--bogus"], "huesenv tournament"),
         (["metrics", "naming", "-o", "x", "--bogus"], "huesenv metrics naming"),
+        (["board", "displays", "--bogus"], "huesenv board displays"),
         (["logs", "check", "x.jsonl", "--bogus"], "huesenv logs check"),
     ],
 )

@@ -33,6 +33,14 @@ CASES: list[tuple[str, list[str]]] = [
     ("board export to a folder", ["board", "-o", "{dir}"]),
     ("board plot bad extension", ["board", "--plot", "{tmp}/b.jpg"]),
     ("board plot to a folder", ["board", "--plot", "{dir}"]),
+    ("board displays no out", ["board", "displays"]),
+    ("board displays unknown profile", ["board", "displays", "--profiles", "nope", "-o", "{tmp}/d"]),
+    (
+        "board displays missing file",
+        ["board", "displays", "--measurements", "{tmp}/missing.csv", "-o", "{tmp}/d"],
+    ),
+    ("board displays binary", ["board", "displays", "--measurements", "{bin}", "-o", "{tmp}/d"]),
+    ("board displays bad sample", ["board", "displays", "--sample", "Z99", "-o", "{tmp}/d"]),
     # -- humans
     ("humans no action", ["humans"]),
     ("humans missing file", ["humans", "summary", "--humans", "{tmp}/missing.csv"]),
