@@ -76,11 +76,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from huesenv.board import N_CELLS
+from huesenv.envs.hues_cues.defaults import TableFactory, default_table_factory
 from huesenv.envs.vector_game.encode import DenseBuffer, FlatEncoder
 from huesenv.envs.vector_game.game import GIVER_ROLE, GUESSER_ROLE, HuesCuesVectorGame
 from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent
 from huesenv.game.rules import HuesCuesRules
 
+OpponentLike = TableOpponent | str | None
 ROLES = ("guesser", "cue_giver")
 OBSERVATION_MODES = ("flat", "sparse", "compact")
 SELF_PLAY_OBSERVATION_MODES = ("flat", "sparse")
@@ -98,8 +100,9 @@ class HuesCuesVectorEnv(VectorEnv):
         num_players: int | Sequence[int] = 4,
         role: str = "guesser",
         seat: int = 0,
-        opponents: TableOpponent | Sequence[TableOpponent] = RANDOM,
-        stand_in: TableOpponent | None = None,
+        opponents: OpponentLike | Sequence[OpponentLike] = None,
+        stand_in: OpponentLike = None,
+        table_factory: TableFactory | None = None,
         cue_encoding: str = "index",
         cue_embeddings: np.ndarray | None = None,
         flat_cue_weight: float = 4.0,
@@ -133,20 +136,8 @@ class HuesCuesVectorEnv(VectorEnv):
         self.role_index = GUESSER_ROLE if role == "guesser" else GIVER_ROLE
         probe = HuesCuesVectorGame(1, players[0], vocabulary=vocabulary, rules=rules)
         s = probe.S
-        if isinstance(opponents, TableOpponent):
-            seq = [opponents] * s
-        else:
-            seq = list(opponents)
-            if len(seq) != s - 1:
-                raise ValueError(
-                    f"opponents: expected one TableOpponent or {s - 1} (seats other than {seat}, in order), got {len(seq)}"
-                )
-            seq.insert(self.seat, RANDOM)
-        seq[self.seat] = (
-            stand_in
-            if stand_in is not None
-            else (opponents if isinstance(opponents, TableOpponent) else RANDOM)
-        )
+        #: the table of each seat (the learner's seat: its stand-in in its other role)
+        self.opponents = seq = seat_tables(probe, max(players), self.seat, opponents, stand_in, table_factory)
         caller = np.zeros((s, 2), dtype=bool)
         caller[self.seat, self.role_index] = True
         self.game = HuesCuesVectorGame(
@@ -261,6 +252,47 @@ class HuesCuesVectorEnv(VectorEnv):
             infos["_final_info"] = ended
         truncated = o.zeros(self.num_envs, o.bool)
         return self._observe(), rewards, ts.terminated, truncated, infos
+
+
+def seat_tables(
+    probe: HuesCuesVectorGame,
+    players: int,
+    seat: int,
+    opponents: OpponentLike | Sequence[OpponentLike],
+    stand_in: OpponentLike,
+    factory: TableFactory | None,
+) -> list[TableOpponent]:
+    """One table per seat (the learner's seat: its stand-in), as :class:`~huesenv.envs.wrappers.GuesserEnv`
+    takes its opponents: one spec string, table or ``None`` (the default opponent, replayed people) for every
+    seat, or one per seat other than ``seat`` of a ``players``-player game."""
+    made: dict[str | None, TableOpponent] = {}
+
+    def table(x: OpponentLike, what: str) -> TableOpponent:
+        if isinstance(x, TableOpponent):
+            return x
+        if x is not None and not isinstance(x, str):
+            raise ValueError(
+                f"{what}: expected a TableOpponent, an agent spec string or None, got {type(x).__name__}"
+            )
+        if x not in made:
+            made[x] = (factory or default_table_factory())(x, vocabulary=probe.vocabulary, rules=probe.rules)
+        return made[x]
+
+    single = opponents is None or isinstance(opponents, (str, TableOpponent))
+    if single:
+        seq = [table(opponents, "opponents")] * probe.S  # type: ignore[arg-type]
+    else:
+        given = list(opponents)  # type: ignore[arg-type]
+        if len(given) != players - 1:
+            raise ValueError(
+                f"opponents: expected one opponent (a TableOpponent, spec string or None) or {players - 1} "
+                f"(the seats other than {seat} of a {players}-player game, in order), got {len(given)}"
+            )
+        seq = [table(x, f"opponents[{i}]") for i, x in enumerate(given)]
+        seq.insert(seat, RANDOM)
+        seq += [RANDOM] * (probe.S - players)
+    seq[seat] = table(stand_in if stand_in is not None else (opponents if single else None), "stand_in")  # type: ignore[arg-type]
+    return seq
 
 
 def observe(encoder: FlatEncoder, mode: str, dense: DenseBuffer | None) -> Any:
