@@ -278,7 +278,7 @@ def seat_tables(
             made[x] = (factory or default_table_factory())(x, vocabulary=probe.vocabulary, rules=probe.rules)
         return made[x]
 
-    single = opponents is None or isinstance(opponents, (str, TableOpponent))
+    single = opponents is None or not isinstance(opponents, Sequence) or isinstance(opponents, str)
     if single:
         seq = [table(opponents, "opponents")] * probe.S  # type: ignore[arg-type]
     else:
