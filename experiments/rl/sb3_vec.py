@@ -1,0 +1,107 @@
+"""Stable-Baselines3 at the batched game's speed: a ``VecEnv`` over :class:`HuesCuesVectorEnv`.
+
+``MaskablePPO("MlpPolicy", sb3_vec_env("huesenv/Guesser-v1", num_envs=64))`` trains on
+``num_envs`` complete games stepped as arrays, where ``make_vec_env`` over the single env
+steps one Python game per sub-env.  Why an adapter: SB3 refuses a ``gymnasium.vector.VectorEnv``,
+and its own ``VecEnv`` API differs (``step_async``/``step_wait``, ``dones``, one info dict per
+game with ``terminal_observation``).  What SB3 and sb3-contrib ask of it:
+
+* ``action_masks()`` (and ``env_method("action_masks")``, how MaskablePPO reads them): the
+  ``(num_envs, A)`` bool legal actions;
+* infos: per game, ``terminal_observation`` and ``TimeLimit.truncated`` (False) when its game
+  ended, plus ``learner_points`` (its final points), which ``VecMonitor`` passes through;
+* ``get_attr``/``set_attr``/``env_method``: the one batched env's attribute or method, the
+  same for every index (``action_masks``: each game's own row); ``env_is_wrapped``: False
+  (the batched env has no gymnasium wrappers).
+
+Seeds: ``seed(s)`` (``model.set_random_seed``) makes the next ``reset()`` call
+``reset(seed=s)`` of the batched env, so a seed replays the same games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+import huesenv  # noqa: F401  (registers the ids)
+from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
+
+
+class SB3VecEnv(VecEnv):
+    """A :class:`HuesCuesVectorEnv` (numpy) as an SB3 ``VecEnv`` (see the module docstring)."""
+
+    def __init__(self, env: HuesCuesVectorEnv) -> None:
+        if env.ops.is_torch:
+            raise ValueError("SB3VecEnv: the batched env must run on numpy (xp=None), SB3 steps numpy arrays")
+        self.env = env
+        self.render_mode = None
+        self._actions: np.ndarray | None = None
+        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
+
+    def _rows(self, indices: int | Iterable[int] | None) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        return [int(indices)] if isinstance(indices, (int, np.integer)) else [int(i) for i in indices]
+
+    def reset(self) -> Any:
+        obs, _ = self.env.reset(seed=self._seeds[0])
+        self._reset_seeds()
+        self._reset_options()
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+
+    def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        assert self._actions is not None, "step_wait before step_async"
+        obs, rewards, terminated, truncated, info = self.env.step(self._actions)
+        dones = np.asarray(terminated | truncated)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero(dones):
+            infos[i] = {
+                "terminal_observation": info["final_obs"][i],
+                "TimeLimit.truncated": bool(truncated[i]),
+                "learner_points": float(info["final_info"]["learner_points"][i]),
+            }
+        return obs, np.asarray(rewards, dtype=np.float32), dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, A)`` bool legal actions (what ``MaskablePPO`` stacks from ``env_method``)."""
+        return self.env.action_masks()
+
+    def close(self) -> None:
+        self.env.close()
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        target = self if attr_name in ("action_masks", "render_mode") else self.env
+        return [getattr(target, attr_name)] * len(self._rows(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        setattr(self.env, attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+    ) -> list[Any]:
+        rows = self._rows(indices)
+        if method_name == "action_masks":
+            return list(self.action_masks()[rows])
+        result = getattr(self.env, method_name)(*method_args, **method_kwargs)
+        return [result] * len(rows)
+
+    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: Any = None) -> list[bool]:
+        return [False] * len(self._rows(indices))
+
+
+def sb3_vec_env(env_id: str = "huesenv/Guesser-v1", num_envs: int = 64, **kwargs: Any) -> SB3VecEnv:
+    """``gymnasium.make_vec(env_id, num_envs, vectorization_mode="vector_entry_point", **kwargs)`` for SB3."""
+    env = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
+    if not isinstance(env, HuesCuesVectorEnv):
+        raise ValueError(f"{env_id}: not a huesenv batched game id (got {type(env).__name__})")
+    return SB3VecEnv(env)
+
+
+__all__: Sequence[str] = ("SB3VecEnv", "sb3_vec_env")
