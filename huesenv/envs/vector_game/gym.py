@@ -6,15 +6,18 @@
   ``role="cue_giver"`` (``Discrete(480 + V + 1)``, reward = its cue-giver
   points, ``huesenv/CueGiver-v1``); the learner's other role is played by
   ``stand_in`` and the other seats by ``opponents`` (:class:`TableOpponent`
-  tables, built by :mod:`huesenv.agents.vector_tables`; default random, since the
-  environment layer cannot load people or models).  ``gymnasium.make_vec(
+  tables, or agent spec strings such as ``"human-replay"``, ``"random"``,
+  ``"text-embedding"``, ``"policy:PATH"``, turned into tables by the table factory
+  the package installs, :mod:`huesenv.envs.hues_cues.defaults`; default ``None``:
+  replayed people, as ``gymnasium.make`` of the same id).  ``gymnasium.make_vec(
   "huesenv/Guesser-v1", num_envs=N, vectorization_mode="vector_entry_point")``
   returns it.  Observations (``observation_mode``, table below) are
   ``hues_cues_v1``'s flat vector (index or embedding cues; ``"flat"``, the
   default), the same vector in sparse form (``"sparse"``), or the fast
   trainer's ``{"cue": latest known word index (V: none), "occupied",
   "action_mask"}`` (``"compact"``); :meth:`HuesCuesVectorEnv.action_masks` and
-  ``infos["action_mask"]`` give the ``(N, A)`` legal actions.  Rewards come at
+  ``infos["action_mask"]`` give the ``(N, A)`` legal actions (bool, as sb3-contrib reads them; the
+  compact observation's ``"action_mask"`` is int8, as PettingZoo's and the single env's dict masks).  Rewards come at
   the reveal (``reward_timing="reveal"``, as ``Guesser-v1``); a guesser can
   instead be paid each cone's points when it is placed (``"decision"``: the
   same total per game, credited to the decision that earned it).
@@ -35,8 +38,9 @@ masks and rewards are then tensors on that device).
 ``observation_mode``            observation per game                      cost at 4,096 games (see
                                                                           ``benchmarks/bench_vector_game.py``)
 ==============================  ========================================  ==================================
-``"flat"`` (default)            ``Box((6021,), float32)``, the AEC env's  memory bound: 24 kB per game
-                                ``hues_cues_v1`` flat vector              written each step
+``"flat"`` (default)            ``Box((6021,), float32)``, the AEC env's  ~1.3x sparse: a new array per step
+                                ``hues_cues_v1`` flat vector              over a recycled buffer, only the
+                                                                          ~50 changed entries per game written
 ``"flat"``, ``copy=False``      the same, one persistent array updated    only the ~50 changed entries per
                                 in place (overwritten by the next step)   game are written
 ``"sparse"``                    ``Dict(index=Box((L,), int32),            408 B per game (L = 51 with index
@@ -77,7 +81,7 @@ from gymnasium.vector.utils import batch_space
 
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.defaults import TableFactory, default_table_factory
-from huesenv.envs.vector_game.encode import DenseBuffer, FlatEncoder
+from huesenv.envs.vector_game.encode import DenseBuffer, FlatEncoder, FreshDense
 from huesenv.envs.vector_game.game import GIVER_ROLE, GUESSER_ROLE, HuesCuesVectorGame
 from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent
 from huesenv.game.rules import HuesCuesRules
@@ -155,7 +159,7 @@ class HuesCuesVectorEnv(VectorEnv):
         self.num_envs = self.game.num_games
         self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
         self.n_actions = N_CELLS if role == "guesser" else self.game.A
-        self._dense = None if copy else DenseBuffer(self.num_envs, self.encoder.size, self.game.ops)
+        self._dense = (FreshDense if copy else DenseBuffer)(self.num_envs, self.encoder.size, self.game.ops)
         if observation_mode == "flat":
             self.single_observation_space = self.encoder.space
         elif observation_mode == "sparse":
@@ -295,15 +299,11 @@ def seat_tables(
     return seq
 
 
-def observe(encoder: FlatEncoder, mode: str, dense: DenseBuffer | None) -> Any:
+def observe(encoder: FlatEncoder, mode: str, dense: DenseBuffer | FreshDense) -> Any:
     """Every game's observation of the seat on turn: flat (fresh, or the in-place buffer) or sparse."""
     g = encoder.game
-    if mode == "sparse":
-        idx, val = encoder.sparse(g.rows, g.current)
-        return {"index": idx, "value": val}
-    if dense is not None:
-        return dense.update(*encoder.sparse(g.rows, g.current))
-    return encoder.encode(g.rows, g.current)
+    idx, val = encoder.sparse(g.rows, g.current)
+    return {"index": idx, "value": val} if mode == "sparse" else dense.update(idx, val)
 
 
 def make_guesser_vector(num_envs: int = 256, **kwargs: Any) -> HuesCuesVectorEnv:
@@ -372,7 +372,7 @@ class SelfPlayVectorEnv:
         )
         self.num_envs = self.game.num_games
         self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
-        self._dense = None if copy else DenseBuffer(self.num_envs, self.encoder.size, self.game.ops)
+        self._dense = (FreshDense if copy else DenseBuffer)(self.num_envs, self.encoder.size, self.game.ops)
         self.observation_space = (
             self.encoder.space if observation_mode == "flat" else self.encoder.sparse_space
         )
