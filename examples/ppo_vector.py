@@ -48,7 +48,8 @@ def train(
     lam: float = 0.95,
     epochs: int = 3,
     minibatches: int = 4,
-    clip: float = 0.2, threads: int = 1,
+    clip: float = 0.2,
+    threads: int = 1,
     ent: float = 0.01,
 ) -> list[float]:
     """Train; returns the mean learner points of the games ended in each update."""

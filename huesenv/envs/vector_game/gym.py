@@ -97,6 +97,7 @@ class HuesCuesVectorEnv(VectorEnv):
     """``num_envs`` full games, one learner seat in one role (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    autoreset_mode = AutoresetMode.SAME_STEP  # where Gymnasium's own vector envs say it (torchrl reads it)
 
     def __init__(
         self,
