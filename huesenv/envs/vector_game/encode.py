@@ -291,7 +291,7 @@ class FreshDense:
     a zeroed array per step.
     """
 
-    keep = 4  # buffers: observations of one env held at once by a caller (SB3 keeps two)
+    keep = 3  # buffers (N x 24 kB each) of observations held at once by a caller (SB3 keeps two)
 
     def __init__(self, num: int, size: int, ops: Any) -> None:
         self.ops, self.size = ops, size
@@ -301,21 +301,20 @@ class FreshDense:
     def update(self, index: Any, value: Any) -> Any:
         if self.ops.is_torch or not _POOLING:
             return to_dense(index, value, self.size)
+        k = int(index.shape[0])  # the first k rows (an end's final observations: any k <= N)
         entry = next((e for e in self._buffers if sys.getrefcount(e[0]) <= _ALONE), None)
         if entry is None:
-            if (
-                len(self._buffers) >= self.keep
-            ):  # every kept one is held: the caller's references keep it alive
+            if len(self._buffers) >= self.keep:  # every kept one is held (it lives on in the caller's hands)
                 del self._buffers[0]
-            entry = [np.zeros((index.shape[0], self.size), np.float32), None]
+            entry = [np.zeros((self._base.shape[0], self.size), np.float32), None]
             self._buffers.append(entry)
         flat = entry[0].reshape(-1)
         if entry[1] is not None:
             flat[entry[1]] = 0.0
         nz = value != 0
-        entry[1] = (index.astype(np.int64) + self._base)[nz]
+        entry[1] = (index.astype(np.int64) + self._base[:k])[nz]
         flat[entry[1]] = value[nz]
-        return entry[0].view()
+        return entry[0][:k]
 
 
 def sparse_linear(

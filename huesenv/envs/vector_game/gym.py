@@ -161,6 +161,7 @@ class HuesCuesVectorEnv(VectorEnv):
         self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
         self.n_actions = N_CELLS if role == "guesser" else self.game.A
         self._dense = (FreshDense if copy else DenseBuffer)(self.num_envs, self.encoder.size, self.game.ops)
+        self._final_dense = FreshDense(self.num_envs, self.encoder.size, self.game.ops)
         if observation_mode == "flat":
             self.single_observation_space = self.encoder.space
         elif observation_mode == "sparse":
@@ -192,7 +193,7 @@ class HuesCuesVectorEnv(VectorEnv):
             for i, r in enumerate(o.to_numpy(rows).tolist()):
                 self._final[r] = {"index": idx[i], "value": val[i]}
             return
-        obs = self.encoder.encode(rows, seats)
+        obs = self._final_dense.update(*self.encoder.sparse(rows, seats))
         for i, r in enumerate(o.to_numpy(rows).tolist()):
             self._final[r] = obs[i]
 
