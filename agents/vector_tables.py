@@ -40,6 +40,8 @@ from huesenv.agents.human_replay import HumanReplayAgent
 from huesenv.agents.registry import DEFAULT_OPPONENT, make_agent
 from huesenv.board import N_CELLS
 from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent, pad_pool
+from huesenv.game.protocol import GuessQuery
+from huesenv.humans.splits import DataSplit
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
 from huesenv.vocabulary import normalise_word, word_texts
 
@@ -106,8 +108,6 @@ def policy_table(
     agent: Any, vocabulary: Sequence[str] | None = None, rules: HuesCuesRules | None = None
 ) -> TableOpponent:
     """A trained policy (:class:`~huesenv.agents.policy.PolicyAgent`) as a table (see the module docstring)."""
-    from huesenv.game.protocol import GuessQuery
-
     words = _vocabulary(vocabulary)
     free = np.ones(N_CELLS, dtype=bool)
     try:
@@ -128,8 +128,6 @@ def _split_part(
     agent: HumanReplayAgent, holdout: str, split_seed: int, eval_fraction: float, part: str
 ) -> Any:
     """The cohort of ``agent`` or, with ``holdout="participants"``, one part of its seeded participant split."""
-    from huesenv.humans.splits import DataSplit
-
     if holdout == "none":
         return agent.humans
     if holdout != "participants":

@@ -62,6 +62,7 @@ from huesenv.experiments.rl.harness import (
 from huesenv.experiments.rl.human_data import HumanSplitConfig, make_split, write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import segment_seed
+from huesenv.experiments.rl.sb3_vec import sb3_vec_env
 from huesenv.humans import load_humans
 from huesenv.humans.splits import describe_training, training_record
 from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive, read_at_most
@@ -174,8 +175,6 @@ def human_opponents(cfg: SB3Config, run_dir: Path) -> tuple[str | None, dict[str
 def make_env(cfg: SB3Config, opponents: str | None = None, vector: bool = False):
     """The single env of ``cfg`` (``gymnasium.make``), or with ``vector`` its batched game in an SB3 ``VecEnv``."""
     import gymnasium
-
-    from huesenv.experiments.rl.sb3_vec import sb3_vec_env
 
     kwargs = dict(cfg.env_kwargs)
     if opponents is not None:

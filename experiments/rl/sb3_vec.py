@@ -20,19 +20,19 @@ Seeds: ``seed(s)`` (``model.set_random_seed``) makes the next ``reset()`` call
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Iterable
 from typing import Any
 
 import gymnasium
 import numpy as np
-from stable_baselines3.common.vec_env import VecEnv
 
 import huesenv  # noqa: F401  (registers the ids)
 from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
 
 
-class SB3VecEnv(VecEnv):
-    """A :class:`HuesCuesVectorEnv` (numpy) as an SB3 ``VecEnv`` (see the module docstring)."""
+class _Adapter:
+    """The methods of :data:`SB3VecEnv` (its SB3 base class loads with the ``rl`` extra, on first use)."""
 
     def __init__(self, env: HuesCuesVectorEnv) -> None:
         if env.ops.is_torch:
@@ -40,7 +40,7 @@ class SB3VecEnv(VecEnv):
         self.env = env
         self.render_mode = None
         self._actions: np.ndarray | None = None
-        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
+        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)  # type: ignore[call-arg]
 
     def _rows(self, indices: int | Iterable[int] | None) -> list[int]:
         if indices is None:
@@ -96,12 +96,22 @@ class SB3VecEnv(VecEnv):
         return [False] * len(self._rows(indices))
 
 
-def sb3_vec_env(env_id: str = "huesenv/Guesser-v1", num_envs: int = 64, **kwargs: Any) -> SB3VecEnv:
+@functools.cache
+def _adapter_class() -> type:
+    from stable_baselines3.common.vec_env import VecEnv
+
+    return type("SB3VecEnv", (_Adapter, VecEnv), {"__doc__": _Adapter.__doc__, "__module__": __name__})
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SB3VecEnv":  # ``from huesenv.experiments.rl.sb3_vec import SB3VecEnv``: a VecEnv subclass
+        return _adapter_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def sb3_vec_env(env_id: str = "huesenv/Guesser-v1", num_envs: int = 64, **kwargs: Any) -> Any:
     """``gymnasium.make_vec(env_id, num_envs, vectorization_mode="vector_entry_point", **kwargs)`` for SB3."""
     env = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
     if not isinstance(env, HuesCuesVectorEnv):
         raise ValueError(f"{env_id}: not a huesenv batched game id (got {type(env).__name__})")
-    return SB3VecEnv(env)
-
-
-__all__: Sequence[str] = ("SB3VecEnv", "sb3_vec_env")
+    return _adapter_class()(env)
