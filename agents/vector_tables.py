@@ -41,8 +41,8 @@ from huesenv.agents.registry import DEFAULT_OPPONENT, make_agent
 from huesenv.board import N_CELLS
 from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent, pad_pool
 from huesenv.game.protocol import GuessQuery
-from huesenv.humans.splits import DataSplit
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.humans.splits import DataSplit
 from huesenv.vocabulary import normalise_word, word_texts
 
 
