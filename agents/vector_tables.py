@@ -31,7 +31,7 @@ this module (the agents layer) builds those arrays from the agents themselves:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy.special import logsumexp
@@ -157,7 +157,7 @@ def table_for(
         return random_table()
     if kind == "human-replay":
         humans = kwargs.get("humans")
-        agent = make_agent(spec) if humans is None else HumanReplayAgent(humans)
+        agent = cast(HumanReplayAgent, make_agent(spec)) if humans is None else HumanReplayAgent(humans)
         humans = _split_part(agent, holdout, split_seed, eval_fraction, part)
         return human_replay_table(humans, vocabulary, rules)
     if kind in ("text-embedding", "clip"):

@@ -44,23 +44,24 @@ class _Adapter:
 
     def _rows(self, indices: int | Iterable[int] | None) -> list[int]:
         if indices is None:
-            return list(range(self.num_envs))
+            return list(range(self.env.num_envs))
         return [int(indices)] if isinstance(indices, (int, np.integer)) else [int(i) for i in indices]
 
     def reset(self) -> Any:
-        obs, _ = self.env.reset(seed=self._seeds[0])
-        self._reset_seeds()
-        self._reset_options()
+        vec: Any = self  # the VecEnv base's seeds (``seed(s)`` sets them; one seed for the batch)
+        obs, _ = self.env.reset(seed=vec._seeds[0])
+        vec._reset_seeds()
+        vec._reset_options()
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.env.num_envs)
 
     def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         assert self._actions is not None, "step_wait before step_async"
         obs, rewards, terminated, truncated, info = self.env.step(self._actions)
         dones = np.asarray(terminated | truncated)
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        infos: list[dict[str, Any]] = [{} for _ in range(self.env.num_envs)]
         for i in np.flatnonzero(dones):
             infos[i] = {
                 "terminal_observation": info["final_obs"][i],
