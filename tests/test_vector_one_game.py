@@ -49,3 +49,16 @@ def test_replay_tables_take_the_participant_split():
     assert not np.array_equal(train.cue_value, held.cue_value)
     with pytest.raises(ValueError, match="holdout"):
         table_for("human-replay", holdout="words")
+
+
+def test_compact_final_observations_are_compact():
+    env = _vec(observation_mode="compact", opponents="random")
+    env.reset(seed=2)
+    space = env.single_observation_space
+    while True:
+        obs, _, term, _, info = env.step(env.game.random_actions())
+        assert space.contains({k: v[0] for k, v in obs.items()})
+        if term.any():
+            final = info["final_obs"][int(np.flatnonzero(term)[0])]
+            assert space.contains(final) and not final["action_mask"].any()
+            return

@@ -193,22 +193,30 @@ class HuesCuesVectorEnv(VectorEnv):
             for i, r in enumerate(o.to_numpy(rows).tolist()):
                 self._final[r] = {"index": idx[i], "value": val[i]}
             return
+        if self.observation_mode == "compact":  # the ended game's board and cue; nothing is legal any more
+            c = self._compact(rows, o.zeros((int(rows.shape[0]), self.n_actions), o.bool))
+            for i, r in enumerate(o.to_numpy(rows).tolist()):
+                self._final[r] = {k: v[i] for k, v in c.items()}
+            return
         obs = self._final_dense.update(*self.encoder.sparse(rows, seats))
         for i, r in enumerate(o.to_numpy(rows).tolist()):
             self._final[r] = obs[i]
 
-    def _observe(self) -> Any:
+    def _compact(self, rows: Any, mask: Any) -> dict[str, Any]:
         g, o = self.game, self.ops
-        if self.observation_mode != "compact":
-            return observe(self.encoder, self.observation_mode, self._dense)
-        cue = g.cue
+        cue = g.cue[rows]
         known = (cue >= 1) & (cue <= g.V)
         latest = o.where(known[:, 1], cue[:, 1] - 1, o.where(known[:, 0], cue[:, 0] - 1, g.V))
         return {
             "cue": latest,
-            "occupied": o.astype(g.occupied, o.int8),
-            "action_mask": o.astype(self._mask, o.int8),
+            "occupied": o.astype(g.occupied[rows], o.int8),
+            "action_mask": o.astype(mask, o.int8),
         }
+
+    def _observe(self) -> Any:
+        if self.observation_mode != "compact":
+            return observe(self.encoder, self.observation_mode, self._dense)
+        return self._compact(self.game.rows, self._mask)
 
     def action_masks(self) -> Any:
         """``(num_envs, A)`` bool legal actions of the learner now (sb3-contrib's name)."""
