@@ -16,24 +16,33 @@ this module (the agents layer) builds those arrays from the agents themselves:
   subtracts the best frame of the card's other cells and sees only free
   cells; a static table cannot, so the table's cue giver is the pragmatic rule
   with ``contrast = 0`` and an empty board.)*
+* :func:`policy_table` — a trained policy (``policy:PATH``): its guesser's cell
+  log-probabilities of every word on an empty board and, for cue giving, its
+  probability mass inside each target's frame (the same empty-board choice).
 * :func:`random_table` — uniform legal play (random cells, random cue 1, pass).
-* :func:`table_for` — one of these by agent spec (``"human-replay"``,
-  ``"text-embedding"``, ``"random"``).
+* :func:`table_for` — one of these by agent spec (``"human-replay[:PATH]"``,
+  ``"text-embedding"``, ``"policy:PATH"``, ``"random"``); replayed people can
+  be one part of a participant split (``holdout="participants"``, ``part=``),
+  so a score is held out from the answers a learner trained with.
+* :func:`seat_table` — what the batched env asks for a spec string or the
+  default (``None``: :data:`~huesenv.agents.registry.DEFAULT_OPPONENT`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy.special import logsumexp
 
 from huesenv.agents.human_replay import HumanReplayAgent
-from huesenv.agents.registry import make_agent
+from huesenv.agents.registry import DEFAULT_OPPONENT, make_agent
 from huesenv.board import N_CELLS
 from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent, pad_pool
+from huesenv.game.protocol import GuessQuery
 from huesenv.game.rules import DEFAULT_RULES, HuesCuesRules
+from huesenv.humans.splits import DataSplit
 from huesenv.vocabulary import normalise_word, word_texts
 
 
@@ -45,7 +54,10 @@ def human_replay_table(
     humans: Any = None, vocabulary: Sequence[str] | None = None, rules: HuesCuesRules | None = None
 ) -> TableOpponent:
     """Replayed people (``humans``: a cohort from :func:`huesenv.humans.load_humans`; default the packaged one)."""
-    agent = HumanReplayAgent(humans, rules=rules or DEFAULT_RULES)
+    return _replay_table(HumanReplayAgent(humans, rules=rules or DEFAULT_RULES), vocabulary)
+
+
+def _replay_table(agent: HumanReplayAgent, vocabulary: Sequence[str] | None) -> TableOpponent:
     words = _vocabulary(vocabulary)
     pool = pad_pool([agent._pool.get(w, np.zeros(0, np.int64)) for w in words])
     known, shares = agent.frame_shares()
@@ -92,21 +104,74 @@ def scoring_table(
     return TableOpponent(agent.agent_id, guess_scores=scores.astype(np.float32), cue_value=value)
 
 
+def policy_table(
+    agent: Any, vocabulary: Sequence[str] | None = None, rules: HuesCuesRules | None = None
+) -> TableOpponent:
+    """A trained policy (:class:`~huesenv.agents.policy.PolicyAgent`) as a table (see the module docstring)."""
+    words = _vocabulary(vocabulary)
+    free = np.ones(N_CELLS, dtype=bool)
+    try:
+        logp, _ = agent._guess_logits([GuessQuery(cues=(w,), legal=free) for w in words])
+    except NotImplementedError as err:
+        raise ValueError(f"opponent {agent.agent_id}: {err}") from None
+    share = np.exp(logp) @ np.asarray((rules or DEFAULT_RULES).in_frame_matrix, dtype=np.float64).T
+    return TableOpponent(
+        agent.agent_id, guess_scores=logp.astype(np.float32), cue_value=share.astype(np.float32)
+    )
+
+
 def random_table() -> TableOpponent:
     return RANDOM
 
 
+def _split_part(
+    agent: HumanReplayAgent, holdout: str, split_seed: int, eval_fraction: float, part: str
+) -> Any:
+    """The cohort of ``agent`` or, with ``holdout="participants"``, one part of its seeded participant split."""
+    if holdout == "none":
+        return agent.humans
+    if holdout != "participants":
+        raise ValueError(f"holdout: expected 'participants' or 'none', got {holdout!r}")
+    split = DataSplit.of(agent.humans, seed=int(split_seed), eval_fraction=float(eval_fraction))
+    return split.part(agent.humans, part)
+
+
 def table_for(
-    spec: str, vocabulary: Sequence[str] | None = None, rules: HuesCuesRules | None = None, **kwargs: Any
+    spec: str,
+    vocabulary: Sequence[str] | None = None,
+    rules: HuesCuesRules | None = None,
+    *,
+    holdout: str = "none",
+    split_seed: int = 0,
+    eval_fraction: float = 0.5,
+    part: str = "train",
+    **kwargs: Any,
 ) -> TableOpponent:
-    """The table of an agent spec: ``"random"``, ``"human-replay"`` or ``"text-embedding"`` (a scoring agent)."""
+    """The table of an agent spec: ``"random"``, ``"human-replay[:PATH]"`` (``holdout``/``split_seed``/
+    ``eval_fraction``/``part``: one part of a participant split), ``"text-embedding"``/``"clip:..."``
+    (a scoring agent) or ``"policy:PATH"``."""
+    if not isinstance(spec, str):
+        raise ValueError(f"opponent: expected an agent spec string, got {type(spec).__name__}")
     kind = spec.strip().partition(":")[0]
     if kind == "random":
         return random_table()
     if kind == "human-replay":
-        return human_replay_table(kwargs.get("humans"), vocabulary, rules)
+        humans = kwargs.get("humans")
+        agent = cast(HumanReplayAgent, make_agent(spec)) if humans is None else HumanReplayAgent(humans)
+        humans = _split_part(agent, holdout, split_seed, eval_fraction, part)
+        return human_replay_table(humans, vocabulary, rules)
     if kind in ("text-embedding", "clip"):
         return scoring_table(make_agent(spec, **kwargs), vocabulary, rules)
+    if kind == "policy":
+        return policy_table(make_agent(spec, **kwargs), vocabulary, rules)
     raise ValueError(
-        f"opponent {spec!r}: expected 'random', 'human-replay', 'text-embedding' or 'clip:...' for a table opponent"
+        f"opponent {spec!r}: expected 'random', 'human-replay', 'text-embedding', 'clip:...' or "
+        "'policy:PATH' for a table opponent"
     )
+
+
+def seat_table(
+    spec: str | None, *, vocabulary: Sequence[str], rules: HuesCuesRules | None = None
+) -> TableOpponent:
+    """The batched env's table factory (:mod:`huesenv.envs.hues_cues.defaults`): ``None`` is the default opponent."""
+    return table_for(DEFAULT_OPPONENT if spec is None else spec, vocabulary, rules)

@@ -26,6 +26,7 @@ def register_envs() -> None:
 # MiniLM cue encoder) are installed here, loaded on first use so that `import huesenv` stays light.
 _env_defaults.install_defaults(
     agent_factory=lazy_callable("huesenv.agents.registry:seat_agent"),
+    table_factory=lazy_callable("huesenv.agents.vector_tables:seat_table"),
     text_encoder=lazy_callable("huesenv.agents.text_encoders:MiniLMTextEncoder"),
 )
 register_envs()  # gymnasium ids huesenv/* (idempotent; the envs themselves import lazily)

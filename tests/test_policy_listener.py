@@ -56,3 +56,15 @@ def test_no_known_cue_is_a_logged_fallback_on_a_legal_cell(speaker):
     legal[[7, 70]] = True
     answer = agent.guess(GuessQuery(cues=("zebra",), legal=legal, top_k=2))
     assert set(answer.cells) == {7, 70} and answer.info == {"fallback": "unknown_cue"}
+
+
+@pytest.mark.integration  # torch
+def test_a_policy_as_a_batched_game_opponent_table(speaker, tmp_path):
+    """``policy:PATH`` is a table opponent of the batched game: its empty-board guesses and frame mass."""
+    from huesenv.agents.vector_tables import table_for
+
+    agent, _ = speaker
+    t = table_for(f"policy:{agent.path}", vocabulary=VOCAB)
+    assert t.guess_scores.shape == t.cue_value.shape == (len(VOCAB), N_CELLS)
+    for i, word in enumerate(VOCAB):
+        assert agent.guess(GuessQuery(cues=(word,))).cells[0] == int(np.argmax(t.guess_scores[i]))

@@ -17,6 +17,8 @@ pytestmark = pytest.mark.integration
 
 SMALL = [
     "--set",
+    "num_envs=2",
+    "--set",
     "n_steps=64",
     "--set",
     "batch_size=32",

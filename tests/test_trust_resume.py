@@ -193,6 +193,7 @@ def _sb3(out: Path) -> None:
 
     cfg = SB3Config(
         total_steps=128,
+        num_envs=2,
         n_steps=32,
         batch_size=16,
         n_epochs=1,
@@ -231,7 +232,9 @@ def test_sb3_resume_equals_the_uninterrupted_run(tmp_path):
 
     ref, split = tmp_path / "ref", tmp_path / "split"
     _sb3(ref)
-    base = dict(n_steps=32, batch_size=16, n_epochs=1, net_arch=(16,), checkpoint_every=64, device="cpu")
+    base = dict(
+        num_envs=2, n_steps=32, batch_size=16, n_epochs=1, net_arch=(16,), checkpoint_every=64, device="cpu"
+    )
     kw = {**base, "env_kwargs": {"opponents": "random"}}
     train_sb3(SB3Config(total_steps=64, **kw), split, progress=False)
     train_sb3(SB3Config(total_steps=128, **kw), split, progress=False)

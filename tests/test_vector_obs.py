@@ -274,3 +274,19 @@ def test_a_recycled_buffer_is_never_reachable_from_a_dropped_output():
     later = env.step(env.game.random_actions()).action_mask
     assert ref() is None and id(later.base) == base  # the buffer came back, the old array did not
     assert held.base is not later.base
+
+
+def test_fresh_flat_observations_from_recycled_buffers_are_exact_and_kept():
+    """The default flat observation (recycled buffers cleared entry by entry) equals the zeroed dense
+    encoding every step, and the arrays a caller keeps (whole or as a view) never change."""
+    env = HuesCuesVectorEnv(24, PLAYERS[:24], opponents="random", seed=6)
+    obs, _ = env.reset(seed=6)
+    rng = np.random.default_rng(1)
+    kept: list[tuple[np.ndarray, bytes]] = []
+    for i in range(80):
+        g = env.game
+        assert obs.tobytes() == to_dense(*env.encoder.sparse(g.rows, g.current), env.encoder.size).tobytes()
+        if i % 3 == 0:
+            kept.append((obs if i % 2 else obs[2:5], (obs if i % 2 else obs[2:5]).tobytes()))
+        obs, *_ = env.step(_legal(env.action_masks(), rng))
+        assert all(x.tobytes() == raw for x, raw in kept)

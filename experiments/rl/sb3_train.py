@@ -1,10 +1,13 @@
 """``huesenv train guesser`` / ``huesenv train cue-giver``: sb3-contrib MaskablePPO on ``Guesser-v1`` / ``CueGiver-v1``.
 
-The env is made exactly as a user would (``gymnasium.make(env_id, **env_kwargs)``;
-defaults: flat observations, ``action_masks()``, replayed-human opponents), so
-what is trained here is what the README promises.  Each episode is one game; the
-learning curve is the learner's points per game (its role's points) against
-environment steps.
+The env is the id's batched game as a user would make it for SB3
+(:func:`~huesenv.experiments.rl.sb3_vec.sb3_vec_env`: ``gymnasium.make_vec(env_id,
+num_envs, vectorization_mode="vector_entry_point", **env_kwargs)`` in an SB3
+``VecEnv``; defaults: flat observations, ``action_masks()``, replayed-human
+opponents, the same game as ``gymnasium.make(env_id)``), so what is trained here
+is what the README promises.  ``n_steps`` counts the env steps of one rollout
+over all ``num_envs`` games.  Each episode is one game; the learning curve is
+the learner's points per game (its role's points) against environment steps.
 
 **Checkpoints and resume.** Training runs one rollout (``n_steps`` env steps
 and its PPO update) per ``model.learn`` call, in segments of
@@ -59,6 +62,7 @@ from huesenv.experiments.rl.harness import (
 from huesenv.experiments.rl.human_data import HumanSplitConfig, make_split, write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import segment_seed
+from huesenv.experiments.rl.sb3_vec import sb3_vec_env
 from huesenv.humans import load_humans
 from huesenv.humans.splits import describe_training, training_record
 from huesenv.trust import MAX_TENSOR_BYTES, UnsafeTensorFile, check_tensor_archive, read_at_most
@@ -69,6 +73,7 @@ ROLE_ENVS = {"guesser": "huesenv/Guesser-v1", "cue_giver": "huesenv/CueGiver-v1"
 class SB3Config(HumanSplitConfig):
     role: str = "guesser"
     total_steps: int = 30_000
+    num_envs: int = 16
     n_steps: int = 512
     batch_size: int = 128
     n_epochs: int = 4
@@ -84,6 +89,7 @@ class SB3Config(HumanSplitConfig):
     RESUME_FIXED: ClassVar[tuple[str, ...]] = (
         "seed",
         "role",
+        "num_envs",
         "n_steps",
         "batch_size",
         "n_epochs",
@@ -102,8 +108,12 @@ class SB3Config(HumanSplitConfig):
     def _check(self) -> SB3Config:
         if self.role not in ROLE_ENVS:
             raise ValueError(f"role: expected one of {sorted(ROLE_ENVS)}, got {self.role!r}")
-        for name in ("total_steps", "checkpoint_every", "n_steps", "batch_size", "n_epochs"):
+        for name in ("total_steps", "checkpoint_every", "num_envs", "n_steps", "batch_size", "n_epochs"):
             positive(name, getattr(self, name))
+        if self.n_steps % self.num_envs:
+            raise ValueError(
+                f"n_steps: expected a multiple of num_envs ({self.num_envs}: one rollout over every game), got {self.n_steps}"
+            )
         return self
 
     @property
@@ -129,6 +139,24 @@ def env_policy_settings(env: Any, role: str, env_id: str) -> dict[str, Any]:
     }
 
 
+def vector_policy_settings(env: Any, role: str, env_id: str) -> dict[str, Any]:
+    """:func:`env_policy_settings` of the batched env (:class:`~huesenv.envs.vector_game.gym.HuesCuesVectorEnv`):
+    the same settings as the single env of the same id and options."""
+    game = env.game
+    return {
+        "env_id": env_id,
+        "role": role,
+        "cue_encoding": env.encoder.cue_encoding,
+        "observation_mode": env.observation_mode,
+        "vocabulary": list(game.vocabulary),
+        "extra": {
+            "include_board": False,
+            "num_players": int(game.ops.to_numpy(game.n).max()),
+            "flat_cue_weight": float(env.encoder.weight),
+        },
+    }
+
+
 def human_opponents(cfg: SB3Config, run_dir: Path) -> tuple[str | None, dict[str, Any] | None]:
     """The replayed-human opponent spec of the training part (written to ``run_dir/split/``) and the
     training record a checkpoint keeps; ``(None, record of every answer)`` for ``holdout="none"`` and
@@ -144,13 +172,16 @@ def human_opponents(cfg: SB3Config, run_dir: Path) -> tuple[str | None, dict[str
     return f"human-replay:{parts['train']}", training_record(split, humans)
 
 
-def make_env(cfg: SB3Config, opponents: str | None = None):
+def make_env(cfg: SB3Config, opponents: str | None = None, vector: bool = False):
+    """The single env of ``cfg`` (``gymnasium.make``), or with ``vector`` its batched game in an SB3 ``VecEnv``."""
     import gymnasium
 
     kwargs = dict(cfg.env_kwargs)
     if opponents is not None:
         kwargs["opponents"] = opponents
     try:
+        if vector:
+            return sb3_vec_env(cfg.env_id, cfg.num_envs, seed=cfg.seed, **kwargs)
         return gymnasium.make(cfg.env_id, **kwargs)
     except TypeError as err:  # an env_kwargs key the env does not take is the user's input
         raise ValueError(f"env_kwargs {dict(cfg.env_kwargs)}: {cfg.env_id} refused them ({err})") from None
@@ -172,14 +203,14 @@ def train_sb3(
 
     run_dir, device = start_run(run_dir, cfg)
     opponents, human_data = human_opponents(cfg, run_dir)
-    env = make_env(cfg, opponents)
-    settings = env_policy_settings(env, cfg.role, cfg.env_id)
+    env = make_env(cfg, opponents, vector=True)
+    settings = vector_policy_settings(env.env, cfg.role, cfg.env_id)
     model_path = run_dir / "model.zip"
     model = MaskablePPO(
         "MlpPolicy",
         env,
         seed=cfg.seed,
-        n_steps=cfg.n_steps,
+        n_steps=cfg.n_steps // cfg.num_envs,
         batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs,
         learning_rate=cfg.learning_rate,
@@ -201,20 +232,19 @@ def train_sb3(
     clock = Clock(state["wall_s"], state["cpu_s"])
     budget = TimeBudget.of(cfg, clock)
     recent: list[float] = [float(x) for x in state["recent"]]
-    episodes, running = int(state["episodes"]), 0.0
+    episodes = int(state["episodes"])
     start_steps = int(state["steps"])
 
     class Episodes(BaseCallback):
-        """Adds each finished game's points to the curve's window."""
+        """Adds each finished game's points (its role's points, penalties aside) to the curve's window."""
 
         def _on_step(self) -> bool:
-            nonlocal episodes, running
-            for r, d in zip(self.locals["rewards"], self.locals["dones"]):
-                running += float(r)
+            nonlocal episodes
+            for info, d in zip(self.locals["infos"], self.locals["dones"]):
                 if d:
-                    recent.append(running)
+                    recent.append(float(info["learner_points"]))
                     del recent[:-CURVE_WINDOW]
-                    episodes, running = episodes + 1, 0.0
+                    episodes += 1
             return True
 
     def save() -> None:
@@ -227,7 +257,7 @@ def train_sb3(
         if segment_start:  # reseed everything SB3 draws from, and start a fresh game
             model.set_random_seed(segment_seed(cfg.seed, int(model.num_timesteps)))
             model._last_obs = None  # noqa: SLF001 - makes learn() reset the (reseeded) env
-            running, segment_start = 0.0, False
+            segment_start = False
         model.learn(total_timesteps=cfg.n_steps, callback=callback, reset_num_timesteps=False)
         steps = int(model.num_timesteps)
         done, over = steps >= cfg.total_steps, budget.exhausted()

@@ -14,7 +14,7 @@ replayed people and ``cue_encoding="embedding"`` uses the MiniLM of the
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # types only: ``import huesenv`` installs the defaults and must stay light
     from huesenv.envs.hues_cues.encoding import TextEncoder
@@ -27,19 +27,42 @@ class AgentFactory(Protocol):
     def __call__(self, spec: str | None, *, vocabulary: Sequence[str]) -> Agent: ...
 
 
+class TableFactory(Protocol):
+    """Builds the batched game's table opponent (:class:`~huesenv.envs.vector_game.opponents.TableOpponent`)
+    of a spec string (``None``: the default opponent, as :class:`AgentFactory`)."""
+
+    def __call__(self, spec: str | None, *, vocabulary: Sequence[str], rules: Any) -> Any: ...
+
+
 _agent_factory: AgentFactory | None = None
+_table_factory: TableFactory | None = None
 _text_encoder: Callable[[], TextEncoder] | None = None
 
 
 def install_defaults(
-    *, agent_factory: AgentFactory | None = None, text_encoder: Callable[[], TextEncoder] | None = None
+    *,
+    agent_factory: AgentFactory | None = None,
+    table_factory: TableFactory | None = None,
+    text_encoder: Callable[[], TextEncoder] | None = None,
 ) -> None:
-    """Set the factory for spec strings / default opponents and the default text encoder (``None`` keeps one)."""
-    global _agent_factory, _text_encoder
+    """Set the factories for spec strings / default opponents and the default text encoder (``None`` keeps one)."""
+    global _agent_factory, _table_factory, _text_encoder
     if agent_factory is not None:
         _agent_factory = agent_factory
+    if table_factory is not None:
+        _table_factory = table_factory
     if text_encoder is not None:
         _text_encoder = text_encoder
+
+
+def default_table_factory() -> TableFactory:
+    """The installed table factory of the batched game (``ValueError`` when nothing installed one)."""
+    if _table_factory is None:
+        raise ValueError(
+            "opponents: no table factory installed; pass TableOpponent tables or table_factory=... "
+            "(import huesenv installs the agents' tables)"
+        )
+    return _table_factory
 
 
 def default_agent_factory() -> AgentFactory:

@@ -40,6 +40,7 @@ the AEC encoder.  Non-zero entries never share an index.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,6 +49,7 @@ from gymnasium import spaces
 
 from huesenv.board import N_CELLS
 from huesenv.envs.hues_cues.encoding import SCORE_SCALE, ObservationEncoder
+from huesenv.envs.vector_game.arrays import _ALONE, _POOLING
 from huesenv.envs.vector_game.game import DONE, HuesCuesVectorGame
 
 
@@ -276,6 +278,43 @@ class DenseBuffer:
         self._flat[flat] = value[nz]
         self._last = flat  # only the entries set: the next step clears just these
         return self.x
+
+
+class FreshDense:
+    """Fresh dense observations (``copy=True``: each step's array is the caller's) at about
+    :class:`DenseBuffer`'s cost.
+
+    Why: a zeroed ``(N, F)`` array per step is memory-bandwidth bound (24 kB per game) and its pages fault in
+    afresh.  Each step here returns a new array object over one of a few recycled buffers that nothing but
+    this object holds (the rule of :class:`~huesenv.envs.vector_game.arrays.OutputPool`), cleared only of the
+    entries that buffer's previous observation set.  Torch, or Pythons where reference counts are not exact:
+    a zeroed array per step.
+    """
+
+    keep = 3  # buffers (N x 24 kB each) of observations held at once by a caller (SB3 keeps two)
+
+    def __init__(self, num: int, size: int, ops: Any) -> None:
+        self.ops, self.size = ops, size
+        self._buffers: list[list[Any]] = []  # [array, the flat indices its observation set]
+        self._base = np.arange(num, dtype=np.int64)[:, None] * size
+
+    def update(self, index: Any, value: Any) -> Any:
+        if self.ops.is_torch or not _POOLING:
+            return to_dense(index, value, self.size)
+        k = int(index.shape[0])  # the first k rows (an end's final observations: any k <= N)
+        entry = next((e for e in self._buffers if sys.getrefcount(e[0]) <= _ALONE), None)
+        if entry is None:
+            if len(self._buffers) >= self.keep:  # every kept one is held (it lives on in the caller's hands)
+                del self._buffers[0]
+            entry = [np.zeros((self._base.shape[0], self.size), np.float32), None]
+            self._buffers.append(entry)
+        flat = entry[0].reshape(-1)
+        if entry[1] is not None:
+            flat[entry[1]] = 0.0
+        nz = value != 0
+        entry[1] = (index.astype(np.int64) + self._base[:k])[nz]
+        flat[entry[1]] = value[nz]
+        return entry[0][:k]
 
 
 def sparse_linear(

@@ -694,8 +694,12 @@ class HuesCuesVectorGame:
         ]
         seat = self.current[rows]
         uw, ui = self.used_word[rows, seat], self.used_idx[rows, seat]  # (R, U)
-        used = ((uw[:, None, :] == w[:, None, None]) & (ui[:, None, :] == col[None, :, None])).any(-1)
-        ok = ok & ~used & has[:, None]
+        # the answers this seat already drew for this word, scattered into an (R, L + 1) flag table (column L:
+        # the other words' entries): O(R U), where comparing every answer with every used one was O(R L U)
+        r = int(rows.shape[0])
+        used = o.zeros((r, length + 1), o.bool)
+        used[o.arange(r)[:, None], o.where(uw == w[:, None], ui, length)] = True
+        ok = ok & ~used[:, :length] & has[:, None]
         anyok = ok.any(1)
         choice = o.masked_argmax(o.random((int(rows.shape[0]), length)), ok)
         pick = o.zeros(int(rows.shape[0]), o.int64)

@@ -6,15 +6,18 @@
   ``role="cue_giver"`` (``Discrete(480 + V + 1)``, reward = its cue-giver
   points, ``huesenv/CueGiver-v1``); the learner's other role is played by
   ``stand_in`` and the other seats by ``opponents`` (:class:`TableOpponent`
-  tables, built by :mod:`huesenv.agents.vector_tables`; default random, since the
-  environment layer cannot load people or models).  ``gymnasium.make_vec(
+  tables, or agent spec strings such as ``"human-replay"``, ``"random"``,
+  ``"text-embedding"``, ``"policy:PATH"``, turned into tables by the table factory
+  the package installs, :mod:`huesenv.envs.hues_cues.defaults`; default ``None``:
+  replayed people, as ``gymnasium.make`` of the same id).  ``gymnasium.make_vec(
   "huesenv/Guesser-v1", num_envs=N, vectorization_mode="vector_entry_point")``
   returns it.  Observations (``observation_mode``, table below) are
   ``hues_cues_v1``'s flat vector (index or embedding cues; ``"flat"``, the
   default), the same vector in sparse form (``"sparse"``), or the fast
   trainer's ``{"cue": latest known word index (V: none), "occupied",
   "action_mask"}`` (``"compact"``); :meth:`HuesCuesVectorEnv.action_masks` and
-  ``infos["action_mask"]`` give the ``(N, A)`` legal actions.  Rewards come at
+  ``infos["action_mask"]`` give the ``(N, A)`` legal actions (bool, as sb3-contrib reads them; the
+  compact observation's ``"action_mask"`` is int8, as PettingZoo's and the single env's dict masks).  Rewards come at
   the reveal (``reward_timing="reveal"``, as ``Guesser-v1``); a guesser can
   instead be paid each cone's points when it is placed (``"decision"``: the
   same total per game, credited to the decision that earned it).
@@ -35,8 +38,9 @@ masks and rewards are then tensors on that device).
 ``observation_mode``            observation per game                      cost at 4,096 games (see
                                                                           ``benchmarks/bench_vector_game.py``)
 ==============================  ========================================  ==================================
-``"flat"`` (default)            ``Box((6021,), float32)``, the AEC env's  memory bound: 24 kB per game
-                                ``hues_cues_v1`` flat vector              written each step
+``"flat"`` (default)            ``Box((6021,), float32)``, the AEC env's  ~1.3x sparse: a new array per step
+                                ``hues_cues_v1`` flat vector              over a recycled buffer, only the
+                                                                          ~50 changed entries per game written
 ``"flat"``, ``copy=False``      the same, one persistent array updated    only the ~50 changed entries per
                                 in place (overwritten by the next step)   game are written
 ``"sparse"``                    ``Dict(index=Box((L,), int32),            408 B per game (L = 51 with index
@@ -76,11 +80,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from huesenv.board import N_CELLS
-from huesenv.envs.vector_game.encode import DenseBuffer, FlatEncoder
+from huesenv.envs.hues_cues.defaults import TableFactory, default_table_factory
+from huesenv.envs.vector_game.encode import DenseBuffer, FlatEncoder, FreshDense
 from huesenv.envs.vector_game.game import GIVER_ROLE, GUESSER_ROLE, HuesCuesVectorGame
 from huesenv.envs.vector_game.opponents import RANDOM, TableOpponent
 from huesenv.game.rules import HuesCuesRules
 
+OpponentLike = TableOpponent | str | None
 ROLES = ("guesser", "cue_giver")
 OBSERVATION_MODES = ("flat", "sparse", "compact")
 SELF_PLAY_OBSERVATION_MODES = ("flat", "sparse")
@@ -91,6 +97,7 @@ class HuesCuesVectorEnv(VectorEnv):
     """``num_envs`` full games, one learner seat in one role (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    autoreset_mode = AutoresetMode.SAME_STEP  # where Gymnasium's own vector envs say it (torchrl reads it)
 
     def __init__(
         self,
@@ -98,8 +105,9 @@ class HuesCuesVectorEnv(VectorEnv):
         num_players: int | Sequence[int] = 4,
         role: str = "guesser",
         seat: int = 0,
-        opponents: TableOpponent | Sequence[TableOpponent] = RANDOM,
-        stand_in: TableOpponent | None = None,
+        opponents: OpponentLike | Sequence[OpponentLike] = None,
+        stand_in: OpponentLike = None,
+        table_factory: TableFactory | None = None,
         cue_encoding: str = "index",
         cue_embeddings: np.ndarray | None = None,
         flat_cue_weight: float = 4.0,
@@ -133,20 +141,8 @@ class HuesCuesVectorEnv(VectorEnv):
         self.role_index = GUESSER_ROLE if role == "guesser" else GIVER_ROLE
         probe = HuesCuesVectorGame(1, players[0], vocabulary=vocabulary, rules=rules)
         s = probe.S
-        if isinstance(opponents, TableOpponent):
-            seq = [opponents] * s
-        else:
-            seq = list(opponents)
-            if len(seq) != s - 1:
-                raise ValueError(
-                    f"opponents: expected one TableOpponent or {s - 1} (seats other than {seat}, in order), got {len(seq)}"
-                )
-            seq.insert(self.seat, RANDOM)
-        seq[self.seat] = (
-            stand_in
-            if stand_in is not None
-            else (opponents if isinstance(opponents, TableOpponent) else RANDOM)
-        )
+        #: the table of each seat (the learner's seat: its stand-in in its other role)
+        self.opponents = seq = seat_tables(probe, max(players), self.seat, opponents, stand_in, table_factory)
         caller = np.zeros((s, 2), dtype=bool)
         caller[self.seat, self.role_index] = True
         self.game = HuesCuesVectorGame(
@@ -164,7 +160,8 @@ class HuesCuesVectorEnv(VectorEnv):
         self.num_envs = self.game.num_games
         self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
         self.n_actions = N_CELLS if role == "guesser" else self.game.A
-        self._dense = None if copy else DenseBuffer(self.num_envs, self.encoder.size, self.game.ops)
+        self._dense = (FreshDense if copy else DenseBuffer)(self.num_envs, self.encoder.size, self.game.ops)
+        self._final_dense = FreshDense(self.num_envs, self.encoder.size, self.game.ops)
         if observation_mode == "flat":
             self.single_observation_space = self.encoder.space
         elif observation_mode == "sparse":
@@ -196,22 +193,30 @@ class HuesCuesVectorEnv(VectorEnv):
             for i, r in enumerate(o.to_numpy(rows).tolist()):
                 self._final[r] = {"index": idx[i], "value": val[i]}
             return
-        obs = self.encoder.encode(rows, seats)
+        if self.observation_mode == "compact":  # the ended game's board and cue; nothing is legal any more
+            c = self._compact(rows, o.zeros((int(rows.shape[0]), self.n_actions), o.bool))
+            for i, r in enumerate(o.to_numpy(rows).tolist()):
+                self._final[r] = {k: v[i] for k, v in c.items()}
+            return
+        obs = self._final_dense.update(*self.encoder.sparse(rows, seats))
         for i, r in enumerate(o.to_numpy(rows).tolist()):
             self._final[r] = obs[i]
 
-    def _observe(self) -> Any:
+    def _compact(self, rows: Any, mask: Any) -> dict[str, Any]:
         g, o = self.game, self.ops
-        if self.observation_mode != "compact":
-            return observe(self.encoder, self.observation_mode, self._dense)
-        cue = g.cue
+        cue = g.cue[rows]
         known = (cue >= 1) & (cue <= g.V)
         latest = o.where(known[:, 1], cue[:, 1] - 1, o.where(known[:, 0], cue[:, 0] - 1, g.V))
         return {
             "cue": latest,
-            "occupied": o.astype(g.occupied, o.int8),
-            "action_mask": o.astype(self._mask, o.int8),
+            "occupied": o.astype(g.occupied[rows], o.int8),
+            "action_mask": o.astype(mask, o.int8),
         }
+
+    def _observe(self) -> Any:
+        if self.observation_mode != "compact":
+            return observe(self.encoder, self.observation_mode, self._dense)
+        return self._compact(self.game.rows, self._mask)
 
     def action_masks(self) -> Any:
         """``(num_envs, A)`` bool legal actions of the learner now (sb3-contrib's name)."""
@@ -263,15 +268,52 @@ class HuesCuesVectorEnv(VectorEnv):
         return self._observe(), rewards, ts.terminated, truncated, infos
 
 
-def observe(encoder: FlatEncoder, mode: str, dense: DenseBuffer | None) -> Any:
+def seat_tables(
+    probe: HuesCuesVectorGame,
+    players: int,
+    seat: int,
+    opponents: OpponentLike | Sequence[OpponentLike],
+    stand_in: OpponentLike,
+    factory: TableFactory | None,
+) -> list[TableOpponent]:
+    """One table per seat (the learner's seat: its stand-in), as :class:`~huesenv.envs.wrappers.GuesserEnv`
+    takes its opponents: one spec string, table or ``None`` (the default opponent, replayed people) for every
+    seat, or one per seat other than ``seat`` of a ``players``-player game."""
+    made: dict[str | None, TableOpponent] = {}
+
+    def table(x: OpponentLike, what: str) -> TableOpponent:
+        if isinstance(x, TableOpponent):
+            return x
+        if x is not None and not isinstance(x, str):
+            raise ValueError(
+                f"{what}: expected a TableOpponent, an agent spec string or None, got {type(x).__name__}"
+            )
+        if x not in made:
+            made[x] = (factory or default_table_factory())(x, vocabulary=probe.vocabulary, rules=probe.rules)
+        return made[x]
+
+    single = opponents is None or not isinstance(opponents, Sequence) or isinstance(opponents, str)
+    if single:
+        seq = [table(opponents, "opponents")] * probe.S  # type: ignore[arg-type]
+    else:
+        given = list(opponents)  # type: ignore[arg-type]
+        if len(given) != players - 1:
+            raise ValueError(
+                f"opponents: expected one opponent (a TableOpponent, spec string or None) or {players - 1} "
+                f"(the seats other than {seat} of a {players}-player game, in order), got {len(given)}"
+            )
+        seq = [table(x, f"opponents[{i}]") for i, x in enumerate(given)]
+        seq.insert(seat, RANDOM)
+        seq += [RANDOM] * (probe.S - players)
+    seq[seat] = table(stand_in if stand_in is not None else (opponents if single else None), "stand_in")  # type: ignore[arg-type]
+    return seq
+
+
+def observe(encoder: FlatEncoder, mode: str, dense: DenseBuffer | FreshDense) -> Any:
     """Every game's observation of the seat on turn: flat (fresh, or the in-place buffer) or sparse."""
     g = encoder.game
-    if mode == "sparse":
-        idx, val = encoder.sparse(g.rows, g.current)
-        return {"index": idx, "value": val}
-    if dense is not None:
-        return dense.update(*encoder.sparse(g.rows, g.current))
-    return encoder.encode(g.rows, g.current)
+    idx, val = encoder.sparse(g.rows, g.current)
+    return {"index": idx, "value": val} if mode == "sparse" else dense.update(idx, val)
 
 
 def make_guesser_vector(num_envs: int = 256, **kwargs: Any) -> HuesCuesVectorEnv:
@@ -340,7 +382,7 @@ class SelfPlayVectorEnv:
         )
         self.num_envs = self.game.num_games
         self.encoder = FlatEncoder(self.game, cue_encoding, cue_embeddings, flat_cue_weight)
-        self._dense = None if copy else DenseBuffer(self.num_envs, self.encoder.size, self.game.ops)
+        self._dense = (FreshDense if copy else DenseBuffer)(self.num_envs, self.encoder.size, self.game.ops)
         self.observation_space = (
             self.encoder.space if observation_mode == "flat" else self.encoder.sparse_space
         )

@@ -1,0 +1,181 @@
+"""Each trainer's path to the game, measured in one process so the ratios hold on a shared machine.
+
+    .venv/bin/python benchmarks/bench_trainers.py [--sb3-steps 200000] [--seconds 3] [--only sb3,obs,aec,torchrl]
+
+* ``sb3``: sb3-contrib MaskablePPO through :class:`~huesenv.experiments.rl.sb3_vec.SB3VecEnv` on 64
+  batched games vs ``make_vec_env`` over the single ``Guesser-v1`` (8 envs; the same rollout of 2,048
+  steps, batch and epochs): learner steps per wall second with updates, then each policy's points
+  per game (deterministic, masked) over ``--eval-games`` fresh seeds, mean ± 95 % t interval.
+* ``obs``: env steps per CPU second of ``make_vec`` defaults (flat observation, replayed people) at
+  ``--num-envs``, each observation mode's cost relative to the cheapest, and the ratio to single
+  ``Guesser-v1`` (its own loop, :func:`bench_env.guesser_rate`).
+* ``aec``: ``hues_cues_v1`` vs PettingZoo's ``tictactoe_v3``, ``step`` and ``last`` both timed.
+* ``torchrl``: torchrl's ``GymWrapper`` over ``make_vec`` vs its ``PettingZooWrapper`` over
+  ``hues_cues_v1`` (parallel), env steps per CPU second.
+
+PGX is not a dependency: its ``connect_four`` ratio is not measured here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+warnings.filterwarnings("ignore")
+sys.path.insert(0, os.path.dirname(__file__))
+
+import gymnasium  # noqa: E402
+import numpy as np  # noqa: E402
+from scipy import stats  # noqa: E402
+
+import huesenv  # noqa: E402, F401  (registers the ids)
+
+ID = "huesenv/Guesser-v1"
+
+
+def _vec(num_envs: int, **kwargs):
+    return gymnasium.make_vec(ID, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
+
+
+def ci(points: list[float]) -> str:
+    a = np.asarray(points, dtype=float)
+    half = stats.t.ppf(0.975, len(a) - 1) * stats.sem(a)
+    return f"{a.mean():.2f} ± {half:.2f} (n={len(a)})"
+
+
+def evaluate(model, games: int, seed: int = 10_000) -> list[float]:
+    """Learner points of the first game in each of ``games`` batched slots (fresh seed, default game)."""
+    env = _vec(games)
+    obs, _ = env.reset(seed=seed)
+    points: dict[int, float] = {}
+    while len(points) < games:
+        action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+        obs, _, term, _, info = env.step(action)
+        for i in np.flatnonzero(term):
+            points.setdefault(int(i), float(info["final_info"]["learner_points"][i]))
+    return list(points.values())
+
+
+def bench_sb3(steps: int, eval_games: int) -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from huesenv.experiments.rl.sb3_vec import sb3_vec_env
+
+    torch.set_num_threads(1)
+    paths = {
+        "adapter, 64 batched": (sb3_vec_env(ID, 64, seed=0), 32),
+        "make_vec_env, 8 single": (make_vec_env(ID, n_envs=8, seed=0), 256),
+    }
+    rates = {}
+    for name, (env, n_steps) in paths.items():
+        model = MaskablePPO(
+            "MlpPolicy", env, n_steps=n_steps, batch_size=256, n_epochs=4, seed=0, device="cpu"
+        )
+        t0 = time.perf_counter()
+        model.learn(total_timesteps=steps)
+        rates[name] = model.num_timesteps / (time.perf_counter() - t0)
+        print(
+            f"  {name:24s} {rates[name]:9,.0f} learner steps/wall-s   points/game {ci(evaluate(model, eval_games))}"
+        )
+    a, b = rates.values()
+    print(f"  adapter / make_vec_env = {a / b:.1f}x  (goal >= 10x), {steps:,} steps each")
+
+
+def bench_obs(num_envs: int, seconds: float) -> None:
+    from bench_env import guesser_rate
+
+    rates = {}
+    for mode in ("flat", "sparse", "compact"):
+        env = _vec(num_envs, observation_mode=mode)
+        env.reset(seed=0)
+        n, t0 = 0, time.process_time()
+        while time.process_time() - t0 < seconds:
+            env.step(env.game.random_actions())
+            n += 1
+        rates[mode] = n * num_envs / (time.process_time() - t0)
+    single = guesser_rate(seconds)[0]
+    best = max(rates.values())
+    for mode, r in rates.items():
+        print(f"  make_vec {mode:8s} {r:11,.0f} steps/CPU-s   cheapest/this = {best / r:.2f}")
+    print(f"  Guesser-v1 single {single:9,.0f} steps/CPU-s (goal >= 10,000)")
+    print(f"  default batched / single = {rates['flat'] / single:.0f}x (goal >= 50x); at {num_envs} games")
+
+
+def bench_aec(seconds: float) -> None:
+    from bench_env import aec_rate
+    from pettingzoo.classic import tictactoe_v3
+
+    from huesenv import hues_cues_v1
+
+    hues = max(aec_rate(hues_cues_v1.env, seconds / 3)[0] for _ in range(3))
+    ttt = max(aec_rate(tictactoe_v3.env, seconds / 3)[0] for _ in range(3))
+    print(
+        f"  hues_cues_v1 {hues:9,.0f}  tictactoe_v3 {ttt:9,.0f}  step+last/CPU-s  ratio {hues / ttt:.2f} (goal >= 1.5)"
+    )
+
+
+def bench_torchrl(num_envs: int, seconds: float) -> None:
+    import torch
+    from torchrl.envs import GymWrapper, PettingZooWrapper
+
+    from huesenv import hues_cues_v1
+
+    torch.set_num_threads(1)
+
+    def rate(env, act) -> float:
+        td, n, t0 = env.reset(), 0, time.process_time()
+        while time.process_time() - t0 < seconds:
+            td = act(td)
+            n += int(np.prod(env.batch_size) or 1)
+        return n / (time.process_time() - t0)
+
+    vec = _vec(num_envs)
+    batched = GymWrapper(vec, categorical_action_encoding=True)
+
+    def act_batched(td):
+        td["action"] = torch.as_tensor(vec.game.random_actions())
+        return batched.step_and_maybe_reset(td)[1]
+
+    pz = PettingZooWrapper(hues_cues_v1.parallel_env(), use_mask=True, categorical_actions=True)
+
+    def act_pz(td):
+        return pz.step_and_maybe_reset(pz.rand_action(td))[1]
+
+    fast, slow = rate(batched, act_batched), rate(pz, act_pz)
+    print(
+        f"  GymWrapper(make_vec) {fast:9,.0f}  PettingZooWrapper {slow:7,.0f} steps/CPU-s  ratio {fast / slow:.0f}x (goal >= 20x)"
+    )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--only", default="sb3,obs,aec,torchrl")
+    p.add_argument("--sb3-steps", type=int, default=200_000)
+    p.add_argument("--eval-games", type=int, default=100)
+    p.add_argument("--num-envs", type=int, default=4096)
+    p.add_argument("--seconds", type=float, default=3.0)
+    a = p.parse_args()
+    parts = a.only.split(",")
+    print(f"bench_trainers ({os.cpu_count()} CPUs visible; share of the machine unknown)")
+    for part in parts:
+        print(f"[{part}]", flush=True)
+        if part == "sb3":
+            bench_sb3(a.sb3_steps, a.eval_games)
+        elif part == "obs":
+            bench_obs(a.num_envs, a.seconds)
+        elif part == "aec":
+            bench_aec(a.seconds)
+        elif part == "torchrl":
+            bench_torchrl(min(a.num_envs, 1024), a.seconds)
+        else:
+            raise SystemExit(f"--only: unknown part {part!r} (sb3, obs, aec, torchrl)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""torchrl at the batched speed: torchrl's own ``GymWrapper`` over ``gymnasium.make_vec`` of an id."""
+
+from __future__ import annotations
+
+import gymnasium
+import pytest
+
+torchrl = pytest.importorskip("torchrl")
+pytestmark = pytest.mark.integration  # torchrl imports in seconds
+
+import torch  # noqa: E402
+from torchrl.envs import GymWrapper  # noqa: E402
+from torchrl.envs.utils import check_env_specs  # noqa: E402
+
+import huesenv  # noqa: E402, F401  (registers the ids)
+
+
+@pytest.mark.parametrize("mode", ["flat", "compact"])
+def test_gym_wrapper_over_the_batched_env_passes_check_env_specs(mode):
+    vec = gymnasium.make_vec(
+        "huesenv/Guesser-v1", num_envs=4, vectorization_mode="vector_entry_point", observation_mode=mode
+    )
+    env = GymWrapper(vec, categorical_action_encoding=True)
+    assert env.batch_size == torch.Size([4])
+    check_env_specs(env, seed=0)
+    td = env.rollout(30, break_when_any_done=False)
+    mask = td["action_mask"]
+    assert mask.dtype == torch.bool and mask.shape == (4, 30, 480)
+    assert mask.gather(-1, td["action"].unsqueeze(-1)).all()  # rollouts draw legal cells only
+    assert td["next", "done"].any()  # games end and restart in place
