@@ -93,13 +93,15 @@ def words():
 
 
 def test_word_level_columns_and_values(words):
-    assert list(words.columns[:12]) == [
+    assert list(words.columns[:14]) == [
         "agent",
         "word",
         "category",
         "top1_coord",
         "mahalanobis_d2",
         "mahalanobis_outlier",
+        "mahalanobis_lab_d2",  # the lightness-aware variant beside the paper's xy test (issue 37)
+        "mahalanobis_lab_outlier",
         "hotelling_t2",
         "hotelling_p",
         "hotelling_fail",
