@@ -85,11 +85,10 @@ def kmeans_system(k: int, seed: int = 0) -> NamingSystem:
 
 
 def colour_term_words(words: Sequence[str]) -> list[str]:
-    """The words that are XKCD colour-survey names (lower-cased)."""
-    import matplotlib.colors as mcolors
+    """The words that are XKCD colour-survey names (the text-embedding agent's dictionary)."""
+    from huesenv.agents.text_embedding import dictionary_words
 
-    names = {k.removeprefix("xkcd:") for k in mcolors.XKCD_COLORS}
-    return [w for w in words if w.lower() in names]
+    return dictionary_words(words)
 
 
 def cohort_counts(humans: Any, words: Sequence[str]) -> np.ndarray:

@@ -164,6 +164,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_device(h, help=TRAIN_DEVICE_HELP)
     h.add_argument("--threads", type=positive_int, help="torch CPU threads")
     h.add_argument("--baselines-only", action="store_true", help="score the baselines, train nothing")
+    h.add_argument(
+        "--answers",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="answer tables (.csv: Palabra,Answer1..AnswerN, e.g. published VLM answers) scored as extra rows",
+    )
     add_progress(h)
     h.set_defaults(func=run_heldout_cmd)
 
@@ -366,6 +373,7 @@ def run_heldout_cmd(args: argparse.Namespace) -> int:
         threads=args.threads,
         progress=progress_enabled(args),
         train=not args.baselines_only,
+        answers=args.answers,
     )
     print((out / "heldout.md").read_text(encoding="utf-8"))
     print(f"verdict: {result['verdict']}")
