@@ -40,6 +40,7 @@ import numpy as np
 
 from huesenv.agents import make_agent
 from huesenv.agents.clip_agent import BASIC_COLOUR_TERMS
+from huesenv.agents.text_embedding import dictionary_words
 from huesenv.board import N_CELLS, load_board, parse_coord
 from huesenv.humans import load_humans
 from huesenv.metrics import naming as ib
@@ -86,8 +87,6 @@ def kmeans_system(k: int, seed: int = 0) -> NamingSystem:
 
 def colour_term_words(words: Sequence[str]) -> list[str]:
     """The words that are XKCD colour-survey names (the text-embedding agent's dictionary)."""
-    from huesenv.agents.text_embedding import dictionary_words
-
     return dictionary_words(words)
 
 
