@@ -254,6 +254,9 @@ def agent_level(word_df: pd.DataFrame, invalid: pd.DataFrame | None = None) -> p
                 "n_scored": int(maha.notna().sum()),
                 "mahalanobis_fail_rate": _mean(maha),
                 "mahalanobis_fail_err": _se(maha),
+                "mahalanobis_lab_fail_rate": _mean(group["mahalanobis_lab_outlier"].astype("Float64"))
+                if "mahalanobis_lab_outlier" in group
+                else float("nan"),
                 "hotelling_fail_rate": _mean(hot),
                 "hotelling_fail_err": _se(hot),
                 "human_fail_rate": pooled_human_fail_rate(group),
