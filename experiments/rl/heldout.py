@@ -43,19 +43,21 @@ from huesenv.agents import evaluate_words, make_agent
 from huesenv.agents.lookup import LookupAgent
 from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.experiments.provenance import HumanReference
+from huesenv.experiments.rl.distributional import HELDOUT_ROWS, heldout_policies
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
 from huesenv.humans import HumanResponses, load_humans
 from huesenv.humans.splits import DataSplit
 from huesenv.vocabulary import evaluation_inputs
 
 LEARNED = "learned"
-ROWS = (LEARNED, "lookup", "text-embedding", "random", "people")
+ROWS = (LEARNED, *HELDOUT_ROWS, "lookup", "text-embedding", "random", "people")
 ROW_LABELS = {
     LEARNED: "learned guesser (embedding cue)",
     "lookup": "lookup / nearest training word",
     "text-embedding": "text-embedding zero-shot",
     "random": "random",
     "people": "people (leave-one-out, evaluation part)",
+    **{row: label for row, (label, _) in HELDOUT_ROWS.items()},
 }
 
 
@@ -83,7 +85,12 @@ def fold_config(base: FastPPOConfig, fold: int, folds: int) -> FastPPOConfig:
 
 
 def score_fold(
-    split: DataSplit, humans: HumanResponses, policy: Path | None, encoder: Any, seed: int
+    split: DataSplit,
+    humans: HumanResponses,
+    policy: Path | None,
+    encoder: Any,
+    seed: int,
+    policies: dict[str, Path] | None = None,
 ) -> pd.DataFrame:
     """The word table (one row per agent × held-out word) of one fold, against its evaluation part."""
     train_h, eval_h = split.train(humans), split.evaluation(humans)
@@ -96,6 +103,7 @@ def score_fold(
     }
     if policy is not None:
         agents[LEARNED] = make_agent(f"policy:{policy}")
+    agents.update({row: make_agent(f"policy:{path}") for row, path in (policies or {}).items()})
     frames = []
     for name, agent in agents.items():
         records = evaluate_words(agent, inputs=words, top_k=5, seed=seed)
@@ -213,6 +221,7 @@ def run(
     threads: int | None = None,
     progress: bool = True,
     train: bool = True,
+    distributional: bool = True,
 ) -> dict[str, Any]:
     """The whole held-out evaluation (see the module docstring); ``train=False`` scores the baselines only."""
     encoder = make_text_encoder(text_encoder)  # bad input fails before anything is written
@@ -241,7 +250,12 @@ def run(
             )
             train_steps = int(summary["steps"])
             policy = out / f"fold-{fold}" / "policy.pt"
-        frames.append(score_fold(split, humans, policy, encoder, seed))
+        dist = (
+            heldout_policies(out / f"fold-{fold}", split, humans, text_encoder, seed)
+            if distributional
+            else {}
+        )
+        frames.append(score_fold(split, humans, policy, encoder, seed, dist))
         if progress:
             print(
                 f"fold {fold + 1}/{folds} scored ({len(split.evaluation_words)} held-out words)", flush=True
