@@ -58,6 +58,7 @@ from huesenv.agents.lookup import LookupAgent
 from huesenv.agents.text_embedding import dictionary_words
 from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.experiments.provenance import HumanReference
+from huesenv.experiments.rl.distributional import HELDOUT_ROWS, heldout_policies
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
 from huesenv.humans import HumanResponses, load_humans
 from huesenv.humans.splits import DataSplit
@@ -66,13 +67,14 @@ from huesenv.logs.schema import LogError, LogRecord
 from huesenv.vocabulary import evaluation_inputs
 
 LEARNED = "learned"
-ROWS = (LEARNED, "lookup", "text-embedding", "random", "people")
+ROWS = (LEARNED, *HELDOUT_ROWS, "lookup", "text-embedding", "random", "people")
 ROW_LABELS = {
     LEARNED: "learned guesser (embedding cue)",
     "lookup": "lookup / nearest training word",
     "text-embedding": "text-embedding zero-shot (a dictionary lookup on the 34 XKCD-name words)",
     "random": "random",
     "people": "people (leave-one-out, evaluation part)",
+    **{row: label for row, (label, _) in HELDOUT_ROWS.items()},
 }
 ANSWERS = "answers:"  # row prefix of an --answers table
 MAX_ANSWER_BYTES = 16 << 20  # a 116-word × 100-answer table is ~50 kB
@@ -139,6 +141,16 @@ def mcnemar(a: pd.Series, b: pd.Series) -> tuple[int, int, int, float]:
     a_only, b_only = int((x & ~y).sum()), int((~x & y).sum())
     p = binomtest(a_only, a_only + b_only, 0.5).pvalue if a_only + b_only else 1.0
     return len(both), a_only, b_only, float(p)
+
+
+def _policy_rows(paths: Mapping[str, Path], more: FoldAgents | None) -> FoldAgents:
+    """A fold's checkpoints as rows (``policy:PATH``), plus the caller's own hook's rows."""
+
+    def agents(split: DataSplit, humans: HumanResponses) -> dict[str, Any]:
+        own = {row: make_agent(f"policy:{path}") for row, path in paths.items()}
+        return own | dict(more(split, humans) if more else {})
+
+    return agents
 
 
 def fold_config(base: FastPPOConfig, fold: int, folds: int) -> FastPPOConfig:
@@ -383,6 +395,7 @@ def run(
     train: bool = True,
     answers: Sequence[str | Path] = (),
     fold_agents: FoldAgents | None = None,
+    distributional: bool = True,
 ) -> dict[str, Any]:
     """The whole held-out evaluation (see the module docstring); ``train=False`` scores the baselines only."""
     encoder = make_text_encoder(text_encoder)  # bad input fails before anything is written
@@ -412,7 +425,14 @@ def run(
             )
             train_steps = int(summary["steps"])
             policy = out / f"fold-{fold}" / "policy.pt"
-        frames.append(score_fold(split, humans, policy, encoder, seed, tables, fold_agents))
+        dist = (
+            heldout_policies(out / f"fold-{fold}", split, humans, text_encoder, seed)
+            if distributional
+            else {}
+        )
+        frames.append(
+            score_fold(split, humans, policy, encoder, seed, tables, _policy_rows(dist, fold_agents))
+        )
         if progress:
             print(
                 f"fold {fold + 1}/{folds} scored ({len(split.evaluation_words)} held-out words)", flush=True
