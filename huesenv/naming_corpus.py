@@ -174,7 +174,9 @@ def read_corpus_csv(path: str | Path) -> NamingCorpus:
             f"{path}, line 1: expected a header 'name' and exactly one of 'hex', 'r,g,b' or 'L,a,b', got {header}"
         )
     kind = kinds[0]
-    names, values, sources = [], [], []
+    names: list[str] = []
+    values: list[list[float]] = []
+    sources: list[str] = []
     for row in reader:
         line = reader.line_num
         if len(names) >= MAX_ENTRIES:
