@@ -73,3 +73,13 @@ def test_checkpoint_plays_as_a_policy_and_is_deterministic(tmp_path) -> None:
         tmp_path / "c", split, humans, dist.DistributionalConfig(use_humans=False, **TINY)
     )
     assert load_checkpoint(corpus_only).train["seen"]["participants"] == []
+
+
+def test_a_prompted_encoder_reads_the_text_inside_its_template() -> None:
+    from huesenv.agents.text_encoders import make_text_encoder
+
+    prompted = make_text_encoder("hash:16@the colour of {word}")
+    assert prompted.dim == 16
+    assert np.array_equal(prompted.encode(["frog"]), HashTextEncoder(16).encode(["the colour of frog"]))
+    with pytest.raises(ValueError, match="expected one"):
+        make_text_encoder("hash:16@no word here")

@@ -18,6 +18,9 @@
      on the training part: a held-out word borrows the ranking of the nearest
      training word by cue embedding);
    * text-embedding zero-shot (no human data) and random;
+   * the distributional guesser (:mod:`~huesenv.experiments.rl.distributional`:
+     naming corpus, then the fold's training part) under the ``exact`` and
+     ``strict`` exclusion tiers, and its corpus-only model (no Hues and Cues data);
    * people: the evaluation part's own leave-one-out Human Fail Rate.
 
 Every word is held out exactly once, so pooling the folds scores each of the
