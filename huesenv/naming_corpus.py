@@ -55,6 +55,7 @@ class CorpusEntry:
         return normalise_word(self.name)
 
 
+@lru_cache(maxsize=65536)
 def _tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(text.upper()))
 
@@ -91,17 +92,14 @@ class NamingCorpus:
 
     def matches(self, entry: CorpusEntry, word: str, tier: str) -> bool:
         """Whether ``entry`` is excluded for cue ``word`` under ``tier``."""
-        if tier not in TIERS:
-            raise ValueError(f"exclusion tier {tier!r}: expected one of {TIERS}")
-        name = _tokens(entry.key)
-        forms = _cue_forms(word)
-        return name in forms if tier == "exact" else any(_contains(name, f) for f in forms)
+        return _excluded(_tokens(entry.key), frozenset(_cue_forms(word)), _tier(tier))
 
     def matching(self, words: Iterable[str], tier: str) -> dict[str, tuple[CorpusEntry, ...]]:
         """Per cue word, the entries ``tier`` excludes for it (words without any are left out)."""
-        out = {}
+        tier, out = _tier(tier), {}
         for w in words:
-            hit = tuple(e for e in self.entries if self.matches(e, w, tier))
+            forms = frozenset(_cue_forms(w))
+            hit = tuple(e for e in self.entries if _excluded(_tokens(e.key), forms, tier))
             if hit:
                 out[normalise_word(w)] = hit
         return out
@@ -109,8 +107,19 @@ class NamingCorpus:
     def excluding(self, words: Iterable[str], tier: str = "exact") -> NamingCorpus:
         """The corpus without any entry ``tier`` excludes for any of ``words``."""
         words = list(words)
-        keep = tuple(e for e in self.entries if not any(self.matches(e, w, tier) for w in words))
+        forms = frozenset(f for w in words for f in _cue_forms(w))
+        keep = tuple(e for e in self.entries if not _excluded(_tokens(e.key), forms, _tier(tier)))
         return NamingCorpus(keep, f"{self.label}, {tier} tier without {len(words)} cue words")
+
+
+def _tier(tier: str) -> str:
+    if tier not in TIERS:
+        raise ValueError(f"exclusion tier {tier!r}: expected one of {TIERS}")
+    return tier
+
+
+def _excluded(name: tuple[str, ...], forms: frozenset[tuple[str, ...]], tier: str) -> bool:
+    return name in forms if tier == "exact" else any(_contains(name, f) for f in forms)
 
 
 @lru_cache(maxsize=1)

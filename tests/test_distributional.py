@@ -20,6 +20,7 @@ from huesenv.vocabulary import normalise_word  # noqa: E402
 TINY = {"hidden": 8, "pretrain_epochs": 1, "finetune_epochs": 1, "text_encoder": "hash:16"}
 
 
+@pytest.mark.integration  # 10 tiny trainings (5 folds x 2 tiers), ~10-40 s
 def test_no_held_out_word_entry_or_evaluation_answer_reaches_training(tmp_path, monkeypatch) -> None:
     humans, corpus = load_humans(), load_naming_corpus()
     encoder = HashTextEncoder(16)
@@ -57,6 +58,7 @@ def test_no_held_out_word_entry_or_evaluation_answer_reaches_training(tmp_path, 
             assert set(seen["texts"]) == set(seen_texts) and set(seen["participants"]) == people
 
 
+@pytest.mark.integration  # 3 tiny trainings and the ΔE2000 kernels, ~3 s
 def test_checkpoint_plays_as_a_policy_and_is_deterministic(tmp_path) -> None:
     humans = load_humans()
     split = DataSplit.of(humans, seed=0).with_fold(0, 5)
@@ -71,3 +73,13 @@ def test_checkpoint_plays_as_a_policy_and_is_deterministic(tmp_path) -> None:
         tmp_path / "c", split, humans, dist.DistributionalConfig(use_humans=False, **TINY)
     )
     assert load_checkpoint(corpus_only).train["seen"]["participants"] == []
+
+
+def test_a_prompted_encoder_reads_the_text_inside_its_template() -> None:
+    from huesenv.agents.text_encoders import make_text_encoder
+
+    prompted = make_text_encoder("hash:16@the colour of {word}")
+    assert prompted.dim == 16
+    assert np.array_equal(prompted.encode(["frog"]), HashTextEncoder(16).encode(["the colour of frog"]))
+    with pytest.raises(ValueError, match="expected one"):
+        make_text_encoder("hash:16@no word here")

@@ -22,6 +22,9 @@
    * every answer table passed with ``--answers`` (``Palabra, Answer1..AnswerN``,
      e.g. published VLM answers; read by :mod:`huesenv.logs.answers`), on the
      same held-out words against the same evaluation part;
+   * the distributional guesser (:mod:`~huesenv.experiments.rl.distributional`:
+     naming corpus, then the fold's training part) under the ``exact`` and
+     ``strict`` exclusion tiers, and its corpus-only model (no Hues and Cues data);
    * people: the evaluation part's own leave-one-out Human Fail Rate.
 
 **What it measures.**  34 of the 100 cue words are names in the XKCD dictionary
