@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -29,15 +29,29 @@ from huesenv.colourspace import delta_e2000, srgb_to_lab
 
 
 @lru_cache(maxsize=1)
+def xkcd_names() -> tuple[str, ...]:
+    """The dictionary's names: every XKCD colour name shipped with matplotlib."""
+    import matplotlib.colors as mcolors
+
+    return tuple(k.removeprefix("xkcd:") for k in mcolors.XKCD_COLORS)
+
+
+@lru_cache(maxsize=1)
 def xkcd_names_lab() -> tuple[tuple[str, ...], np.ndarray]:
     """All XKCD colour names (matplotlib) and their CIELAB (D65) values via colour-science."""
     import matplotlib.colors as mcolors
 
-    names = tuple(k.removeprefix("xkcd:") for k in mcolors.XKCD_COLORS)
+    names = xkcd_names()
     rgb = np.asarray([mcolors.to_rgb(v) for v in mcolors.XKCD_COLORS.values()])
     lab = srgb_to_lab(rgb, scale=1.0)
     lab.setflags(write=False)
     return names, lab
+
+
+def dictionary_words(words: Iterable[str]) -> list[str]:
+    """The cue words that are themselves dictionary names: on them the agent looks a colour up, it reads nothing."""
+    names = set(xkcd_names())
+    return [w for w in words if w.lower() in names]
 
 
 def naming_kernel(board: Board, names_lab: np.ndarray, sigma: float) -> np.ndarray:

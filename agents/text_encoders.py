@@ -97,7 +97,29 @@ class HashTextEncoder:
         return out
 
 
-TEXT_ENCODER_NAMES = ("minilm", "hash", "hash:<dim>", "sentence-transformers:<model folder>")
+class PromptedTextEncoder:
+    """Another encoder reading each text inside a template ("the colour of {word}"): named ``<encoder>@<template>``.
+
+    Why: a bare word ("frog") embeds near other words, a prompt near the colour the word names; the
+    template is part of the encoder's name, so a checkpoint's ``text_encoder`` replays it everywhere.
+    """
+
+    def __init__(self, base: Any, template: str) -> None:
+        if template.count("{word}") != 1:
+            raise ValueError(f"text encoder prompt {template!r}: expected one '{{word}}'")
+        self.base, self.template, self.dim = base, template, int(base.dim)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return self.base.encode([self.template.replace("{word}", t) for t in texts])
+
+
+TEXT_ENCODER_NAMES = (
+    "minilm",
+    "hash",
+    "hash:<dim>",
+    "sentence-transformers:<model folder>",
+    "<name>@<template>",
+)
 
 
 def make_text_encoder(name: str = "minilm"):
@@ -105,8 +127,12 @@ def make_text_encoder(name: str = "minilm"):
 
     ``minilm``: the packaged all-MiniLM-L6-v2; ``hash`` / ``hash:<dim>``: :class:`HashTextEncoder`
     (spelling only, no dependencies); ``sentence-transformers:<folder>``: any sentence-transformers
-    model saved in a local folder (loaded offline).
+    model saved in a local folder (loaded offline); ``<name>@<template>``: that encoder reading
+    ``template`` with the text in place of ``{word}`` (:class:`PromptedTextEncoder`).
     """
+    base, at, template = str(name).partition("@")
+    if at:
+        return PromptedTextEncoder(make_text_encoder(base), template)
     kind, _, arg = str(name).partition(":")
     if kind == "minilm" and not arg:
         return MiniLMTextEncoder()

@@ -491,4 +491,5 @@ def build_report_data(
         metadata=provenance.run_metadata(config),
     )
     add_training_section(data, {a.name: a.spec for a in config.agents()}, plots_dir)
+    report.add_reference_check(data, humans)
     return data

@@ -17,6 +17,7 @@ import numpy as np
 
 from huesenv.agents import make_agent
 from huesenv.agents.clip_agent import BASIC_COLOUR_TERMS
+from huesenv.agents.text_embedding import dictionary_words
 from huesenv.board import N_CELLS, load_board, parse_coord
 from huesenv.humans import load_humans
 from huesenv.metrics import naming as ib
@@ -62,11 +63,8 @@ def kmeans_system(k: int, seed: int = 0) -> NamingSystem:
 
 
 def colour_term_words(words: Sequence[str]) -> list[str]:
-    """The words that are XKCD colour-survey names (lower-cased)."""
-    import matplotlib.colors as mcolors
-
-    names = {k.removeprefix("xkcd:") for k in mcolors.XKCD_COLORS}
-    return [w for w in words if w.lower() in names]
+    """The words that are XKCD colour-survey names (the text-embedding agent's dictionary)."""
+    return dictionary_words(words)
 
 
 def cohort_counts(humans: Any, words: Sequence[str]) -> np.ndarray:

@@ -23,7 +23,9 @@ import pandas as pd
 
 import huesenv.reports as reports
 from huesenv.envs.rendering.renderer import BoardRenderer
+from huesenv.humans import names_check
 from huesenv.humans.reference import REFERENCE_COLUMN, SELF_SCORED_COLUMN, HumanReference
+from huesenv.naming_corpus import xkcd_corpus
 from huesenv.render.playback import views_from_records
 from huesenv.reports import (
     TALL_ROWS,
@@ -59,6 +61,20 @@ class ReportData:
     hidden: tuple[str, ...] = ("seat_games",)  # tables written to tables/ but not shown in the documents
     banner: str = ""  # one warning the reader must see first (e.g. most words could not be scored)
     details: list[tuple[str, str]] = field(default_factory=list)  # (summary, long text) folded away
+    reference_check: pd.DataFrame | None = None  # the reference against real naming data (names_check)
+    reference_check_note: str = ""
+
+
+NAMES_CHECK_TITLE = "The reference against real naming data"
+NAMES_CHECK_SHOWN = ["word", "corpus_names", "delta_e_mean", "delta_e_mode", "delta_e_chance", "nearest_cell"]
+
+
+def add_reference_check(data: ReportData, humans: Any) -> None:
+    """Beside the reference's description: its colour-name words checked against the XKCD colour survey."""
+    corpus = xkcd_corpus()
+    table = names_check.check_names(humans, corpus)
+    data.reference_check = table[[*NAMES_CHECK_SHOWN, "nearest_passes_xy", "nearest_passes_lab"]]
+    data.reference_check_note = names_check.summary_line(table, f"the XKCD colour survey ({corpus.label})")
 
 
 def board_image(records: Sequence[Any], path: Path, title: str = "") -> Path | None:
@@ -132,6 +148,9 @@ COLUMN_LABELS: dict[str, str] = {
     "n_scored": "Words scored (n)",
     "mahalanobis_fail_rate": "Mahalanobis top-1 fail rate (share of words)",
     "mahalanobis_fail_err": "SE Mahalanobis",
+    "mahalanobis_lab_fail_rate": "Mahalanobis top-1 fail rate in CIELAB (share of words; lightness-aware)",
+    "mahalanobis_lab_d2": "Mahalanobis d² (CIELAB)",
+    "mahalanobis_lab_outlier": "Mahalanobis outlier (CIELAB)",
     "hotelling_fail_rate": "Hotelling top-k fail rate (share of words)",
     "hotelling_fail_err": "SE Hotelling",
     "mahalanobis_fail_mean": "Mahalanobis top-1 fail rate (share)",
@@ -169,6 +188,13 @@ COLUMN_LABELS: dict[str, str] = {
     "folder": "Folder",
     "agents": "Agents",
     "vs_reference": "Points vs reference players (per shared game)",
+    "corpus_names": "Corpus name (source)",
+    "delta_e_mean": "ΔE2000 to the cohort's mean answer",
+    "delta_e_mode": "ΔE2000 to its modal cell",
+    "delta_e_chance": "ΔE2000 chance (random cell to mean)",
+    "nearest_cell": "Cell nearest the corpus colour",
+    "nearest_passes_xy": "Nearest cell passes (Mahalanobis xy)",
+    "nearest_passes_lab": "Nearest cell passes (Mahalanobis CIELAB)",
 }
 
 
@@ -482,6 +508,9 @@ def write_markdown(data: ReportData, out_dir: Path, filename: str = "report.md")
     if data.methods:
         lines += [data.methods, ""]
     lines += [f"- {s}" for s in _provenance_lines(data)] + [""]
+    if data.reference_check is not None:
+        lines += [f"### {NAMES_CHECK_TITLE}", "", data.reference_check_note, ""]
+        lines += [markdown_table(display_table(data.reference_check, label_of)), ""]
     lines += ['<a id="config"></a>', "## Config", "", "```yaml", data.config_yaml.rstrip(), "```", ""]
     path = out_dir / filename
     path.write_text(mask_text("\n".join(lines)), encoding="utf-8")
@@ -545,6 +574,13 @@ def write_html(data: ReportData, out_dir: Path, filename: str = "report.html") -
     if data.methods:
         parts.append(f"<p>{html.escape(data.methods)}</p>")
     parts += [f"<p class='meta'>{html.escape(line)}</p>" for line in _provenance_lines(data)]
+    if data.reference_check is not None:
+        parts += [f"<h3>{NAMES_CHECK_TITLE}</h3>", f"<p>{html.escape(data.reference_check_note)}</p>"]
+        parts += [
+            "<div class='table-wrap' tabindex='0'>",
+            html_table(data.reference_check, label_of),
+            "</div>",
+        ]
     parts.append("</section>")
     parts += [
         "<section id='config'><h2>Config</h2><details><summary>the resolved config (YAML)</summary>",

@@ -286,6 +286,7 @@ def lineup_breakdown(frame: pd.DataFrame, lineups: Sequence[Sequence[str]], seed
 # agent-table column -> how it is computed from the word table (a 0/1 flag per word)
 RATE_SOURCES: dict[str, tuple[str, str | None]] = {
     "mahalanobis_fail_rate": ("mahalanobis_outlier", None),
+    "mahalanobis_lab_fail_rate": ("mahalanobis_lab_outlier", None),
     "hotelling_fail_rate": ("hotelling_fail", None),
     "colour_match_rate": ("severity", "match"),
     "semantic_bleeding_rate": ("severity", "semantic_bleeding"),

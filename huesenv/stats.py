@@ -48,14 +48,15 @@ from scipy import stats as sps
 from huesenv.board import N_COLS, N_ROWS, load_board
 
 
-@lru_cache(maxsize=1)
-def default_variance_floor() -> float:
-    """h²/12 with h the median xy distance between grid-adjacent cells of the packaged board."""
-    xy = load_board().xy.reshape(N_ROWS, N_COLS, 2)
+@lru_cache(maxsize=2)
+def default_variance_floor(space: str = "xy") -> float:
+    """h²/12 with h the median distance between grid-adjacent cells of the packaged board, in ``xy`` or ``lab``."""
+    board = load_board()
+    pts = {"xy": board.xy, "lab": board.lab}[space].reshape(N_ROWS, N_COLS, -1)
     steps = np.concatenate(
         [
-            np.linalg.norm(np.diff(xy, axis=0), axis=-1).ravel(),
-            np.linalg.norm(np.diff(xy, axis=1), axis=-1).ravel(),
+            np.linalg.norm(np.diff(pts, axis=0), axis=-1).ravel(),
+            np.linalg.norm(np.diff(pts, axis=1), axis=-1).ravel(),
         ]
     )
     h = float(np.median(steps))

@@ -306,6 +306,7 @@ EXTERNAL_LAZY_ALLOWED = {
     ): "colour-science takes ~0.5 s to import; import huesenv stays light (colour_science())",
     ("huesenv.board", "pandas"): "Board.frame() only; import huesenv must not load pandas",
     ("huesenv.categories", "matplotlib"): "the colour-chip figure only",
+    ("huesenv.naming_corpus", "matplotlib"): "the XKCD survey ships with matplotlib: read on first use",
     ("huesenv.plots", "colour"): "figures import light; colour-science only for the chart that needs it",
     ("huesenv.plots", "matplotlib"): "figures import light: matplotlib loads when a figure is drawn",
     ("huesenv.envs.registration", "gymnasium"): "registering ids on import huesenv loads Gymnasium only then",

@@ -93,13 +93,15 @@ def words():
 
 
 def test_word_level_columns_and_values(words):
-    assert list(words.columns[:12]) == [
+    assert list(words.columns[:14]) == [
         "agent",
         "word",
         "category",
         "top1_coord",
         "mahalanobis_d2",
         "mahalanobis_outlier",
+        "mahalanobis_lab_d2",  # the lightness-aware variant beside the paper's xy test (issue 37)
+        "mahalanobis_lab_outlier",
         "hotelling_t2",
         "hotelling_p",
         "hotelling_fail",
@@ -232,6 +234,8 @@ def test_agent_and_category_levels(words):
     flags = sub["mahalanobis_outlier"].astype(float)
     assert clip["mahalanobis_fail_rate"] == pytest.approx(flags.mean())
     assert clip["mahalanobis_fail_err"] == pytest.approx(flags.std(ddof=1) / np.sqrt(3))
+    lab = sub["mahalanobis_lab_outlier"].astype(float)  # the lightness-aware rate, beside the xy one
+    assert clip["mahalanobis_lab_fail_rate"] == pytest.approx(lab.mean())
     assert clip["human_fail_rate"] == pytest.approx((0.1 * 8 + 0.2 * 6 + 0.3 * 6) / 20)  # pooled over answers
     assert clip["uncertainty_collapse_rate"] == pytest.approx(1 / 3) and clip[
         "semantic_bleeding_rate"

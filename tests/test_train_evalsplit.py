@@ -186,7 +186,7 @@ def test_summary_intervals_and_verdict():
                 )
             )
     table = summarise(pd.DataFrame(rows))
-    pooled = table[table["category"] == "pooled"].set_index("row")
+    pooled = table[(table["category"] == "pooled") & (table["subset"] == "all")].set_index("row")
     assert pooled.loc["learned", "mahalanobis"] == 1.0 and pooled.loc["lookup", "mahalanobis"] == 0.0
     assert pooled.loc["people", "n"] == 80 and abs(pooled.loc["people", "mahalanobis"] - 0.15) < 1e-9
     assert "the lookup table wins" in verdict(table)
@@ -194,6 +194,10 @@ def test_summary_intervals_and_verdict():
 
 @pytest.mark.integration
 def test_heldout_command_end_to_end(tmp_path, capsys):
+    table = tmp_path / "vlm.csv"
+    table.write_text(
+        "Palabra,Answer1,Answer2,Answer3\nAPPLE,A1,A1,B2\nWHALE,K17,not a cell,K17\n", encoding="utf-8"
+    )
     rc = main(
         [
             "train",
@@ -207,16 +211,22 @@ def test_heldout_command_end_to_end(tmp_path, capsys):
             "--text-encoder",
             "hash:16",
         ]
-        + ["--device", "cpu", "--threads", "1", "--no-progress", "-o", str(tmp_path)]
+        + ["--device", "cpu", "--threads", "1", "--no-progress", "-o", str(tmp_path / "run")]
+        + ["--answers", str(table)]
     )
     out = capsys.readouterr().out
     assert rc == 0 and "verdict:" in out
-    result = json.loads((tmp_path / "heldout.json").read_text())
-    rows = {(r["row"], r["category"]) for r in result["table"]}
+    result = json.loads((tmp_path / "run" / "heldout.json").read_text())
+    rows = {(r["row"], r["subset"], r["category"]) for r in result["table"]}
     for row in ("learned", "lookup", "text-embedding", "random", "people"):
-        assert (row, "pooled") in rows
-    words = pd.read_csv(tmp_path / "words.csv")
+        assert {(row, s, "pooled") for s in ("all", "xkcd-names", "other")} <= rows
+    assert len(result["subsets"]["xkcd-names"]) == 34 and len(result["subsets"]["other"]) == 66
+    words = pd.read_csv(tmp_path / "run" / "words.csv")
     assert sorted(words[words["row"] == "learned"]["word"]) == sorted(load_humans().words)  # each word once
+    assert sorted(words[words["row"] == "answers:vlm"]["word"]) == ["APPLE", "WHALE"]
+    assert set(words["human_reference"]) == {result["reference"]}
+    tests = pd.DataFrame(result["mcnemar"])
+    assert {"text-embedding", "best answer table"} <= set(tests["versus"])
 
 
 def test_an_agents_own_fallback_is_logged_and_counted():

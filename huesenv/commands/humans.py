@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -10,10 +11,11 @@ from rich.console import Console
 from rich.table import Table
 
 from huesenv.commands.common import add_humans, add_out, add_seed, display_path, probability, writable_target
-from huesenv.humans import consistency_by_category, consistency_table, load_humans
+from huesenv.humans import consistency_by_category, consistency_table, load_humans, names_check
 from huesenv.humans.consistency import MIN_ANSWERS
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
 from huesenv.humans.reference import HumanReference
+from huesenv.naming_corpus import load_naming_corpus
 
 RECONSTRUCTION_NOTICE = (
     "RECONSTRUCTION: these answers were generated from the paper's published summary "
@@ -66,6 +68,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--vocabulary", metavar="PATH|any", help="accept a custom vocabulary file, or 'any' word")
     s.set_defaults(func=run_summary)
+
+    c = hsub.add_parser(
+        "check-names",
+        help="the cohort against a naming corpus: ΔE2000 per colour-name word, Mahalanobis pass",
+        description="Check the human reference against real naming data (default: the XKCD colour survey): "
+        "per cue word the corpus names, the ΔE2000 from the corpus colour to the cohort's mean and modal answer, "
+        "and whether the corpus colour's nearest cell passes the cohort's Mahalanobis test (xy and CIELAB).",
+    )
+    add_humans(c)
+    c.add_argument("--corpus", metavar="CSV", help="naming CSV (name + hex | r,g,b | L,a,b); default XKCD")
+    add_out(c, help="folder for names-check.json and names-check.md (default: print only)")
+    c.set_defaults(func=run_check_names)
 
     r = hsub.add_parser(
         "reconstruct",
@@ -220,4 +234,33 @@ def run_reconstruct(args: argparse.Namespace) -> int:
         f"largest gap {cal['error'].abs().max():.3f} ({cal.loc[cal['error'].abs().idxmax(), 'word']})"
     )
     print(RECONSTRUCTION_NOTICE)
+    return 0
+
+
+def run_check_names(args: argparse.Namespace) -> int:
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and not out.is_dir():
+        raise ValueError(f"--out {args.out}: is a file, expected a folder")
+    corpus = load_naming_corpus(args.corpus)  # bad input fails before anything is written
+    humans = load_humans(args.humans)
+    table = names_check.check_names(humans, corpus)
+    reference = HumanReference.of(humans).label
+    text = names_check.markdown(table, reference, corpus.label)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        records = table.to_dict(orient="records")
+        doc = {
+            "reference": reference,
+            "corpus": corpus.label,
+            "summary": names_check.summary_line(table, corpus.label),
+        }
+        (out / "names-check.json").write_text(
+            json.dumps(doc | {"words": records}, indent=1) + "\n", encoding="utf-8"
+        )
+        (out / "names-check.md").write_text(
+            f"# The reference against real naming data\n\n{text}", encoding="utf-8"
+        )
+    if humans.is_reconstruction:
+        print(RECONSTRUCTION_NOTICE)
+    print(text, end="")
     return 0

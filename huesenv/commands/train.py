@@ -157,7 +157,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--text-encoder", default="minilm", metavar="NAME", help="cue encoder (default minilm)")
     add_device(h, help=TRAIN_DEVICE_HELP)
     h.add_argument("--threads", type=positive_int, help="torch CPU threads")
-    h.add_argument("--baselines-only", action="store_true", help="score the baselines, train nothing")
+    h.add_argument(
+        "--baselines-only",
+        action="store_true",
+        help="score the baselines (and --answers tables), train nothing",
+    )
+    h.add_argument(
+        "--answers",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="answer tables (.csv: Palabra,Answer1..AnswerN, e.g. published VLM answers) scored as extra rows",
+    )
     add_progress(h)
     h.set_defaults(func=run_heldout_cmd)
 
@@ -353,6 +364,8 @@ def run_heldout_cmd(args: argparse.Namespace) -> int:
         threads=args.threads,
         progress=progress_enabled(args),
         train=not args.baselines_only,
+        answers=args.answers,
+        distributional=not args.baselines_only,  # baselines only: nothing is trained
     )
     print((out / "heldout.md").read_text(encoding="utf-8"))
     print(f"verdict: {result['verdict']}")

@@ -60,7 +60,7 @@ from huesenv.logs.schema import LogRecord
 from huesenv.metrics.collect import SampledCloud, answer_sets, as_records
 from huesenv.metrics.distributional import hotelling_cloud
 from huesenv.metrics.families import families_of
-from huesenv.metrics.pointwise import mahalanobis_top1
+from huesenv.metrics.pointwise import mahalanobis_lab_top1, mahalanobis_top1
 from huesenv.metrics.severity import severity
 from huesenv.vocabulary import NONSENSE_CATEGORY, normalise_word
 
@@ -73,6 +73,8 @@ WORD_COLUMNS = [
     "top1_coord",
     "mahalanobis_d2",
     "mahalanobis_outlier",
+    "mahalanobis_lab_d2",
+    "mahalanobis_lab_outlier",
     "hotelling_t2",
     "hotelling_p",
     "hotelling_fail",
@@ -142,6 +144,8 @@ def word_level(
             "top1_coord": format_coord(top1) if top1 is not None else None,
             "mahalanobis_d2": np.nan,
             "mahalanobis_outlier": np.nan,
+            "mahalanobis_lab_d2": np.nan,
+            "mahalanobis_lab_outlier": np.nan,
             "hotelling_t2": np.nan,
             "hotelling_p": np.nan,
             "hotelling_fail": np.nan,
@@ -165,15 +169,17 @@ def word_level(
         if (
             top1 is None and len(human_xy) >= MIN_HUMAN_ANSWERS
         ):  # asked, no valid answer: a failure of both tests
-            row.update(mahalanobis_outlier=True, hotelling_fail=True)
+            row.update(mahalanobis_outlier=True, mahalanobis_lab_outlier=True, hotelling_fail=True)
         elif top1 is not None and len(human_xy) >= MIN_HUMAN_ANSWERS:
             point = mahalanobis_top1(cells_to_xy([top1]), human_xy, alpha)
             row.update(mahalanobis_d2=point.d2, mahalanobis_outlier=point.outlier)
+            lab = mahalanobis_lab_top1(top1, humans.cells(word), alpha)
+            row.update(mahalanobis_lab_d2=lab.d2, mahalanobis_lab_outlier=lab.outlier)
             dist = hotelling_cloud(cells_to_xy(cloud), human_xy, alpha)
             row.update(hotelling_t2=dist.t2, hotelling_p=dist.p_value, hotelling_fail=dist.fail)
         rows.append(row)
     frame = pd.DataFrame(rows, columns=WORD_COLUMNS)
-    for col in ("mahalanobis_outlier", "hotelling_fail"):
+    for col in ("mahalanobis_outlier", "mahalanobis_lab_outlier", "hotelling_fail"):
         frame[col] = frame[col].astype("boolean")
     return frame
 
@@ -248,6 +254,9 @@ def agent_level(word_df: pd.DataFrame, invalid: pd.DataFrame | None = None) -> p
                 "n_scored": int(maha.notna().sum()),
                 "mahalanobis_fail_rate": _mean(maha),
                 "mahalanobis_fail_err": _se(maha),
+                "mahalanobis_lab_fail_rate": _mean(group["mahalanobis_lab_outlier"].astype("Float64"))
+                if "mahalanobis_lab_outlier" in group
+                else float("nan"),
                 "hotelling_fail_rate": _mean(hot),
                 "hotelling_fail_err": _se(hot),
                 "human_fail_rate": pooled_human_fail_rate(group),
