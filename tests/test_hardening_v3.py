@@ -1,0 +1,232 @@
+"""Issue 40's attacks, each bounded in time and memory (a forked child with an address-space cap and a
+deadline), so a blow-up fails the test instead of hanging the suite."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import multiprocessing
+import resource
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import huesenv.cli
+import huesenv.commands.humans  # noqa: F401 - imported here, not in every forked child
+import huesenv.experiments.evaluation  # noqa: F401
+
+DATA = Path(__file__).parent / "data"
+
+
+def _vm_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmSize")
+
+
+def _child(conn: Any, fn: Callable[..., Any], mem_mb: int, args: tuple[Any, ...]) -> None:
+    limit = _vm_bytes() + (mem_mb << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            out = fn(*args)
+        conn.send(("ok", out, err.getvalue()))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the test
+        conn.send(("raised", f"{type(exc).__name__}: {exc}"[:2000], traceback.format_exc()[-2000:]))
+
+
+def bounded(
+    fn: Callable[..., Any], *args: Any, seconds: float = 20, mem_mb: int = 1536
+) -> tuple[str, Any, str]:
+    """``fn(*args)`` in a forked child with ``mem_mb`` MB more address space and ``seconds``: (how, value, stderr)."""
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, fn, mem_mb, args))
+    proc.start()
+    ready = parent.poll(seconds)
+    result = parent.recv() if ready else None
+    proc.kill() if result is None else None
+    proc.join()
+    assert result is not None, f"ran past {seconds} s (or died: exit {proc.exitcode})"
+    return result
+
+
+def _cli(*argv: str) -> int:
+    return huesenv.cli.main(list(argv))
+
+
+def refused(result: tuple[str, Any, str], *needles: str) -> str:
+    """The CLI exited 2 with one line naming every needle."""
+    how, code, err = result
+    assert how == "ok", f"{code}\n{err}"
+    err = err.strip()
+    assert code == 2, f"exit {code}: {err}"
+    assert "\n" not in err and "Traceback" not in err and "internal error" not in err, err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+# -- 1. small files, huge costs -----------------------------------------------------------------------------------
+def _bomb(path: Path, megabytes: int) -> Path:
+    """A gzip that inflates to ``megabytes`` MB of a CSV, in a few kB: gzip members may be concatenated."""
+    member = gzip.compress(b"0" * (1 << 20), compresslevel=9, mtime=0)
+    head = gzip.compress(b"userId,word,cell\n", mtime=0)
+    path.write_bytes(head + member * megabytes)
+    return path
+
+
+def test_gzip_bomb_humans_is_refused_naming_the_cap(tmp_path, monkeypatch):
+    import huesenv.trust as trust
+
+    monkeypatch.setattr(trust, "MAX_INFLATED_BYTES", 4 << 20)
+    bomb = _bomb(tmp_path / "bomb.csv.gz", 1600)
+    err = refused(bounded(_cli, "humans", "summary", "--humans", str(bomb)), "bomb.csv.gz", "4,194,304")
+    assert "inflates" in err
+
+
+def test_bounded_reader_reads_a_plain_and_a_compressed_file(tmp_path):
+    from huesenv.trust import read_user_bytes
+
+    (tmp_path / "a.csv").write_bytes(b"x,y\n")
+    (tmp_path / "a.csv.gz").write_bytes(gzip.compress(b"x,y\n"))
+    assert read_user_bytes(tmp_path / "a.csv") == read_user_bytes(tmp_path / "a.csv.gz") == b"x,y\n"
+    with pytest.raises(ValueError, match=r"a.csv: 4 bytes, more than the 3 allowed"):
+        read_user_bytes(tmp_path / "a.csv", max_bytes=3)
+    (tmp_path / "b.csv.gz").write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match=r"b.csv.gz: not a readable .gz file"):
+        read_user_bytes(tmp_path / "b.csv.gz")
+
+
+def _shared_list(levels: int) -> list[Any]:
+    shared: list[Any] = []
+    for _ in range(levels):
+        shared = [shared, shared]
+    return shared
+
+
+def _validate_human_record(value: Any) -> str:
+    from huesenv.experiments.evaluation import valid_record
+
+    try:
+        valid_record(value, "policy p.pt, field train.human_data")
+    except ValueError as err:
+        return str(err)
+    return "accepted"
+
+
+def test_shared_reference_record_error_is_bounded():
+    how, message, err = bounded(_validate_human_record, _shared_list(45), seconds=5)
+    assert how == "ok", message
+    assert message.startswith("policy p.pt, field train.human_data") and len(message) < 400, message
+
+
+def test_shared_reference_inside_a_record_field_is_bounded():
+    record = {"format": "huesenv-human-data", "train_participants": _shared_list(45), "train_words": ["RED"]}
+    how, message, err = bounded(_validate_human_record, record, seconds=5)
+    assert how == "ok", message
+    assert "train_participants" in message and len(message) < 400, message
+
+
+def _replay_records(rounds: int) -> list[Any]:
+    from huesenv.logs.io import read_records
+
+    records = read_records(DATA / "v2_games.jsonl").records
+    first = next(r for r in records if r.kind == "game_step")
+    return [first.model_copy(update={"round": rounds})] + [r for r in records if r.kind == "game_step"][1:]
+
+
+def _replay_all(records: list[Any]) -> str:
+    from huesenv.game.replay import replay
+
+    try:
+        for _ in replay(records):
+            pass
+    except ValueError as err:
+        return str(err)
+    return "replayed"
+
+
+def test_replay_with_a_huge_round_is_refused():
+    how, message, err = bounded(_replay_all, _replay_records(10**9), seconds=5)
+    assert how == "ok", message
+    assert "extra.round" in message and "1000000000" in message, message
+
+
+def test_replay_of_a_real_game_still_works():
+    how, message, err = bounded(_replay_all, _replay_records(0), seconds=5)
+    assert (how, message) == ("ok", "replayed"), err
+
+
+# -- 2. wrong types in checkpoint and zip metadata --------------------------------------------------------------
+@pytest.fixture(scope="module")
+def checkpoint_payload() -> dict[str, Any]:
+    torch = pytest.importorskip("torch")
+    from huesenv.agents.policy_net import PolicySettings, build_guesser_net
+    from huesenv.vocabulary import word_texts
+
+    vocab = word_texts()[:20]
+    settings = PolicySettings(
+        env_id="huesenv/GuesserVector-v0", role="guesser", observation_mode="vector-dict", vocabulary=vocab
+    )
+    buf = io.BytesIO()
+    nets = {"guesser": build_guesser_net(len(vocab), hidden=4)}
+    torch.save(
+        {
+            "format": "huesenv-policy",
+            "format_version": 1,
+            "settings": settings.to_dict(),
+            "nets": {
+                "guesser": {
+                    "arch": {"vocab_size": len(vocab), "hidden": 4},
+                    "state_dict": nets["guesser"].state_dict(),
+                }
+            },
+            "train": {},
+        },
+        buf,
+    )
+    return torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
+
+
+@pytest.mark.parametrize(("field", "value"), [("format_version", [1]), ("train", [1, 2, 3]), ("nets", "x")])
+def test_checkpoint_metadata_of_the_wrong_type(tmp_path, checkpoint_payload, field, value):
+    import torch
+
+    from huesenv.agents.policy_net import load_checkpoint
+
+    path = tmp_path / "policy.pt"
+    torch.save({**checkpoint_payload, field: value}, path)
+    with pytest.raises(ValueError) as info:
+        load_checkpoint(path)
+    message = str(info.value)
+    assert str(path) in message and f"'{field}'" in message and "\n" not in message, message
+
+
+def test_checkpoint_of_the_right_types_loads(tmp_path, checkpoint_payload):
+    import torch
+
+    from huesenv.agents.policy_net import load_checkpoint
+
+    torch.save({**checkpoint_payload, "train": {"steps": 3}}, tmp_path / "policy.pt")
+    assert load_checkpoint(tmp_path / "policy.pt").train == {"steps": 3}
+
+
+def test_sb3_zip_with_a_huge_int_names_the_file(tmp_path):
+    import zipfile
+
+    from huesenv.agents.sb3_zip import read_sb3_zip
+
+    path = tmp_path / "model.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("data", '{"num_timesteps": ' + "9" * 6000 + "}")
+        zf.writestr("policy.pth", b"")
+    with pytest.raises(ValueError) as info:
+        read_sb3_zip(path)
+    assert str(path) in str(info.value) and "'data'" in str(info.value), info.value
