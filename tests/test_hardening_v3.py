@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import json
 import multiprocessing
 import resource
 import traceback
@@ -230,3 +231,66 @@ def test_sb3_zip_with_a_huge_int_names_the_file(tmp_path):
     with pytest.raises(ValueError) as info:
         read_sb3_zip(path)
     assert str(path) in str(info.value) and "'data'" in str(info.value), info.value
+
+
+# -- 4. secrets in other spellings --------------------------------------------------------------------------------
+KEY = "sk-hardening-DO-NOT-LEAK-0123456789abcdef"
+
+
+def _spelled(key: str) -> list[str]:
+    import base64
+    import urllib.parse
+
+    body = json.dumps({"model": "m", "headers": {"Authorization": f"Bearer {key}"}}).encode()
+    return [
+        base64.b64encode(body).decode(),  # an upstream echoing the whole request, base64-encoded
+        base64.b64encode(b"x" + body).decode(),
+        base64.urlsafe_b64encode(b"xy" + body).decode(),
+        base64.b64encode(key.encode()).decode(),
+        urllib.parse.quote(key, safe=""),
+        key.upper(),
+        key.lower(),
+        key[::-1],
+        " ".join(key),
+        key[:12] + "\n  " + key[12:],
+    ]
+
+
+@pytest.mark.parametrize("index", range(10))
+def test_secret_spellings_are_masked_in_stored_text(tmp_path, index):
+    import base64
+
+    from huesenv.logs.io import LogWriter, read_records
+
+    env = {"HARDENING_API_KEY": KEY}
+    text = f"echo: {_spelled(KEY)[index]} done"
+    writer = LogWriter(tmp_path / "words.jsonl")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HARDENING_API_KEY", KEY)
+        first = read_records(DATA / "v2_wordlevel.jsonl").records[0]
+        writer.append([first.model_copy(update={"raw_text": text})])
+        writer.close()
+    stored = (tmp_path / "words.jsonl").read_text()
+    raw = read_records(tmp_path / "words.jsonl").records[0].raw_text
+    assert raw.startswith("echo: ") and raw.endswith(" done"), raw
+    leaked = [
+        s for s in (KEY, KEY.upper(), KEY[::-1], "DO-NOT-LEAK", "0123456789") if s.lower() in stored.lower()
+    ]
+    assert not leaked, stored
+    for word in raw.split():  # no base64 word decodes to text holding the key's middle
+        try:
+            decoded = base64.b64decode(word + "==", altchars=b"-_" if "-" in word or "_" in word else None)
+        except ValueError:
+            continue
+        assert b"DO-NOT-LEAK" not in decoded, (word, decoded)
+    from huesenv.secrets import mask_text
+
+    assert mask_text("sk-nothing-secret here", env) == "sk-nothing-secret here"
+
+
+def test_a_key_with_non_ascii_characters_is_refused_naming_the_variable():
+    from huesenv.secrets import check_key_value
+
+    with pytest.raises(ValueError, match=r"^\$HARDENING_API_KEY: the key holds non-ASCII") as info:
+        check_key_value("HARDENING_API_KEY", "sk-ключ-0123456789")
+    assert "ключ" not in str(info.value)
