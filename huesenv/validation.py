@@ -40,6 +40,7 @@ __all__ = [
     "load_yaml_file",
     "parse_yaml_value",
     "shown",
+    "terminal_safe",
     "validate",
     "yaml_lines",
 ]
@@ -263,6 +264,22 @@ def shown(value: Any) -> str:
     which a small file's shared references (``L = [L, L]`` 45 deep) make cost 2**45."""
     text = _SHOWN.repr(value).replace("\n", "\\n")
     return text if len(text) <= 160 else text[:157] + "..."
+
+
+# C0 and C1 controls (ESC, BEL, CR...), DEL, and the bidirectional overrides that reorder what a terminal shows
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(value: Any, *, markup: bool = False) -> str:
+    """``str(value)`` with every control character written as its escape (``\\x1b``), so a string from a
+    user's file printed to a terminal cannot clear the screen, retitle the window or fake a line;
+    ``markup``: also rich's ``[style]`` tags escaped (for a rich table cell)."""
+    text = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(value))
+    if markup:
+        from rich.markup import escape
+
+        text = escape(text)
+    return text
 
 
 def validate(

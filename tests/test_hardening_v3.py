@@ -294,3 +294,37 @@ def test_a_key_with_non_ascii_characters_is_refused_naming_the_variable():
     with pytest.raises(ValueError, match=r"^\$HARDENING_API_KEY: the key holds non-ASCII") as info:
         check_key_value("HARDENING_API_KEY", "sk-ключ-0123456789")
     assert "ключ" not in str(info.value)
+
+
+# -- 5. terminal escapes ------------------------------------------------------------------------------------------
+EVIL = "pwn\x1b[2J\x1b]0;PWN\x07\u202e[bold]x"
+
+
+def test_logs_check_escapes_control_characters_of_the_file(tmp_path, capsys):
+    line = json.loads((DATA / "v2_wordlevel.jsonl").read_text().splitlines()[0])
+    line["agent_id"] = EVIL
+    for key in ("unit", "unit_pos", "unit_size"):
+        line["extra"].pop(key)
+    log = tmp_path / "evil.jsonl"
+    log.write_text(json.dumps(line) + "\n")
+    assert _cli("logs", "check", str(log)) == 0
+    out, err = capsys.readouterr()
+    assert "pwn\\x1b[2J\\x1b]0;PWN\\x07\\u202e" in out, out
+    assert not any(c in out + err for c in "\x1b\x07\u202e"), repr(out)
+
+
+def test_error_lines_escape_control_characters(tmp_path, capsys):
+    line = json.loads((DATA / "v2_wordlevel.jsonl").read_text().splitlines()[0])
+    line["kind"] = EVIL
+    log = tmp_path / "evil.jsonl"
+    log.write_text(json.dumps(line) + "\n")
+    code = _cli("logs", "check", str(log))
+    out, err = capsys.readouterr()
+    assert code == 2 and "\\x1b" in err and "\x1b" not in err, repr(err)
+
+
+def test_rich_cells_escape_controls_and_markup():
+    from huesenv.validation import terminal_safe
+
+    assert terminal_safe(EVIL, markup=True) == "pwn\\x1b[2J\\x1b]0;PWN\\x07\\u202e\\[bold]x"
+    assert terminal_safe("RED\tcafé\n") == "RED\\tcafé\\n"

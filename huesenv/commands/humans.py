@@ -14,6 +14,7 @@ from huesenv.humans import consistency_by_category, consistency_table, load_huma
 from huesenv.humans.consistency import MIN_ANSWERS
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
 from huesenv.humans.reference import HumanReference
+from huesenv.validation import terminal_safe
 
 RECONSTRUCTION_NOTICE = (
     "RECONSTRUCTION: these answers were generated from the paper's published summary "
@@ -169,11 +170,10 @@ def run_summary(args: argparse.Namespace) -> int:
         out.add_column(name, justify="right" if name in numeric else "left")
     for row in table.itertuples(index=False):
         out.add_row(
-            row.word,
-            row.category,
+            *(terminal_safe(v, markup=True) for v in (row.word, row.category)),
             str(row.n),
             row.mode_coord,
-            row.mode_category,
+            terminal_safe(row.mode_category, markup=True),
             _num(row.consistency),
             _num(row.fail_rate),
             _num(row.implied_false_alarm),
@@ -185,7 +185,7 @@ def run_summary(args: argparse.Namespace) -> int:
         cats.add_column(name)
     for row in consistency_by_category(table).itertuples(index=False):
         cats.add_row(
-            row.category,
+            terminal_safe(row.category, markup=True),
             str(row.words),
             str(row.n),
             _num(row.consistency),

@@ -61,6 +61,7 @@ from huesenv.experiments.report import (
 )
 from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
+from huesenv.validation import terminal_safe
 
 
 def add_config_flags(p: argparse.ArgumentParser, default_config: str, games: bool = True) -> None:
@@ -365,7 +366,7 @@ def _board_table(console: Any, board: Any, title: str) -> None:
         )
         table.add_row(
             str(row.rank),
-            str(row.agent),
+            terminal_safe(row.agent, markup=True),
             str(row.games),
             f"{row.mean_points:.2f}{ci}",
             f"{row.mean_cue_giver:.2f}",
