@@ -328,3 +328,47 @@ def test_rich_cells_escape_controls_and_markup():
 
     assert terminal_safe(EVIL, markup=True) == "pwn\\x1b[2J\\x1b]0;PWN\\x07\\u202e\\[bold]x"
     assert terminal_safe("RED\tcafé\n") == "RED\\tcafé\\n"
+
+
+# -- 6. spreadsheet formulas in exports ---------------------------------------------------------------------------
+def test_participants_export_quotes_a_formula_like_platform_id(tmp_path, capsys):
+    pytest.importorskip("flask")
+    import csv
+
+    from huesenv.collect.app import CollectConfig, create_app
+    from huesenv.collect.testing import ClientParticipant
+
+    db = tmp_path / "c.sqlite3"
+    client = create_app(CollectConfig(db_path=db, words_per_participant=2, start_rate=None)).test_client()
+    client.get("/?PROLIFIC_PID=-2-3&STUDY_ID=study42&SESSION_ID=-1-1")
+    p = ClientParticipant(client)
+    p.answer_words(p.onboard(), lambda w: "B2")
+    out = tmp_path / "participants.csv"
+    assert _cli("collect", "export", "--db", str(db), "-o", str(out), "--task", "participants") == 0
+    rows = list(csv.DictReader(out.open(newline="")))
+    assert (rows[0]["platformPid"], rows[0]["sessionId"], rows[0]["studyId"]) == ("'-2-3", "'-1-1", "study42")
+    cells = [v for row in rows for v in row.values()]
+    assert not any(v.startswith(("=", "+", "-", "@", "\t", "\r")) for v in cells), cells
+
+
+def test_csv_safe_quotes_text_not_numbers_and_reads_back(tmp_path):
+    import pandas as pd
+
+    from huesenv.humans import load_humans
+    from huesenv.humans.reconstruct import write_export
+    from huesenv.reports import csv_safe, csv_unquote
+
+    frame = pd.DataFrame(
+        {"agent": ["=HYPERLINK(1)", "+1", "@SUM", "\tx", "\rx", "ok"], "n": [-1, 2, 3, 4, 5, 6]}
+    )
+    safe = csv_safe(frame)
+    assert safe["agent"].tolist() == ["'=HYPERLINK(1)", "'+1", "'@SUM", "'\tx", "'\rx", "ok"]
+    assert safe["n"].tolist() == [-1, 2, 3, 4, 5, 6] and frame["agent"][0] == "=HYPERLINK(1)"
+    assert [csv_unquote(v) for v in safe["agent"]] == frame["agent"].tolist()
+    cohort = pd.read_csv(
+        Path(__file__).parents[1] / "huesenv/data/humans/reconstructed_cohort.csv.gz", dtype=str
+    )
+    odd = cohort.head(40).assign(userId=lambda f: "-" + f["userId"])
+    text = write_export(odd, tmp_path / "a.csv").read_text()
+    assert "\n'-reconstructed-001," in text
+    assert set(load_humans(tmp_path / "a.csv").frame["user_id"]) == set(odd["userId"])

@@ -46,6 +46,7 @@ from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
 from huesenv.humans import HumanResponses, load_humans
 from huesenv.humans.splits import DataSplit
+from huesenv.reports import csv_safe
 from huesenv.vocabulary import evaluation_inputs
 
 LEARNED = "learned"
@@ -247,7 +248,7 @@ def run(
                 f"fold {fold + 1}/{folds} scored ({len(split.evaluation_words)} held-out words)", flush=True
             )
     words = pd.concat(frames, ignore_index=True)
-    words.to_csv(out / "words.csv", index=False)
+    csv_safe(words).to_csv(out / "words.csv", index=False)
     table = summarise(words)
     result: dict[str, Any] = {
         "reference": HumanReference.of(humans).label,

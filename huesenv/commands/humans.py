@@ -14,6 +14,7 @@ from huesenv.humans import consistency_by_category, consistency_table, load_huma
 from huesenv.humans.consistency import MIN_ANSWERS
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
 from huesenv.humans.reference import HumanReference
+from huesenv.reports import csv_safe
 from huesenv.validation import terminal_safe
 
 RECONSTRUCTION_NOTICE = (
@@ -149,7 +150,7 @@ def run_summary(args: argparse.Namespace) -> int:
         for note in notes:
             print(f"# {note}", file=sys.stderr)
         named = HumanReference.of(humans).annotate(table)  # the reference named in the CSV, as everywhere
-        sys.stdout.write(named.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
+        sys.stdout.write(csv_safe(named).to_csv(index=False, float_format="%.4f", lineterminator="\n"))
         return 0
 
     console = Console()

@@ -83,6 +83,7 @@ import numpy as np
 import pandas as pd
 
 from huesenv.board import format_coord, load_board, parse_coord
+from huesenv.reports import csv_unquote
 from huesenv.trust import check_parquet, read_user_text
 from huesenv.vocabulary import Word, category_of, normalise_word, read_vocabulary_file, word_texts
 
@@ -261,7 +262,7 @@ def _read_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, list[str]]], 
         start = reader.line_num + 1
         for values in reader:
             if values:  # blank lines carry no answer
-                yield start, values
+                yield start, [csv_unquote(v) for v in values]
             start = reader.line_num + 1
 
     return header, csv_rows(), "line"
