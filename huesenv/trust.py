@@ -187,3 +187,35 @@ def check_parquet(path: str | os.PathLike[str]) -> None:
     total = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if total > MAX_INFLATED_BYTES:
         raise ValueError(f"{path}: inflates past the {MAX_INFLATED_BYTES:,} bytes allowed; refused")
+
+
+def check_npz(path: str | os.PathLike[str], max_bytes: int = MAX_TENSOR_BYTES) -> None:
+    """Refuse (``ValueError`` naming the file), before ``np.load``, an ``.npz`` whose arrays declare more
+    bytes than they store or than ``max_bytes`` in all, or hold Python objects.
+
+    Why: ``np.load`` allocates the shape an array's header declares before it reads a byte, so a 1 kB
+    member claiming ``(480, 10**9)`` floats is a 1.75 TiB ``MemoryError``."""
+    import zipfile
+
+    import numpy as np
+    from numpy.lib import format as npy
+
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as fh:
+                    major, _minor = npy.read_magic(fh)
+                    header = npy.read_array_header_1_0 if major == 1 else npy.read_array_header_2_0
+                    shape, _order, dtype = header(fh)
+                need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                total += need
+                if dtype.hasobject or need > info.file_size or total > max_bytes:
+                    raise UnsafeTensorFile(
+                        f"{path}: array {info.filename!r} declares {shape} {dtype} "
+                        f"({need:,} bytes, {info.file_size:,} stored, {max_bytes:,} allowed in all); refused"
+                    )
+    except UnsafeTensorFile:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
+        raise ValueError(f"{path}: not a readable npz file ({str(err)[:200]})") from None

@@ -372,6 +372,8 @@ def load_yaml(text: str, source: str) -> Any:
         return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
     except RecursionError:
         raise ValueError(f"{source}: YAML nested too deeply; expected plain keys and values") from None
+    except ValueError as err:  # an int past Python's 4,300-digit limit
+        raise ValueError(f"{source}: not valid YAML ({str(err).split(';')[0]})") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f", line {mark.line + 1}" if mark is not None else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import importlib
 import io
 import json
 import multiprocessing
@@ -17,8 +18,20 @@ from typing import Any
 import pytest
 
 import huesenv.cli
-import huesenv.commands.humans  # noqa: F401 - imported here, not in every forked child
-import huesenv.experiments.evaluation  # noqa: F401
+
+# imported here once, not in every forked child (what a command imports when it runs)
+for _module in (
+    "huesenv.commands.humans",
+    "huesenv.commands.logs",
+    "huesenv.commands.collect",
+    "huesenv.experiments.evaluation",
+    "huesenv.experiments.experiment",
+    "huesenv.experiments.rl.ppo_fast",
+    "huesenv.experiments.rl.selfplay",
+    "huesenv.experiments.rl.sb3_train",
+    "huesenv.metrics.naming",
+):
+    importlib.import_module(_module)
 
 DATA = Path(__file__).parent / "data"
 
@@ -331,6 +344,7 @@ def test_rich_cells_escape_controls_and_markup():
 
 
 # -- 6. spreadsheet formulas in exports ---------------------------------------------------------------------------
+@pytest.mark.integration  # a collect app / a whole export read back: over 0.5 s
 def test_participants_export_quotes_a_formula_like_platform_id(tmp_path, capsys):
     pytest.importorskip("flask")
     import csv
@@ -351,6 +365,7 @@ def test_participants_export_quotes_a_formula_like_platform_id(tmp_path, capsys)
     assert not any(v.startswith(("=", "+", "-", "@", "\t", "\r")) for v in cells), cells
 
 
+@pytest.mark.integration  # a collect app / a whole export read back: over 0.5 s
 def test_csv_safe_quotes_text_not_numbers_and_reads_back(tmp_path):
     import pandas as pd
 
@@ -372,3 +387,92 @@ def test_csv_safe_quotes_text_not_numbers_and_reads_back(tmp_path):
     text = write_export(odd, tmp_path / "a.csv").read_text()
     assert "\n'-reconstructed-001," in text
     assert set(load_humans(tmp_path / "a.csv").frame["user_id"]) == set(odd["userId"])
+
+
+# -- 7. the independent pass: configs, --set values, caches -------------------------------------------------------
+def test_yaml_python_tag_runs_nothing(tmp_path):
+    marker = tmp_path / "PWNED"
+    config = tmp_path / "c.yaml"
+    config.write_text(f'agents: !!python/object/apply:os.system ["touch {marker}"]\n')
+    refused(bounded(_cli, "tournament", str(config), "-o", str(tmp_path / "o")), "c.yaml", "line 1")
+    assert not marker.exists()
+
+
+def test_yaml_int_past_the_digit_limit_names_the_file(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("games: " + "9" * 5000 + "\n")
+    refused(bounded(_cli, "tournament", str(config), "-o", str(tmp_path / "o")), "c.yaml", "4300 digits")
+
+
+FAST = (
+    "train",
+    "guesser",
+    "--fast",
+    "--tracker",
+    "none",
+    "--no-progress",
+    "--device",
+    "cpu",
+    "--steps",
+    "64",
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        pytest.param(
+            ("tournament", "--no-progress", "--no-wordlevel", "--set", "games=1000000000000"),
+            "field games",
+            marks=pytest.mark.integration,  # builds the bundled config: about 1 s
+        ),
+        ((*FAST, "--set", "num_envs=100000000"), "num_envs"),
+        ((*FAST, "--set", "hidden=100000000"), "hidden"),
+        (
+            ("train", "selfplay", "--tracker", "none", "--no-progress", "--set", "num_games=100000000"),
+            "num_games",
+        ),
+        (
+            ("train", "guesser", "--tracker", "none", "--no-progress", "--set", "net_arch=[100000000]"),
+            "net_arch",
+        ),
+        (("train", "guesser", "--tracker", "none", "--no-progress", "--set", "n_steps=100000000"), "n_steps"),
+    ],
+)
+def test_sizes_from_the_command_line_are_bounded(tmp_path, argv, needle):
+    out = tmp_path / "run"
+    refused(bounded(_cli, *argv, "-o", str(out), seconds=20), needle, "expected")
+    assert not any(out.rglob("*.pt"))
+
+
+def _npz_member(shape: tuple[int, ...], dtype: str, data: bytes) -> bytes:
+    from numpy.lib import format as npy
+
+    buf = io.BytesIO()
+    npy.write_array_header_1_0(buf, {"descr": dtype, "fortran_order": False, "shape": shape})
+    return buf.getvalue() + data
+
+
+def _load_cache(path: Path) -> str:
+    from huesenv.metrics.naming import load_cached_frontier
+
+    try:
+        load_cached_frontier(path, "k", 480)
+    except ValueError as err:
+        return str(err)
+    return "loaded"
+
+
+@pytest.mark.parametrize(("shape", "dtype"), [((480, 10**9), "<f4"), ((4,), "|O")])
+def test_npz_cache_declaring_a_huge_or_object_array_is_refused(tmp_path, shape, dtype):
+    import zipfile
+
+    path = tmp_path / "frontier.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("key.npy", _npz_member((), "<U1", b"k\0\0\0"))
+        archive.writestr("columns.npy", _npz_member(shape, dtype, b"\0" * 64))
+        for name in ("betas", "complexity", "accuracy", "offsets"):
+            archive.writestr(f"{name}.npy", _npz_member((1,), "<f8", b"\0" * 8))
+    how, message, err = bounded(_load_cache, path, seconds=10)
+    assert how == "ok", message
+    assert str(path) in message and "columns.npy" in message and "refused" in message, message
