@@ -476,3 +476,46 @@ def test_npz_cache_declaring_a_huge_or_object_array_is_refused(tmp_path, shape, 
     how, message, err = bounded(_load_cache, path, seconds=10)
     assert how == "ok", message
     assert str(path) in message and "columns.npy" in message and "refused" in message, message
+
+
+def _read_json(path: Path) -> str:
+    from huesenv.experiments.rl.harness import read_json
+
+    try:
+        read_json(path)
+    except ValueError as err:
+        return str(err)
+    return "read"
+
+
+@pytest.mark.parametrize("text", ['{"steps": ' + "9" * 6000 + "}", "[1, 2]", "[" * 100000, "\xff"])
+def test_crafted_run_folder_json_is_one_line_naming_the_file(tmp_path, text):
+    path = tmp_path / "train.json"
+    path.write_bytes(text.encode("latin-1"))
+    how, message, err = bounded(_read_json, path, seconds=5)
+    assert how == "ok", message
+    assert message.startswith(str(path)) and "--fresh" in message and len(message) < 400, message
+
+
+def _read_sb3_state(path: Path) -> str:
+    from huesenv.experiments.rl.sb3_train import read_state
+
+    try:
+        read_state(path)
+    except ValueError as err:
+        return str(err)
+    return "read"
+
+
+@pytest.mark.parametrize("payload", [b"[1, 2, 3]", b'{"steps": ' + b"9" * 6000 + b"}", b" " * (17 << 20)])
+def test_crafted_sb3_trainer_state_is_one_line_naming_the_file(tmp_path, payload):
+    import zipfile
+
+    from huesenv.experiments.rl.sb3_train import STATE_MEMBER
+
+    path = tmp_path / "model.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(STATE_MEMBER, payload)
+    how, message, err = bounded(_read_sb3_state, path, seconds=5)
+    assert how == "ok", message
+    assert message.startswith(str(path)) and len(message) < 400, message

@@ -49,7 +49,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator, model_
 
 from huesenv.agents.devices import resolve_device
 from huesenv.atomic import write_bytes_atomic, write_text_atomic, write_with
-from huesenv.trust import UnsafeTensorFile, check_tensor_archive
+from huesenv.trust import UnsafeTensorFile, check_tensor_archive, read_user_bytes
 from huesenv.validation import StrictModel, did_you_mean, shown
 
 # the number types of the trainers' fields: NaN and infinity are never a hyper-parameter
@@ -257,6 +257,8 @@ def load_state(path: Path, device: str = "cpu") -> dict[str, Any]:
 
 
 def require(state: Mapping[str, Any], keys: tuple[str, ...], path: Path) -> None:
+    if not isinstance(state, Mapping):
+        raise ValueError(f"{path}: trainer state is not a mapping; use --fresh to start over")
     missing = [k for k in keys if k not in state]
     if missing:
         raise ValueError(f"{path}: trainer state lacks {missing}; use --fresh to start over")
@@ -269,9 +271,9 @@ def write_json(path: Path, data: Any) -> None:
 def read_json(path: Path) -> dict[str, Any]:
     """A JSON object from a run folder; one line naming the file when it is empty, torn or not an object."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path}: not readable JSON ({err}); use --fresh to start over") from None
+        data = json.loads(read_user_bytes(path))
+    except (OSError, ValueError, RecursionError) as err:  # ValueError: bad UTF-8, JSON, caps, 6000-digit ints
+        raise ValueError(f"{path}: not readable JSON ({str(err)[:200]}); use --fresh to start over") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object; use --fresh to start over")
     return data
