@@ -519,3 +519,25 @@ def test_crafted_sb3_trainer_state_is_one_line_naming_the_file(tmp_path, payload
     how, message, err = bounded(_read_sb3_state, path, seconds=5)
     assert how == "ok", message
     assert message.startswith(str(path)) and len(message) < 400, message
+
+
+def test_a_vocabulary_of_a_million_words_is_refused(tmp_path):
+    from huesenv.vocabulary import read_vocabulary_file
+
+    path = tmp_path / "words.txt"
+    path.write_text("\n".join(f"W{i}" for i in range(100_002)))
+    with pytest.raises(ValueError, match=r"words.txt: 100,002 lines, more than the 100,000 words allowed"):
+        read_vocabulary_file(str(path))
+
+
+def test_a_parquet_export_inflating_past_the_cap_is_refused(tmp_path, monkeypatch):
+    import pandas as pd
+
+    import huesenv.trust as trust
+    from huesenv.humans import load_humans
+
+    path = tmp_path / "a.parquet"
+    pd.DataFrame({"userId": [f"user-{i}" for i in range(50_000)]}).to_parquet(path)
+    monkeypatch.setattr(trust, "MAX_INFLATED_BYTES", 100_000)
+    with pytest.raises(ValueError, match=r"a.parquet: inflates past the 100,000 bytes allowed"):
+        load_humans(path)
