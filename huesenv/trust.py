@@ -28,6 +28,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from numpy.lib import format as npy
+
 # keyword arguments that make a library import or run code shipped with a model or file
 CODE_KWARGS: tuple[str, ...] = ("trust_remote_code", "allow_pickle", "custom_objects", "code_revision")
 
@@ -196,9 +199,6 @@ def check_npz(path: str | os.PathLike[str], max_bytes: int = MAX_TENSOR_BYTES) -
     Why: ``np.load`` allocates the shape an array's header declares before it reads a byte, so a 1 kB
     member claiming ``(480, 10**9)`` floats is a 1.75 TiB ``MemoryError``."""
     import zipfile
-
-    import numpy as np
-    from numpy.lib import format as npy
 
     total = 0
     try:
