@@ -212,7 +212,7 @@ def check_npz(path: str | os.PathLike[str], max_bytes: int = MAX_TENSOR_BYTES) -
                 total += need
                 if dtype.hasobject or need > info.file_size or total > max_bytes:
                     raise UnsafeTensorFile(
-                        f"{path}: array {info.filename!r} declares {shape} {dtype} "
+                        f"{path}: not a readable npz file: array {info.filename!r} declares {shape} {dtype} "
                         f"({need:,} bytes, {info.file_size:,} stored, {max_bytes:,} allowed in all); refused"
                     )
     except UnsafeTensorFile:
