@@ -39,10 +39,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from huesenv.atomic import write_bytes_atomic
 from huesenv.board import N_CELLS, load_board
 from huesenv.trust import UnsafeTensorFile, check_tensor_archive
+from huesenv.validation import validate
 from huesenv.vocabulary import normalise_word
 
 CHECKPOINT_FORMAT = "huesenv-policy"
@@ -349,6 +351,16 @@ def save_checkpoint(
     return write_bytes_atomic(path, buffer.getvalue())
 
 
+class _CheckpointMeta(BaseModel):
+    """A checkpoint's top-level fields, typed (``format_version: [1]`` is a one-line error, not a TypeError)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    format_version: int = -1
+    settings: dict[str, Any] = Field(default_factory=dict)
+    nets: dict[str, Any] = Field(default_factory=dict)
+    train: dict[str, Any] = Field(default_factory=dict)
+
+
 def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
     """Read a checkpoint written by :func:`save_checkpoint`; one-line ``ValueError`` for anything else."""
     import torch
@@ -370,17 +382,15 @@ def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"policy checkpoint {path}: field 'format': expected {CHECKPOINT_FORMAT!r}")
-    if int(payload.get("format_version", -1)) > CHECKPOINT_VERSION:
+    meta = validate(_CheckpointMeta, payload, f"policy checkpoint {path}", quote_field=True)
+    if meta.format_version > CHECKPOINT_VERSION:
         raise ValueError(
-            f"policy checkpoint {path}: format_version {payload.get('format_version')} is newer than this "
+            f"policy checkpoint {path}: format_version {meta.format_version} is newer than this "
             f"huesenv reads ({CHECKPOINT_VERSION})"
         )
-    settings = PolicySettings.from_dict(payload.get("settings", {}), source=f"policy checkpoint {path}")
+    settings = PolicySettings.from_dict(meta.settings, source=f"policy checkpoint {path}")
     nets, archs = {}, {}
-    raw_nets = payload.get("nets", {})
-    if not isinstance(raw_nets, Mapping):
-        raise ValueError(f"policy checkpoint {path}: field 'nets': expected a mapping")
-    for kind, entry in dict(raw_nets).items():
+    for kind, entry in meta.nets.items():
         check_arch(kind, entry, settings, source=f"policy checkpoint {path}")  # before any tensor is built
         net = build_net(kind, entry["arch"])
         try:
@@ -396,7 +406,7 @@ def load_checkpoint(path: str | Path) -> PolicyCheckpoint:
         raise ValueError(
             f"policy checkpoint {path}: field 'nets': expected a 'guesser' and/or 'speaker' network"
         )
-    return PolicyCheckpoint(settings, nets, archs, dict(payload.get("train", {})), str(path))
+    return PolicyCheckpoint(settings, nets, archs, meta.train, str(path))
 
 
 def cue_indices(cues: Sequence[Sequence[str]], vocabulary: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -149,8 +149,8 @@ def read_sb3_zip(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         raise ValueError(f"{source}: not a readable zip ({err})") from None
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{source}: 'data' is not JSON ({err})") from None
+    except ValueError as err:  # also Python's int digit limit (a 6,000-digit number)
+        raise ValueError(f"{source}: 'data' is not JSON ({str(err)[:200]})") from None
     except RecursionError:
         raise ValueError(f"{source}: 'data' is JSON nested too deeply to read") from None
     if not isinstance(data, dict):

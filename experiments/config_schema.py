@@ -25,6 +25,7 @@ __all__ = ["AgentEntry", "ExperimentSchema", "RUN_NAME", "section_keys"]
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+@=-]{0,127}$")
 _DEVICE = re.compile(r"(auto|cpu|mps|cuda(:\d{1,3})?)")
 MAPPING = "a mapping (see configs/default.yaml)"
+MAX_GAMES = 100_000  # games per lineup; `--set games=1000000000000` ran on until killed
 
 
 def _expected(text: str) -> Any:
@@ -145,7 +146,7 @@ class ExperimentSchema(StrictModel):
     output: str = Field(pattern=r"\S", json_schema_extra=_expected("a folder path"))
     seed: int = Field(ge=0, json_schema_extra=_NON_NEGATIVE)
     num_players: int = Field(ge=0, json_schema_extra=_NON_NEGATIVE)
-    games: int = Field(ge=0, json_schema_extra=_NON_NEGATIVE)
+    games: int = Field(ge=0, le=MAX_GAMES, json_schema_extra=_expected(f"0 to {MAX_GAMES:,} games"))
     cue_mode: Literal["vocabulary", "text"] = Field(json_schema_extra=_expected("one of vocabulary, text"))
     agents: dict[str, AgentEntry] = Field(
         min_length=1, json_schema_extra=_expected("a mapping of agent name -> {spec: ...}")

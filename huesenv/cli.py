@@ -30,6 +30,7 @@ from typing import Any
 from huesenv import __version__
 from huesenv.commands.common import UsageError, build_root_parser, describe_error
 from huesenv.trust import allowing_code
+from huesenv.validation import terminal_safe
 
 # subcommand name -> module providing register(subparsers); every subcommand has its own module
 COMMANDS: dict[str, str] = {
@@ -88,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             leaf = _leaf_parser(parser, argv)
             leaf.error(f"unrecognized arguments: {' '.join(extras)}")
     except UsageError as err:
-        print(f"{err.prog}: error: {err.message}", file=sys.stderr)
+        print(f"{err.prog}: error: {terminal_safe(err.message)}", file=sys.stderr)
         return 2
     except SystemExit as exit_:  # --help / --version
         return int(exit_.code or 0)
@@ -108,14 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 141  # 128 + SIGPIPE, what a shell reports for a writer whose pipe was closed
     except UsageError as err:
-        print(f"{err.prog}: error: {err.message}", file=sys.stderr)
+        print(f"{err.prog}: error: {terminal_safe(err.message)}", file=sys.stderr)
         return 2
     except Exception as err:  # noqa: BLE001 - the one place every error becomes one line
         if os.environ.get("HUESENV_DEBUG"):
             raise
         message, code = describe_error(err)
         sys.stdout.flush()
-        print(f"{prefix}: error: {message}", file=sys.stderr)
+        print(f"{prefix}: error: {terminal_safe(message)}", file=sys.stderr)  # a file's text: escaped
         return code
 
 
@@ -156,7 +157,7 @@ def one_line_warnings(prefix: str) -> Iterator[None]:
         line: str | None = None,
     ) -> str:
         sys.stdout.flush()  # keep the order of what was printed before the warning
-        text = " ".join(str(message).split())
+        text = terminal_safe(" ".join(str(message).split()))
         return f"{prefix}: warning: {text}\n"
 
     before: Any = warnings.formatwarning

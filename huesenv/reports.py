@@ -130,6 +130,31 @@ def html_table(frame: pd.DataFrame, label: Callable[[str], str] = default_label)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+# A cell starting with one of these is a formula to a spreadsheet (OWASP "CSV injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell (and column name) a spreadsheet would run as a formula prefixed by
+    ``'``, as OWASP recommends (a participant id ``-2-3``, an agent named ``=HYPERLINK(...)``); numbers
+    stay numbers.  :func:`csv_unquote` takes the ``'`` off again when huesenv reads the file back."""
+
+    def quote(value: Any) -> Any:
+        return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+
+    out = frame.rename(columns=quote)
+    for name in out.columns[
+        [pd.api.types.is_object_dtype(d) or pd.api.types.is_string_dtype(d) for d in out.dtypes]
+    ]:
+        out[name] = out[name].map(quote)
+    return out
+
+
+def csv_unquote(text: str) -> str:
+    """A CSV cell as it was before :func:`csv_safe` quoted it."""
+    return text[1:] if text[:1] == "'" and text[1:2] and text[1:].startswith(FORMULA_START) else text
+
+
 def write_tables(
     tables: Mapping[str, pd.DataFrame],
     folder: Path,
@@ -153,7 +178,7 @@ def write_tables(
             table = reference.annotate(table)
         paths[name] = folder / f"{name}.csv"
         if "csv" in formats:
-            table.to_csv(paths[name], index=False)
+            csv_safe(table).to_csv(paths[name], index=False)
         if "parquet" in formats:
             write_parquet(table, folder / f"{name}.parquet")
     return paths

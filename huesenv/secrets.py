@@ -24,16 +24,20 @@ Values shorter than :data:`MIN_SECRET_LEN` are not treated as secrets (masking
 
 Writers mask text that is already serialised (a JSON log line, an HTML report),
 where a secret holding ``"``, ``\\``, ``&``, ``<`` or non-ASCII characters no
-longer appears as typed; so each secret is also looked for in its JSON-escaped
-and HTML-escaped spellings (:func:`_spellings`).
+longer appears as typed; and an upstream may echo a request encoded.  So each secret
+is also looked for JSON-, HTML- and URL-escaped, reversed and base64-encoded, in any
+letter case and with whitespace between its characters (:func:`_spellings`).
 """
 
 from __future__ import annotations
 
+import base64
+import functools
 import html
 import json
 import os
 import re
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
@@ -73,24 +77,48 @@ def mask_text(text: str, environ: Mapping[str, str] | None = None) -> str:
     return _mask_text(text, _spelled_secrets(environ))
 
 
-def _spelled_secrets(environ: Mapping[str, str] | None) -> list[str]:
-    """Every spelling of every secret, in masking order (found once per call: scanning the environment
+def _spelled_secrets(environ: Mapping[str, str] | None) -> re.Pattern[str] | None:
+    """One pattern for every spelling of every secret (found once per call: scanning the environment
     for each string of a large log cost milliseconds per record)."""
-    return [spelling for value in secret_values(environ) for spelling in _spellings(value)]
+    return _pattern(tuple(secret_values(environ)))
 
 
-def _mask_text(text: str, spellings: list[str]) -> str:
+@functools.lru_cache(maxsize=16)
+def _pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Any spelling of any of ``values`` in any letter case, whitespace allowed between its characters
+    (an upstream that echoes ``S K - A B C`` or splits a key over lines), longest first."""
+    forms = sorted({f for value in values for f in _spellings(value)}, key=len, reverse=True)
+    if not forms:
+        return None
+    gap = r"(?:\s|\\[nrt])*"  # whitespace, or its JSON escape in a serialised line
+    return re.compile("|".join(gap.join(map(re.escape, f)) for f in forms), re.IGNORECASE)
+
+
+def _mask_text(text: str, spellings: re.Pattern[str] | None) -> str:
     if not isinstance(text, str) or not text:
         return text
-    for spelling in spellings:
-        if spelling in text:
-            text = text.replace(spelling, MASK)
+    if spellings is not None:
+        text = spellings.sub(MASK, text)
     text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:{MASK}@", text)
     return _QUERY_SECRET.sub(lambda m: f"{m['key']}{MASK}", text)
 
 
+def _base64_cores(value: str) -> set[str]:
+    """The base64 characters of ``value`` that do not depend on its neighbours, at each of the three
+    offsets it can sit at in an encoded body (standard and URL-safe alphabets)."""
+    raw = value.encode("utf-8")
+    cores = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii")
+        core = encoded[-(-8 * offset // 6) : 8 * (offset + len(raw)) // 6]
+        if len(core) >= MIN_SECRET_LEN:
+            cores |= {core, core.replace("+", "-").replace("/", "_")}
+    return cores
+
+
 def _spellings(value: str) -> list[str]:
-    """``value`` as typed and as JSON and HTML writers escape it (longest first, so none is cut short)."""
+    """``value`` as typed, as JSON, HTML and URL writers escape it, reversed and base64-encoded (an
+    upstream may echo a request in any of them); letter case and whitespace: :func:`_pattern`."""
     core = value.strip()
     forms = {
         value,
@@ -100,6 +128,10 @@ def _spellings(value: str) -> list[str]:
         json.dumps(value, ensure_ascii=False)[1:-1],
         html.escape(value, quote=True),
         html.escape(value, quote=False),
+        urllib.parse.quote(value, safe=""),
+        urllib.parse.quote_plus(value),
+        value[::-1],
+        *_base64_cores(value),
     }
     if core != value and len(core) >= MIN_SECRET_LEN:  # a key read with its CR/newline: mask its core too
         forms |= set(_spellings(core))
@@ -115,7 +147,7 @@ def mask(value: Any, environ: Mapping[str, str] | None = None, *, by_key: bool =
     return _mask(value, _spelled_secrets(environ), by_key)
 
 
-def _mask(value: Any, spellings: list[str], by_key: bool) -> Any:
+def _mask(value: Any, spellings: re.Pattern[str] | None, by_key: bool) -> Any:
     if isinstance(value, Mapping):
         return {
             k: (MASK if by_key and _is_secret_field(k, v) else _mask(v, spellings, by_key))
@@ -179,13 +211,15 @@ def check_api_key_env(name: str, environ: Mapping[str, str] | None = None) -> st
 
 
 def check_key_value(name: str, value: str | None) -> None:
-    """Refuse a key holding whitespace or a control character (a CRLF ``.env`` leaves ``\\r`` at its end);
+    """Refuse a key holding whitespace, a control or a non-ASCII character (a CRLF ``.env`` leaves ``\\r``);
     the message names the variable, never the value (HTTP libraries quote a bad header value in full)."""
     if value and (value != value.strip() or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in value)):
         raise ValueError(
             f"${name}: the key holds whitespace or a control character (a CRLF .env file?); "
             f"set ${name} to the key alone"
         )
+    if value and not value.isascii():  # an HTTP header is ASCII: httpx would fail naming no variable
+        raise ValueError(f"${name}: the key holds non-ASCII characters; set ${name} to the key as issued")
 
 
 # -- where a provider's key may be sent ------------------------------------------------------------

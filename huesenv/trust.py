@@ -18,10 +18,18 @@ What needs the switch (:func:`require_code`):
 
 from __future__ import annotations
 
+import bz2
 import contextvars
+import gzip
+import lzma
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+import numpy as np
+from numpy.lib import format as npy
 
 # keyword arguments that make a library import or run code shipped with a model or file
 CODE_KWARGS: tuple[str, ...] = ("trust_remote_code", "allow_pickle", "custom_objects", "code_revision")
@@ -121,3 +129,93 @@ def check_tensor_archive(file: Any, max_bytes: int = MAX_TENSOR_BYTES) -> None:
         total += info.file_size
         if total > max_bytes:
             raise UnsafeTensorFile(f"its tensors hold more than {max_bytes:,} bytes; refused")
+
+
+# Caps on any file a user hands in (configs, exports, logs read whole): on disk, and once inflated.
+MAX_FILE_BYTES = 256 << 20
+MAX_INFLATED_BYTES = 256 << 20
+_INFLATERS: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def read_user_bytes(
+    path: str | os.PathLike[str], *, max_bytes: int | None = None, max_inflated: int | None = None
+) -> bytes:
+    """The bytes of a user's file (a ``.gz``/``.bz2``/``.xz`` one inflated), never more than its caps read.
+
+    Why: a 14 MB gzip can inflate to gigabytes; the one reader every user file goes through stops one byte
+    past the cap and says which cap (``ValueError``, one line naming the file)."""
+    path = Path(path)
+    max_bytes = max_bytes or MAX_FILE_BYTES
+    max_inflated = max_inflated or MAX_INFLATED_BYTES
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise ValueError(f"{path}: {size:,} bytes, more than the {max_bytes:,} allowed; refused")
+    inflate = _INFLATERS.get(path.suffix.lower())
+    try:
+        with (inflate or open)(path, "rb") as fh:
+            blob = read_at_most(fh, max_inflated if inflate else max_bytes)
+    except (OSError, EOFError, lzma.LZMAError) as err:
+        raise ValueError(f"{path}: not a readable {path.suffix} file ({type(err).__name__})") from None
+    if blob is None:
+        raise ValueError(f"{path}: inflates past the {max_inflated:,} bytes allowed; refused")
+    return blob
+
+
+def read_user_text(
+    path: str | os.PathLike[str],
+    *,
+    encoding: str = "utf-8",
+    expected: str = "a text file",
+    max_bytes: int | None = None,
+) -> str:
+    """:func:`read_user_bytes` decoded (``ValueError`` naming the file and byte when it is not ``encoding``)."""
+    try:
+        return read_user_bytes(path, max_bytes=max_bytes, max_inflated=max_bytes).decode(encoding)
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}); expected {expected}") from None
+
+
+def check_parquet(path: str | os.PathLike[str]) -> None:
+    """Refuse, before reading it, a Parquet file over :data:`MAX_FILE_BYTES` or whose columns inflate past
+    ``max_inflated`` (its footer records every row group's size)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: more than the {MAX_FILE_BYTES:,} bytes allowed; refused")
+    try:
+        meta = pq.ParquetFile(path).metadata
+    except Exception as err:  # noqa: BLE001 - any unreadable footer is the same user mistake
+        raise ValueError(f"{path}: not a readable Parquet file ({type(err).__name__})") from None
+    total = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if total > MAX_INFLATED_BYTES:
+        raise ValueError(f"{path}: inflates past the {MAX_INFLATED_BYTES:,} bytes allowed; refused")
+
+
+def check_npz(path: str | os.PathLike[str], max_bytes: int = MAX_TENSOR_BYTES) -> None:
+    """Refuse (``ValueError`` naming the file), before ``np.load``, an ``.npz`` whose arrays declare more
+    bytes than they store or than ``max_bytes`` in all, or hold Python objects.
+
+    Why: ``np.load`` allocates the shape an array's header declares before it reads a byte, so a 1 kB
+    member claiming ``(480, 10**9)`` floats is a 1.75 TiB ``MemoryError``."""
+    import zipfile
+
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as fh:
+                    major, _minor = npy.read_magic(fh)
+                    header = npy.read_array_header_1_0 if major == 1 else npy.read_array_header_2_0
+                    shape, _order, dtype = header(fh)
+                need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                total += need
+                if dtype.hasobject or need > info.file_size or total > max_bytes:
+                    raise UnsafeTensorFile(
+                        f"{path}: not a readable npz file: array {info.filename!r} declares {shape} {dtype} "
+                        f"({need:,} bytes, {info.file_size:,} stored, {max_bytes:,} allowed in all); refused"
+                    )
+    except UnsafeTensorFile:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
+        raise ValueError(f"{path}: not a readable npz file ({str(err)[:200]})") from None

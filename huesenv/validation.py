@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import reprlib
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,6 +25,8 @@ from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from huesenv.trust import read_user_text
 
 __all__ = [
     "FieldProblem",
@@ -36,12 +39,16 @@ __all__ = [
     "load_yaml",
     "load_yaml_file",
     "parse_yaml_value",
+    "shown",
+    "terminal_safe",
     "validate",
     "yaml_lines",
 ]
 
 M = TypeVar("M", bound=BaseModel)
 
+# A config is a few kB; PyYAML spends seconds per MB.
+MAX_YAML_BYTES = 4 << 20
 # Nesting deeper than this is refused before PyYAML recurses (no config is more than ~6 deep).
 MAX_YAML_DEPTH = 64
 
@@ -214,7 +221,7 @@ def describe_error(
         at = where(loc + raised.loc) if where is not None else ""
         full = loc + raised.loc
         field = f", field {_field(full, quote_field)}" if full else ""
-        got = "" if raised.value is _NO_VALUE else f", got {_shown(raised.value)}"
+        got = "" if raised.value is _NO_VALUE else f", got {shown(raised.value)}"
         return f"{source}{at}{field}: {raised.message}{got}"
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
@@ -230,17 +237,49 @@ def describe_error(
     if not message.startswith("expected"):
         message = f"expected {message[:1].lower()}{message[1:]}"
     field = f", field {_field(loc, quote_field)}" if loc else ""
-    return f"{source}{at}{field}: {message}, got {_shown(first.get('input'))}"
+    return f"{source}{at}{field}: {message}, got {shown(first.get('input'))}"
 
 
 def _field(loc: tuple[int | str, ...], quote: bool) -> str:
     return repr(_dotted(loc)) if quote else _dotted(loc)
 
 
-def _shown(value: Any) -> str:
-    """``repr(value)``, cut to one short line."""
-    shown = repr(value).replace("\n", "\\n")
-    return shown if len(shown) <= 160 else shown[:157] + "..."
+class _Short(reprlib.Repr):
+    """reprlib cut to a line; an int past Python's 4,300-digit ``repr`` limit is named by its digit count."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxstring, self.maxother, self.maxlong = 3, 120, 60, 60
+
+    def repr_int(self, x: int, level: int) -> str:
+        digits = x.bit_length() * 0.30103
+        return f"<an int of about {digits:,.0f} digits>" if digits > 60 else repr(x)
+
+
+_SHOWN = _Short()
+
+
+def shown(value: Any) -> str:
+    """A user's value as one short line: ``reprlib`` (bounded, cycle-safe), never ``repr()`` of the whole,
+    which a small file's shared references (``L = [L, L]`` 45 deep) make cost 2**45."""
+    text = _SHOWN.repr(value).replace("\n", "\\n")
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+# C0 and C1 controls (ESC, BEL, CR...), DEL, and the bidirectional overrides that reorder what a terminal shows
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(value: Any, *, markup: bool = False) -> str:
+    """``str(value)`` with every control character written as its escape (``\\x1b``), so a string from a
+    user's file printed to a terminal cannot clear the screen, retitle the window or fake a line;
+    ``markup``: also rich's ``[style]`` tags escaped (for a rich table cell)."""
+    text = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(value))
+    if markup:
+        from rich.markup import escape
+
+        text = escape(text)
+    return text
 
 
 def validate(
@@ -333,6 +372,8 @@ def load_yaml(text: str, source: str) -> Any:
         return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
     except RecursionError:
         raise ValueError(f"{source}: YAML nested too deeply; expected plain keys and values") from None
+    except ValueError as err:  # an int past Python's 4,300-digit limit
+        raise ValueError(f"{source}: not valid YAML ({str(err).split(';')[0]})") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f", line {mark.line + 1}" if mark is not None else ""
@@ -391,8 +432,5 @@ def parse_yaml_value(raw: str, source: str) -> Any:
 def load_yaml_file(path: str | Path) -> Any:
     """:func:`load_yaml` of a file (``ValueError`` naming the file when it is not UTF-8 text)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text, expected a YAML file") from None
+    text = read_user_text(path, expected="a YAML file", max_bytes=MAX_YAML_BYTES)
     return load_yaml(text, str(path))

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from huesenv.trust import read_user_text
+
 EMPTY_INPUT = " "
 CATEGORIES = ("Food", "Animal", "Plant", "Mineral", "Environment", "Subjective", "Pop Culture")
 NONSENSE_CATEGORY = "Nonsense"
@@ -131,14 +133,15 @@ def is_known(word: str) -> bool:
         return False
 
 
+MAX_WORDS = 100_000
+
+
 def read_vocabulary_file(path: str) -> tuple[Word, ...]:
     """A user vocabulary: a CSV with a ``word`` column (and optional ``category``), or one word per line."""
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            text = fh.read()
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}); expected a word list or CSV") from None
+    text = read_user_text(path, expected="a word list or CSV", max_bytes=16 << 20)
     lines = text.splitlines()
+    if len(lines) > MAX_WORDS + 1:  # the vocabulary sizes a network's embedding and every per-word table
+        raise ValueError(f"{path}: {len(lines):,} lines, more than the {MAX_WORDS:,} words allowed")
     if lines and "word" in [c.strip().lower() for c in lines[0].split(",")]:
         rows = list(csv.DictReader(lines))
         out = []

@@ -324,6 +324,8 @@ EXTERNAL_LAZY_ALLOWED = {
         "matplotlib",
     ): "XKCD colour names only when the simple-word rule runs",
     ("huesenv.logs.io", "pyarrow"): "Parquet only: JSONL logs need no pyarrow",
+    ("huesenv.trust", "pyarrow"): "a Parquet file's footer, only when one is read",
+    ("huesenv.validation", "rich"): "rich markup escaped only for a table cell (terminal_safe(markup=True))",
     ("huesenv.metrics.report", "rich"): "the terminal table only",
     ("huesenv.collect.gca_probes", "PIL"): "the collect app draws GCA stimuli on request",
     ("huesenv.commands.collect", "rich"): "the progress bar of collect prerender only",

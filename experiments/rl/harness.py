@@ -22,12 +22,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from huesenv.agents.devices import resolve_device
 from huesenv.atomic import write_bytes_atomic, write_text_atomic, write_with
-from huesenv.trust import UnsafeTensorFile, check_tensor_archive
-from huesenv.validation import StrictModel, did_you_mean
+from huesenv.trust import UnsafeTensorFile, check_tensor_archive, read_user_bytes
+from huesenv.validation import StrictModel, did_you_mean, shown
 
 # the number types of the trainers' fields: NaN and infinity are never a hyper-parameter
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
@@ -35,6 +35,23 @@ NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 UnitFloat = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 PositiveInt = Annotated[int, Field(ge=1)]
 DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,3})?")
+# Fields that size an allocation (envs, games, layers, batches), bounded before anything is built:
+# ``--set num_envs=100000000`` is a one-line error, not gigabytes.
+SIZE_CAPS: dict[str, int] = {
+    "num_envs": 1 << 16,
+    "num_games": 1 << 16,
+    "num_steps": 1 << 12,
+    "hidden": 1 << 13,
+    "eval_decisions": 1 << 20,
+    "batch_decisions": 1 << 20,
+    "eval_games": 1 << 16,
+    "guessers": 64,
+    "num_minibatches": 1 << 16,
+    "update_epochs": 1 << 10,
+    "n_steps": 1 << 16,
+    "batch_size": 1 << 16,
+    "n_epochs": 1 << 10,
+}
 
 
 class TrainerConfig(StrictModel):
@@ -50,6 +67,19 @@ class TrainerConfig(StrictModel):
     torch_threads: PositiveInt | None = None
 
     RESUME_FIXED: ClassVar[tuple[str, ...]] = ("seed",)
+
+    @model_validator(mode="after")
+    def _sizes(self) -> Any:
+        for name, cap in SIZE_CAPS.items():
+            value = getattr(self, name, None)
+            if isinstance(value, int) and value > cap:
+                raise ValueError(f"{name}: expected at most {cap:,}, got {shown(value)}")
+        layers = getattr(self, "net_arch", ())
+        if len(layers) > 16 or any(width > SIZE_CAPS["hidden"] for width in layers):
+            raise ValueError(
+                f"net_arch: expected at most 16 layers of at most {SIZE_CAPS['hidden']:,}, got {shown(layers)}"
+            )
+        return self
 
     @field_validator("device")
     @classmethod
@@ -88,8 +118,8 @@ class TrainerConfig(StrictModel):
                 before = list(before)
             if before != mine:
                 raise ValueError(
-                    f"{state_path}: cannot resume with {key}={mine!r}, the run was started with "
-                    f"{before!r} (use a new --out or --fresh)"
+                    f"{state_path}: cannot resume with {key}={shown(mine)}, the run was started with "
+                    f"{shown(before)} (use a new --out or --fresh)"
                 )
 
 
@@ -99,7 +129,7 @@ def describe_validation(err: ValidationError) -> str:
     loc = ".".join(str(p) for p in first["loc"])
     if first["type"] == "value_error":
         return str(first["ctx"]["error"])
-    return f"{loc}: {first['msg'].lower()}, got {first.get('input')!r}"
+    return f"{loc}: {first['msg'].lower()}, got {shown(first.get('input'))}"
 
 
 def positive(name: str, value: int) -> int:
@@ -204,6 +234,8 @@ def load_state(path: Path, device: str = "cpu") -> dict[str, Any]:
 
 
 def require(state: Mapping[str, Any], keys: tuple[str, ...], path: Path) -> None:
+    if not isinstance(state, Mapping):
+        raise ValueError(f"{path}: trainer state is not a mapping; use --fresh to start over")
     missing = [k for k in keys if k not in state]
     if missing:
         raise ValueError(f"{path}: trainer state lacks {missing}; use --fresh to start over")
@@ -211,6 +243,17 @@ def require(state: Mapping[str, Any], keys: tuple[str, ...], path: Path) -> None
 
 def write_json(path: Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=1, default=list) + "\n")
+
+
+def read_json(path: Path, hint: str = "use --fresh to start over") -> dict[str, Any]:
+    """A JSON object from a run folder; one line naming the file when it is empty, torn or not an object."""
+    try:
+        data = json.loads(read_user_bytes(path))
+    except (OSError, ValueError, RecursionError) as err:  # ValueError: bad UTF-8, JSON, caps, 6000-digit ints
+        raise ValueError(f"{path}: not readable JSON ({str(err)[:200]}); {hint}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object; {hint}")
+    return data
 
 
 def write_csv(path: Path, frame: Any) -> None:

@@ -67,6 +67,7 @@ from huesenv.humans import HumanResponses, load_humans
 from huesenv.humans.splits import DataSplit
 from huesenv.logs.answers import file_sha256, iter_answer_records
 from huesenv.logs.schema import LogError, LogRecord
+from huesenv.reports import csv_safe
 from huesenv.vocabulary import evaluation_inputs
 
 LEARNED = "learned"
@@ -442,7 +443,7 @@ def run(
             )
     reference = HumanReference.of(humans).label
     words = with_subsets(pd.concat(frames, ignore_index=True)).assign(human_reference=reference)
-    words.to_csv(out / "words.csv", index=False)
+    csv_safe(words).to_csv(out / "words.csv", index=False)
     table = summarise(words)
     tests = comparisons(words, table)
     scored = sorted(words["word"].unique())

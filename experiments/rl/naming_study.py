@@ -18,6 +18,7 @@ import numpy as np
 
 from huesenv.board import load_board
 from huesenv.experiments.naming import kmeans_system
+from huesenv.experiments.rl.harness import read_json
 from huesenv.experiments.rl.lexicon import normalised_mutual_information
 from huesenv.experiments.rl.selfplay import REWARDS, SelfPlay, SelfPlayConfig, _write_map
 from huesenv.metrics import naming as ib
@@ -264,7 +265,9 @@ def merge(parts: Sequence[str | Path], out: str | Path, sigma2: float = ib.DEFAU
     studies = []
     for part in parts:
         meta = Path(part) / "study.json"
-        studies.append(json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else None)
+        studies.append(
+            read_json(meta, "each part must be a finished naming-study folder") if meta.is_file() else None
+        )
     data = {
         "merged_from": [str(Path(p)) for p in parts],
         "parts": studies,

@@ -18,7 +18,7 @@ from pydantic import Field, ValidationError
 
 from huesenv.experiments.config import ExperimentConfig, apply_overrides, load_config
 from huesenv.experiments.experiment import run_experiment
-from huesenv.experiments.rl.harness import TrainerConfig, load_state
+from huesenv.experiments.rl.harness import TrainerConfig, load_state, read_json
 from huesenv.experiments.rl.human_data import write_parts
 from huesenv.experiments.rl.logger import TrainLogger
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
@@ -293,7 +293,7 @@ def compute_references(trainer: str, tcfg: Any, ref_cfg: Mapping[str, Any], run_
     episodes = int(ref_cfg.get("episodes", 20))
     key = {"trainer": trainer, "agents": agents, "episodes": episodes}
     if path.exists():
-        cached = json.loads(path.read_text())
+        cached = read_json(path)
         if cached.get("key") == key:
             return cached
     if trainer in ("selfplay", "cue-giver-fast") or not agents:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from huesenv.experiments.learning_curves import plot_learning_curve, pyplot
 from huesenv.experiments.report import ReportData, write_report
+from huesenv.experiments.rl.harness import read_json
 from huesenv.humans import HumanReference, load_humans
 
 
@@ -100,7 +101,7 @@ def _humans_block(tournament: Mapping[str, Any] | None, trainer: str) -> dict[st
     if tournament and tournament.get("run_dir"):
         path = Path(tournament["run_dir"]) / "summary.json"
         if path.exists():
-            return dict(json.loads(path.read_text(encoding="utf-8")).get("humans") or {})
+            return dict(read_json(path, "rerun the tournament").get("humans") or {})
     if trainer == "selfplay":
         return HumanReference.of(load_humans()).as_dict()
     return {}

@@ -188,6 +188,7 @@ def make_env(cfg: SB3Config, opponents: str | None = None, vector: bool = False)
 
 
 STATE_MEMBER = "huesenv_trainer_state.json"
+MAX_STATE_BYTES = 16 << 20  # a state is a few kB (config, counters, recent returns)
 CURVE_WINDOW = 20  # the curve's points: the mean of the last 20 games
 
 
@@ -324,8 +325,8 @@ def _save(model: Any, model_path: Path, cfg: SB3Config, clock: Clock, curve: dic
 def read_state(model_path: Path) -> dict[str, Any]:
     """The trainer state inside a run's ``model.zip`` (one line naming the file when it is absent or torn)."""
     try:
-        with zipfile.ZipFile(model_path) as archive:
-            raw = archive.read(STATE_MEMBER)
+        with zipfile.ZipFile(model_path) as archive, archive.open(STATE_MEMBER) as member:
+            raw = read_at_most(member, MAX_STATE_BYTES)
     except KeyError:
         raise ValueError(
             f"{model_path}: holds no huesenv trainer state ({STATE_MEMBER}): not a checkpoint of this "
@@ -333,10 +334,16 @@ def read_state(model_path: Path) -> dict[str, Any]:
         ) from None
     except (OSError, zipfile.BadZipFile) as err:
         raise ValueError(f"{model_path}: not a readable zip ({err}); use --fresh to start over") from None
+    if raw is None:
+        raise ValueError(
+            f"{model_path}: {STATE_MEMBER} is larger than the {MAX_STATE_BYTES:,} bytes allowed; use --fresh"
+        )
     try:
         state = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{model_path}: {STATE_MEMBER} is not JSON ({err}); use --fresh") from None
+    except ValueError as err:  # also Python's int digit limit
+        raise ValueError(
+            f"{model_path}: {STATE_MEMBER} is not JSON ({str(err)[:200]}); use --fresh"
+        ) from None
     except RecursionError:
         raise ValueError(f"{model_path}: {STATE_MEMBER} is JSON nested too deeply; use --fresh") from None
     require(state, ("steps", "wall_s", "cpu_s", "config", "episodes", "recent"), model_path)

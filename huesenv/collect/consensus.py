@@ -12,6 +12,7 @@ More (method, why, measurements): ``docs/design.md``, section ``huesenv.collect.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ import pandas as pd
 
 from huesenv.board import N_CELLS, load_board, parse_coord
 from huesenv.categories import MACRO_COLOURS
+from huesenv.trust import check_parquet, read_user_bytes
 
 PACKAGE_MAP = "huesenv macro-colour map (reconstructed from XKCD colour names, not the paper's participants)"
 
@@ -44,9 +46,11 @@ class CategoryMap:
 def _read(path: Path) -> pd.DataFrame:
     name = path.name.lower()
     if name.endswith(".parquet"):
+        check_parquet(path)
         return pd.read_parquet(path)
     if name.endswith((".csv", ".csv.gz")):
-        return pd.read_csv(path, dtype={"coord": str, "category": str}, keep_default_na=False)
+        text = io.BytesIO(read_user_bytes(path))  # the one bounded reader (inflated already)
+        return pd.read_csv(text, dtype={"coord": str, "category": str}, keep_default_na=False)
     raise ValueError(f"{path}: unknown file type; expected .csv, .csv.gz or .parquet")
 
 

@@ -22,6 +22,7 @@ from huesenv.collect.security import parse_rate
 from huesenv.collect.strata import consistency_by_display
 from huesenv.collect.tasks.gca import ImageStore, attention_slots
 from huesenv.commands.common import UsageError, add_out, bounded_int
+from huesenv.reports import csv_safe
 from huesenv.vocabulary import read_vocabulary_file
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -522,7 +523,7 @@ def compare_categories(args: argparse.Namespace) -> int:
         if not path.name.lower().endswith(".csv"):
             raise ValueError(f"-o {args.out}: expected a .csv file")
         table = result.by_category.assign(reference=result.reference, cell_agreement=result.agreement)
-        table.to_csv(path, index=False)
+        csv_safe(table).to_csv(path, index=False)
         print(f"wrote {path}")
     return 0
 

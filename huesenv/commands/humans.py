@@ -16,6 +16,8 @@ from huesenv.humans.consistency import MIN_ANSWERS
 from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_export
 from huesenv.humans.reference import HumanReference
 from huesenv.naming_corpus import load_naming_corpus
+from huesenv.reports import csv_safe
+from huesenv.validation import terminal_safe
 
 RECONSTRUCTION_NOTICE = (
     "RECONSTRUCTION: these answers were generated from the paper's published summary "
@@ -162,7 +164,7 @@ def run_summary(args: argparse.Namespace) -> int:
         for note in notes:
             print(f"# {note}", file=sys.stderr)
         named = HumanReference.of(humans).annotate(table)  # the reference named in the CSV, as everywhere
-        sys.stdout.write(named.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
+        sys.stdout.write(csv_safe(named).to_csv(index=False, float_format="%.4f", lineterminator="\n"))
         return 0
 
     console = Console()
@@ -183,11 +185,10 @@ def run_summary(args: argparse.Namespace) -> int:
         out.add_column(name, justify="right" if name in numeric else "left")
     for row in table.itertuples(index=False):
         out.add_row(
-            row.word,
-            row.category,
+            *(terminal_safe(v, markup=True) for v in (row.word, row.category)),
             str(row.n),
             row.mode_coord,
-            row.mode_category,
+            terminal_safe(row.mode_category, markup=True),
             _num(row.consistency),
             _num(row.fail_rate),
             _num(row.implied_false_alarm),
@@ -199,7 +200,7 @@ def run_summary(args: argparse.Namespace) -> int:
         cats.add_column(name)
     for row in consistency_by_category(table).itertuples(index=False):
         cats.add_row(
-            row.category,
+            terminal_safe(row.category, markup=True),
             str(row.words),
             str(row.n),
             _num(row.consistency),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from huesenv.experiments.merge import merge_runs, report_data
 from huesenv.experiments.report import annotate, markdown_table, write_html, write_markdown, write_parquet
+from huesenv.reports import csv_safe
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         elif suffix == ".html":
             write_html(data, out.parent, out.name)
         else:
-            annotate(merged["leaderboard"], merged["humans"]).to_csv(out, index=False)
+            csv_safe(annotate(merged["leaderboard"], merged["humans"])).to_csv(out, index=False)
         print(f"wrote {out}")
         return 0
     if suffix:
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for name in ("leaderboard", "head_to_head", "runs"):
         table = annotate(merged[name], merged["humans"])  # the human reference named in every file
-        table.to_csv(out / f"{name}.csv", index=False)
+        csv_safe(table).to_csv(out / f"{name}.csv", index=False)
         write_parquet(table, out / f"{name}.parquet")
     write_markdown(data, out, "leaderboard.md")
     write_html(data, out, "leaderboard.html")

@@ -18,6 +18,7 @@ from huesenv.commands.common import (
 from huesenv.logs.answers import write_answers
 from huesenv.logs.io import PartialBlock, load_logs, read_records, write_parquet
 from huesenv.logs.schema import describe_fields
+from huesenv.validation import terminal_safe
 
 
 def register(subparsers) -> None:
@@ -133,16 +134,16 @@ def _check(args: argparse.Namespace) -> int:
             )
         )
         for _path, block in interrupted:
-            print(f"  interrupted: {block.describe()}")
+            print(f"  interrupted: {terminal_safe(block.describe())}")
         for (kind, agent), n in sorted(counts.items()):
-            print(f"  {kind:12s} {agent}: {n}")
+            print(f"  {kind:12s} {terminal_safe(agent)}: {n}")
     return 0
 
 
 def _report_interrupted(interrupted: list[tuple[Path, PartialBlock]]) -> None:
     """One line per unit block an interrupted run cut short (left out of the output)."""
     for path, block in interrupted:
-        print(f"{path}: interrupted block {block.describe()} dropped")
+        print(f"{path}: interrupted block {terminal_safe(block.describe())} dropped")
 
 
 def _schema(args: argparse.Namespace) -> int:

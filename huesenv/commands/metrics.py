@@ -37,6 +37,7 @@ from huesenv.humans.reference import HumanReference
 from huesenv.logs import load_logs
 from huesenv.metrics.report import print_report, write_metrics
 from huesenv.reports import write_tables
+from huesenv.validation import terminal_safe
 
 
 def register(subparsers) -> None:
@@ -164,7 +165,12 @@ def _game_metrics(games: list, humans: Any, out: Path, reference: Any, options: 
     for col in ("agent", "role", "seat-games", "points per game [95 % CI]"):
         t.add_column(col, justify="left" if col in ("agent", "role") else "right")
     for r in table.itertuples(index=False):
-        t.add_row(str(r.agent), str(r.role), str(r.n), _with_ci(r.mean, r.mean_ci_low, r.mean_ci_high))
+        t.add_row(
+            terminal_safe(r.agent, markup=True),
+            terminal_safe(r.role, markup=True),
+            str(r.n),
+            _with_ci(r.mean, r.mean_ci_low, r.mean_ci_high),
+        )
     console.print(t)
     console.print(f"[dim]game_points: {path}[/dim]")
     cones = first_cone_queries(games)

@@ -19,6 +19,7 @@ from huesenv.experiments import naming as systems_mod
 from huesenv.humans import HumanReference, load_humans
 from huesenv.metrics import naming as ib
 from huesenv.plots import plot_naming_plane
+from huesenv.reports import csv_safe
 
 DEFAULT_SYSTEMS = ("macro", "cohort", "cohort-colour-terms", "kmeans:8")
 
@@ -95,7 +96,7 @@ def _run(args: argparse.Namespace) -> int:
     reference = HumanReference.of(humans).description  # the cohort lexicon and the need come from it
     table = table.assign(human_reference=reference)
     out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "naming.csv", index=False)
+    csv_safe(table).to_csv(out / "naming.csv", index=False)
     pd.DataFrame(
         {"beta": front.betas, "complexity_bits": front.complexity, "accuracy_bits": front.accuracy}
     ).to_csv(out / "naming_frontier.csv", index=False)

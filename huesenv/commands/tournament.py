@@ -62,6 +62,8 @@ from huesenv.experiments.report import (
 )
 from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
+from huesenv.reports import csv_safe
+from huesenv.validation import terminal_safe
 
 
 def add_config_flags(p: argparse.ArgumentParser, default_config: str, games: bool = True) -> None:
@@ -303,7 +305,7 @@ def _sweep(args: argparse.Namespace, console: Any, base: Any, specs: list[str]) 
     out.mkdir(parents=True, exist_ok=True)
     for name in ("leaderboard", "head_to_head", "runs"):
         table = annotate(merged[name], merged["humans"])  # the human reference named in every file
-        table.to_csv(out / f"{name}.csv", index=False)
+        csv_safe(table).to_csv(out / f"{name}.csv", index=False)
         write_parquet(table, out / f"{name}.parquet")
     data = report_data(merged, runs)
     data.summary[1:1] = labels
@@ -359,7 +361,7 @@ def _board_table(console: Any, board: Any, title: str) -> None:
         )
         table.add_row(
             str(row.rank),
-            str(row.agent),
+            terminal_safe(row.agent, markup=True),
             str(row.games),
             f"{row.mean_points:.2f}{ci}",
             f"{row.mean_cue_giver:.2f}",

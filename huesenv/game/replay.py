@@ -35,6 +35,7 @@ from huesenv.game.rules import (
     IllegalActionError,
     RoundResult,
 )
+from huesenv.validation import shown
 
 
 @dataclass(frozen=True)
@@ -76,16 +77,21 @@ def _cell(rec: Any, key: str, where: str) -> int:
     try:
         return parse_coord(value) if isinstance(value, str) else int(value)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{where}, field extra.{key}: {value!r} is not a board cell") from err
+        raise ValueError(f"{where}, field extra.{key}: {shown(value)} is not a board cell") from err
 
 
 def _deck(records: Sequence[Any], card_size: int, where: str) -> tuple[tuple[int, ...], ...]:
     targets: dict[int, int] = {}
     for k, rec in enumerate(records):
         if (getattr(rec, "extra", None) or {}).get("phase") == Phase.PICK_TARGET.value:
-            targets[int(_field(rec, "round", f"{where} record {k + 1}"))] = _cell(
-                rec, "cell", f"{where} record {k + 1}"
-            )
+            at = f"{where} record {k + 1}"
+            number = _field(rec, "round", at)
+            # every round has a record of its own, so a round past the record count sizes a deck from nothing
+            if not isinstance(number, int) or not 0 <= number < len(records):
+                raise ValueError(
+                    f"{at}, field extra.round: expected 0 to {len(records) - 1}, got {shown(number)}"
+                )
+            targets[number] = _cell(rec, "cell", at)
     if not targets:
         raise ValueError(f"{where}: no pick_target record, nothing to replay")
     rounds = max(targets) + 1
@@ -124,7 +130,7 @@ def replay(
             raise ValueError(f"{at}, field extra.{err}") from None
         player = str(_field(rec, "player", at))
         if player not in seat_of:
-            raise ValueError(f"{at}, field extra.player: {player!r} is not one of the seats {names}")
+            raise ValueError(f"{at}, field extra.player: {shown(player)} is not one of the seats {names}")
         seat = seat_of[player]
         valid = getattr(rec, "valid", True) is not False
         if phase is Phase.REVEAL:

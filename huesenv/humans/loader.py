@@ -70,7 +70,6 @@ of several (case-insensitive).  Counts of filtered rows are in
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import os
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -84,6 +83,8 @@ import numpy as np
 import pandas as pd
 
 from huesenv.board import format_coord, load_board, parse_coord
+from huesenv.reports import csv_unquote
+from huesenv.trust import check_parquet, read_user_text
 from huesenv.vocabulary import Word, category_of, normalise_word, read_vocabulary_file, word_texts
 
 EXPORT_COLUMNS: tuple[str, ...] = (
@@ -236,6 +237,7 @@ def _read_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, list[str]]], 
     """Header, an iterator of (line number, values as text), and the unit name ("line" or "row")."""
     name = path.name.lower()
     if name.endswith(".parquet") or name.endswith(".pq"):
+        check_parquet(path)
         table = pd.read_parquet(path)
         header = [str(c) for c in table.columns]
 
@@ -244,10 +246,8 @@ def _read_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, list[str]]], 
                 yield i, [_cell_text(v) for v in values]
 
         return header, parquet_rows(), "row"
-    if name.endswith(".csv.gz"):
-        text = gzip.open(path, "rt", encoding="utf-8-sig", newline="").read()
-    elif name.endswith(".csv"):
-        text = path.read_text(encoding="utf-8-sig")  # tolerate a spreadsheet BOM
+    if name.endswith(".csv.gz") or name.endswith(".csv"):  # utf-8-sig: tolerate a spreadsheet BOM
+        text = read_user_text(path, encoding="utf-8-sig", expected="a CSV export")
     else:
         raise ValueError(f"{path}: unknown file type; expected .csv, .csv.gz or .parquet")
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -262,7 +262,7 @@ def _read_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, list[str]]], 
         start = reader.line_num + 1
         for values in reader:
             if values:  # blank lines carry no answer
-                yield start, values
+                yield start, [csv_unquote(v) for v in values]
             start = reader.line_num + 1
 
     return header, csv_rows(), "line"
@@ -576,10 +576,7 @@ def _cvd_list(cvd: CvdList) -> tuple[set[str] | None, str]:
     path = Path(cvd)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such CVD participant list")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}); expected a CVD list") from None
+    text = read_user_text(path, encoding="utf-8-sig", expected="a CVD list")
     lines = text.splitlines()
     first = lines[0].strip() if lines else ""
     if path.suffix.lower() == ".csv" or "," in first:

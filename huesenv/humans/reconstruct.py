@@ -25,6 +25,7 @@ from huesenv.board import N_CELLS, N_COLS, N_ROWS, chebyshev_distance, format_co
 from huesenv.colourspace import colour_science, delta_e2000, linear_srgb_to_lab, srgb_decode
 from huesenv.humans.consistency import word_consistency
 from huesenv.humans.loader import EXPORT_COLUMNS, RECONSTRUCTION_PREFIX
+from huesenv.reports import csv_safe
 from huesenv.stats import chi2_threshold, loo_mahalanobis_d2
 from huesenv.vocabulary import word_texts
 
@@ -312,14 +313,14 @@ def write_export(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
     if name.endswith(".parquet"):
         frame.to_parquet(path, index=False)
     elif name.endswith(".csv.gz"):
-        data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+        data = csv_safe(frame).to_csv(index=False, lineterminator="\n").encode("utf-8")
         with (
             open(path, "wb") as raw,
             gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz,
         ):
             gz.write(data)
     elif name.endswith(".csv"):
-        path.write_text(frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+        path.write_text(csv_safe(frame).to_csv(index=False, lineterminator="\n"), encoding="utf-8")
     else:
         raise ValueError(f"{path}: unknown file type; expected .csv, .csv.gz or .parquet")
     return path

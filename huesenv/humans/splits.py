@@ -21,6 +21,7 @@ import pandas as pd
 
 from huesenv.humans.loader import HumanResponses
 from huesenv.humans.reconstruct import write_export
+from huesenv.trust import read_user_bytes
 from huesenv.vocabulary import normalise_word
 
 SPLIT_FORMAT = "huesenv-human-split"
@@ -290,8 +291,8 @@ class DataSplit:
     def load(cls, path: str | Path) -> DataSplit:
         path = Path(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as err:
+            data = json.loads(read_user_bytes(path, max_bytes=64 << 20))
+        except (OSError, ValueError, RecursionError) as err:
             raise ValueError(f"split {path}: not a readable JSON split ({type(err).__name__})") from None
         return cls.from_dict(data, source=f"split {path}")
 

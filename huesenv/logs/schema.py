@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from huesenv.board import N_CELLS, format_coord, parse_coord
+from huesenv.validation import shown
 from huesenv.vocabulary import is_known
 
 SCHEMA_VERSION = 3
@@ -623,31 +624,31 @@ def _log_error(err: ValidationError, model: type[LogRecord], where: str) -> LogE
     if kind == "missing":
         return LogError(where, field_name, "missing (required in every record)")
     if kind == "string_too_short":
-        return LogError(where, field_name, f"expected a non-empty string, got {value!r}")
+        return LogError(where, field_name, f"expected a non-empty string, got {shown(value)}")
     if kind in ("greater_than_equal",):
-        return LogError(where, field_name, f"expected a non-negative integer, got {value!r}")
+        return LogError(where, field_name, f"expected a non-negative integer, got {shown(value)}")
     if kind == "literal_error" and loc and loc[0] == "kind":
-        return LogError(where, "kind", f"a {model.__name__} has kind {model.KIND!r}, got {value!r}")
+        return LogError(where, "kind", f"a {model.__name__} has kind {model.KIND!r}, got {shown(value)}")
     if kind == "value_error":
         message = str(first["msg"]).removeprefix("Value error, ")
         return LogError(
             where, field_name, message if message.startswith("expected") else f"expected {message}"
         )
     if field_name.startswith("timings."):
-        return LogError(where, field_name, f"expected a number of seconds, got {value!r}")
+        return LogError(where, field_name, f"expected a number of seconds, got {shown(value)}")
     if field_name.startswith(("cells[", "scores[")):
         what = "a coordinate" if field_name.startswith("cells") else "a number or null"
-        return LogError(where, field_name, f"expected {what}, got {value!r}")
+        return LogError(where, field_name, f"expected {what}, got {shown(value)}")
     info = model.model_fields.get(attr) if attr else None
     if info is None:
-        return LogError(where, field_name, f"expected {first['msg']}, got {value!r}")
+        return LogError(where, field_name, f"expected {first['msg']}, got {shown(value)}")
     expected = _type_text(info.annotation)
     if field_name.startswith("extra.") and info.description:
         expected += f" ({info.description})"
     if len(loc) > 1 and not isinstance(loc[1], str):
         inside = ".".join(str(p) for p in loc[1:] if isinstance(p, int))
-        return LogError(where, field_name, f"expected {expected}, got {value!r} at item {inside}")
-    return LogError(where, field_name, f"expected {expected}, got {value!r}")
+        return LogError(where, field_name, f"expected {expected}, got {shown(value)} at item {inside}")
+    return LogError(where, field_name, f"expected {expected}, got {shown(value)}")
 
 
 # -- declared fields (huesenv logs schema) ------------------------------------------------

@@ -63,6 +63,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import logsumexp
 
 from huesenv.board import load_board
+from huesenv.trust import check_npz
 
 DEFAULT_SIGMA2 = 64.0
 MERGE_TOL = 1e-3  # Hellinger² between two words' reconstructions below which they are one word
@@ -386,6 +387,7 @@ def _save(path: Path, key: str, frontier: Frontier) -> None:
 
 def load_cached_frontier(path: Path, key: str, n_meanings: int) -> Frontier:
     """A cached frontier after validation; ``ValueError`` saying what is wrong with the file."""
+    check_npz(path)
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays: Mapping[str, np.ndarray] = {k: npz[k] for k in npz.files}

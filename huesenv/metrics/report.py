@@ -28,6 +28,7 @@ from huesenv.metrics.aggregate import (
 from huesenv.metrics.collect import SampledCloud
 from huesenv.metrics.nonsense import nonsense_table
 from huesenv.reports import write_tables
+from huesenv.validation import terminal_safe
 
 
 @dataclass
@@ -145,6 +146,10 @@ def _pm(value: float, err: float) -> str:
     return f"{_num(value)} ± {_num(err)}"
 
 
+def _safe(value: object) -> str:
+    return terminal_safe(value, markup=True)
+
+
 def print_report(report: MetricsReport, console=None) -> None:
     """Rich tables: per agent (with the Human Fail Rate alongside), per category, nonsense classes."""
 
@@ -173,7 +178,8 @@ def print_report(report: MetricsReport, console=None) -> None:
         t.add_column(col, justify="left" if col == "agent" else "right")
     for r in report.agent.itertuples(index=False):
         t.add_row(
-            r.agent + (" (self-scored)" if str(getattr(r, "agent_id", r.agent)) in self_scored else ""),
+            _safe(r.agent)
+            + (" (self-scored)" if str(getattr(r, "agent_id", r.agent)) in self_scored else ""),
             str(r.n_words),
             _pm(r.mahalanobis_fail_rate, r.mahalanobis_fail_err),
             _pm(r.hotelling_fail_rate, r.hotelling_fail_err),
@@ -190,7 +196,7 @@ def print_report(report: MetricsReport, console=None) -> None:
         console.print(
             f"[yellow]{len(report.skipped)} word(s) not scored (fewer than "
             f"{int(report.skipped['min_human_answers'].iloc[0])} human answers): "
-            + ", ".join(f"{r.word} ({r.n_human})" for r in report.skipped.itertuples(index=False))
+            + ", ".join(f"{_safe(r.word)} ({r.n_human})" for r in report.skipped.itertuples(index=False))
             + "[/yellow]"
         )
     if len(report.category):
@@ -200,8 +206,8 @@ def print_report(report: MetricsReport, console=None) -> None:
         sel = report.category[report.category["grouping"] == "architecture_family"]
         for r in sel.itertuples(index=False):
             c.add_row(
-                r.category,
-                str(r.group),
+                _safe(r.category),
+                _safe(r.group),
                 str(r.n_agents),
                 _num(r.human_fail_rate),
                 _pm(r.mahalanobis_fail_mean, r.mahalanobis_fail_err),
@@ -214,7 +220,7 @@ def print_report(report: MetricsReport, console=None) -> None:
             n.add_column(col)
         for r in report.nonsense.itertuples(index=False):
             n.add_row(
-                r.agent,
+                _safe(r.agent),
                 r.row_collapse.replace(";", " / "),
                 r.behaviour,
                 r.mode,

@@ -12,6 +12,7 @@ More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.r
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 from huesenv.probes.run import build_trials, default_run_id
 from huesenv.probes.trials import make_record, parse_reply
+from huesenv.trust import read_user_text
 
 FIELDS = ("trial_id", "reply")
 SURVEY_FIELDS = ("userId", "kind", "stimulusId", "choice", "threshold")  # the collection app's GCA export
@@ -152,7 +154,7 @@ def read_replies(
     path = Path(path)
     rows: list[tuple[int, dict[str, Any]]] = []
     if path.suffix.lower() == ".jsonl":
-        for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for line_no, line in enumerate(read_user_text(path, expected="JSON Lines").splitlines(), start=1):
             if not line.strip():
                 continue
             try:
@@ -163,7 +165,7 @@ def read_replies(
                 raise ValueError(f"{path}, line {line_no}: expected a JSON object, got {type(row).__name__}")
             rows.append((line_no, row))
     elif path.suffix.lower() == ".csv":
-        with path.open(newline="", encoding="utf-8") as f:
+        with io.StringIO(read_user_text(path, expected="a CSV table"), newline="") as f:
             reader = csv.DictReader(f)
             if all(k in (reader.fieldnames or []) for k in SURVEY_FIELDS):
                 survey = [(reader.line_num, dict(r)) for r in reader]
