@@ -214,15 +214,15 @@ def train_distributional(
 # the rows ``huesenv train heldout`` adds: name -> (label, config)
 HELDOUT_ROWS: dict[str, tuple[str, DistributionalConfig]] = {
     "distributional": (
-        "distributional guesser (corpus + people, exact tier)",
+        "distributional guesser (corpus minus every cue word's names, exact tier; + training part)",
         DistributionalConfig(tier="exact"),
     ),
     "distributional-strict": (
-        "distributional guesser (corpus + people, strict tier)",
+        "distributional guesser (corpus minus every cue word's names, strict tier; + training part)",
         DistributionalConfig(tier="strict"),
     ),
     "corpus-only": (
-        "corpus-only (naming corpus, exact tier; no Hues and Cues data)",
+        "corpus-only (corpus minus every cue word's names, exact tier; no Hues and Cues data)",
         DistributionalConfig(tier="exact", use_humans=False),
     ),
 }
