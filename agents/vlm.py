@@ -77,6 +77,8 @@ class TransformersVLMAgent(ChatVLMAgent):
     def _load(self) -> None:
         if self._model is not None:
             return
+        if os.path.isabs(self.model_ref) and not os.path.isdir(self.model_ref):  # before transformers loads
+            raise ValueError(f"vlm:{self.model_ref}: no such model folder")
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
         quiet_model_loading()

@@ -25,6 +25,9 @@ def _model_libraries():
     torch = pytest.importorskip("torch")
 
 
+pytestmark = pytest.mark.xdist_group(
+    "model_libraries"
+)  # shares open_clip's import (test_agents_text_embedding.py)
 TINY = "huesenv-tiny-clip"
 TINY_CFG = {
     "embed_dim": 32,

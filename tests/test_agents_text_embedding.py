@@ -9,6 +9,10 @@ from huesenv.agents import CueQuery, GuessQuery, evaluate_words, make_agent  # n
 from huesenv.agents.text_embedding import TextEmbeddingAgent, naming_kernel, xkcd_names_lab  # noqa: E402
 from huesenv.board import load_board  # noqa: E402
 
+# One worker runs every test that imports sentence-transformers or open_clip (8 s and 6 s of CPU to import):
+# with ``--dist loadgroup`` the group shares that worker's imports (tests/conftest.py).
+pytestmark = pytest.mark.xdist_group("model_libraries")
+
 
 @pytest.fixture(autouse=True, scope="module")
 def _model_libraries():
@@ -111,3 +115,11 @@ def test_blind_probe_answers_follow_the_language_prior(agent):
         )
     )
     assert ans.option == 1 and ans.text == "yellow" and ans.info["blind"] and ans.scores.shape == (3,)
+
+
+def test_text_encoder_loading_draws_no_library_progress_bar(capfd):
+    from huesenv.agents.text_encoders import MiniLMTextEncoder
+
+    MiniLMTextEncoder().encode(["ocean"])  # a fresh encoder: its own load, not the module's agent
+    captured = capfd.readouterr()
+    assert "Loading weights" not in captured.err + captured.out

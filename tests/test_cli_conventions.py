@@ -135,15 +135,6 @@ def test_a_renamed_variant_carries_its_fingerprint_once():
     assert base.run_id == f"default-{base.fingerprint()}"
 
 
-def test_text_encoder_loading_draws_no_library_progress_bar(capfd):
-    pytest.importorskip("sentence_transformers")
-    from huesenv.agents.text_encoders import MiniLMTextEncoder
-
-    MiniLMTextEncoder().encode(["ocean"])
-    captured = capfd.readouterr()
-    assert "Loading weights" not in captured.err + captured.out
-
-
 def test_packaged_files_are_named_by_their_place_in_the_package(capsys):
     assert main(["humans", "summary"]) == 0
     out = capsys.readouterr().out

@@ -201,6 +201,9 @@ def test_clip_sweep_fails_fast_without_weights(tmp_path):
     assert not (tmp_path / "runs" / "paper_clip_sweep" / "wordlevel.jsonl").exists()
 
 
+@pytest.mark.xdist_group(
+    "model_libraries"
+)  # imports open_clip: on the worker that has it (test_agents_text_embedding.py)
 def test_local_checkpoint_file_is_found_and_used(tmp_path):
     pytest.importorskip("open_clip")
     from huesenv.experiments.config import load_config

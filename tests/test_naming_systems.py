@@ -99,6 +99,9 @@ def test_analyse_on_a_small_grid(humans):
     assert table.loc[1, "accuracy_bits"] > macro["accuracy_bits"]  # k-means in CIELAB beats the macro map
 
 
+@pytest.mark.xdist_group(
+    "model_libraries"
+)  # imports open_clip: on the worker that has it (test_agents_text_embedding.py)
 def test_clip_naming_on_random_weights(tmp_path):
     open_clip = pytest.importorskip("open_clip")
     torch = pytest.importorskip("torch")

@@ -193,6 +193,9 @@ def test_vocabulary_option_reads_only_a_small_regular_file(tmp_path, byo_zip, ca
 
 
 # -- 6. a text encoder folder named by a file --------------------------------------------------------------------
+@pytest.mark.xdist_group(
+    "model_libraries"
+)  # imports sentence-transformers: on the worker that has it (test_agents_text_embedding.py)
 def test_text_encoder_folder_naming_a_foreign_class_is_refused(tmp_path, monkeypatch):
     """sentence-transformers >= 6 refuses a modules.json class outside its namespace without
     trust_remote_code (which huesenv never passes): a zip's text_encoder folder imports nothing."""

@@ -34,6 +34,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from huesenv.agents.registry import agent_kind
 from huesenv.commands.common import (
     add_allow_code,
     add_device,
@@ -279,6 +280,7 @@ def trainer_config(kind: str, args: argparse.Namespace) -> tuple[str, Any]:
 
     env_kwargs = dict(params.pop("env_kwargs", None) or {})
     if args.opponents:
+        agent_kind(args.opponents)  # an unknown kind is refused before the tracker (a W&B run) starts
         env_kwargs["opponents"] = args.opponents
     if args.cue_encoding:
         env_kwargs["cue_encoding"] = args.cue_encoding
