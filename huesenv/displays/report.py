@@ -49,6 +49,37 @@ def displays_table(result: dict[str, Any]) -> pd.DataFrame:
     )
 
 
+def verdicts_lines(verdicts: dict[str, Any] | None) -> list[str]:
+    """The agent's word-level fail rates on the calibrated board and as each display shows it."""
+    if not verdicts:
+        return []
+    if "skipped" in verdicts:
+        return [f"Word-level verdicts on each display: skipped ({verdicts['skipped']}).", ""]
+    base = verdicts["calibrated"]
+    rows = [{"display": "calibrated board", **base}] + verdicts["displays"]
+    table = pd.DataFrame(
+        {
+            "display": r["display"],
+            "Mahalanobis top-1 fail": f"{r['mahalanobis_fail_rate']:.1%}",
+            f"Hotelling top-{verdicts['top_k']} fail": f"{r['hotelling_fail_rate']:.1%}",
+            "words flipped (Mahalanobis / Hotelling)": (
+                f"{r['words_flipped_mahalanobis']} / {r['words_flipped_hotelling']}"
+                if "top1_changed" in r
+                else "—"
+            ),
+            "top-1 cell changed": f"{r['top1_changed']:.0%}" if "top1_changed" in r else "—",
+        }
+        for r in rows
+    )
+    return [
+        f"Word-level verdicts of `{verdicts['agent']}` on the board as each display shows it (unadapted; "
+        f"the human reference stays the calibrated board's xy, over {base['n_scored']} scored words):",
+        "",
+        markdown_table(table, max_rows=200),
+        "",
+    ]
+
+
 def report_section(result: dict[str, Any], figure: str) -> str:
     """Markdown: the tests, the per-display table, the study's screens and the figure."""
     settings = result["settings"]
@@ -66,5 +97,6 @@ def report_section(result: dict[str, Any], figure: str) -> str:
     ]
     if result.get("study_displays"):
         lines += ["The study's screens:", "", markdown_table(pd.DataFrame(result["study_displays"])), ""]
+    lines += verdicts_lines(result.get("agent_verdicts"))
     lines.append(f"![display robustness]({figure})")
     return "\n".join(lines) + "\n"
