@@ -33,6 +33,7 @@ from huesenv.experiments.evaluation import (
     training_labels,
     unknown_training,
 )
+from huesenv.experiments.display_section import add_displays_section
 from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report
@@ -491,4 +492,5 @@ def build_report_data(
         metadata=provenance.run_metadata(config),
     )
     add_training_section(data, {a.name: a.spec for a in config.agents()}, plots_dir)
+    add_displays_section(data, run_dir)
     return data

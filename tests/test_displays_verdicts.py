@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,34 @@ def test_agents_that_read_no_colours_are_skipped_and_reported():
         "| p3 | 50.0% | 100.0% | 1 / 0 | 25% |" in text
         and "| calibrated board | 50.0% | 100.0% | — | — |" in text
     )
+
+
+def test_a_run_folder_with_displays_json_gets_the_section_in_its_report(tmp_path):
+    from huesenv.displays import analysis
+    from huesenv.experiments.display_section import add_displays_section
+    from huesenv.experiments.report import ReportData, write_markdown
+
+    result, _ = analysis.run([profile("srgb"), profile("srgb-9300k")])
+    base = {"n_scored": 2, "mahalanobis_fail_rate": 0.5, "hotelling_fail_rate": 1.0}
+    row = base | {"display": "srgb-9300k", "words_flipped_mahalanobis": 1, "words_flipped_hotelling": 0}
+    result["agent_verdicts"] = {
+        "agent": "a",
+        "top_k": 5,
+        "calibrated": base,
+        "displays": [row | {"top1_changed": 0.5}],
+    }
+    (tmp_path / "displays.json").write_text(json.dumps(result), encoding="utf-8")
+    data = ReportData(title="t", config_yaml="a: 1\n", summary=[])
+    add_displays_section(data, tmp_path)
+    text = write_markdown(data, tmp_path).read_text(encoding="utf-8")
+    assert "## Display robustness (the main paper's Appendix B)" in text and "0.1102; 0.0914" in text
+    assert "## Display robustness: per display" in text and "| srgb-9300k |" in text
+    assert "Word-level verdicts of `a`" in text and "| srgb-9300k | 50.0% | 100.0% | 1 / 0 | 50% |" in text
+    (tmp_path / "displays.json").write_text('{"tests": 3}', encoding="utf-8")
+    bare = ReportData(title="t", config_yaml="a: 1\n", summary=[])
+    add_displays_section(bare, tmp_path)
+    assert not bare.tables and bare.summary == [
+        "displays.json not shown: not a `huesenv board displays` result (KeyError)"
+    ]
+    add_displays_section(bare, tmp_path / "missing")  # no displays.json: nothing added
+    assert len(bare.summary) == 1

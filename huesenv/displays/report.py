@@ -49,15 +49,10 @@ def displays_table(result: dict[str, Any]) -> pd.DataFrame:
     )
 
 
-def verdicts_lines(verdicts: dict[str, Any] | None) -> list[str]:
+def verdicts_table(verdicts: dict[str, Any]) -> pd.DataFrame:
     """The agent's word-level fail rates on the calibrated board and as each display shows it."""
-    if not verdicts:
-        return []
-    if "skipped" in verdicts:
-        return [f"Word-level verdicts on each display: skipped ({verdicts['skipped']}).", ""]
-    base = verdicts["calibrated"]
-    rows = [{"display": "calibrated board", **base}] + verdicts["displays"]
-    table = pd.DataFrame(
+    rows = [{"display": "calibrated board", **verdicts["calibrated"]}] + verdicts["displays"]
+    return pd.DataFrame(
         {
             "display": r["display"],
             "Mahalanobis top-1 fail": f"{r['mahalanobis_fail_rate']:.1%}",
@@ -71,13 +66,24 @@ def verdicts_lines(verdicts: dict[str, Any] | None) -> list[str]:
         }
         for r in rows
     )
-    return [
+
+
+def verdicts_note(verdicts: dict[str, Any]) -> str:
+    if "skipped" in verdicts:
+        return f"Word-level verdicts on each display: skipped ({verdicts['skipped']})."
+    return (
         f"Word-level verdicts of `{verdicts['agent']}` on the board as each display shows it (unadapted; "
-        f"the human reference stays the calibrated board's xy, over {base['n_scored']} scored words):",
-        "",
-        markdown_table(table, max_rows=200),
-        "",
-    ]
+        f"the human reference stays the calibrated board's xy, over {verdicts['calibrated']['n_scored']} "
+        "scored words):"
+    )
+
+
+def verdicts_lines(verdicts: dict[str, Any] | None) -> list[str]:
+    if not verdicts:
+        return []
+    if "skipped" in verdicts:
+        return [verdicts_note(verdicts), ""]
+    return [verdicts_note(verdicts), "", markdown_table(verdicts_table(verdicts), max_rows=200), ""]
 
 
 def report_section(result: dict[str, Any], figure: str) -> str:
