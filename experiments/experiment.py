@@ -23,6 +23,7 @@ import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
+from huesenv.experiments.display_section import add_displays_section
 from huesenv.experiments.evaluation import (
     check_references,
     evaluation_default,
@@ -33,7 +34,6 @@ from huesenv.experiments.evaluation import (
     training_labels,
     unknown_training,
 )
-from huesenv.experiments.display_section import add_displays_section
 from huesenv.experiments.learning_curves import add_training_section
 from huesenv.experiments.provenance import HumanReference
 from huesenv.experiments.report import write_report

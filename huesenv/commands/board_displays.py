@@ -29,9 +29,9 @@ from huesenv.displays.facts import display_facts
 from huesenv.displays.illuminant import RECOVERY
 from huesenv.displays.measurements import read_measurements
 from huesenv.displays.profiles import Profile, bundled_profiles, profile
+from huesenv.displays.report import report_section
 from huesenv.experiments import display_verdicts
 from huesenv.humans import load_humans
-from huesenv.displays.report import report_section
 from huesenv.plots import plot_display_robustness
 
 TRANSFORMS = ("Von Kries", "Bradford", "CAT02", "CAT16", "Sharp", "Fairchild", "CMCCAT2000", "XYZ Scaling")
