@@ -192,7 +192,9 @@ class TextEmbeddingAgent(ScoringAgent):
 
     def _cached_kernel(self, lab: np.ndarray) -> np.ndarray:
         """The naming kernel, from disk when this board + dictionary + σ was seen before."""
-        digest = hashlib.sha256(self.board.rgb.tobytes() + lab.tobytes()).hexdigest()
+        digest = hashlib.sha256(
+            self.board.rgb.tobytes() + self.board.lab.tobytes() + lab.tobytes()
+        ).hexdigest()
         path = (
             None
             if self.cache_dir is None

@@ -23,6 +23,7 @@ import huesenv.plots as figures
 from huesenv.agents.registry import available_agents, split_spec
 from huesenv.experiments.backends import make_backend
 from huesenv.experiments.config import ExperimentConfig, did_you_mean
+from huesenv.experiments.display_section import add_displays_section
 from huesenv.experiments.evaluation import (
     check_references,
     evaluation_default,
@@ -492,4 +493,5 @@ def build_report_data(
     )
     add_training_section(data, {a.name: a.spec for a in config.agents()}, plots_dir)
     report.add_reference_check(data, humans)
+    add_displays_section(data, run_dir)
     return data

@@ -100,6 +100,9 @@ def board_image(records: Sequence[Any], path: Path, title: str = "") -> Path | N
 
 # -- documents ------------------------------------------------------------------
 TITLES: dict[str, str] = {
+    "displays_tests": "Display robustness (the main paper's Appendix B)",
+    "displays_effects": "Display robustness: per display",
+    "displays_verdicts": "Display robustness: word-level verdicts per display",
     "leaderboard": "Leaderboard",
     "lineups": "Per lineup",
     "points_by_role": "Points by role",

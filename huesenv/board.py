@@ -154,6 +154,18 @@ class Board:
         rgb.setflags(write=False)
         object.__setattr__(self, "rgb", rgb)
 
+    @classmethod
+    def as_shown(cls, rgb: np.ndarray, xyz: np.ndarray, source: str) -> Board:
+        """The board as a display shows it: the same sRGB sent, ``xyz`` (D65-relative, white Y = 1) seen.
+
+        xy, Lab and categories follow from ``xyz`` (e.g. :meth:`huesenv.displays.profiles.Profile.show`)."""
+        board = cls(rgb, source)
+        xyz = np.array(xyz, dtype=np.float64)
+        if xyz.shape != (N_CELLS, 3) or not np.isfinite(xyz).all():
+            raise ValueError(f"{source}: expected {N_CELLS}×3 finite XYZ values, got shape {xyz.shape}")
+        board.__dict__["xyz"] = _readonly(xyz)  # the cached_property's slot: everything derived reads it
+        return board
+
     # -- addressing -----------------------------------------------------------
     @cached_property
     def coords(self) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from huesenv.displays.facts import display_facts
 from huesenv.displays.illuminant import cct_of, illuminant_for, recover
 from huesenv.displays.measurements import read_measurements
 from huesenv.displays.profiles import bundled_profiles, narrow_primaries
+from huesenv.experiments import display_verdicts
 
 # -- independent helpers (plain numpy, no colour-science) ------------------------------------------
 
@@ -259,7 +260,7 @@ def test_the_command_writes_json_figure_and_report(measured, tmp_path, capsys):
     people = tmp_path / "participants.csv"
     people.write_text("userId,colorGamut,devicePixelRatio\nu1,p3,2\nu2,p3,2\n", encoding="utf-8")
     argv = ["board", "displays", "--measurements", str(path), "--profiles", "srgb-9300k"]
-    argv += ["--participants", str(people), "-o", str(out)]
+    argv += ["--participants", str(people), "--agent", "random", "-o", str(out)]
     assert main(argv) == 0
     result = json.loads((out / "displays.json").read_text(encoding="utf-8"))
     assert set(result) >= {"paper_p_values", "settings", "tests", "displays", "conditions", "study_displays"}
@@ -277,6 +278,8 @@ def test_the_command_writes_json_figure_and_report(measured, tmp_path, capsys):
         {"gamut": "p3", "profiles": "display-p3", "pixel_density": "high-density (>1)", "participants": 2}
     ]
     assert "The study's screens" in report
+    assert result["agent_verdicts"] == {"agent": "random", "skipped": display_verdicts.NO_COLOURS}
+    assert f"skipped ({display_verdicts.NO_COLOURS})" in report
     assert "ANOVA F=" in capsys.readouterr().out
 
 

@@ -21,15 +21,17 @@ from pathlib import Path
 import numpy as np
 
 from huesenv.atomic import write_bytes_atomic, write_text_atomic
-from huesenv.board import load_board
+from huesenv.board import N_CELLS, Board, load_board
 from huesenv.colourspace import xyz_to_srgb, xyz_to_xy
 from huesenv.commands.common import add_out, existing_file, path_text, plain_text, positive_float, probability
 from huesenv.displays import analysis
 from huesenv.displays.facts import display_facts
 from huesenv.displays.illuminant import RECOVERY
 from huesenv.displays.measurements import read_measurements
-from huesenv.displays.profiles import bundled_profiles, profile
+from huesenv.displays.profiles import Profile, bundled_profiles, profile
 from huesenv.displays.report import report_section
+from huesenv.experiments import display_verdicts
+from huesenv.humans import load_humans
 from huesenv.plots import plot_display_robustness
 
 TRANSFORMS = ("Von Kries", "Bradford", "CAT02", "CAT16", "Sharp", "Fairchild", "CMCCAT2000", "XYZ Scaling")
@@ -71,6 +73,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--participants", metavar="CSV", type=path_text, help="a participants export: screens counted"
     )
+    p.add_argument(
+        "--agent",
+        metavar="SPEC",
+        help="agent whose word-level fail rates are recomputed on each display's board (default: "
+        "text-embedding when the embed extra is installed; 'none' skips)",
+    )
     add_out(p, metavar="DIR", help="output folder (displays.json, displays.png, displays.md)")
     p.set_defaults(func=run)
 
@@ -89,6 +97,30 @@ def _sample(args: argparse.Namespace, displays: list) -> np.ndarray:
     if args.sample == "default" and args.measurements:
         return displays[0].cells  # the measured cells (every display measures the same ones)
     return analysis.parse_sample(args.sample, load_board())
+
+
+def _agent_verdicts(spec: str | None, displays: list) -> dict:
+    """The agent's fail rates per display board (profiles, and measurements covering all 480 cells)."""
+    spec = display_verdicts.default_agent() if spec is None else spec
+    if spec in (None, "none"):
+        return {
+            "skipped": "no agent: the embed extra is not installed (pass --agent SPEC)"
+            if spec is None
+            else "--agent none"
+        }
+    make = display_verdicts.board_factory(spec)
+    if make is None:
+        return {
+            "agent": spec,
+            "skipped": display_verdicts.NO_COLOURS,
+        }
+    board = load_board()
+    boards = {
+        d.name: Board.as_shown(board.rgb, d.show(board.rgb) if isinstance(d, Profile) else d.xyz, d.name)
+        for d in displays
+        if isinstance(d, Profile) or len(d.cells) == N_CELLS
+    }
+    return display_verdicts.display_verdicts(make, boards, load_humans())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
     )
     result["study_displays"] = facts
+    result["agent_verdicts"] = _agent_verdicts(args.agent, displays)
     board = load_board()
     panels = {}
     for kind in ("display", "illuminant"):

@@ -49,6 +49,43 @@ def displays_table(result: dict[str, Any]) -> pd.DataFrame:
     )
 
 
+def verdicts_table(verdicts: dict[str, Any]) -> pd.DataFrame:
+    """The agent's word-level fail rates on the calibrated board and as each display shows it."""
+    rows = [{"display": "calibrated board", **verdicts["calibrated"]}] + verdicts["displays"]
+    return pd.DataFrame(
+        {
+            "display": r["display"],
+            "Mahalanobis top-1 fail": f"{r['mahalanobis_fail_rate']:.1%}",
+            f"Hotelling top-{verdicts['top_k']} fail": f"{r['hotelling_fail_rate']:.1%}",
+            "words flipped (Mahalanobis / Hotelling)": (
+                f"{r['words_flipped_mahalanobis']} / {r['words_flipped_hotelling']}"
+                if "top1_changed" in r
+                else "—"
+            ),
+            "top-1 cell changed": f"{r['top1_changed']:.0%}" if "top1_changed" in r else "—",
+        }
+        for r in rows
+    )
+
+
+def verdicts_note(verdicts: dict[str, Any]) -> str:
+    if "skipped" in verdicts:
+        return f"Word-level verdicts on each display: skipped ({verdicts['skipped']})."
+    return (
+        f"Word-level verdicts of `{verdicts['agent']}` on the board as each display shows it (unadapted; "
+        f"the human reference stays the calibrated board's xy, over {verdicts['calibrated']['n_scored']} "
+        "scored words):"
+    )
+
+
+def verdicts_lines(verdicts: dict[str, Any] | None) -> list[str]:
+    if not verdicts:
+        return []
+    if "skipped" in verdicts:
+        return [verdicts_note(verdicts), ""]
+    return [verdicts_note(verdicts), "", markdown_table(verdicts_table(verdicts), max_rows=200), ""]
+
+
 def report_section(result: dict[str, Any], figure: str) -> str:
     """Markdown: the tests, the per-display table, the study's screens and the figure."""
     settings = result["settings"]
@@ -66,5 +103,6 @@ def report_section(result: dict[str, Any], figure: str) -> str:
     ]
     if result.get("study_displays"):
         lines += ["The study's screens:", "", markdown_table(pd.DataFrame(result["study_displays"])), ""]
+    lines += verdicts_lines(result.get("agent_verdicts"))
     lines.append(f"![display robustness]({figure})")
     return "\n".join(lines) + "\n"
