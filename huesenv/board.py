@@ -11,6 +11,7 @@ More (method, why, measurements): ``docs/design.md``, section ``huesenv.board``.
 from __future__ import annotations
 
 import csv
+import io
 import operator
 import os
 import re
@@ -24,6 +25,7 @@ import numpy as np
 
 from huesenv.categories import NEUTRAL_CELLS, classify_board
 from huesenv.colourspace import srgb_to_xyz, xyz_to_lab, xyz_to_xy
+from huesenv.trust import read_user_text
 
 if TYPE_CHECKING:  # pandas costs ~0.2 s to import; only the table helpers need it
     import pandas as pd
@@ -31,6 +33,7 @@ if TYPE_CHECKING:  # pandas costs ~0.2 s to import; only the table helpers need 
 N_ROWS = 16
 N_COLS = 30
 N_CELLS = N_ROWS * N_COLS
+MAX_BOARD_BYTES = 1 << 20  # a 480-row board CSV is ~10 kB
 ROW_LETTERS = "ABCDEFGHIJKLMNOP"
 VALID_RANGE = f"rows {ROW_LETTERS[0]}-{ROW_LETTERS[-1]} and columns 1-{N_COLS} (e.g. 'I18')"
 
@@ -251,8 +254,10 @@ def read_board_csv(path_or_buffer: str | os.PathLike[str] | IO[str], source: str
     """
     source = source or str(path_or_buffer)
     if isinstance(path_or_buffer, (str, os.PathLike)):
-        with open(path_or_buffer, newline="", encoding="utf-8-sig") as fh:
-            return _read_board_rows(fh, source)
+        text = read_user_text(
+            path_or_buffer, encoding="utf-8-sig", expected="a board CSV", max_bytes=MAX_BOARD_BYTES
+        )
+        return _read_board_rows(io.StringIO(text, newline=""), source)
     return _read_board_rows(path_or_buffer, source)
 
 

@@ -9,7 +9,6 @@ import logging
 import os
 import sqlite3
 from collections.abc import Mapping
-from pathlib import Path
 
 from flask import Flask, request, session
 from flask_babel import Babel
@@ -20,7 +19,14 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from huesenv.collect import i18n
 from huesenv.collect import participants as parts
-from huesenv.collect.config import DEFAULT_INFORMATION, TASKS, CollectConfig, check_config, paragraphs  # noqa: F401 (re-exported)
+from huesenv.collect.config import (  # noqa: F401 (re-exported)
+    DEFAULT_INFORMATION,
+    MAX_INFORMATION_BYTES,
+    TASKS,
+    CollectConfig,
+    check_config,
+    paragraphs,
+)
 from huesenv.collect.db import Database, session_key
 from huesenv.collect.display import SCREEN_CHECK
 from huesenv.collect.security import RateLimiter, add_security_headers, parse_rate
@@ -28,6 +34,7 @@ from huesenv.collect.state import EXTENSION, AppState, close_connection, current
 from huesenv.collect.tasks import words as words_task
 from huesenv.collect.views import study, task_views
 from huesenv.collect.views.pages import message
+from huesenv.trust import read_user_text
 from huesenv.vocabulary import read_vocabulary_file
 
 log = logging.getLogger("huesenv.collect")
@@ -229,7 +236,14 @@ def app_from_env() -> Flask:
 
     information = None
     if env.get("HUESENV_COLLECT_INFORMATION"):
-        information = Path(env["HUESENV_COLLECT_INFORMATION"]).read_text(encoding="utf-8")
+        try:
+            information = read_user_text(
+                env["HUESENV_COLLECT_INFORMATION"],
+                expected="the information sheet",
+                max_bytes=MAX_INFORMATION_BYTES,
+            )
+        except (OSError, ValueError) as err:
+            raise ValueError(f"HUESENV_COLLECT_INFORMATION: {err}") from None
     pilot = env.get("HUESENV_COLLECT_PILOT") == "1"
     if information is None and not pilot:
         raise ValueError(

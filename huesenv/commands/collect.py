@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 from typing import NoReturn
 
+from huesenv.collect.config import MAX_INFORMATION_BYTES
 from huesenv.collect.consensus import compare_maps, load_category_map, table6_labels
 from huesenv.collect.db import open_readonly
 from huesenv.collect.display import DISPLAY_FILTERS
@@ -23,6 +24,7 @@ from huesenv.collect.strata import consistency_by_display
 from huesenv.collect.tasks.gca import ImageStore, attention_slots
 from huesenv.commands.common import UsageError, add_out, bounded_int
 from huesenv.reports import csv_safe
+from huesenv.trust import read_user_text
 from huesenv.vocabulary import read_vocabulary_file
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -340,9 +342,11 @@ def _information(pattern: str) -> dict[str, str]:
                 continue
             raise FileNotFoundError(f"--information {path}: no such file")
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise ValueError(f"--information {path}: cannot read it as UTF-8 text ({err})") from None
+            text = read_user_text(path, expected="the information sheet", max_bytes=MAX_INFORMATION_BYTES)
+        except OSError as err:
+            raise ValueError(f"--information {path}: cannot read it ({type(err).__name__})") from None
+        except ValueError as err:
+            raise ValueError(f"--information {err}") from None
         if not text.strip() or len(text) > 100_000:
             raise ValueError(f"--information {path}: expected 1-100000 characters of text")
         out[code] = text

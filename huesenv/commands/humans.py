@@ -17,6 +17,7 @@ from huesenv.humans.reconstruct import DEFAULT_SEED, reconstruct_cohort, write_e
 from huesenv.humans.reference import HumanReference
 from huesenv.naming_corpus import load_naming_corpus
 from huesenv.reports import csv_safe
+from huesenv.trust import read_user_text
 from huesenv.validation import terminal_safe
 
 RECONSTRUCTION_NOTICE = (
@@ -99,17 +100,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _utf8_file(path: str, flag: str) -> None:
-    """A text input that is not UTF-8 is named here: the decoder's own error does not say which file."""
+    """A text input that is too big or not UTF-8 is named here, through the one bounded reader."""
     if Path(path).suffix.lower() != ".csv" and flag == "--humans":
         return  # .csv.gz and .parquet are binary by design
     try:
-        with open(path, encoding="utf-8") as fh:
-            for _ in iter(lambda: fh.read(1 << 20), ""):
-                pass
-    except UnicodeDecodeError as err:
-        raise ValueError(
-            f"{flag} {path}: not UTF-8 text ({err.reason} at byte {err.start}); expected a CSV file"
-        ) from None
+        read_user_text(path, expected="a CSV file")
+    except ValueError as err:
+        raise ValueError(f"{flag} {err}") from None
     except OSError:
         return  # missing or a folder: the loader names it
 

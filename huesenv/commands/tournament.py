@@ -63,6 +63,7 @@ from huesenv.experiments.report import (
 from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
 from huesenv.reports import csv_safe
+from huesenv.trust import read_user_text
 from huesenv.validation import terminal_safe
 
 
@@ -374,7 +375,9 @@ def _board_table(console: Any, board: Any, title: str) -> None:
 def _humans(result: Any) -> Any:
     """The run's human reference block (from its summary.json), or ``None``."""
     path = Path(result.run_dir) / "summary.json"
-    return json.loads(path.read_text(encoding="utf-8")).get("humans") if path.exists() else None
+    return (
+        json.loads(read_user_text(path, expected="a summary.json")).get("humans") if path.exists() else None
+    )
 
 
 def _reference_lines(humans: Any, result: Any) -> list[str]:

@@ -10,10 +10,12 @@ profile.  One row per participant counts (the first row of each).
 from __future__ import annotations
 
 import csv
+import io
 import os
 from typing import Any
 
 from huesenv.displays.measurements import MAX_BYTES
+from huesenv.trust import read_user_text
 
 GAMUT_PROFILES = {
     "srgb": "srgb or narrower (srgb, laptop-45ntsc)",
@@ -32,11 +34,12 @@ def _dpr(value: str) -> str:
 
 def display_facts(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """One row per (gamut, pixel-density) class: ``gamut, profiles, pixel_density, participants``."""
-    if os.path.getsize(path) > 20 * MAX_BYTES:
-        raise ValueError(f"{path}: larger than {20 * MAX_BYTES} bytes")
+    text = read_user_text(
+        path, encoding="utf-8-sig", expected="a participants or words export", max_bytes=20 * MAX_BYTES
+    )
     try:
-        seen = _participants(path)
-    except (UnicodeDecodeError, csv.Error) as err:
+        seen = _participants(io.StringIO(text, newline=""), path)
+    except csv.Error as err:
         raise ValueError(f"{path}: not a UTF-8 CSV table ({err})") from None
     counts: dict[tuple[str, str], int] = {}
     for key in seen.values():
@@ -47,20 +50,19 @@ def display_facts(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     ]
 
 
-def _participants(path: str | os.PathLike[str]) -> dict[str, tuple[str, str]]:
+def _participants(fh: io.StringIO, path: str | os.PathLike[str]) -> dict[str, tuple[str, str]]:
     """Each participant's (gamut, pixel density), from their first row."""
     seen: dict[str, tuple[str, str]] = {}
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in ("userId", "colorGamut") if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"{path}, line 1: missing column(s) {missing} (a participants or words export)")
-        for row in reader:
-            user = (row["userId"] or "").strip()
-            if user and user not in seen:
-                gamut = (row["colorGamut"] or "").strip().lower()
-                seen[user] = (
-                    gamut if gamut in GAMUT_PROFILES else "none",
-                    _dpr(row.get("devicePixelRatio") or ""),
-                )
+    reader = csv.DictReader(fh)
+    missing = [c for c in ("userId", "colorGamut") if c not in (reader.fieldnames or [])]
+    if missing:
+        raise ValueError(f"{path}, line 1: missing column(s) {missing} (a participants or words export)")
+    for row in reader:
+        user = (row["userId"] or "").strip()
+        if user and user not in seen:
+            gamut = (row["colorGamut"] or "").strip().lower()
+            seen[user] = (
+                gamut if gamut in GAMUT_PROFILES else "none",
+                _dpr(row.get("devicePixelRatio") or ""),
+            )
     return seen

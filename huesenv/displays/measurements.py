@@ -9,6 +9,7 @@ else is refused in one line naming the file, the line and the field.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import numpy as np
 
 from huesenv.board import format_coord, parse_coord
 from huesenv.colourspace import xyy_to_xyz
+from huesenv.trust import read_user_text
 
 HEADER = ("display", "cell", "x", "y", "Y")
 MAX_BYTES = 8_000_000
@@ -74,32 +76,27 @@ def _row(row: list[str], where: str) -> tuple[str, int | None, float, float, flo
 
 def read_measurements(path: str | os.PathLike[str]) -> list[MeasuredDisplay]:
     """The displays of a measurement CSV, in file order (see the module docstring for the rules)."""
-    size = os.path.getsize(path)
-    if size > MAX_BYTES:
-        raise ValueError(f"{path}: {size} bytes; a measurement file is at most {MAX_BYTES}")
+    text = read_user_text(path, encoding="utf-8-sig", expected="a measurement CSV", max_bytes=MAX_BYTES)
     readings: dict[str, dict[int | None, tuple[float, float, float]]] = {}
     first: dict[str, int] = {}
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.reader(fh)
-            header = [h.strip() for h in next(reader, [])]
-            if tuple(header) != HEADER:
-                raise ValueError(f"{path}, line 1: header {','.join(header)!r}; expected {','.join(HEADER)}")
-            for row in reader:
-                where = f"{path}, line {reader.line_num}"
-                if not any(field.strip() for field in row):
-                    continue
-                name, index, x, y, big_y = _row(row, where)
-                cells = readings.setdefault(name, {})
-                first.setdefault(name, reader.line_num)
-                if len(readings) > MAX_DISPLAYS:
-                    raise ValueError(f"{where}: more than {MAX_DISPLAYS} displays")
-                if index in cells:
-                    cell = "white" if index is None else format_coord(index)
-                    raise ValueError(f"{where}, field cell: display {name!r} measures {cell} twice")
-                cells[index] = (x, y, big_y)
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+        reader = csv.reader(io.StringIO(text, newline=""))
+        header = [h.strip() for h in next(reader, [])]
+        if tuple(header) != HEADER:
+            raise ValueError(f"{path}, line 1: header {','.join(header)!r}; expected {','.join(HEADER)}")
+        for row in reader:
+            where = f"{path}, line {reader.line_num}"
+            if not any(field.strip() for field in row):
+                continue
+            name, index, x, y, big_y = _row(row, where)
+            cells = readings.setdefault(name, {})
+            first.setdefault(name, reader.line_num)
+            if len(readings) > MAX_DISPLAYS:
+                raise ValueError(f"{where}: more than {MAX_DISPLAYS} displays")
+            if index in cells:
+                cell = "white" if index is None else format_coord(index)
+                raise ValueError(f"{where}, field cell: display {name!r} measures {cell} twice")
+            cells[index] = (x, y, big_y)
     except csv.Error as err:
         raise ValueError(f"{path}: not a CSV file ({err})") from None
     return _displays(readings, first, str(path))

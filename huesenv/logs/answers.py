@@ -21,6 +21,7 @@ from huesenv.vocabulary import category_of, normalise_word
 _ANSWER_RE = re.compile(r"^Answer(\d+)$")
 _CANONICAL: frozenset[str] = frozenset(format_coord(i) for i in range(N_CELLS))
 FLUSH_EVERY = 64  # records per LogWriter.append (one fsync each)
+MAX_ANSWER_TABLE_BYTES = 64 << 20  # the published tables are under 1 MB
 
 
 @dataclass
@@ -41,6 +42,15 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _check_size(path: Path, size: int) -> None:
+    if size > MAX_ANSWER_TABLE_BYTES:
+        raise LogError(
+            str(path),
+            "<file>",
+            f"more than the {MAX_ANSWER_TABLE_BYTES:,} bytes allowed for an answer table; refused",
+        )
+
+
 def _where(path: Path, line: int, field: str) -> tuple[str, str]:
     return f"{path}, line {line}", field
 
@@ -57,6 +67,7 @@ def iter_answer_records(
     path = Path(path)
     if not path.is_file():
         raise LogError(str(path), "<file>", "expected an answer table (.csv), got " + _what(path))
+    _check_size(path, path.stat().st_size)
     sha256 = sha256 or file_sha256(path)
     run_id = _run_id(path, run_id)
     with open(path, encoding="utf-8-sig", newline="") as fh:
@@ -92,6 +103,7 @@ def iter_answer_records(
             episode = 0
             for row in reader:
                 line = reader.line_num
+                _check_size(path, fh.buffer.tell())  # a file that grows while it is read
                 if not row:
                     continue  # a blank line holds no word
                 if len(row) > len(header):

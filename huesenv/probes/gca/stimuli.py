@@ -8,6 +8,7 @@ More (method, why, measurements): ``docs/design.md``, section ``huesenv.probes.g
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 import re
@@ -33,10 +34,12 @@ from huesenv.probes.gca.objects import (
     shape_name,
 )
 from huesenv.probes.gca.outlines import DARK_LEVEL, SIZE, render_icon
+from huesenv.trust import read_user_text
 
 TAUS: tuple[int, ...] = (0, 5, 10, 20, 30, 40, 50, 55, 60, 70, 80, 90, 100)
 PATCH = 16
 DEFAULT_SEED = 0
+MAX_MANIFEST_BYTES = 16 << 20
 
 
 def base_images(base: str, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -357,24 +360,24 @@ def load_gca_folder(root: str | os.PathLike) -> list[FileStimulus]:
         out.append(FileStimulus(str(path), name, kind, c, col, t, kc))
 
     if manifest.is_file():
-        with manifest.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            header = set(reader.fieldnames or ())
-            colour_col = "color" if "color" in header else "colour"
-            missing = {"file", "object", "condition", "tau", colour_col} - header
-            if missing:
-                raise ValueError(f"{manifest}, line 1, field header: missing column(s) {sorted(missing)}")
-            for i, row in enumerate(reader, start=2):
-                _make(
-                    str(manifest),
-                    i,
-                    row["file"],
-                    row["object"],
-                    row["condition"],
-                    row[colour_col],
-                    row["tau"],
-                    row.get("coverage"),
-                )
+        text = read_user_text(manifest, expected="a stimuli manifest CSV", max_bytes=MAX_MANIFEST_BYTES)
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        header = set(reader.fieldnames or ())
+        colour_col = "color" if "color" in header else "colour"
+        missing = {"file", "object", "condition", "tau", colour_col} - header
+        if missing:
+            raise ValueError(f"{manifest}, line 1, field header: missing column(s) {sorted(missing)}")
+        for i, row in enumerate(reader, start=2):
+            _make(
+                str(manifest),
+                i,
+                row["file"],
+                row["object"],
+                row["condition"],
+                row[colour_col],
+                row["tau"],
+                row.get("coverage"),
+            )
         return out
     for sub in sorted(p for p in root.iterdir() if p.is_dir()):
         for path in sorted(sub.rglob("*.png")):
