@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from huesenv.agents.policy_net import PolicySettings
-from huesenv.trust import CodeNotAllowedError, code_allowed
+from huesenv.trust import CodeNotAllowedError, code_allowed, read_user_text
 
 SETTINGS_FILE = "huesenv_settings.json"
 DEFAULT_POLICY_ID = "shared"
@@ -39,7 +39,7 @@ def load_rllib_policy(path: Path, *, allow_code: bool = False) -> tuple[Any, Pol
             "or write it by hand from PolicySettings.to_dict())"
         )
     try:
-        raw = json.loads(settings_path.read_text(encoding="utf-8"))
+        raw = json.loads(read_user_text(settings_path, expected="policy settings JSON", max_bytes=1 << 20))
     except json.JSONDecodeError as err:
         raise ValueError(f"{settings_path}: line {err.lineno}: not valid JSON ({err.msg})") from None
     if not isinstance(raw, dict):

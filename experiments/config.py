@@ -25,7 +25,7 @@ from huesenv.agents.devices import with_device
 from huesenv.agents.registry import has_capability
 from huesenv.experiments.config_schema import AgentEntry, ExperimentSchema, section_keys
 from huesenv.secrets import mask
-from huesenv.trust import code_kwargs
+from huesenv.trust import code_kwargs, read_user_bytes
 from huesenv.validation import (
     describe_error,
     did_you_mean,
@@ -38,6 +38,8 @@ from huesenv.validation import (
     validate,
     yaml_lines,
 )
+
+MAX_CONFIG_BYTES = 4 << 20  # a YAML config is a few kB
 
 DEFAULTS: dict[str, Any] = {
     "name": "default",
@@ -207,7 +209,7 @@ def load_config(
                 f"experiment`: {', '.join(bundled_configs('training'))})"
             )
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_bytes(path, max_bytes=MAX_CONFIG_BYTES).decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{label}: not UTF-8 text, expected a YAML config") from None
     data = load_yaml(text, label) or {}

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from huesenv.experiments import analysis, report, uncertainty
+from huesenv.trust import read_user_text
 from huesenv.validation import load_yaml_file
 
 
@@ -52,7 +53,7 @@ def load_run(path: str | Path) -> RunTables:
     if not summary_path.is_file():
         raise FileNotFoundError(f"{summary_path}: missing (not a finished huesenv run folder)")
     try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        summary = json.loads(read_user_text(summary_path, expected="a summary.json"))
     except json.JSONDecodeError as err:
         raise ValueError(f"{summary_path}, line {err.lineno}: not valid JSON ({err.msg})") from None
     humans = summary.get("humans") or {}
