@@ -120,3 +120,35 @@ def test_display_facts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError) as err:
         facts.display_facts(path)
     _one_line(err, path)
+
+
+def test_config_yaml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from huesenv.experiments import config
+
+    path = tmp_path / "c.yaml"
+    path.write_text("name: x\n" + "# pad\n" * 100, encoding="utf-8")
+    monkeypatch.setattr(config, "MAX_CONFIG_BYTES", 100)
+    with pytest.raises(ValueError) as err:
+        config.load_config(path)
+    _one_line(err, path)
+
+
+def test_merged_run_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from huesenv.experiments.merge import load_run
+
+    path = tmp_path / "summary.json"
+    path.write_text("{}" + " " * 200, encoding="utf-8")
+    monkeypatch.setattr(huesenv.trust, "MAX_FILE_BYTES", 100)
+    with pytest.raises(ValueError) as err:
+        load_run(tmp_path)
+    _one_line(err, path)
+
+
+def test_rllib_settings(tmp_path: Path) -> None:
+    from huesenv.agents.rllib_policy import SETTINGS_FILE, load_rllib_policy
+
+    path = tmp_path / SETTINGS_FILE
+    path.write_text("{}" + " " * (1 << 20), encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        load_rllib_policy(tmp_path)
+    _one_line(err, path)
