@@ -8,6 +8,7 @@ More (method, why, measurements): ``docs/design.md``, section ``huesenv.experime
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from huesenv.agents.text_embedding import dictionary_words
 from huesenv.board import N_CELLS, load_board, parse_coord
 from huesenv.humans import load_humans
 from huesenv.metrics import naming as ib
+from huesenv.trust import read_user_text
 
 COHORT_ALPHA = 1.0 / N_CELLS
 KMEANS_STARTS = 5
@@ -87,29 +89,32 @@ def cohort_system(humans: Any, colour_terms: bool = False) -> NamingSystem:
     return NamingSystem("cohort-colour-terms" if colour_terms else "cohort", tuple(words), q, "cohort")
 
 
+MAX_LABELS_BYTES = 16 << 20
+
+
 def _read_cell_labels(path: Path, label_columns: Sequence[str]) -> list[str]:
     """One label per cell from a CSV with a ``coord`` (or ``cell``) column: every cell exactly once."""
     labels: dict[int, str] = {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        header = reader.fieldnames or []
-        where = next((c for c in ("coord", "cell") if c in header), None)
-        label = next((c for c in label_columns if c in header), None)
-        if where is None or label is None:
-            raise ValueError(
-                f"{path}: line 1: expected columns coord (or cell) and {' or '.join(label_columns)}, got {header}"
-            )
-        for line, row in enumerate(reader, start=2):
-            try:
-                cell = parse_coord(row[where])
-            except ValueError as err:
-                raise ValueError(f"{path}: line {line}: {where}: {err}") from None
-            text = (row[label] or "").strip()
-            if not text:
-                raise ValueError(f"{path}: line {line}: {label}: expected a non-empty label")
-            if cell in labels:
-                raise ValueError(f"{path}: line {line}: {where}: cell {row[where]} given twice")
-            labels[cell] = text
+    text = read_user_text(path, expected="a CSV of cell labels", max_bytes=MAX_LABELS_BYTES)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []
+    where = next((c for c in ("coord", "cell") if c in header), None)
+    label = next((c for c in label_columns if c in header), None)
+    if where is None or label is None:
+        raise ValueError(
+            f"{path}: line 1: expected columns coord (or cell) and {' or '.join(label_columns)}, got {header}"
+        )
+    for line, row in enumerate(reader, start=2):
+        try:
+            cell = parse_coord(row[where])
+        except ValueError as err:
+            raise ValueError(f"{path}: line {line}: {where}: {err}") from None
+        text = (row[label] or "").strip()
+        if not text:
+            raise ValueError(f"{path}: line {line}: {label}: expected a non-empty label")
+        if cell in labels:
+            raise ValueError(f"{path}: line {line}: {where}: cell {row[where]} given twice")
+        labels[cell] = text
     if len(labels) != N_CELLS:
         raise ValueError(f"{path}: expected a label for each of the {N_CELLS} cells, got {len(labels)}")
     return [labels[i] for i in range(N_CELLS)]

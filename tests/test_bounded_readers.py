@@ -152,3 +152,25 @@ def test_rllib_settings(tmp_path: Path) -> None:
     with pytest.raises(ValueError) as err:
         load_rllib_policy(tmp_path)
     _one_line(err, path)
+
+
+def test_session_key_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from huesenv.collect.db import SECRET_KEY_ENV, session_key
+
+    path = tmp_path / "c.db.key"
+    path.write_text("k" * (1 << 17), encoding="utf-8")
+    path.chmod(0o600)
+    monkeypatch.delenv(SECRET_KEY_ENV, raising=False)
+    with pytest.raises(ValueError) as err:
+        session_key(SimpleNamespace(path=tmp_path / "c.db"), path)  # type: ignore[arg-type]
+    _one_line(err, path)
+
+
+def test_lexicon_labels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from huesenv.experiments import naming
+
+    path = _big(tmp_path, "lexicon_map.csv", "coord,word")
+    monkeypatch.setattr(naming, "MAX_LABELS_BYTES", 100)
+    with pytest.raises(ValueError) as err:
+        naming.lexicon_system(path)
+    _one_line(err, path)

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from huesenv.trust import read_user_text
+
 SCHEMA_VERSION = "3"
 READABLE_VERSIONS = ("1", "2", "3")
 SECRET_KEY_ENV = "HUESENV_COLLECT_SECRET_KEY"
@@ -301,7 +303,7 @@ def session_key(db: Database, key_file: str | Path | None = None) -> str:
         raise ValueError(
             f"{path}: session key file is readable by others; expected mode 0600 (chmod 600 {path})"
         )
-    key = path.read_text(encoding="utf-8").strip()
+    key = read_user_text(path, expected="a session key file", max_bytes=1 << 16).strip()
     if len(key) < 32:
         raise ValueError(f"{path}: session key file: expected at least 32 characters")
     return key
