@@ -130,8 +130,8 @@ def make_text_encoder(name: str = "minilm"):
     model saved in a local folder (loaded offline); ``<name>@<template>``: that encoder reading
     ``template`` with the text in place of ``{word}`` (:class:`PromptedTextEncoder`).
     """
-    base, at, template = str(name).partition("@")
-    if at:
+    base, at, template = str(name).rpartition("@")
+    if at and ("{word}" in template or "/" not in str(name)):  # a model folder's path may hold an '@'
         return PromptedTextEncoder(make_text_encoder(base), template)
     kind, _, arg = str(name).partition(":")
     if kind == "minilm" and not arg:

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from huesenv.experiments import analysis, report, uncertainty
+from huesenv.reports import read_safe_csv
 from huesenv.trust import read_user_text
 from huesenv.validation import load_yaml_file
 
@@ -38,7 +39,7 @@ def _read_table(folder: Path, name: str) -> pd.DataFrame:
     if parquet.is_file():
         return pd.read_parquet(parquet)
     if csv.is_file():
-        return pd.read_csv(csv)
+        return read_safe_csv(csv)
     raise FileNotFoundError(
         f"{folder}: no tables/{name}.parquet or .csv; rerun `huesenv tournament` with the same config there "
         "to write it (finished games are not replayed)"

@@ -2,10 +2,13 @@
 
 Why: a guesser that reads a word nobody taught it needs colour knowledge from
 somewhere other than the Hues and Cues answers.  :func:`load_naming_corpus`
-gives the XKCD colour survey (Randall Munroe, 2010: 949 names from about
-222,000 participants, CC0; shipped with matplotlib as ``XKCD_COLORS``) or any
-user CSV with a header ``name`` plus ``hex`` (sRGB ``#rrggbb``), ``r,g,b``
-(0-255) or ``L,a,b`` (CIELAB D65), and an optional ``source`` column.
+gives, by name, the XKCD colour survey (``xkcd``: Randall Munroe, 2010: 949
+names from about 222,000 participants, CC0; shipped with matplotlib as
+``XKCD_COLORS``), the color-name-list (``color-name-list``: 31,881 crowd-curated
+names, MIT; packaged, see ``data/SOURCES.md``), several joined with ``+``
+(``xkcd+color-name-list``), or any user CSV with a header ``name`` plus ``hex``
+(sRGB ``#rrggbb``), ``r,g,b`` (0-255) or ``L,a,b`` (CIELAB D65), and an optional
+``source`` column.
 
 :meth:`NamingCorpus.excluding` keeps cue words out of training in two tiers:
 
@@ -22,8 +25,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,6 +37,7 @@ from huesenv.trust import read_at_most
 from huesenv.vocabulary import normalise_word
 
 XKCD_SOURCE = "xkcd-2010"  # Randall Munroe's XKCD colour survey, ~222,000 participants, CC0 (via matplotlib)
+COLOR_NAME_LIST_SOURCE = "color-name-list-14.29.0"  # npm color-name-list (David Aerne, MIT), packaged
 TIERS = ("exact", "strict")
 MAX_CORPUS_BYTES = 16 << 20
 MAX_ENTRIES = 200_000
@@ -154,6 +158,18 @@ def _number(path: Path, line: int, field: str, raw: str | None, lo: float, hi: f
     return value
 
 
+def _rows(reader: csv.DictReader, path: Path) -> Iterator[tuple[int, dict]]:
+    """``(line, row)`` pairs; a CSV the csv module cannot split is a one-line error naming the line."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as err:
+            raise ValueError(f"{path}, line {reader.line_num}: not a CSV row ({err})") from None
+        yield reader.line_num, row
+
+
 def read_corpus_csv(path: str | Path) -> NamingCorpus:
     """A user corpus CSV (see the module docstring); one-line ``ValueError`` naming line and field."""
     path = Path(path)
@@ -177,8 +193,9 @@ def read_corpus_csv(path: str | Path) -> NamingCorpus:
     names: list[str] = []
     values: list[list[float]] = []
     sources: list[str] = []
-    for row in reader:
-        line = reader.line_num
+    for line, row in _rows(reader, path):
+        if None in row:
+            raise ValueError(f"{path}, line {line}: more fields than the header's {len(header)}")
         if len(names) >= MAX_ENTRIES:
             raise ValueError(f"{path}, line {line}: more than {MAX_ENTRIES:,} entries; refused")
         name = " ".join((row.get("name") or "").split())
@@ -206,25 +223,42 @@ def read_corpus_csv(path: str | Path) -> NamingCorpus:
     return _build(names, rgb, lab, sources, f"{path.name} ({len(names)} names)")
 
 
+@lru_cache(maxsize=1)
+def color_name_list_corpus() -> NamingCorpus:
+    """The packaged color-name-list (31,881 names; its source and licence in ``data/SOURCES.md``)."""
+    from importlib import resources
+
+    ref = resources.files("huesenv") / "data" / "naming" / "color-name-list.csv"
+    with resources.as_file(ref) as path:
+        corpus = read_corpus_csv(path)
+    entries = tuple(replace(e, source=COLOR_NAME_LIST_SOURCE) for e in corpus.entries)
+    return NamingCorpus(entries, f"{COLOR_NAME_LIST_SOURCE} ({len(entries)} names)")
+
+
+NAMED_CORPORA = {"xkcd": xkcd_corpus, "color-name-list": color_name_list_corpus}
+
+
 def load_naming_corpus(path: str | Path | None = None) -> NamingCorpus:
-    """The XKCD survey (``path=None``) or a user CSV."""
-    return xkcd_corpus() if path is None else read_corpus_csv(path)
-
-
-def xkcd_cue_words(words: Iterable[str]) -> tuple[str, ...]:
-    """The cue words that are literally XKCD names (what the text-embedding agent's dictionary holds)."""
-    keys = {e.key for e in xkcd_corpus().entries}
-    return tuple(normalise_word(w) for w in words if normalise_word(w) in keys)
+    """The XKCD survey (``path=None``), named corpora joined by ``+`` (:data:`NAMED_CORPORA`), or a user CSV."""
+    if path is None:
+        return xkcd_corpus()
+    parts = str(path).split("+")
+    if all(p in NAMED_CORPORA for p in parts):
+        loaded = [NAMED_CORPORA[p]() for p in parts]
+        return NamingCorpus(tuple(e for c in loaded for e in c.entries), " + ".join(c.label for c in loaded))
+    return read_corpus_csv(path)
 
 
 __all__ = [
+    "COLOR_NAME_LIST_SOURCE",
     "MAX_CORPUS_BYTES",
+    "NAMED_CORPORA",
     "TIERS",
     "XKCD_SOURCE",
     "CorpusEntry",
     "NamingCorpus",
+    "color_name_list_corpus",
     "load_naming_corpus",
     "read_corpus_csv",
     "xkcd_corpus",
-    "xkcd_cue_words",
 ]

@@ -155,6 +155,17 @@ def csv_unquote(text: str) -> str:
     return text[1:] if text[:1] == "'" and text[1:2] and text[1:].startswith(FORMULA_START) else text
 
 
+def read_safe_csv(path: Any, **kwargs: Any) -> pd.DataFrame:
+    """A CSV that :func:`csv_safe` wrote, read back with its text cells (and column names) unquoted."""
+    frame = pd.read_csv(path, **kwargs)
+    frame = frame.rename(columns=lambda c: csv_unquote(c) if isinstance(c, str) else c)
+    for name in frame.columns[
+        [pd.api.types.is_object_dtype(d) or pd.api.types.is_string_dtype(d) for d in frame.dtypes]
+    ]:
+        frame[name] = frame[name].map(lambda v: csv_unquote(v) if isinstance(v, str) else v)
+    return frame
+
+
 def write_tables(
     tables: Mapping[str, pd.DataFrame],
     folder: Path,

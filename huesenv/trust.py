@@ -23,6 +23,7 @@ import contextvars
 import gzip
 import lzma
 import os
+import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -154,7 +155,7 @@ def read_user_bytes(
     try:
         with (inflate or open)(path, "rb") as fh:
             blob = read_at_most(fh, max_inflated if inflate else max_bytes)
-    except (OSError, EOFError, lzma.LZMAError) as err:
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as err:
         raise ValueError(f"{path}: not a readable {path.suffix} file ({type(err).__name__})") from None
     if blob is None:
         raise ValueError(f"{path}: inflates past the {max_inflated:,} bytes allowed; refused")

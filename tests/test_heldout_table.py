@@ -106,7 +106,7 @@ def test_answer_tables_are_bounded_and_named_safely(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="a second table"):
         read_answers([path, tmp_path / "a b;<x>.csv"])
     monkeypatch.setattr(heldout, "MAX_ANSWER_BYTES", 8)
-    with pytest.raises(ValueError, match="expected at most 16 MiB"):
+    with pytest.raises(ValueError, match="expected at most 8 bytes"):
         read_answers([path])
     with pytest.raises(ValueError, match="no such file"):
         read_answers([tmp_path / "missing.csv"])

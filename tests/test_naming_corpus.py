@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from huesenv.agents.text_embedding import dictionary_words
 from huesenv.colourspace import srgb_to_lab
-from huesenv.naming_corpus import MAX_CORPUS_BYTES, XKCD_SOURCE, load_naming_corpus, xkcd_cue_words
+from huesenv.naming_corpus import MAX_CORPUS_BYTES, XKCD_SOURCE, load_naming_corpus
 from huesenv.vocabulary import word_texts
 
 
@@ -15,7 +16,7 @@ def test_xkcd_corpus_has_every_survey_name_with_its_source() -> None:
     assert len(corpus) == 949 and {e.source for e in corpus.entries} == {XKCD_SOURCE}
     sky = next(e for e in corpus.entries if e.name == "sky")
     assert np.allclose(sky.lab, srgb_to_lab(np.asarray(sky.srgb), scale=1.0))
-    assert len(xkcd_cue_words(word_texts())) == 34  # the dictionary words of issue 37
+    assert len(dictionary_words(word_texts())) == 34  # the dictionary words of issue 37
 
 
 def test_tiers_exact_drops_equal_names_strict_drops_names_containing_the_cue() -> None:

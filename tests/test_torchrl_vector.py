@@ -9,7 +9,7 @@ torchrl = pytest.importorskip("torchrl")
 pytestmark = pytest.mark.integration  # torchrl imports in seconds
 
 import torch  # noqa: E402
-from torchrl.envs import GymWrapper  # noqa: E402
+from torchrl.envs import ActionMask, GymWrapper, TransformedEnv  # noqa: E402
 from torchrl.envs.utils import check_env_specs  # noqa: E402
 
 import huesenv  # noqa: E402, F401  (registers the ids)
@@ -20,7 +20,8 @@ def test_gym_wrapper_over_the_batched_env_passes_check_env_specs(mode):
     vec = gymnasium.make_vec(
         "huesenv/Guesser-v1", num_envs=4, vectorization_mode="vector_entry_point", observation_mode=mode
     )
-    env = GymWrapper(vec, categorical_action_encoding=True)
+    # torchrl draws random actions from the action spec; its ActionMask transform puts the env's mask on it
+    env = TransformedEnv(GymWrapper(vec, categorical_action_encoding=True), ActionMask())
     assert env.batch_size == torch.Size([4])
     check_env_specs(env, seed=0)
     td = env.rollout(30, break_when_any_done=False)

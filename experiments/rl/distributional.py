@@ -46,7 +46,8 @@ class DistributionalConfig:
     """Training settings; the defaults are what ``huesenv train heldout`` runs.
 
     Chosen on an inner split of the *training* participants (seed 1, 5 word folds; never the
-    evaluation answers): light fine-tuning (50 steps, corpus weight 2) read new words better
+    evaluation participants' answers, but those inner folds span all 100 words, so the choice saw
+    training participants' answers to the outer held-out words): light fine-tuning (50 steps, corpus weight 2) read new words better
     than 200 steps at weight 0.5 (Mahalanobis / Hotelling fail on the 66 non-XKCD words
     0.67 / 0.83 vs 0.78 / 0.89; corpus only 0.66 / 0.80).
     """
@@ -123,26 +124,31 @@ def _fit(
     """Full-batch AdamW on the corpus targets (and people's, with the corpus subsampled to ``CORPUS_BATCH``)."""
     import torch
 
-    gen = torch.Generator().manual_seed(seed)
-    params = [p for p in net.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(params, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
-    xc, tc = (torch.as_tensor(a, dtype=torch.float32) for a in corpus)
+    threads = torch.get_num_threads()  # a 128-wide MLP: one thread beats two on a shared machine;
+    torch.set_num_threads(1)  # the caller's setting comes back afterwards
+    try:
+        gen = torch.Generator().manual_seed(seed)
+        params = [p for p in net.parameters() if p.requires_grad]
+        opt = torch.optim.AdamW(params, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+        xc, tc = (torch.as_tensor(a, dtype=torch.float32) for a in corpus)
 
-    def loss_of(x: Any, t: Any) -> Any:
-        x = x + cfg.input_noise * torch.randn(x.shape, generator=gen)
-        logits, _ = guesser_forward(net, x, torch.zeros(len(x), N_CELLS))
-        return -(t * torch.log_softmax(logits, -1)).sum(-1).mean()
+        def loss_of(x: Any, t: Any) -> Any:
+            x = x + cfg.input_noise * torch.randn(x.shape, generator=gen)
+            logits, _ = guesser_forward(net, x, torch.zeros(len(x), N_CELLS))
+            return -(t * torch.log_softmax(logits, -1)).sum(-1).mean()
 
-    hx, ht = (torch.as_tensor(a, dtype=torch.float32) for a in human) if human else (None, None)
-    for _ in range(epochs):
-        opt.zero_grad()
-        if hx is None:
-            loss = loss_of(xc, tc)
-        else:
-            pick = torch.randperm(len(xc), generator=gen)[:CORPUS_BATCH]
-            loss = loss_of(hx, ht) + cfg.corpus_weight * loss_of(xc[pick], tc[pick])
-        loss.backward()
-        opt.step()
+        hx, ht = (torch.as_tensor(a, dtype=torch.float32) for a in human) if human else (None, None)
+        for _ in range(epochs):
+            opt.zero_grad()
+            if hx is None:
+                loss = loss_of(xc, tc)
+            else:
+                pick = torch.randperm(len(xc), generator=gen)[:CORPUS_BATCH]
+                loss = loss_of(hx, ht) + cfg.corpus_weight * loss_of(xc[pick], tc[pick])
+            loss.backward()
+            opt.step()
+    finally:
+        torch.set_num_threads(threads)
 
 
 def train_distributional(
@@ -161,8 +167,6 @@ def train_distributional(
     fold's held-out words (always included).  ``huesenv train heldout`` drops every cue word's, so one
     pretraining serves all folds.
     """
-    import torch
-
     embed = embed or cached_embedder(cfg.text_encoder)
     held = tuple(split.evaluation_words)
     dropped = tuple(sorted({*held, *(exclude or ())}))
@@ -172,12 +176,11 @@ def train_distributional(
     kept_set = set(kept.entries)
     keep = np.asarray([e in kept_set for e in full.entries])
     corpus_xy = (embed(names), _kernel(tuple(e.lab for e in full.entries), cfg.sigma)[keep])
-    torch.set_num_threads(1)  # a 128-wide MLP: one thread beats two on a shared machine
     net, arch = _new_net(cfg, corpus_xy[0].shape[1])
     pre = asdict(cfg)
     for k in ("use_humans", "finetune_epochs", "corpus_weight", "human_sigma"):
         pre.pop(k)
-    key = (tuple(sorted(pre.items())), kept.label, tuple(names))
+    key = (tuple(sorted(pre.items())), kept.label, tuple(names), tuple(e.lab for e in kept.entries), embed)
     if key not in _PRETRAINED:
         _fit(net, cfg, cfg.pretrain_epochs, cfg.seed, corpus_xy, None)
         _PRETRAINED[key] = {k: v.clone() for k, v in net.state_dict().items()}
@@ -229,7 +232,12 @@ HELDOUT_ROWS: dict[str, tuple[str, DistributionalConfig]] = {
 
 
 def heldout_policies(
-    out: Path, split: DataSplit, humans: HumanResponses, text_encoder: str = "minilm", seed: int = 0
+    out: Path,
+    split: DataSplit,
+    humans: HumanResponses,
+    text_encoder: str = "minilm",
+    seed: int = 0,
+    corpus: NamingCorpus | None = None,
 ) -> dict[str, Path]:
     """One checkpoint per :data:`HELDOUT_ROWS` row for this fold (in ``out/<row>/policy.pt``)."""
     embed = cached_embedder(text_encoder)
@@ -239,6 +247,7 @@ def heldout_policies(
             split,
             humans,
             DistributionalConfig(**{**asdict(cfg), "text_encoder": text_encoder, "seed": seed}),
+            corpus=corpus,
             embed=embed,
             exclude=split.words,
         )

@@ -67,6 +67,7 @@ from huesenv.humans import HumanResponses, load_humans
 from huesenv.humans.splits import DataSplit
 from huesenv.logs.answers import file_sha256, iter_answer_records
 from huesenv.logs.schema import LogError, LogRecord
+from huesenv.naming_corpus import load_naming_corpus
 from huesenv.reports import csv_safe
 from huesenv.vocabulary import evaluation_inputs
 
@@ -106,7 +107,9 @@ def read_answers(paths: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
         if path.suffix.lower() != ".csv":
             raise ValueError(f"--answers {path}: expected a .csv answer table (Palabra,Answer1..AnswerN)")
         if path.is_file() and path.stat().st_size > MAX_ANSWER_BYTES:
-            raise ValueError(f"--answers {path}: {path.stat().st_size:,} bytes, expected at most 16 MiB")
+            raise ValueError(
+                f"--answers {path}: {path.stat().st_size:,} bytes, expected at most {MAX_ANSWER_BYTES:,} bytes"
+            )
         row = ANSWERS + re.sub(r"[^A-Za-z0-9._-]", "_", path.stem)  # a file name never reaches a table raw
         if row in tables:
             raise ValueError(f"--answers {path}: a second table named {row.removeprefix(ANSWERS)!r}")
@@ -327,6 +330,7 @@ def markdown(result: dict[str, Any], table: pd.DataFrame, tests: pd.DataFrame) -
         "",
         f"Human reference: {result['reference']}.",
         f"Split: {result['split']}.",
+        f"Naming corpus of the distributional rows: {result.get('naming_corpus') or 'none (not trained)'}.",
         f"Folds: {result['folds']} (words stratified by category; each word held out once). "
         f"Training per fold: {result['train_steps_per_fold']:,} steps of the fast trainer, cue encoding "
         f"{result['cue_encoding']} ({result['text_encoder']}).",
@@ -400,10 +404,17 @@ def run(
     answers: Sequence[str | Path] = (),
     fold_agents: FoldAgents | None = None,
     distributional: bool = True,
+    corpus: str | None = None,
 ) -> dict[str, Any]:
-    """The whole held-out evaluation (see the module docstring); ``train=False`` scores the baselines only."""
+    """The whole held-out evaluation (see the module docstring).
+
+    ``train=False`` trains no PPO guesser and ``distributional=False`` no distributional rows: both off
+    scores the baselines only.  ``corpus``: the distributional rows' naming corpus
+    (:func:`~huesenv.naming_corpus.load_naming_corpus`: ``None`` is XKCD; the CLI's default is
+    ``xkcd+color-name-list``)."""
     encoder = make_text_encoder(text_encoder)  # bad input fails before anything is written
     tables = read_answers(answers)
+    naming = load_naming_corpus(corpus) if distributional else None
     humans = load_humans(humans_path)
     base_split = DataSplit.of(humans, seed=seed)
     out = Path(out)
@@ -430,7 +441,7 @@ def run(
             train_steps = int(summary["steps"])
             policy = out / f"fold-{fold}" / "policy.pt"
         dist = (
-            heldout_policies(out / f"fold-{fold}", split, humans, text_encoder, seed)
+            heldout_policies(out / f"fold-{fold}", split, humans, text_encoder, seed, corpus=naming)
             if distributional
             else {}
         )
@@ -458,6 +469,7 @@ def run(
         "train_steps_per_fold": train_steps,
         "cue_encoding": "embedding",
         "text_encoder": text_encoder,
+        "naming_corpus": naming.label if naming is not None else None,
         "n_words": len(scored),
         "subsets": subsets,
         "answers": {row: {"path": t["path"], "sha256": t["sha256"]} for row, t in tables.items()},
@@ -465,9 +477,22 @@ def run(
         "mcnemar": tests.to_dict(orient="records"),
     }
     result["verdict"] = verdict(table) if train else "baselines only (no learned guesser trained)"
-    (out / "heldout.json").write_text(json.dumps(result, indent=1, default=float) + "\n")
+    (out / "heldout.json").write_text(json.dumps(_strict_json(result), indent=1, allow_nan=False) + "\n")
     (out / "heldout.md").write_text(markdown(result, table, tests), encoding="utf-8")
     return result
+
+
+def _strict_json(value: Any) -> Any:
+    """``value`` with numpy scalars as Python numbers and NaN / infinities as ``null`` (strict JSON)."""
+    if isinstance(value, dict):
+        return {k: _strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict_json(v) for v in value]
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    return value
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -23,6 +23,7 @@ from huesenv.experiments.rl.lexicon import normalised_mutual_information
 from huesenv.experiments.rl.selfplay import REWARDS, SelfPlay, SelfPlayConfig, _write_map
 from huesenv.metrics import naming as ib
 from huesenv.plots import pyplot, save_figure
+from huesenv.reports import read_safe_csv
 
 
 @dataclass
@@ -236,7 +237,7 @@ def merge(parts: Sequence[str | Path], out: str | Path, sigma2: float = ib.DEFAU
         path = Path(part) / "curves.csv"
         if not path.is_file():
             raise ValueError(f"{path}: no such file (expected a study folder)")
-        frame = pd.read_csv(path).drop(columns=["human_reference"], errors="ignore")
+        frame = read_safe_csv(path).drop(columns=["human_reference"], errors="ignore")
         for col in ("reward", "vocab_size", "seed"):
             if col not in frame.columns:
                 raise ValueError(f"{path}: column {col!r}: missing (expected a study's curves.csv)")

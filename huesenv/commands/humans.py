@@ -80,7 +80,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "and whether the corpus colour's nearest cell passes the cohort's Mahalanobis test (xy and CIELAB).",
     )
     add_humans(c)
-    c.add_argument("--corpus", metavar="CSV", help="naming CSV (name + hex | r,g,b | L,a,b); default XKCD")
+    c.add_argument(
+        "--corpus",
+        metavar="NAME|CSV",
+        help="naming corpus: xkcd (default), color-name-list, both joined by '+', or a CSV (name + hex | r,g,b | L,a,b)",
+    )
     add_out(c, help="folder for names-check.json and names-check.md (default: print only)")
     c.set_defaults(func=run_check_names)
 

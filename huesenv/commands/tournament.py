@@ -62,7 +62,7 @@ from huesenv.experiments.report import (
 )
 from huesenv.experiments.runner import conflicting_fields
 from huesenv.experiments.sweep import parse_agents, sweep_configs, sweep_dir
-from huesenv.reports import csv_safe
+from huesenv.reports import csv_safe, read_safe_csv
 from huesenv.trust import read_user_text
 from huesenv.validation import terminal_safe
 
@@ -329,7 +329,7 @@ def _sweep_training(configs: list[Any], merged: dict[str, Any]) -> list[str]:
             continue
         folder = config.run_dir() / "tables"
         path = folder / "seat_games.parquet"
-        frame = pd.read_parquet(path) if path.is_file() else pd.read_csv(folder / "seat_games.csv")
+        frame = pd.read_parquet(path) if path.is_file() else read_safe_csv(folder / "seat_games.csv")
         marks = (
             frame.set_index(frame["agent"].astype(str))["trained_on_reference"]
             if "trained_on_reference" in frame.columns

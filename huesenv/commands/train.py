@@ -156,6 +156,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     h.add_argument("--num-envs", type=positive_int, default=1024, help="parallel decisions (default 1024)")
     h.add_argument("--text-encoder", default="minilm", metavar="NAME", help="cue encoder (default minilm)")
+    h.add_argument(
+        "--corpus",
+        default="xkcd+color-name-list",
+        metavar="NAME|CSV",
+        help="naming corpus of the distributional guesser: xkcd, color-name-list, both joined by '+', "
+        "or a CSV (name + hex | r,g,b | L,a,b); default xkcd+color-name-list",
+    )
     add_device(h, help=TRAIN_DEVICE_HELP)
     h.add_argument("--threads", type=positive_int, help="torch CPU threads")
     h.add_argument(
@@ -368,6 +375,7 @@ def run_heldout_cmd(args: argparse.Namespace) -> int:
         train=not args.baselines_only,
         answers=args.answers,
         distributional=not args.baselines_only,  # baselines only: nothing is trained
+        corpus=args.corpus,
     )
     print((out / "heldout.md").read_text(encoding="utf-8"))
     print(f"verdict: {result['verdict']}")

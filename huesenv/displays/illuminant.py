@@ -25,12 +25,21 @@ def _shape() -> Any:
     return colour_science().SpectralShape(380, 780, 5)
 
 
+MAX_DUV = 0.05  # CCT means something only near the Planckian locus (Ohno 2014: |Duv| ≤ 0.05)
+
+
 def cct_of(white_xy: Any, where: str = "white") -> float:
-    """Correlated colour temperature (K) of a white's xy (Ohno 2013), refused outside 1,000-25,000 K."""
+    """Correlated colour temperature (K) of a white's xy (Ohno 2013), refused outside 1,000-25,000 K
+    or farther than :data:`MAX_DUV` from the Planckian locus."""
     colour = colour_science()
-    cct = float(
-        colour.temperature.uv_to_CCT(colour.xy_to_UCS_uv(np.asarray(white_xy)), method="Ohno 2013")[0]
+    cct, duv = (
+        float(v)
+        for v in colour.temperature.uv_to_CCT(colour.xy_to_UCS_uv(np.asarray(white_xy)), method="Ohno 2013")
     )
+    if abs(duv) > MAX_DUV:
+        raise ValueError(
+            f"{where}: its white is {abs(duv):.3f} Duv from the Planckian locus (at most {MAX_DUV})"
+        )
     if not CCT_RANGE_K[0] <= cct <= CCT_RANGE_K[1]:
         raise ValueError(
             f"{where}: its white's CCT {cct:.0f} K is outside {CCT_RANGE_K[0]:.0f}-{CCT_RANGE_K[1]:.0f} K"

@@ -69,6 +69,8 @@ def _row(row: list[str], where: str) -> tuple[str, int | None, float, float, flo
     for field, value in (("x", x), ("y", y)):
         if not 0 < value < 1:
             raise ValueError(f"{where}, field {field}: {value!r} is not a chromaticity in (0, 1)")
+    if x + y >= 1:
+        raise ValueError(f"{where}, fields x, y: x + y = {x + y:g} is not a chromaticity (needs x + y < 1)")
     if big_y <= 0:
         raise ValueError(f"{where}, field Y: {big_y!r} must be > 0 (a luminance)")
     return name, index, x, y, big_y

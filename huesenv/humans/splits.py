@@ -21,6 +21,7 @@ import pandas as pd
 
 from huesenv.humans.loader import HumanResponses
 from huesenv.humans.reconstruct import write_export
+from huesenv.reports import read_safe_csv
 from huesenv.trust import read_user_bytes
 from huesenv.vocabulary import normalise_word
 
@@ -177,7 +178,7 @@ class DataSplit:
         src = Path(humans.source)
         if not src.is_file():
             raise ValueError(f"split {self.fingerprint}: the cohort {humans.source} is not a file to subset")
-        raw = pd.read_parquet(src) if src.name.lower().endswith(".parquet") else pd.read_csv(src, dtype=str)
+        raw = pd.read_parquet(src) if src.name.lower().endswith(".parquet") else read_safe_csv(src, dtype=str)
         words = {normalise_word(w) for w in self.part_words(part)}
         keep = raw["userId"].astype(str).isin(set(self.part_participants(part))) & raw["word"].map(
             lambda w: _normalised_or_none(w) in words
