@@ -87,3 +87,12 @@ def test_oversized_or_binary_csv_is_refused(tmp_path) -> None:
     binary.write_bytes(b"name,hex\n\xff\xfe,#000000\n")
     with pytest.raises(ValueError, match="not UTF-8"):
         load_naming_corpus(binary)
+
+
+def test_named_corpora_join_with_a_plus_and_keep_their_sources():
+    from huesenv.naming_corpus import COLOR_NAME_LIST_SOURCE
+
+    joined = load_naming_corpus("xkcd+color-name-list")
+    assert len(joined) == 949 + 31_881
+    assert {e.source for e in joined.entries} == {XKCD_SOURCE, COLOR_NAME_LIST_SOURCE}
+    assert "sky blue" not in {e.name.lower() for e in joined.excluding(["SKY"], "strict").entries}
