@@ -25,7 +25,8 @@ from huesenv.agents.protocol import Answer, ProbeQuery
 from huesenv.agents.quiet import quiet_model_loading
 from huesenv.agents.scoring import ScoringAgent
 from huesenv.board import Board, load_board
-from huesenv.colourspace import delta_e2000, srgb_to_lab
+from huesenv.colourspace import delta_e2000
+from huesenv.naming_corpus import xkcd_corpus
 
 
 @lru_cache(maxsize=1)
@@ -39,13 +40,10 @@ def xkcd_names() -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def xkcd_names_lab() -> tuple[tuple[str, ...], np.ndarray]:
     """All XKCD colour names (matplotlib) and their CIELAB (D65) values via colour-science."""
-    import matplotlib.colors as mcolors
-
-    names = xkcd_names()
-    rgb = np.asarray([mcolors.to_rgb(v) for v in mcolors.XKCD_COLORS.values()])
-    lab = srgb_to_lab(rgb, scale=1.0)
+    corpus = xkcd_corpus()
+    lab = corpus.lab
     lab.setflags(write=False)
-    return names, lab
+    return corpus.names, lab
 
 
 def dictionary_words(words: Iterable[str]) -> list[str]:

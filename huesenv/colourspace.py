@@ -161,8 +161,4 @@ def adapt_to(xyz: Any, white: Any, white_to: Any, transform: str = "Von Kries") 
 
 def lab_to_srgb(lab: Any) -> np.ndarray:
     """Encoded sRGB in [0, 1] (clipped to the gamut) of CIELAB (D65): a user corpus given in Lab."""
-    colour = colour_science()
-
-    xyz = colour.Lab_to_XYZ(np.asarray(lab, dtype=np.float64), _srgb().whitepoint)
-    rgb = colour.XYZ_to_RGB(xyz, _srgb(), apply_cctf_encoding=True)
-    return np.clip(np.asarray(rgb, dtype=np.float64), 0.0, 1.0)
+    return xyz_to_srgb(colour_science().Lab_to_XYZ(np.asarray(lab, dtype=np.float64), _srgb().whitepoint))

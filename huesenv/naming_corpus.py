@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from huesenv.colourspace import lab_to_srgb, srgb_to_lab
-from huesenv.trust import read_at_most
+from huesenv.trust import read_user_text
 from huesenv.vocabulary import normalise_word
 
 XKCD_SOURCE = "xkcd-2010"  # Randall Munroe's XKCD colour survey, ~222,000 participants, CC0 (via matplotlib)
@@ -173,14 +173,7 @@ def _rows(reader: csv.DictReader, path: Path) -> Iterator[tuple[int, dict]]:
 def read_corpus_csv(path: str | Path) -> NamingCorpus:
     """A user corpus CSV (see the module docstring); one-line ``ValueError`` naming line and field."""
     path = Path(path)
-    with open(path, "rb") as fh:
-        blob = read_at_most(fh, MAX_CORPUS_BYTES)
-    if blob is None:
-        raise ValueError(f"{path}: larger than {MAX_CORPUS_BYTES:,} bytes; refused")
-    try:
-        text = blob.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}); expected a naming CSV") from None
+    text = read_user_text(path, encoding="utf-8-sig", expected="a naming CSV", max_bytes=MAX_CORPUS_BYTES)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [c.strip() for c in reader.fieldnames or []]
     reader.fieldnames = header

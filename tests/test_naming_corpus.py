@@ -81,7 +81,7 @@ def test_oversized_or_binary_csv_is_refused(tmp_path) -> None:
     big = tmp_path / "big.csv"
     with open(big, "wb") as fh:
         fh.truncate(MAX_CORPUS_BYTES + 1)
-    with pytest.raises(ValueError, match="larger than"):
+    with pytest.raises(ValueError, match=f"more than the {MAX_CORPUS_BYTES:,} allowed"):
         load_naming_corpus(big)
     binary = tmp_path / "bin.csv"
     binary.write_bytes(b"name,hex\n\xff\xfe,#000000\n")
