@@ -83,3 +83,26 @@ def test_a_prompted_encoder_reads_the_text_inside_its_template() -> None:
     assert np.array_equal(prompted.encode(["frog"]), HashTextEncoder(16).encode(["the colour of frog"]))
     with pytest.raises(ValueError, match="expected one"):
         make_text_encoder("hash:16@no word here")
+
+
+def test_gaussian_target_peaks_at_the_cell_closest_to_peoples_xy_mean() -> None:
+    from huesenv.board import load_board
+    from huesenv.stats import mahalanobis_d2, sample_covariance
+
+    humans = load_humans()
+    words = list(humans.words[:3])
+    target = dist.gaussian_targets(humans, words)
+    assert target.shape == (3, 480)
+    np.testing.assert_allclose(target.sum(axis=1), 1.0)
+    xy = load_board().xy
+    for w, row in zip(words, target):
+        pts = xy[humans.cells(w)]
+        d2 = mahalanobis_d2(xy, pts.mean(axis=0), sample_covariance(pts))
+        assert int(np.argmax(row)) == int(np.argmin(d2))
+        assert np.all(np.diff(row[np.argsort(d2)]) <= 1e-15)  # falls off with the distance
+
+
+def test_an_unknown_people_target_is_a_one_line_error() -> None:
+    humans = load_humans()
+    with pytest.raises(ValueError, match="human_target"):
+        dist.people_targets(humans, list(humans.words[:1]), dist.DistributionalConfig(human_target="mode"))
