@@ -1,6 +1,6 @@
 """Held-out evaluation of a learned guesser: k folds of held-out words, scored on the evaluation part only.
 
-``huesenv train heldout --folds 5`` (or ``python -P -m huesenv.experiments.rl.heldout``):
+``huesenv train heldout --folds 5`` (its one entry point, so every run gets the same defaults):
 
 1. one seeded participant split of the human reference (:mod:`huesenv.humans.splits`;
    for the reconstructed cohort an *answer* split, see there), and the words cut
@@ -45,7 +45,6 @@ run folder), ``words.csv`` (every agent × word, with its subset), ``heldout.jso
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -493,20 +492,3 @@ def _strict_json(value: Any) -> Any:
     if isinstance(value, (float, np.floating)):
         return float(value) if np.isfinite(value) else None
     return value
-
-
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default="runs/heldout")
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--steps", type=int, default=1_000_000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--answers", nargs="+", default=[], metavar="FILE")
-    args = p.parse_args(argv)
-    res = run(Path(args.out), folds=args.folds, steps=args.steps, seed=args.seed, answers=args.answers)
-    print((Path(args.out) / "heldout.md").read_text())
-    print(res["verdict"])
-
-
-if __name__ == "__main__":
-    main()
