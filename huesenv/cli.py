@@ -29,7 +29,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from huesenv import __version__
+from huesenv.agents.registry import kinds_with
 from huesenv.commands.common import UsageError, build_root_parser, describe_error
+from huesenv.probes.registry import probe_names
 from huesenv.trust import allowing_code
 from huesenv.validation import terminal_safe
 
@@ -79,16 +81,29 @@ def build_parser():
 
 # the parser :func:`main` last built, keyed by what built it: building the tree of every subcommand
 # costs ~15-30 ms, paid once per process instead of once per call (tests call main ~900 times)
-_PARSER_CACHE: dict[tuple[Any, tuple[tuple[str, str], ...]], argparse.ArgumentParser] = {}
+_PARSER_CACHE: dict[tuple[Any, ...], argparse.ArgumentParser] = {}
+
+
+def _parser_inputs() -> tuple[Any, ...]:
+    """What the parser tree is built from: the builder, the commands, and the registries whose names
+    it shows (one subcommand per probe; agent kinds in the help), so a registration rebuilds it."""
+    return (
+        build_parser,
+        tuple(COMMANDS.items()),
+        probe_names(),
+        tuple(kinds_with("takes_device")),
+        tuple(kinds_with("answers_probes")),
+    )
 
 
 def _cached_parser() -> argparse.ArgumentParser:
-    """:func:`build_parser`'s tree, built once per process (rebuilt if build_parser or COMMANDS change)."""
-    key = (build_parser, tuple(COMMANDS.items()))
-    if key not in _PARSER_CACHE:
+    """:func:`build_parser`'s tree, built once per process and again when one of its inputs changes."""
+    cached = _PARSER_CACHE.get(_parser_inputs())
+    if cached is None:
         _PARSER_CACHE.clear()
-        _PARSER_CACHE[key] = build_parser()
-    return _PARSER_CACHE[key]
+        cached = build_parser()
+        _PARSER_CACHE[_parser_inputs()] = cached  # after the build: importing a command may register
+    return cached
 
 
 def _own_copies(args: argparse.Namespace) -> argparse.Namespace:
