@@ -19,6 +19,7 @@ its traceback.
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib
 import os
 import sys
@@ -28,7 +29,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from huesenv import __version__
+from huesenv.agents.registry import kinds_with
 from huesenv.commands.common import UsageError, build_root_parser, describe_error
+from huesenv.probes.registry import probe_names
 from huesenv.trust import allowing_code
 from huesenv.validation import terminal_safe
 
@@ -76,8 +79,44 @@ def build_parser():
     return parser
 
 
+# the parser :func:`main` last built, keyed by what built it: building the tree of every subcommand
+# costs ~15-30 ms, paid once per process instead of once per call (tests call main ~900 times)
+_PARSER_CACHE: dict[tuple[Any, ...], argparse.ArgumentParser] = {}
+
+
+def _parser_inputs() -> tuple[Any, ...]:
+    """What the parser tree is built from: the builder, the commands, and the registries whose names
+    it shows (one subcommand per probe; agent kinds in the help), so a registration rebuilds it."""
+    return (
+        build_parser,
+        tuple(COMMANDS.items()),
+        probe_names(),
+        tuple(kinds_with("takes_device")),
+        tuple(kinds_with("answers_probes")),
+    )
+
+
+def _cached_parser() -> argparse.ArgumentParser:
+    """:func:`build_parser`'s tree, built once per process and again when one of its inputs changes."""
+    cached = _PARSER_CACHE.get(_parser_inputs())
+    if cached is None:
+        _PARSER_CACHE.clear()
+        cached = build_parser()
+        _PARSER_CACHE[_parser_inputs()] = cached  # after the build: importing a command may register
+    return cached
+
+
+def _own_copies(args: argparse.Namespace) -> argparse.Namespace:
+    """Mutable values (a list default is the parser's own object) copied, so that a command changing
+    its arguments cannot change the next call's defaults through the cached parser."""
+    for name, value in vars(args).items():
+        if isinstance(value, list | dict | set):
+            setattr(args, name, copy.deepcopy(value))
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = _cached_parser()
     argv = _resolve_aliases(list(sys.argv[1:] if argv is None else argv))
     if argv[:1] == ["help"] and argv[1:2] not in (["-h"], ["--help"]):
         argv = ["help", "--", *argv[1:]]  # `huesenv help --sigma2` names an option, it does not pass one
@@ -85,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefix = f"huesenv {command}" if command in COMMANDS else "huesenv"
     try:
         args, extras = parser.parse_known_args(argv)
+        args = _own_copies(args)
         if extras:  # said by the (sub)command that was given them, not by the top-level parser
             leaf = _leaf_parser(parser, argv)
             leaf.error(f"unrecognized arguments: {' '.join(extras)}")
