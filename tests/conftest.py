@@ -104,26 +104,6 @@ def pytest_collection_modifyitems(items):
         own = 0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("integration") else 2
         rank[item.path] = min(rank.get(item.path, 2), own)
     items.sort(key=lambda item: rank[item.path])
-    if items and getattr(items[0].config.option, "loadgroup", False):  # an xdist worker, --dist loadgroup
-        _name_groups_in_node_ids(items)
-
-
-def _name_groups_in_node_ids(items) -> None:
-    """pytest >= 9.2 keeps a node id in ``item._id``: xdist 3.8 still writes its ``@group`` suffix to
-    ``item._nodeid``, which nothing reads, so every test was scheduled alone (a file's module fixtures
-    built on both workers, the Ray and model-library groups split). Written here where pytest reads it."""
-    from _pytest.nodeid import coerce_node_id
-
-    for item in items:
-        if hasattr(item, "_id") and "@" not in item.nodeid:
-            groups = sorted(
-                {
-                    str(m.args[0] if m.args else m.kwargs.get("name", "default"))
-                    for m in item.iter_markers("xdist_group")
-                }
-            )
-            if groups:
-                item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(groups)}")
 
 
 def pytest_addoption(parser):
