@@ -47,9 +47,10 @@ def ci(points: list[float]) -> str:
     return f"{a.mean():.2f} ± {half:.2f} (n={len(a)})"
 
 
-def evaluate(model, games: int, seed: int = 10_000) -> list[float]:
-    """Learner points of the first game in each of ``games`` batched slots (fresh seed, default game)."""
-    env = _vec(games)
+def evaluate(model, games: int, seed: int = 10_000, **env_kwargs) -> list[float]:
+    """Learner points of the first game in each of ``games`` batched slots (one fresh seed, not a training
+    one; the default game), the policy deterministic and masked."""
+    env = _vec(games, **env_kwargs)
     obs, _ = env.reset(seed=seed)
     points: dict[int, float] = {}
     while len(points) < games:
@@ -60,31 +61,75 @@ def evaluate(model, games: int, seed: int = 10_000) -> list[float]:
     return list(points.values())
 
 
-def bench_sb3(steps: int, eval_games: int) -> None:
+#: MaskablePPO's settings for a fast env, the same for both paths: a large rollout (n_steps x n_envs =
+#: 8,192), big minibatches, two epochs, so SB3's update is a small share of a step; the first layer reads
+#: the flat observation's ~50 non-zero entries (SparseFlatExtractor: the same function as a Linear layer)
+SB3_SETTINGS = {"n_steps": 128, "batch_size": 2048, "n_epochs": 2, "learning_rate": 1e-3, "seed": 0}
+
+
+def _sb3_model(env, observation_mode: str = "flat"):
     import torch
     from sb3_contrib import MaskablePPO
+
+    from huesenv.experiments.rl.sb3_vec import SparseFlatExtractor
+
+    torch.distributions.Distribution.set_default_validate_args(False)  # argument checks: ~10 % of a step
+    policy = "MultiInputPolicy" if observation_mode == "sparse" else "MlpPolicy"
+    kwargs = {"features_extractor_class": SparseFlatExtractor, "net_arch": [64]}
+    return MaskablePPO(policy, env, policy_kwargs=kwargs, device="cpu", **SB3_SETTINGS)
+
+
+def _learn(model, steps: int) -> float:
+    """Train ``model`` until it has ``steps`` learner steps in all; the wall seconds it took."""
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=steps - model.num_timesteps, reset_num_timesteps=model.num_timesteps == 0)
+    return time.perf_counter() - t0
+
+
+def bench_sb3(
+    steps: int, baseline_steps: int, eval_games: int, num_envs: int = 64, obs: str = "flat"
+) -> None:
+    """The adapter trained ``steps`` learner steps, ``make_vec_env`` over the single env ``baseline_steps``
+    (all of ``steps`` when they are equal, else a prefix), the same settings; each policy's points, and
+    the adapter's also at ``baseline_steps`` (the same steps as the baseline)."""
+    import torch
     from stable_baselines3.common.env_util import make_vec_env
 
     from huesenv.experiments.rl.sb3_vec import sb3_vec_env
 
     torch.set_num_threads(1)
-    paths = {
-        "adapter, 64 batched": (sb3_vec_env(ID, 64, seed=0), 32),
-        "make_vec_env, 8 single": (make_vec_env(ID, n_envs=8, seed=0), 256),
-    }
-    rates = {}
-    for name, (env, n_steps) in paths.items():
-        model = MaskablePPO(
-            "MlpPolicy", env, n_steps=n_steps, batch_size=256, n_epochs=4, seed=0, device="cpu"
-        )
-        t0 = time.perf_counter()
-        model.learn(total_timesteps=steps)
-        rates[name] = model.num_timesteps / (time.perf_counter() - t0)
-        print(
-            f"  {name:24s} {rates[name]:9,.0f} learner steps/wall-s   points/game {ci(evaluate(model, eval_games))}"
-        )
-    a, b = rates.values()
-    print(f"  adapter / make_vec_env = {a / b:.1f}x  (goal >= 10x), {steps:,} steps each")
+    print(f"  settings (both): {num_envs} envs, {SB3_SETTINGS}, SparseFlatExtractor + net_arch [64]")
+    c0 = time.process_time()
+    base = _sb3_model(make_vec_env(ID, n_envs=num_envs, seed=0))
+    wall_b = _learn(base, baseline_steps)
+    cpu_b = time.process_time() - c0
+    rate_b = base.num_timesteps / wall_b
+    points_b = evaluate(base, eval_games)
+    c0 = time.process_time()
+    model = _sb3_model(sb3_vec_env(ID, num_envs, seed=0, observation_mode=obs), obs)
+    wall_a = _learn(model, baseline_steps)
+    cpu_a = time.process_time() - c0
+    points_same = evaluate(model, eval_games, observation_mode=obs) if baseline_steps < steps else None
+    c0 = time.process_time()
+    wall_a += _learn(model, steps) if steps > model.num_timesteps else 0.0
+    cpu_a += time.process_time() - c0
+    rate_a = model.num_timesteps / wall_a
+    points_a = evaluate(model, eval_games, observation_mode=obs)
+    prefix = "" if baseline_steps >= steps else f" (a prefix of the adapter's {steps:,})"
+    print(
+        f"  make_vec_env, {num_envs} single  {base.num_timesteps:8,} steps{prefix}: {rate_b:7,.0f} learner"
+        f" steps/wall-s ({base.num_timesteps / cpu_b:,.0f}/CPU-s)   points/game {ci(points_b)}"
+    )
+    if points_same is not None:
+        print(f"  adapter at the same {baseline_steps:,} steps: points/game {ci(points_same)}")
+    print(
+        f"  adapter ({obs}), {num_envs} batched {model.num_timesteps:8,} steps: {rate_a:7,.0f} learner"
+        f" steps/wall-s ({model.num_timesteps / cpu_a:,.0f}/CPU-s)   points/game {ci(points_a)}"
+    )
+    print(
+        f"  adapter / make_vec_env = {rate_a / rate_b:.1f}x per wall-s (goal >= 10x),"
+        f" {model.num_timesteps / cpu_a / (base.num_timesteps / cpu_b):.1f}x per CPU-s"
+    )
 
 
 def bench_obs(num_envs: int, seconds: float) -> None:
@@ -157,6 +202,16 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default="sb3,obs,aec,torchrl")
     p.add_argument("--sb3-steps", type=int, default=200_000)
+    p.add_argument(
+        "--sb3-baseline-steps",
+        type=int,
+        default=50_000,
+        help="make_vec_env's steps (0: --sb3-steps; default a prefix)",
+    )
+    p.add_argument("--sb3-envs", type=int, default=64)
+    p.add_argument(
+        "--sb3-obs", choices=("flat", "sparse"), default="flat", help="the adapter's observation_mode"
+    )
     p.add_argument("--eval-games", type=int, default=100)
     p.add_argument("--num-envs", type=int, default=4096)
     p.add_argument("--seconds", type=float, default=3.0)
@@ -166,7 +221,8 @@ def main() -> None:
     for part in parts:
         print(f"[{part}]", flush=True)
         if part == "sb3":
-            bench_sb3(a.sb3_steps, a.eval_games)
+            base = a.sb3_baseline_steps if a.sb3_baseline_steps else a.sb3_steps
+            bench_sb3(a.sb3_steps, min(base, a.sb3_steps), a.eval_games, a.sb3_envs, a.sb3_obs)
         elif part == "obs":
             bench_obs(a.num_envs, a.seconds)
         elif part == "aec":

@@ -55,3 +55,36 @@ def test_maskable_ppo_trains_through_the_adapter():
     )
     model.learn(total_timesteps=256)
     assert model.num_timesteps >= 256
+
+
+def test_sparse_flat_extractor_is_a_linear_layer_on_both_observation_forms():
+    """The same function and weight gradient as ``relu(Linear(F, H))`` on the dense flat observation,
+    whether it reads the dense vector or the batched env's sparse form of it."""
+    import torch
+
+    from huesenv.experiments.rl.sb3_vec import SparseFlatExtractor
+
+    flat_env = sb3_vec_env(num_envs=8, opponents="random", seed=2)
+    sparse_env = sb3_vec_env(num_envs=8, opponents="random", seed=2, observation_mode="sparse")
+    flat_env.seed(2), sparse_env.seed(2)
+    flat_env.reset(), sparse_env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(5):  # into a game: cones, cues and scores set
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in flat_env.action_masks()])
+        dense, *_ = flat_env.step(a)
+        sparse, *_ = sparse_env.step(a)
+    ext = SparseFlatExtractor(flat_env.observation_space, features_dim=16)
+    ext_s = SparseFlatExtractor(sparse_env.observation_space, features_dim=16)
+    ext_s.load_state_dict(ext.state_dict())
+    x = torch.as_tensor(dense)
+    want = torch.relu(x @ ext.weight + ext.bias)
+    got = ext(x)
+    got_s = ext_s({k: torch.as_tensor(v, dtype=torch.float32) for k, v in sparse.items()})  # as SB3 feeds it
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(got_s, want)
+    (grad,) = torch.autograd.grad(want.sum(), ext.weight)
+    (grad_d,) = torch.autograd.grad(got.sum(), ext.weight)
+    (grad_s,) = torch.autograd.grad(got_s.sum(), ext_s.weight)
+    torch.testing.assert_close(grad_d, grad)
+    torch.testing.assert_close(grad_s, grad)
+    assert (dense != 0).sum(1).min() > 10  # not a vacuous all-zero batch

@@ -60,14 +60,18 @@ class _Adapter:
     def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         assert self._actions is not None, "step_wait before step_async"
         obs, rewards, terminated, truncated, info = self.env.step(self._actions)
-        dones = np.asarray(terminated | truncated)
+        dones = terminated | truncated
+        # an info dict per game, as SB3 asks, but filled only where a game ended (most steps: none)
         infos: list[dict[str, Any]] = [{} for _ in range(self.env.num_envs)]
-        for i in np.flatnonzero(dones):
-            infos[i] = {
-                "terminal_observation": info["final_obs"][i],
-                "TimeLimit.truncated": bool(truncated[i]),
-                "learner_points": float(info["final_info"]["learner_points"][i]),
-            }
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            final_obs, points = info["final_obs"], info["final_info"]["learner_points"]
+            for i in ended.tolist():
+                infos[i] = {
+                    "terminal_observation": final_obs[i],
+                    "TimeLimit.truncated": bool(truncated[i]),
+                    "learner_points": float(points[i]),
+                }
         return obs, np.asarray(rewards, dtype=np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -76,6 +80,9 @@ class _Adapter:
 
     def close(self) -> None:
         self.env.close()
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name in ("action_masks", "render_mode") or hasattr(self.env, attr_name)
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         target = self if attr_name in ("action_masks", "render_mode") else self.env
@@ -87,14 +94,66 @@ class _Adapter:
     def env_method(
         self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
     ) -> list[Any]:
+        if method_name == "action_masks":  # MaskablePPO stacks this list every step: views, no copies
+            masks = self.action_masks()
+            return list(masks) if indices is None else list(masks[self._rows(indices)])
         rows = self._rows(indices)
-        if method_name == "action_masks":
-            return list(self.action_masks()[rows])
         result = getattr(self.env, method_name)(*method_args, **method_kwargs)
         return [result] * len(rows)
 
     def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: Any = None) -> list[bool]:
         return [False] * len(self._rows(indices))
+
+
+class _SparseFirstLayer:
+    """The methods of :data:`SparseFlatExtractor` (an SB3 ``BaseFeaturesExtractor``, built on first use)."""
+
+    def __init__(self, observation_space: gymnasium.Space, features_dim: int = 128) -> None:
+        import torch
+
+        space: Any = observation_space
+        if isinstance(space, gymnasium.spaces.Dict):  # the sparse form: index, value
+            size = int(space["index"].high.max()) + 1
+        else:
+            size = int(np.prod(space.shape))
+        super().__init__(observation_space, features_dim)  # type: ignore[call-arg]
+        bound = 1.0 / np.sqrt(size)  # nn.Linear's initialisation
+        self.weight = torch.nn.Parameter(torch.empty(size, features_dim).uniform_(-bound, bound))
+        self.bias = torch.nn.Parameter(torch.empty(features_dim).uniform_(-bound, bound))
+
+    def forward(self, obs: Any) -> Any:
+        import torch
+        import torch.nn.functional as F
+
+        if isinstance(obs, dict):  # (B, L) index (floats after SB3's preprocessing) and value
+            out = F.embedding_bag(
+                obs["index"].long(), self.weight, per_sample_weights=obs["value"], mode="sum"
+            )
+        else:  # dense (B, F): its non-zero entries, row by row
+            rows, cols = obs.nonzero(as_tuple=True)
+            offsets = torch.searchsorted(rows, torch.arange(obs.shape[0], device=obs.device))
+            out = F.embedding_bag(cols, self.weight, offsets, per_sample_weights=obs[rows, cols], mode="sum")
+        return torch.relu(out + self.bias)
+
+
+@functools.cache
+def _extractor_class() -> type:
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    doc = """``relu(x @ W + b)`` over the flat observation, computed from its non-zero entries.
+
+    Why: the flat vector has 6,021 entries of which about 50 are non-zero, so a dense first layer
+    (``MlpPolicy``'s ``Linear(6021, 64)``, twice: policy and value) is most of SB3's time per step and
+    per update; this gathers the rows of ``W`` the entries select (``embedding_bag``), the same function
+    and gradient.  Takes the dense flat observation (``Box``, as ``Guesser-v1`` and ``make_vec``'s
+    default give it) or the batched env's sparse one (``observation_mode="sparse"``, a ``Dict`` of
+    ``index`` / ``value``).  ``policy_kwargs={"features_extractor_class": SparseFlatExtractor}``.
+    """
+    return type(
+        "SparseFlatExtractor",
+        (_SparseFirstLayer, BaseFeaturesExtractor),
+        {"__doc__": doc, "__module__": __name__},
+    )
 
 
 @functools.cache
@@ -107,6 +166,8 @@ def _adapter_class() -> type:
 def __getattr__(name: str) -> Any:
     if name == "SB3VecEnv":  # ``from huesenv.experiments.rl.sb3_vec import SB3VecEnv``: a VecEnv subclass
         return _adapter_class()
+    if name == "SparseFlatExtractor":  # an SB3 BaseFeaturesExtractor subclass (torch loads on first use)
+        return _extractor_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

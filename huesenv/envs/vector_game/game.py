@@ -226,8 +226,10 @@ class HuesCuesVectorGame:
             if t.pool is not None:
                 pool = np.asarray(t.pool, dtype=np.int64)
                 entry["pool"] = o.asarray(pool)
-                entry["pool_len"] = o.asarray((pool >= 0).sum(1))
                 entry["pool_known"] = o.asarray((pool >= 0).any(1))
+                # added to an answer's uniform draw: 0 for the row's answers, -2 past them (never taken)
+                pad = np.arange(pool.shape[1])[None, :] >= (pool >= 0).sum(1)[:, None]
+                entry["pool_pad"] = o.asarray(np.where(pad, -2.0, 0.0).astype(np.float32))
             if t.cue_value is not None:
                 value = np.asarray(t.cue_value, dtype=np.float32)
                 entry["value_t"] = o.asarray(np.ascontiguousarray(value.T))  # (480, V)
@@ -668,8 +670,8 @@ class HuesCuesVectorGame:
         cue = self.cue[rows]  # (R, 2)
         known = (cue >= 1) & (cue <= self.V)
         word = o.where(known, cue - 1, 0)
-        free = ~self.occupied[rows]
         if "scores" in t:
+            free = ~self.occupied[rows]
             sc = t["scores"]
             w = o.astype(known, o.float32)
             total = sc[word[:, 0]] * w[:, 0:1] + sc[word[:, 1]] * w[:, 1:2]
@@ -680,38 +682,59 @@ class HuesCuesVectorGame:
             if int(none.shape[0]):
                 pick[none] = self._random_free(rows[none])
             return pick
-        # replayed humans: the latest cue people answered
-        pool, plen, pknown = t["pool"], t["pool_len"], t["pool_known"]
+        # replayed humans: the latest cue people answered; of the answers not yet drawn by this seat for that
+        # word and on a free cell, the one with the largest uniform draw (each answer equally likely)
+        pool, pknown = t["pool"], t["pool_known"]
         k1 = known[:, 0] & pknown[word[:, 0]]
         k2 = known[:, 1] & pknown[word[:, 1]]
         w = o.where(k2, word[:, 1], word[:, 0])
         has = k1 | k2
-        cells = pool[w]  # (R, L)
-        length = cells.shape[1]
-        col = o.arange(length)
-        ok = (col[None, :] < plen[w][:, None]) & free[
-            o.arange(int(rows.shape[0]))[:, None], cells.clamp(0) if o.is_torch else np.maximum(cells, 0)
-        ]
+        r, length = int(rows.shape[0]), int(pool.shape[1])
+        # score of each answer: its draw in [0, 1), or below 0 where it cannot be taken (past the row's
+        # answers, already drawn).  No
+        # (R, L) gather of the board: the best candidate's cell is checked, and only rows where it is taken
+        # look again (the first argmax of the draws over the answers on free cells, exactly)
+        x = o.random((r, length))
+        x += o.take_rows(t["pool_pad"], w)
         seat = self.current[rows]
-        uw, ui = self.used_word[rows, seat], self.used_idx[rows, seat]  # (R, U)
-        # the answers this seat already drew for this word, scattered into an (R, L + 1) flag table (column L:
-        # the other words' entries): O(R U), where comparing every answer with every used one was O(R L U)
-        r = int(rows.shape[0])
-        used = o.zeros((r, length + 1), o.bool)
-        used[o.arange(r)[:, None], o.where(uw == w[:, None], ui, length)] = True
-        ok = ok & ~used[:, :length] & has[:, None]
-        anyok = ok.any(1)
-        choice = o.masked_argmax(o.random((int(rows.shape[0]), length)), ok)
-        pick = o.zeros(int(rows.shape[0]), o.int64)
-        hit = o.nonzero(anyok)
+        at = rows * self.S + seat
+        uw = o.take_rows(self.used_word.reshape(-1, self.U), at)  # (R, U) answers this seat drew
+        same = o.nonzero((uw == w[:, None]).reshape(-1))  # of this word: no longer candidates
+        if int(same.shape[0]):
+            ui = o.take_flat(self.used_idx.reshape(-1, self.U)[at], same)
+            o.put_flat(x, (same // self.U) * length + ui, -3.0)
+        ar = o.arange(r)
+        choice = x.argmax(-1)
+        pending = o.nonzero(has & (o.take_flat(x, ar * length + choice) >= 0))
+        found = o.zeros(r, o.bool)
+        for attempt in range(8):
+            if not int(pending.shape[0]):
+                break
+            c = choice[pending]
+            cell = o.take_flat(pool, w[pending] * length + c)
+            taken = o.take_flat(self.occupied, rows[pending] * N_CELLS + o.clamp(cell, low=0))
+            found[pending[~taken]] = True
+            bad = pending[taken]
+            o.put_flat(x, bad * length + c[taken], -4.0)
+            if attempt == 7 and int(bad.shape[0]):  # many taken answers: every cell of these rows at once
+                cells = pool[w[bad]]
+                free = ~o.take_flat(self.occupied, (rows[bad] * N_CELLS)[:, None] + o.clamp(cells, low=0))
+                x[bad] -= 8.0 * o.astype(~free, o.float32)
+            choice[bad] = x[bad].argmax(-1)
+            pending = bad[o.take_flat(x, bad * length + choice[bad]) >= 0]
+            if attempt == 7:
+                found[pending] = True
+        pick = o.zeros(r, o.int64)
+        hit = o.nonzero(found)
         if int(hit.shape[0]):
-            pick[hit] = cells[hit, choice[hit]]
+            ch = choice[hit]
+            pick[hit] = o.take_flat(pool, w[hit] * length + ch)
             hr, hs = rows[hit], seat[hit]
             nu = self.n_used[hr, hs]
             self.used_word[hr, hs, nu] = w[hit]
-            self.used_idx[hr, hs, nu] = choice[hit]
+            self.used_idx[hr, hs, nu] = ch
             self.n_used[hr, hs] = nu + 1
-        miss = o.nonzero(~anyok)
+        miss = o.nonzero(~found)
         if int(miss.shape[0]):
             pick[miss] = self._random_free(rows[miss])
         return pick
