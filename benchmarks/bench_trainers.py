@@ -1,19 +1,26 @@
 """Each trainer's path to the game, measured in one process so the ratios hold on a shared machine.
 
     .venv/bin/python benchmarks/bench_trainers.py [--sb3-steps 200000] [--seconds 3] [--only sb3,obs,aec,torchrl]
+        [--pgx-python /tmp/pgxvenv/bin/python]
 
 * ``sb3``: sb3-contrib MaskablePPO through :class:`~huesenv.experiments.rl.sb3_vec.SB3VecEnv` on 64
-  batched games vs ``make_vec_env`` over the single ``Guesser-v1`` (8 envs; the same rollout of 2,048
-  steps, batch and epochs): learner steps per wall second with updates, then each policy's points
-  per game (deterministic, masked) over ``--eval-games`` fresh seeds, mean ± 95 % t interval.
+  batched games vs ``make_vec_env`` over the single ``Guesser-v1`` (64 envs), the same settings for both
+  (:data:`SB3_SETTINGS`, what a user picks for a fast env: a rollout of 64 x 64 = 4,096 steps, minibatches
+  of 512, two epochs; the first layer :data:`~huesenv.experiments.rl.sb3_vec.SparseFlatExtractor`):
+  learner steps per wall second and per CPU second with updates, then each policy's points per game
+  (deterministic, masked) over ``--eval-games`` games of a fresh seed, mean ± 95 % t interval.  The
+  baseline runs ``--sb3-baseline-steps`` (default 50,000, a prefix, so the section takes minutes; 0: as
+  many as the adapter), and the adapter is also scored at that many steps.  ``--sb3-obs sparse``: the
+  adapter reads the batched env's sparse observation (the same network function).
 * ``obs``: env steps per CPU second of ``make_vec`` defaults (flat observation, replayed people) at
   ``--num-envs``, each observation mode's cost relative to the cheapest, and the ratio to single
   ``Guesser-v1`` (its own loop, :func:`bench_env.guesser_rate`).
+  With ``--pgx-python`` (a separate venv: ``pip install pgx jax``; never a dependency of huesenv), also
+  PGX's ``connect_four`` (``jit(vmap(step))``, random legal moves, :func:`bench_vector_game.pgx_rate`) at
+  the same number of games, per CPU second of its process (XLA may use several threads) and per wall second.
 * ``aec``: ``hues_cues_v1`` vs PettingZoo's ``tictactoe_v3``, ``step`` and ``last`` both timed.
 * ``torchrl``: torchrl's ``GymWrapper`` over ``make_vec`` vs its ``PettingZooWrapper`` over
   ``hues_cues_v1`` (parallel), env steps per CPU second.
-
-PGX is not a dependency: its ``connect_four`` ratio is not measured here.
 """
 
 from __future__ import annotations
@@ -61,10 +68,12 @@ def evaluate(model, games: int, seed: int = 10_000, **env_kwargs) -> list[float]
     return list(points.values())
 
 
-#: MaskablePPO's settings for a fast env, the same for both paths: a large rollout (n_steps x n_envs =
-#: 8,192), big minibatches, two epochs, so SB3's update is a small share of a step; the first layer reads
-#: the flat observation's ~50 non-zero entries (SparseFlatExtractor: the same function as a Linear layer)
-SB3_SETTINGS = {"n_steps": 128, "batch_size": 2048, "n_epochs": 2, "learning_rate": 1e-3, "seed": 0}
+#: MaskablePPO's settings for a fast env, the same for both paths: a rollout of 64 x 64 = 4,096 steps,
+#: minibatches of 512, two epochs (so SB3's update stays a small share of a step), a learning rate
+#: that learns in 100k steps (3e-3: 11.1 ± 0.8 points per game at 102k steps, where 1e-3 gave 2.2 and
+#: 3e-4 with 4 epochs 1.2, measured 2026-12-04); the first layer reads the flat observation's ~50
+#: non-zero entries (SparseFlatExtractor: the same function as a Linear layer)
+SB3_SETTINGS = {"n_steps": 64, "batch_size": 512, "n_epochs": 2, "learning_rate": 3e-3, "seed": 0}
 
 
 def _sb3_model(env, observation_mode: str = "flat"):
@@ -99,16 +108,17 @@ def bench_sb3(
 
     torch.set_num_threads(1)
     print(f"  settings (both): {num_envs} envs, {SB3_SETTINGS}, SparseFlatExtractor + net_arch [64]")
-    c0 = time.process_time()
     base = _sb3_model(make_vec_env(ID, n_envs=num_envs, seed=0))
+    c0 = time.process_time()  # both clocks around learn() alone (not building the envs and models)
     wall_b = _learn(base, baseline_steps)
     cpu_b = time.process_time() - c0
     rate_b = base.num_timesteps / wall_b
     points_b = evaluate(base, eval_games)
-    c0 = time.process_time()
     model = _sb3_model(sb3_vec_env(ID, num_envs, seed=0, observation_mode=obs), obs)
+    c0 = time.process_time()
     wall_a = _learn(model, baseline_steps)
     cpu_a = time.process_time() - c0
+    same_steps = model.num_timesteps  # whole rollouts: the baseline's count
     points_same = evaluate(model, eval_games, observation_mode=obs) if baseline_steps < steps else None
     c0 = time.process_time()
     wall_a += _learn(model, steps) if steps > model.num_timesteps else 0.0
@@ -121,7 +131,7 @@ def bench_sb3(
         f" steps/wall-s ({base.num_timesteps / cpu_b:,.0f}/CPU-s)   points/game {ci(points_b)}"
     )
     if points_same is not None:
-        print(f"  adapter at the same {baseline_steps:,} steps: points/game {ci(points_same)}")
+        print(f"  adapter at the same {same_steps:,} steps: points/game {ci(points_same)}")
     print(
         f"  adapter ({obs}), {num_envs} batched {model.num_timesteps:8,} steps: {rate_a:7,.0f} learner"
         f" steps/wall-s ({model.num_timesteps / cpu_a:,.0f}/CPU-s)   points/game {ci(points_a)}"
@@ -132,7 +142,7 @@ def bench_sb3(
     )
 
 
-def bench_obs(num_envs: int, seconds: float) -> None:
+def bench_obs(num_envs: int, seconds: float, pgx_python: str | None = None) -> None:
     from bench_env import guesser_rate
 
     rates = {}
@@ -150,6 +160,18 @@ def bench_obs(num_envs: int, seconds: float) -> None:
         print(f"  make_vec {mode:8s} {r:11,.0f} steps/CPU-s   cheapest/this = {best / r:.2f}")
     print(f"  Guesser-v1 single {single:9,.0f} steps/CPU-s (goal >= 10,000)")
     print(f"  default batched / single = {rates['flat'] / single:.0f}x (goal >= 50x); at {num_envs} games")
+    if not pgx_python:
+        print("  PGX connect_four: skipped (--pgx-python: an interpreter with pgx and jax; not a dependency)")
+        return
+    from bench_vector_game import pgx_rate
+
+    pgx = pgx_rate(pgx_python, num_envs, seconds)  # jit(vmap(step)), random legal moves, its own process
+    if pgx is not None:
+        per_cpu, per_wall = pgx["steps"] / pgx["cpu"], pgx["steps"] / pgx["wall"]
+        print(
+            f"  PGX connect_four (pgx {pgx['pgx']}, jax {pgx['jax']}) {per_cpu:11,.0f} steps/CPU-s"
+            f" ({per_wall:,.0f}/wall-s); default batched / PGX = {rates['flat'] / per_cpu:.2f} (goal >= 0.5)"
+        )
 
 
 def bench_aec(seconds: float) -> None:
@@ -215,6 +237,9 @@ def main() -> None:
     p.add_argument("--eval-games", type=int, default=100)
     p.add_argument("--num-envs", type=int, default=4096)
     p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument(
+        "--pgx-python", help="obs: a Python with pgx and jax (e.g. /tmp/pgxvenv/bin/python) for PGX"
+    )
     a = p.parse_args()
     parts = a.only.split(",")
     print(f"bench_trainers ({os.cpu_count()} CPUs visible; share of the machine unknown)")
@@ -224,7 +249,7 @@ def main() -> None:
             base = a.sb3_baseline_steps if a.sb3_baseline_steps else a.sb3_steps
             bench_sb3(a.sb3_steps, min(base, a.sb3_steps), a.eval_games, a.sb3_envs, a.sb3_obs)
         elif part == "obs":
-            bench_obs(a.num_envs, a.seconds)
+            bench_obs(a.num_envs, a.seconds, a.pgx_python)
         elif part == "aec":
             bench_aec(a.seconds)
         elif part == "torchrl":

@@ -750,17 +750,15 @@ class HuesCuesVectorGame:
         if int(pick.shape[0]):
             card = self.card[rows[pick]]  # (P, C)
             val = vt[card]  # (P, C, V)
-            val = o.where(allowed[pick][:, None, :], val, o.full((), neg, o.float32) if o.is_torch else neg)
-            best = val.amax(-1) if o.is_torch else val.max(-1)  # (P, C)
-            # word-major tie order as the replay agent: first word, then first card cell
-            flat = (
-                val.transpose(1, 2).reshape(int(pick.shape[0]), -1)
-                if o.is_torch
-                else val.transpose(0, 2, 1).reshape(int(pick.shape[0]), -1)
-            )
-            j = flat.argmax(-1) % self.rules.card_size
-            usable = best.amax(-1) > neg if o.is_torch else best.max(-1) > neg
-            chosen = card[o.arange(int(pick.shape[0])), j]
+            # the replay agent's tie order, word-major: the first allowed word with the best value on the card,
+            # then its first card cell with that value (no (P, C, V) masked copy: masks per word suffice)
+            per_word = val.amax(1) if o.is_torch else val.max(1)  # (P, V)
+            ok = allowed[pick]
+            word = o.masked_argmax(per_word, ok)
+            ar = o.arange(int(pick.shape[0]))
+            j = val[ar, :, word].argmax(-1)  # (P, C) values of that word
+            usable = ok[ar, word] & (per_word[ar, word] > neg)
+            chosen = card[ar, j]
             out[pick] = o.where(usable, chosen, fallback[pick])
         cue = o.nonzero((ph == CUE1) | (ph == CUE2))
         if int(cue.shape[0]):
