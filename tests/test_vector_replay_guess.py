@@ -52,7 +52,7 @@ def test_replayed_guess_equals_its_definition_on_crowded_pools(seed):
     pool = pad_pool([rng.choice(few, rng.integers(0, 40)) for _ in range(v)])
     caller = np.zeros((10, 2), dtype=bool)
     caller[0] = True  # seat 0 plays both roles; six replayed guessers
-    g = HuesCuesVectorGame(32, 7, caller=caller, opponents=TableOpponent("replay", pool=pool), seed=seed)
+    g = HuesCuesVectorGame(16, 7, caller=caller, opponents=TableOpponent("replay", pool=pool), seed=seed)
     real = g._table_guess
     seen = {"rows": 0, "found": 0, "deep": 0}
 
@@ -79,7 +79,32 @@ def test_replayed_guess_equals_its_definition_on_crowded_pools(seed):
 
     g._table_guess = checked  # type: ignore[method-assign]
     g.reset(seed=seed)
-    for _ in range(40):
+    for _ in range(24):
         g.step(g.random_actions())
     assert seen["found"] > 100 and seen["rows"] > seen["found"]  # answers drawn, and rows with none free
     assert seen["deep"] > 0  # the whole-row fallback after 8 taken looks ran
+
+
+@pytest.mark.integration  # torch: many small tensor operations per move, seconds
+def test_torch_path_plays_replayed_humans_and_table_cue_givers_by_the_rules():
+    """The same code on torch tensors (CPU): replayed guessers on crowded pools and value-table cue
+    givers (targets from the card, cues) play legal games, checked move by move against the rules."""
+    torch = pytest.importorskip("torch")
+    from huesenv.envs.vector_game.check import Lockstep
+
+    rng = np.random.default_rng(4)
+    v = 100
+    few = rng.choice(N_CELLS, 10, replace=False)
+    pool = pad_pool([rng.choice(few, rng.integers(0, 40)) for _ in range(v)])
+    value = rng.standard_normal((v, N_CELLS)).astype(np.float32)
+    value[rng.random((v, N_CELLS)) < 0.3] = -np.inf
+    caller = np.zeros((10, 2), dtype=bool)
+    caller[0, 1] = True  # the caller guesses at seat 0; the tables play everything else
+    table = TableOpponent("replay", pool=pool, cue_value=value)
+    g = HuesCuesVectorGame(
+        16, [3, 4, 5, 6] * 4, caller=caller, opponents=table, xp=torch, device="cpu", seed=4
+    )
+    lock = Lockstep(g)
+    lock.check(g.reset(seed=4))
+    while len(lock.finished) < 16:
+        lock.check(g.step(g.random_actions()))
