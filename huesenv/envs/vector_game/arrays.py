@@ -117,7 +117,7 @@ class ArrayOps:
         """Indices of the true entries of a 1-D mask."""
         if self.is_torch:
             return self.xp.nonzero(mask).reshape(-1)
-        return np.flatnonzero(mask)
+        return mask.nonzero()[0] if mask.ndim == 1 else np.flatnonzero(mask)  # (the method: no wrapper calls)
 
     def clamp(self, x: Any, low: int | None = None, high: int | None = None) -> Any:
         """``x`` limited to ``[low, high]`` (either bound optional)."""
@@ -129,7 +129,7 @@ class ArrayOps:
         """``x.reshape(-1)[flat]`` (numpy's ``take``, the fast gather; into ``out`` if given)."""
         if self.is_torch:
             return self.xp.take(x, flat, out=out) if out is not None else x.reshape(-1)[flat]
-        return np.take(x.reshape(-1), flat, out=out, mode="clip" if out is not None else "raise")
+        return x.reshape(-1).take(flat, out=out, mode="clip" if out is not None else "raise")
 
     def put_flat(self, x: Any, flat: Any, value: Any) -> None:
         """``x.reshape(-1)[flat] = value`` (``x`` contiguous; numpy's ``put``, the fast scatter)."""
@@ -142,7 +142,7 @@ class ArrayOps:
         """``table[index]`` along the first axis (numpy's ``take``; into ``out`` if given)."""
         if self.is_torch:
             return self.xp.index_select(table, 0, index, out=out) if out is not None else table[index]
-        return np.take(table, index, axis=0, out=out, mode="clip" if out is not None else "raise")
+        return table.take(index, axis=0, out=out, mode="clip" if out is not None else "raise")
 
     def where(self, cond: Any, a: Any, b: Any) -> Any:
         if self.is_torch:
