@@ -123,7 +123,9 @@ class ArrayOps:
         """``x`` limited to ``[low, high]`` (either bound optional)."""
         if self.is_torch:
             return x.clamp(min=low, max=high)
-        return np.clip(x, low, high)
+        if low is not None:  # (np.maximum / np.minimum: np.clip's wrappers cost ~20 µs a call)
+            x = np.maximum(x, low)
+        return x if high is None else np.minimum(x, high)
 
     def take_flat(self, x: Any, flat: Any, out: Any = None) -> Any:
         """``x.reshape(-1)[flat]`` (numpy's ``take``, the fast gather; into ``out`` if given)."""
