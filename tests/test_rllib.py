@@ -136,6 +136,8 @@ def test_one_iteration_of_the_bundled_guesser_config_and_its_checkpoint_guesses(
     )
     row = summary["iterations"][0]
     assert summary["game"] == "guesser" and row["env_steps"] >= 128 and row["eval_episodes"] == 2
+    # 4 players, 8 rounds: 6 rounds as a guesser, 2 cones each; an unmasked (illegal) cone ends a game sooner
+    assert row["episode_len_mean"] == 12
     settings = json.loads((tmp_path / "checkpoint" / "huesenv_settings.json").read_text())
     assert settings["role"] == "guesser" and settings["policy_id"] == "default_policy"
     agent = make_agent(f"policy:{tmp_path / 'checkpoint'}", allow_code=True)

@@ -186,6 +186,8 @@ def train_rllib(
                 "iteration": int(r.get("training_iteration", len(results) + 1)),
                 "env_steps": int(_get(r, "env_runners", "num_env_steps_sampled_lifetime") or 0),
                 "episode_return_mean": _get(r, "env_runners", "episode_return_mean"),
+                # a guesser's game is 2 cones a round it guesses; one illegal cone would end it sooner
+                "episode_len_mean": _get(r, "env_runners", "episode_len_mean"),
             }
             if eval_episodes:
                 module = algo.get_module(GUESSER_POLICY_ID)
