@@ -1,6 +1,6 @@
 """Must-show of issue 38: the bundled RLlib config trains the guesser past random, on 2 cores in <= 10 minutes.
 
-    .venv/bin/python benchmarks/rllib_learns.py [--iterations 20] [--eval-episodes 200] [--out DIR]
+    .venv/bin/python benchmarks/rllib_learns.py [--iterations 20] [--eval-episodes 200] [--seed 0] [--out DIR]
 
 Trains :func:`huesenv.experiments.rl.rllib_train.guesser_ppo_config` (the config
 ``train_rllib`` runs; ``Guesser-v1`` with replayed-human opponents, RLlib's
@@ -30,6 +30,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--eval-episodes", type=int, default=200)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="RLlib's seed (the evaluation games stay the same)"
+    )
     parser.add_argument("--out", default=None, help="checkpoint folder (default: a temporary one)")
     args = parser.parse_args()
 
@@ -46,7 +49,7 @@ def main() -> int:
     torch.set_num_threads(1)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    algo = guesser_ppo_config().build_algo()
+    algo = guesser_ppo_config(seed=args.seed).build_algo()
     print(f"built in {time.perf_counter() - wall0:.1f} s wall")
     rows = []
     print("iter  env_steps   wall_s    cpu_s  rllib_return_mean  eval points/game (greedy, 95% CI)")

@@ -4,14 +4,15 @@
 against replayed-human cue givers and guessers on ``huesenv/Guesser-v1`` (RLlib's
 single-agent path, :func:`huesenv.envs.rllib.rllib_guesser_env`; registered as
 ``huesenv_guesser_v1``); ``benchmarks/rllib_learns.py`` measures its curve against the random
-masked guesser.  :func:`ppo_config` is the multi-agent self-play config: every seat maps to one shared policy ``"shared"`` (observations are seat-relative, so one
-network plays every seat and role); the module is RLlib's own action-masking PPO module, the
-env :mod:`huesenv.envs.rllib` (registered as ``huesenv_hues_cues_v1``).
+masked guesser.  :func:`ppo_config` (``game="selfplay"``) is the multi-agent config: every
+seat maps to one shared policy ``"shared"`` (observations are seat-relative, so one network
+plays every seat and role) over :func:`huesenv.envs.rllib.rllib_aec_env` (registered as
+``huesenv_hues_cues_v1``).  Both use RLlib's own action-masking PPO module.
 
-Here (2 cores): ``train_rllib(out, iterations=2)`` runs in the driver process
+Here (2 cores): ``train_rllib(out, iterations=20)`` runs in the driver process
 (``num_env_runners=0``).  On a cluster: ``ray.init(address="auto")`` (or ``RAY_ADDRESS``) and
-``ppo_config(num_env_runners=64, num_envs_per_env_runner=4, num_gpus=1)`` — the number of env
-runners and GPUs are the only parameters that change.  The checkpoint written
+``guesser_ppo_config(num_env_runners=64, num_envs_per_env_runner=8, num_gpus=1)`` — the number
+of env runners and GPUs are the only parameters that change.  The checkpoint written
 (``algo.save_to_path``) is what ``policy:PATH`` of the agent registry loads
 (:func:`load_rllib_policy`).
 """
