@@ -96,8 +96,9 @@ def pytest_collection_modifyitems(items):
     """Files with a ``slow`` test, then those with integration tests, go first (in file order otherwise), so
     that the longest tests do not start last and end the run alone. Under ``--dist loadgroup``
     (scripts/test.sh) the tests of one explicit ``xdist_group`` share a worker: the Ray tests (one local
-    cluster at a time), the model libraries (imported once), files whose module fixtures are costly.
-    Other tests are spread one by one: grouping every file serialised the biggest ones."""
+    cluster at a time), the model libraries (imported once); so do a file's other fast tests (its module
+    fixtures built once, not on both workers). Integration tests are spread one by one: grouping them by
+    file put the biggest files on one worker each and made the full suite slower."""
     rank: dict[Path, int] = {}
     for item in items:
         own = 0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("integration") else 2
@@ -116,6 +117,8 @@ def _name_groups_in_node_ids(items) -> None:
         if hasattr(item, "_id") and "@" not in item.nodeid:
             marks = item.iter_markers("xdist_group")
             groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in marks})
+            if not groups and item.get_closest_marker("integration") is None:
+                groups = [item.path.stem]  # a file's fast tests on one worker: its module fixtures built once
             if groups:
                 item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(groups)}")
 
