@@ -111,8 +111,10 @@ def pytest_collection_modifyitems(items):
 def _name_groups_in_node_ids(items) -> None:
     """pytest >= 9.2 keeps a node id in ``item._id``; xdist 3.8 writes its ``@group`` suffix to
     ``item._nodeid``, which nothing reads, so the groups were ignored. Written here where pytest reads it."""
-    from _pytest.nodeid import coerce_node_id
-
+    try:
+        from _pytest.nodeid import coerce_node_id
+    except ImportError:  # an older pytest reads item._nodeid, where xdist already wrote the suffix
+        return
     for item in items:
         if hasattr(item, "_id") and "@" not in item.nodeid:
             marks = item.iter_markers("xdist_group")
