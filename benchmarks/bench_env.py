@@ -12,7 +12,8 @@ so the goal is read on both lines; its order-enforcing ``agent_iter``, part of
 the env's API, is in both);
 ``huesenv/Guesser-v1`` learner steps/s (random masked learner drawing with the
 env's ``action_space.sample(mask)``, and again with ``Generator.choice`` as
-before 2026-12-02; replayed-human opponents, the default) with its ratio to
+before 2026-12-02, and again with ``disable_env_checker=True``, the user's choice:
+the goal is read with ``gymnasium.make``'s defaults; replayed-human opponents, the default) with its ratio to
 ``tictactoe_v3`` measured in the same run (the goal, 10,000/s, was set where tictactoe ran 23,700/s: about 0.42x);
 PettingZoo's own ``performance_benchmark`` (5 s of wall time per env) on hues and tictactoe, with their ratio;
 guesser decisions/s of the AEC loop, of ``play_game`` with protocol agents, of
@@ -191,6 +192,7 @@ def main() -> None:
     # interleaved, best of three: other processes on a shared machine slow single runs unevenly
     hues_runs, ttt_runs, guess_runs, human_runs, hues_common, ttt_common = [], [], [], [], [], []
     human_choice_runs: list[float] = []
+    unchecked_runs: list[float] = []
     human_build = 0.0
     for _ in range(3):
         h, g = aec_rate(lambda: hues_cues_v1.env(num_players=args.players), args.seconds / 3, guessing)
@@ -206,6 +208,7 @@ def main() -> None:
         rate, build = guesser_rate(args.seconds / 3)
         human_runs.append(rate)
         human_choice_runs.append(guesser_rate(args.seconds / 3, choice_draw=True)[0])
+        unchecked_runs.append(guesser_rate(args.seconds / 3, disable_env_checker=True)[0])
         human_build = human_build or build  # the first build loads the cohort (later ones reuse it)
     hues, hues_guess, ttt, human = max(hues_runs), max(guess_runs), max(ttt_runs), max(human_runs)
     c4, _ = aec_rate(connect_four_v3.env, args.seconds)
@@ -241,6 +244,11 @@ def main() -> None:
     print(
         f"  the same, learner drawing with Generator.choice {human_choice:12,.0f}"
         f"   ({human_choice / ttt:.3f} x tictactoe; this benchmark's draw before 2026-12-02)"
+    )
+    unchecked = max(unchecked_runs)
+    print(
+        f"  the same, make(..., disable_env_checker=True) {unchecked:12,.0f}"
+        f"   ({unchecked / human:.2f}x make's defaults, whose PassiveEnvChecker it leaves out)"
     )
     print("Guesser decisions/s (Guesser-v1: per CPU second):")
     print(f"  AEC loop          {hues_guess:12,.0f}")

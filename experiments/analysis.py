@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from huesenv import metrics
 from huesenv.logs import cue_text
 from huesenv.logs.schema import LogRecord
+from huesenv.stats import scipy_stats
 from huesenv.vocabulary import category_of, is_known, normalise_word
 
 ROLES = ("cue_giver", "guesser")
@@ -93,7 +93,7 @@ def _seat_key(seat: str) -> int:
 
 
 def _sem(values: pd.Series) -> float:
-    return float(stats.sem(values, ddof=1)) if len(values) > 1 else float("nan")
+    return float(scipy_stats().sem(values, ddof=1)) if len(values) > 1 else float("nan")
 
 
 def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
@@ -169,7 +169,7 @@ def head_to_head(frame: pd.DataFrame) -> pd.DataFrame:
                 "opponent": b,
                 "pairings": len(vals),
                 "mean_diff": diffs.mean(),
-                "se_diff": float(stats.sem(diffs)) if len(diffs) > 1 else float("nan"),
+                "se_diff": float(scipy_stats().sem(diffs)) if len(diffs) > 1 else float("nan"),
                 "win_share": wins.mean(),
             }
         )

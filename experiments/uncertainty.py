@@ -13,9 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from huesenv.stats import wilson_interval
+from huesenv.stats import scipy_stats, wilson_interval
 
 CONFIDENCE = 0.95
 N_RESAMPLES = 4999
@@ -55,7 +54,7 @@ def cluster_mean_ci(
     if np.allclose(sums / counts, sums[0] / counts[0]):  # every cluster has the same mean
         value = float(sums.sum() / counts.sum())
         return value, value
-    res = stats.bootstrap(
+    res = scipy_stats().bootstrap(
         (sums, counts),
         _ratio,
         paired=True,
@@ -201,7 +200,7 @@ def wilcoxon_p(diffs: np.ndarray) -> float:
         return 1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # small-sample / ties notes: the p-value is still the right one
-        return float(stats.wilcoxon(diffs, zero_method="wilcox").pvalue)
+        return float(scipy_stats().wilcoxon(diffs, zero_method="wilcox").pvalue)
 
 
 def add_head_to_head_tests(h2h: pd.DataFrame, frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
@@ -232,7 +231,7 @@ def add_head_to_head_tests(h2h: pd.DataFrame, frame: pd.DataFrame, seed: int = 0
     for k, p in zip(keys, out["p_value"]):
         unique.setdefault(k, p)
     valid = {k: p for k, p in unique.items() if not np.isnan(p)}
-    adjusted = dict(zip(valid, stats.false_discovery_control(list(valid.values())))) if valid else {}
+    adjusted = dict(zip(valid, scipy_stats().false_discovery_control(list(valid.values())))) if valid else {}
     out["p_adjusted"] = [adjusted.get(k, float("nan")) for k in keys]
     return out
 

@@ -41,11 +41,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 from huesenv.board import N_COLS, N_ROWS, load_board
+
+
+def scipy_stats() -> Any:
+    """``scipy.stats``, imported on first use: it takes ~1.2 s of CPU, a third of the CLI's start (every
+    command module imports this one), for the commands that compute no statistic."""
+    from scipy import stats
+
+    return stats
 
 
 @lru_cache(maxsize=2)
@@ -101,7 +109,7 @@ def chi2_threshold(alpha: float = 0.05, dof: int = 2) -> float:
 @lru_cache(maxsize=64)
 def _chi2_ppf(alpha: float, dof: int) -> float:
     """Cached: scipy's ppf costs ~0.3 ms, called once per word in the leave-one-out loops."""
-    return float(sps.chi2.ppf(1.0 - alpha, dof))
+    return float(scipy_stats().chi2.ppf(1.0 - alpha, dof))
 
 
 LOO_DIM = 2  # CIE xy
@@ -124,7 +132,7 @@ def loo_false_alarm(n: int, alpha: float = 0.05, calibrated: bool = False) -> fl
     if calibrated:
         return float(alpha)
     f = chi2_threshold(alpha, LOO_DIM) * _predictive_scale(n)
-    return float(sps.f.sf(f, LOO_DIM, n - 1 - LOO_DIM))
+    return float(scipy_stats().f.sf(f, LOO_DIM, n - 1 - LOO_DIM))
 
 
 def loo_threshold(n: int, alpha: float = 0.05, calibrated: bool = False) -> float:
@@ -137,7 +145,7 @@ def loo_threshold(n: int, alpha: float = 0.05, calibrated: bool = False) -> floa
         return chi2_threshold(alpha, LOO_DIM)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    return float(sps.f.ppf(1.0 - alpha, LOO_DIM, n - 1 - LOO_DIM) / _predictive_scale(n))
+    return float(scipy_stats().f.ppf(1.0 - alpha, LOO_DIM, n - 1 - LOO_DIM) / _predictive_scale(n))
 
 
 def loo_mahalanobis_d2(points: np.ndarray, floor: float | None = None) -> np.ndarray:
@@ -200,7 +208,9 @@ def hotelling_two_sample(a: np.ndarray, b: np.ndarray, floor: float | None = Non
     t2 = float(n1 * n2 / (n1 + n2) * d @ np.linalg.inv(floor_covariance(pooled, floor)) @ d)
     df1, df2 = p, n1 + n2 - p - 1
     f = t2 * df2 / (p * (n1 + n2 - 2))
-    return HotellingResult(t2=t2, f=float(f), p_value=float(sps.f.sf(f, df1, df2)), df1=df1, df2=df2)
+    return HotellingResult(
+        t2=t2, f=float(f), p_value=float(scipy_stats().f.sf(f, df1, df2)), df1=df1, df2=df2
+    )
 
 
 def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -215,7 +225,7 @@ def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple
         return float("nan"), float("nan")
     if not 0 <= successes <= n:
         raise ValueError(f"wilson_interval: successes {successes!r} outside 0..n = 0..{n}")
-    z = float(sps.norm.ppf(0.5 + confidence / 2))
+    z = float(scipy_stats().norm.ppf(0.5 + confidence / 2))
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * float(np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)

@@ -91,19 +91,38 @@ def pytest_make_collect_report(collector):
     return report
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """Under ``--dist loadgroup`` (scripts/test.sh) a file's tests share one worker, so module fixtures
-    are built once; an explicit ``xdist_group`` (the Ray tests: one local cluster at a time) spans files.
-    Files with a ``slow`` test, then those with integration tests, go first (in file order otherwise), so
-    that the longest tests do not start last and end the run alone."""
+    """Files with a ``slow`` test, then those with integration tests, go first (in file order otherwise), so
+    that the longest tests do not start last and end the run alone. Under ``--dist loadgroup``
+    (scripts/test.sh) the tests of one explicit ``xdist_group`` share a worker: the Ray tests (one local
+    cluster at a time), the model libraries (imported once); so do a file's other fast tests (its module
+    fixtures built once, not on both workers). Integration tests are spread one by one: grouping them by
+    file put the biggest files on one worker each and made the full suite slower."""
     rank: dict[Path, int] = {}
     for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
         own = 0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("integration") else 2
         rank[item.path] = min(rank.get(item.path, 2), own)
     items.sort(key=lambda item: rank[item.path])
+    if items and getattr(items[0].config.option, "loadgroup", False):  # an xdist worker, --dist loadgroup
+        _name_groups_in_node_ids(items)
+
+
+def _name_groups_in_node_ids(items) -> None:
+    """pytest >= 9.2 keeps a node id in ``item._id``; xdist 3.8 writes its ``@group`` suffix to
+    ``item._nodeid``, which nothing reads, so the groups were ignored. Written here where pytest reads it."""
+    try:
+        from _pytest.nodeid import coerce_node_id
+    except ImportError:  # an older pytest reads item._nodeid, where xdist already wrote the suffix
+        return
+    for item in items:
+        if hasattr(item, "_id") and "@" not in item.nodeid:
+            marks = item.iter_markers("xdist_group")
+            groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in marks})
+            if not groups and item.get_closest_marker("integration") is None:
+                groups = [item.path.stem]  # a file's fast tests on one worker: its module fixtures built once
+            if groups:
+                item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(groups)}")
 
 
 def pytest_addoption(parser):

@@ -59,6 +59,9 @@ def parse(source: str, filename: str = "<unknown>") -> ast.Module:
     return ast.parse(source, filename=filename)
 
 
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 @functools.cache
 def import_statements(path: Path) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
     """Every import statement of a file and whether it sits inside a function (one walk)."""
@@ -68,8 +71,10 @@ def import_statements(path: Path) -> list[tuple[ast.Import | ast.ImportFrom, boo
         node, inside = stack.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             found.append((node, inside))
-        inside = inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-        stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+        inside = inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        # an import is a statement: only statements (and the except / case clauses) hold one, so the
+        # expressions, a file's most nodes, are not walked
+        stack.extend((child, inside) for child in ast.iter_child_nodes(node) if isinstance(child, _HOLDERS))
     return sorted(found, key=lambda found: (found[0].lineno, found[0].col_offset))
 
 
@@ -305,6 +310,10 @@ EXTERNAL_LAZY_ALLOWED = {
         "colour",
     ): "colour-science takes ~0.5 s to import; import huesenv stays light (colour_science())",
     ("huesenv.board", "pandas"): "Board.frame() only; import huesenv must not load pandas",
+    (
+        "huesenv.stats",
+        "scipy",
+    ): "scipy.stats (~1.2 s of CPU) on first use (scipy_stats()): the CLI starts without it",
     ("huesenv.categories", "matplotlib"): "the colour-chip figure only",
     ("huesenv.naming_corpus", "matplotlib"): "the XKCD survey ships with matplotlib: read on first use",
     ("huesenv.plots", "colour"): "figures import light; colour-science only for the chart that needs it",

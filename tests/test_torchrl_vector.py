@@ -5,18 +5,18 @@ from __future__ import annotations
 import gymnasium
 import pytest
 
-torchrl = pytest.importorskip("torchrl")
-pytestmark = pytest.mark.integration  # torchrl imports in seconds
+import huesenv  # noqa: F401  (registers the ids)
 
-import torch  # noqa: E402
-from torchrl.envs import ActionMask, GymWrapper, TransformedEnv  # noqa: E402
-from torchrl.envs.utils import check_env_specs  # noqa: E402
-
-import huesenv  # noqa: E402, F401  (registers the ids)
+pytestmark = pytest.mark.integration  # torchrl imports in seconds: in the test, not when collected
 
 
 @pytest.mark.parametrize("mode", ["flat", "compact"])
 def test_gym_wrapper_over_the_batched_env_passes_check_env_specs(mode):
+    pytest.importorskip("torchrl")
+    import torch
+    from torchrl.envs import ActionMask, GymWrapper, TransformedEnv
+    from torchrl.envs.utils import check_env_specs
+
     vec = gymnasium.make_vec(
         "huesenv/Guesser-v1", num_envs=4, vectorization_mode="vector_entry_point", observation_mode=mode
     )

@@ -25,6 +25,8 @@
    * the distributional guesser (:mod:`~huesenv.experiments.rl.distributional`:
      naming corpus, then the fold's training part) under the ``exact`` and
      ``strict`` exclusion tiers, and its corpus-only model (no Hues and Cues data);
+   * the corpus-mixture head (:mod:`~huesenv.experiments.rl.corpus_mixture`: a blend of the
+     cue's nearest corpus names' colours; no Hues and Cues data, no cue word's names);
    * people: the evaluation part's own leave-one-out Human Fail Rate.
 
 **What it measures.**  34 of the 100 cue words are names in the XKCD dictionary
@@ -60,24 +62,28 @@ from huesenv.agents.lookup import LookupAgent
 from huesenv.agents.text_embedding import dictionary_words
 from huesenv.agents.text_encoders import make_text_encoder
 from huesenv.experiments.provenance import HumanReference
-from huesenv.experiments.rl.distributional import HELDOUT_ROWS, heldout_policies
+from huesenv.experiments.rl.corpus_mixture import CorpusMixtureAgent
+from huesenv.experiments.rl.distributional import HELDOUT_ROWS, cached_embedder, heldout_policies
 from huesenv.experiments.rl.ppo_fast import FastPPOConfig, train_fast
 from huesenv.humans import HumanResponses, load_humans
 from huesenv.humans.splits import DataSplit
 from huesenv.logs.answers import file_sha256, iter_answer_records
 from huesenv.logs.schema import LogError, LogRecord
-from huesenv.naming_corpus import load_naming_corpus
+from huesenv.naming_corpus import NamingCorpus, load_naming_corpus
 from huesenv.reports import csv_safe
 from huesenv.vocabulary import evaluation_inputs
 
 LEARNED = "learned"
-ROWS = (LEARNED, *HELDOUT_ROWS, "lookup", "text-embedding", "random", "people")
+MIXTURE = "corpus-mixture"
+ROWS = (LEARNED, *HELDOUT_ROWS, MIXTURE, "lookup", "text-embedding", "random", "people")
 ROW_LABELS = {
     LEARNED: "learned guesser (embedding cue)",
     "lookup": "lookup / nearest training word",
     "text-embedding": "text-embedding zero-shot (a dictionary lookup on the 34 XKCD-name words)",
     "random": "random",
     "people": "people (leave-one-out, evaluation part)",
+    MIXTURE: "corpus-mixture head (50 nearest names of the corpus minus every cue word's, exact tier; "
+    "no Hues and Cues data)",
     **{row: label for row, (label, _) in HELDOUT_ROWS.items()},
 }
 ANSWERS = "answers:"  # row prefix of an --answers table
@@ -149,14 +155,21 @@ def mcnemar(a: pd.Series, b: pd.Series) -> tuple[int, int, int, float]:
     return len(both), a_only, b_only, float(p)
 
 
-def _policy_rows(paths: Mapping[str, Path], more: FoldAgents | None) -> FoldAgents:
-    """A fold's checkpoints as rows (``policy:PATH``), plus the caller's own hook's rows."""
+def _policy_rows(
+    paths: Mapping[str, Path], more: FoldAgents | None, fixed: Mapping[str, Any] | None = None
+) -> FoldAgents:
+    """A fold's checkpoints as rows (``policy:PATH``), the agents every fold shares, and the caller's hook's rows."""
 
     def agents(split: DataSplit, humans: HumanResponses) -> dict[str, Any]:
         own = {row: make_agent(f"policy:{path}") for row, path in paths.items()}
-        return own | dict(more(split, humans) if more else {})
+        return own | dict(fixed or {}) | dict(more(split, humans) if more else {})
 
     return agents
+
+
+def mixture_agent(naming: NamingCorpus, words: Sequence[str], text_encoder: str) -> CorpusMixtureAgent:
+    """The corpus-mixture row: ``naming`` minus every entry of ``words`` (exact tier); one agent serves every fold."""
+    return CorpusMixtureAgent(naming.excluding(words, "exact"), cached_embedder(text_encoder))
 
 
 def fold_config(base: FastPPOConfig, fold: int, folds: int) -> FastPPOConfig:
@@ -430,6 +443,7 @@ def run(
         torch_threads=threads,
     )
     frames, train_steps = [], 0
+    fixed = {MIXTURE: mixture_agent(naming, base_split.words, text_encoder)} if naming is not None else {}
     for fold in range(folds):
         split = base_split.with_fold(fold, folds)
         policy = None
@@ -445,7 +459,7 @@ def run(
             else {}
         )
         frames.append(
-            score_fold(split, humans, policy, encoder, seed, tables, _policy_rows(dist, fold_agents))
+            score_fold(split, humans, policy, encoder, seed, tables, _policy_rows(dist, fold_agents, fixed))
         )
         if progress:
             print(

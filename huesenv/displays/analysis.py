@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 from huesenv.board import N_CELLS, Board, format_coord, load_board, parse_coord
 from huesenv.categories import MACRO_COLOURS, classify_lab
@@ -38,7 +37,7 @@ from huesenv.colourspace import adapt_to, delta_e2000, rgb_colourspace, xyy_to_x
 from huesenv.displays.illuminant import RECOVERY, illuminant_for, recover
 from huesenv.displays.measurements import MeasuredDisplay
 from huesenv.displays.profiles import Profile
-from huesenv.stats import default_variance_floor, hotelling_two_sample
+from huesenv.stats import default_variance_floor, hotelling_two_sample, scipy_stats
 
 PAPER_P_VALUES = {
     "text": {"unadapted": 0.1102, "adapted": 0.3333},
@@ -104,8 +103,8 @@ def shifts(xyz: np.ndarray, cells: np.ndarray, board: Board) -> np.ndarray:
 
 def tost(a: np.ndarray, b: np.ndarray, margin: float, alpha: float) -> dict[str, Any]:
     """Two one-sided Welch t-tests of |mean(a) − mean(b)| < margin."""
-    lower = sps.ttest_ind(a, b - margin, equal_var=False, alternative="greater")
-    upper = sps.ttest_ind(a, b + margin, equal_var=False, alternative="less")
+    lower = scipy_stats().ttest_ind(a, b - margin, equal_var=False, alternative="greater")
+    upper = scipy_stats().ttest_ind(a, b + margin, equal_var=False, alternative="less")
     p = max(float(lower.pvalue), float(upper.pvalue))
     return {
         "margin": margin,
@@ -120,7 +119,7 @@ def tost(a: np.ndarray, b: np.ndarray, margin: float, alpha: float) -> dict[str,
 def compare(display: np.ndarray, illuminant: np.ndarray, margin: float, alpha: float) -> dict[str, Any]:
     """ANOVA of ‖Δxy‖, Hotelling T² of (Δx, Δy) and TOST of ‖Δxy‖, display group vs illuminant group."""
     a, b = np.linalg.norm(display, axis=1), np.linalg.norm(illuminant, axis=1)
-    anova = sps.f_oneway(a, b)
+    anova = scipy_stats().f_oneway(a, b)
     hot = hotelling_two_sample(display, illuminant, floor=0.0)
     return {
         "n_display": len(a),

@@ -281,8 +281,10 @@ class ObservationEncoder:
         if view.target is not None:
             x[o["target"] + view.target] = 1.0
         at = o["scores"]
-        x[at : at + n] = view.scores[me:] + view.scores[:me]
-        x[at : at + n] /= SCORE_SCALE
+        # divided in Python: the float32 of each float64 quotient is numpy's float32 division (checked for
+        # every score within +-100,000), without a second pass over a slice (a third of an encoding)
+        scores = view.scores
+        x[at : at + n] = [v / SCORE_SCALE for v in scores[me:] + scores[:me]]
         at = o["seat_mask"]
         x[at : at + n] = 1.0
         if self._board is not None:
