@@ -54,6 +54,34 @@ def register() -> str:
     return ENV_NAME
 
 
+def _ppo_on(
+    name: str, env_config: dict[str, Any] | None, num_env_runners: int, envs_per_runner: int, num_gpus: int
+) -> Any:
+    """PPO on the registered env ``name``, its runners and learners: what both configs share."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    register()
+    return (
+        PPOConfig()
+        # RLlib's own env pre-check samples actions without the mask (an illegal move ends a game here);
+        # the envs are checked in the suite instead (pettingzoo.test.api_test, the guesser's mask tests)
+        .environment(name, env_config=dict(env_config or {}), disable_env_checking=True)
+        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner)
+        .learners(num_learners=0 if num_gpus <= 1 else num_gpus, num_gpus_per_learner=1 if num_gpus else 0)
+    )
+
+
+def _masking_module(hidden: tuple[int, ...]) -> Any:
+    """RLlib's action-masking PPO module with ``hidden`` layers and no extra head layers."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config={"fcnet_hiddens": list(hidden), "head_fcnet_hiddens": []},
+    )
+
+
 def guesser_ppo_config(
     *,
     num_env_runners: int = 0,
@@ -77,23 +105,9 @@ def guesser_ppo_config(
     lowers the variance), and a larger ``lr`` with a few epochs over 2,048 steps learns
     within the 2-core budget; ``benchmarks/rllib_learns.py`` measured the curve.
     """
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-
-    register()
     return (
-        PPOConfig()
-        # RLlib's env pre-check would sample actions without the mask; the env is tested in the suite
-        .environment(GUESSER_ENV_NAME, env_config=dict(env_config or {}), disable_env_checking=True)
-        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
-        .learners(num_learners=0 if num_gpus <= 1 else num_gpus, num_gpus_per_learner=1 if num_gpus else 0)
-        .rl_module(
-            rl_module_spec=RLModuleSpec(
-                module_class=ActionMaskingTorchRLModule,
-                model_config={"fcnet_hiddens": list(hidden), "head_fcnet_hiddens": []},
-            )
-        )
+        _ppo_on(GUESSER_ENV_NAME, env_config, num_env_runners, num_envs_per_env_runner, num_gpus)
+        .rl_module(rl_module_spec=_masking_module(hidden))
         .training(
             train_batch_size=train_batch_size,
             minibatch_size=minibatch_size,
@@ -121,30 +135,12 @@ def ppo_config(
     seed: int | None = 0,
 ) -> Any:
     """The one PPO config: local with the defaults; scale with ``num_env_runners`` and ``num_gpus``."""
-    from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    name = register()
     return (
-        PPOConfig()
-        # RLlib's own env pre-check samples actions without the mask (an illegal move ends a game here);
-        # the env is checked by pettingzoo.test.api_test in the suite instead
-        .environment(name, env_config=dict(env_config or {}), disable_env_checking=True)
-        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
-        .learners(num_learners=0 if num_gpus <= 1 else num_gpus, num_gpus_per_learner=1 if num_gpus else 0)
+        _ppo_on(ENV_NAME, env_config, num_env_runners, num_envs_per_env_runner, num_gpus)
         .multi_agent(policies={POLICY_ID}, policy_mapping_fn=lambda agent_id, *args, **kwargs: POLICY_ID)
-        .rl_module(
-            rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={
-                    POLICY_ID: RLModuleSpec(
-                        module_class=ActionMaskingTorchRLModule,
-                        model_config={"fcnet_hiddens": list(hidden), "head_fcnet_hiddens": []},
-                    )
-                }
-            )
-        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY_ID: _masking_module(hidden)}))
         .training(train_batch_size=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs)
         .debugging(seed=seed)
     )

@@ -38,6 +38,8 @@ import numpy as np
 import huesenv  # noqa: F401  (registers the ids)
 from huesenv.envs.vector_game.gym import HuesCuesVectorEnv
 
+_OWN_ATTRS = ("action_masks", "render_mode")  # answered by the adapter itself, not the batched env
+
 
 class _Adapter:
     """The methods of :data:`SB3VecEnv` (its SB3 base class loads with the ``rl`` extra, on first use)."""
@@ -90,10 +92,10 @@ class _Adapter:
         self.env.close()
 
     def has_attr(self, attr_name: str) -> bool:
-        return attr_name in ("action_masks", "render_mode") or hasattr(self.env, attr_name)
+        return attr_name in _OWN_ATTRS or hasattr(self.env, attr_name)
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        target = self if attr_name in ("action_masks", "render_mode") else self.env
+        target = self if attr_name in _OWN_ATTRS else self.env
         return [getattr(target, attr_name)] * len(self._rows(indices))
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
